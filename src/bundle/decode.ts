@@ -1,0 +1,98 @@
+import { parseTransaction, type Hash, type Hex } from 'viem'
+import { bundleHash, txHash } from './hash.js'
+import type { Bundle, BundleSubmission, BundleTx } from './types.js'
+
+export interface DecodeContext {
+  chainId: number
+  /** Number of the last mined block; the default target is the one after it. */
+  headBlock: bigint
+  boosted: boolean
+}
+
+export interface DecodedBundle {
+  bundle: Bundle
+  /** Content problems that make the bundle `Invalid`, each naming where it is. */
+  problems: string[]
+}
+
+/**
+ * Decodes and checks a schema-valid submission without touching the chain: RLP, signature
+ * presence, chain id, target block, and that every referenced hash is a tx of the bundle.
+ * A bundle with problems still gets its hash (it is traced as `Invalid`).
+ *
+ * @example const { bundle, problems } = decodeBundle(submission, { chainId: 31337, headBlock: 5n, boosted: false })
+ */
+export function decodeBundle(submission: BundleSubmission, context: DecodeContext): DecodedBundle {
+  const problems: string[] = []
+  const txs: BundleTx[] = []
+  const hashes = submission.txs.map((raw) => txHash(raw))
+  submission.txs.forEach((raw, index) => {
+    const decoded = decodeTx(raw, index, hashes[index]!, context.chainId)
+    if (typeof decoded === 'string') problems.push(decoded)
+    else txs.push(decoded)
+  })
+
+  const seen = new Set<Hash>()
+  hashes.forEach((hash, index) => {
+    if (seen.has(hash)) problems.push(`txs[${index}]: duplicate of an earlier tx ${hash}`)
+    seen.add(hash)
+  })
+
+  const nextBlock = context.headBlock + 1n
+  const targetBlock = submission.blockNumber ?? nextBlock
+  if (targetBlock < nextBlock) {
+    problems.push(`blockNumber: target block ${targetBlock} is already mined (head is ${context.headBlock})`)
+  }
+
+  const members = new Set(hashes)
+  for (const field of ['revertingTxHashes', 'droppingTxHashes', 'refundTxHashes'] as const) {
+    submission[field].forEach((hash, index) => {
+      if (!members.has(hash)) problems.push(`${field}[${index}]: ${hash} is not a tx of this bundle`)
+    })
+  }
+
+  return {
+    problems,
+    bundle: {
+      hash: bundleHash(hashes),
+      txs,
+      targetBlock,
+      minTimestamp: submission.minTimestamp,
+      maxTimestamp: submission.maxTimestamp,
+      revertingTxHashes: new Set(submission.revertingTxHashes),
+      droppingTxHashes: new Set(submission.droppingTxHashes),
+      replacementUuid: submission.replacementUuid,
+      replacementSeqNumber: submission.replacementSeqNumber,
+      refundPercent: submission.refundPercent,
+      refundRecipient: submission.refundRecipient,
+      refundTxHashes: submission.refundTxHashes,
+      boosted: context.boosted,
+    },
+  }
+}
+
+function decodeTx(raw: Hex, index: number, hash: Hash, chainId: number): BundleTx | string {
+  let tx: ReturnType<typeof parseTransaction>
+  try {
+    tx = parseTransaction(raw)
+  } catch (error) {
+    const reason = (error as { shortMessage?: string }).shortMessage ?? (error as Error).message
+    return `txs[${index}]: undecodable transaction (${reason.split('\n')[0]})`
+  }
+  if (tx.r === undefined || tx.s === undefined) return `txs[${index}]: transaction is not signed`
+  if (tx.chainId !== undefined && tx.chainId !== chainId) {
+    return `txs[${index}]: wrong chain id ${tx.chainId}, expected ${chainId}`
+  }
+  const gasPrice = 'gasPrice' in tx && tx.gasPrice !== undefined ? tx.gasPrice : undefined
+  return {
+    index,
+    raw,
+    hash,
+    nonce: tx.nonce ?? 0,
+    gas: tx.gas ?? 0n,
+    maxFeePerGas: tx.maxFeePerGas ?? gasPrice ?? 0n,
+    maxPriorityFeePerGas: tx.maxPriorityFeePerGas ?? gasPrice ?? 0n,
+    value: tx.value ?? 0n,
+    to: tx.to ?? null,
+  }
+}

@@ -1,0 +1,69 @@
+import type { Address, Hash } from 'viem'
+import type { Logger } from 'pino'
+import { decodeBundle } from './decode.js'
+import type { BundleTrace, TraceStore } from './traceStore.js'
+import type { BundleSubmission } from './types.js'
+import { verifySenders } from './verifySenders.js'
+
+export interface IngestDeps {
+  chainId: number
+  traces: TraceStore
+  /** Number of the canonical head block. */
+  headBlock(): bigint
+  /** Chain-clock unix seconds. */
+  nowSeconds(): number
+  /** Nonce of an account at a canonical block. */
+  readNonce(address: Address, blockNumber: bigint): Promise<number>
+  log: Logger
+}
+
+export interface SubmitOptions {
+  boosted: boolean
+  searcher?: Address
+}
+
+/**
+ * Accepts a schema-valid bundle: decodes and hashes it at once, records its trace, and
+ * leaves signature recovery and the chain-nonce check to run right after the response.
+ */
+export class BundleIngest {
+  private sequence = 0
+
+  constructor(private readonly deps: IngestDeps) {}
+
+  submit(submission: BundleSubmission, options: SubmitOptions): Hash {
+    const { traces, chainId } = this.deps
+    const { bundle, problems } = decodeBundle(submission, { chainId, headBlock: this.deps.headBlock(), boosted: options.boosted })
+    const trace: BundleTrace = {
+      bundle,
+      state: problems.length > 0 ? 'Invalid' : 'Received',
+      error: problems.length > 0 ? problems.join('; ') : null,
+      revertingHash: null,
+      builderPayment: 0n,
+      receivedAt: this.deps.nowSeconds(),
+      sequence: this.sequence++,
+      simulatedAt: null,
+      submittedAt: null,
+      blockNumber: null,
+      live: true,
+      searcher: options.searcher ?? null,
+      verified: Promise.resolve(),
+    }
+    const stored = traces.add(trace)
+    if (stored === trace && trace.state === 'Received') trace.verified = this.verifyLater(trace)
+    return bundle.hash
+  }
+
+  private verifyLater(trace: BundleTrace): Promise<void> {
+    const head = this.deps.headBlock()
+    return new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => verifySenders(trace.bundle, (address) => this.deps.readNonce(address, head)))
+      .then((problems) => {
+        if (problems.length > 0) this.deps.traces.transition(trace, 'Invalid', { error: problems.join('; ') })
+      })
+      .catch((error: unknown) => {
+        // The builder's own execution still checks everything; log and let it decide.
+        this.deps.log.warn({ err: error, bundle: trace.bundle.hash }, 'sender verification failed')
+      })
+  }
+}

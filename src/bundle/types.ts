@@ -1,0 +1,67 @@
+import type { Address, Hash, Hex } from 'viem'
+
+/** Bundle states in the order of the flow through the builder (seed §3). */
+export const BUNDLE_STATES = [
+  'Received',
+  'Invalid',
+  'SimulationFail',
+  'SimulationPass',
+  'ExcludedFromBlock',
+  'IncludedInBlock',
+  'Submitted',
+  'Landed',
+] as const
+export type BundleState = (typeof BUNDLE_STATES)[number]
+
+/** The fields of seed §2.1 after schema validation (types normalised, defaults not applied). */
+export interface BundleSubmission {
+  txs: Hex[]
+  blockNumber?: bigint
+  minTimestamp?: number
+  maxTimestamp?: number
+  revertingTxHashes: Hash[]
+  droppingTxHashes: Hash[]
+  replacementUuid?: string
+  replacementSeqNumber?: number
+  refundPercent?: number
+  refundRecipient?: Address
+  refundTxHashes: Hash[]
+}
+
+/** One signed transaction of a bundle, decoded once at submission. */
+export interface BundleTx {
+  index: number
+  raw: Hex
+  hash: Hash
+  nonce: number
+  gas: bigint
+  /** Legacy and 2930 txs: their gasPrice serves as both caps. */
+  maxFeePerGas: bigint
+  maxPriorityFeePerGas: bigint
+  value: bigint
+  to: Address | null
+  /** Recovered off the ingest path (signature recovery is slow in JS). */
+  sender?: Address
+}
+
+/** A bundle as the builder sees it: primitives only, no building state. */
+export interface Bundle {
+  hash: Hash
+  txs: BundleTx[]
+  targetBlock: bigint
+  minTimestamp?: number
+  maxTimestamp?: number
+  revertingTxHashes: ReadonlySet<Hash>
+  droppingTxHashes: ReadonlySet<Hash>
+  replacementUuid?: string
+  replacementSeqNumber?: number
+  refundPercent?: number
+  refundRecipient?: Address
+  refundTxHashes: Hash[]
+  boosted: boolean
+}
+
+/** What the builder may do with a tx it cannot execute as sent. */
+export function mayDrop(bundle: Bundle, hash: Hash): boolean {
+  return bundle.droppingTxHashes.has(hash) || bundle.revertingTxHashes.has(hash)
+}

@@ -1,0 +1,91 @@
+import { Command, InvalidArgumentError, Option } from 'commander'
+import type { Hex } from 'viem'
+import { startHarness } from './service.js'
+import type { BundlesimConfig } from './config.js'
+import { DEFAULT_CONFIG } from './config.js'
+
+function integer(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
+  return (value: string): number => {
+    const n = Number(value)
+    if (!/^\d+$/.test(value) || n < min || n > max) throw new InvalidArgumentError(`${name} must be an integer from ${min} to ${max}`)
+    return n
+  }
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value]
+}
+
+const program = new Command()
+program.name('bundlesim').description('Local builder emulator in front of Anvil for MEV searchers')
+
+program
+  .command('serve')
+  .description('start Anvil and the builder emulator (submission RPC, stats RPC)')
+  .option('--host <address>', 'bind address of both RPC servers', DEFAULT_CONFIG.host)
+  .option('--port <port>', 'submission RPC port (0: any free port)', integer('--port', 0, 65535), DEFAULT_CONFIG.port)
+  .option('--stats-port <port>', 'stats RPC port (0: any free port)', integer('--stats-port', 0, 65535), DEFAULT_CONFIG.statsPort)
+  .option('--anvil-port <port>', 'Anvil port (0: any free port)', integer('--anvil-port', 0, 65535), DEFAULT_CONFIG.anvilPort)
+  .addOption(new Option('--clock <mode>', 'slot clock').choices(['realtime', 'manual']).default(DEFAULT_CONFIG.clock))
+  .option('--slot-time <seconds>', 'seconds per slot', integer('--slot-time', 1, 3600), DEFAULT_CONFIG.slotTimeSeconds)
+  .option('--stats-delay-slots <n>', 'slots after the target block before a trace is served', integer('--stats-delay-slots', 0, 1000), DEFAULT_CONFIG.statsDelaySlots)
+  .option('--stats-retention <seconds>', 'chain-time seconds a trace is kept', integer('--stats-retention', 1), DEFAULT_CONFIG.statsRetentionSeconds)
+  .addOption(new Option('--status-case <case>', 'spelling of stats status values').choices(['lower', 'pascal']).default(DEFAULT_CONFIG.statusCase))
+  .option('--api-key <key>', 'API key accepted by svc_boostBundle (repeatable; also BUNDLESIM_API_KEYS, comma-separated)', collect, [])
+  .option('--fork-url <url>', 'fork this RPC instead of starting a fresh devnet')
+  .option('--fork-block-number <n>', 'pin the fork to this block', integer('--fork-block-number', 0))
+  .option('--chain-id <id>', 'chain id of a fresh devnet', integer('--chain-id', 1), DEFAULT_CONFIG.chainId)
+  .option('--coinbase-key <hex>', 'private key of the builder coinbase')
+  .option('--log-level <level>', 'pino log level', DEFAULT_CONFIG.logLevel)
+  .action(async (opts) => {
+    const envKeys = (process.env.BUNDLESIM_API_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean)
+    if (opts.coinbaseKey !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(opts.coinbaseKey)) {
+      program.error('error: --coinbase-key must be a 32-byte 0x hex private key')
+    }
+    const config: Partial<BundlesimConfig> = {
+      host: opts.host,
+      port: opts.port,
+      statsPort: opts.statsPort,
+      anvilPort: opts.anvilPort,
+      clock: opts.clock,
+      slotTimeSeconds: opts.slotTime,
+      statsDelaySlots: opts.statsDelaySlots,
+      statsRetentionSeconds: opts.statsRetention,
+      statusCase: opts.statusCase,
+      apiKeys: [...opts.apiKey, ...envKeys],
+      forkUrl: opts.forkUrl,
+      forkBlockNumber: opts.forkBlockNumber === undefined ? undefined : BigInt(opts.forkBlockNumber),
+      chainId: opts.chainId,
+      coinbaseKey: opts.coinbaseKey as Hex | undefined,
+      logLevel: opts.logLevel,
+    }
+    const harness = await startHarness(config)
+    const status = harness.status()
+    process.stdout.write(
+      [
+        `bundlesim ready (chain ${status.chainId}, block ${status.blockNumber}, ${config.clock} clock, ${config.slotTimeSeconds}s slots)`,
+        `  submission RPC  ${harness.rpcUrl}`,
+        `  stats RPC       ${harness.statsUrl}`,
+        `  anvil           ${harness.anvilUrl}`,
+        `  coinbase        ${harness.coinbase}`,
+        '',
+      ].join('\n'),
+    )
+    let stopping = false
+    const shutdown = (signal: string) => {
+      if (stopping) return
+      stopping = true
+      process.stderr.write(`${signal}: stopping bundlesim\n`)
+      harness.stop().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      )
+    }
+    process.on('SIGINT', () => shutdown('SIGINT'))
+    process.on('SIGTERM', () => shutdown('SIGTERM'))
+  })
+
+program.parseAsync().catch((error: Error) => {
+  process.stderr.write(`bundlesim: ${error.message}\n`)
+  process.exit(1)
+})

@@ -1,0 +1,45 @@
+import { z } from 'zod'
+import type { JSONRPCServer } from 'json-rpc-2.0'
+import type { SlotReport } from '../builder/slotReport.js'
+import { invalidParams } from './errors.js'
+import type { RequestContext } from './httpServer.js'
+import { optionalObjectParam, singleObjectParam } from './params.js'
+
+export interface HarnessStatus {
+  clock: string
+  slot: number
+  msIntoSlot: number
+  blockNumber: number
+  timestamp: number
+  chainId: number
+  coinbase: string
+  pendingBundles: number
+  mempoolTxs: number
+  healthy: boolean
+}
+
+export interface HarnessDeps {
+  advanceSlots(slots: number): Promise<SlotReport[]>
+  status(): HarnessStatus
+  setTimeInSlot(ms: number): void
+}
+
+const advanceParams = z.object({
+  slots: z.number({ error: 'expected an integer from 1 to 1000' }).int('expected an integer from 1 to 1000').min(1, 'expected an integer from 1 to 1000').max(1000, 'expected an integer from 1 to 1000').default(1),
+})
+const timeInSlotParams = z.object({ ms: z.number({ error: 'required: ms into the slot, an integer' }).int('expected an integer number of ms') })
+
+/** Harness control (SPEC §6); present in every clock mode. */
+export function registerHarnessMethods(rpc: JSONRPCServer<RequestContext>, deps: HarnessDeps): void {
+  rpc.addMethod('harness_advanceSlot', (params) => deps.advanceSlots(optionalObjectParam(params, advanceParams).slots))
+  rpc.addMethod('harness_status', () => deps.status())
+  rpc.addMethod('harness_setTimeInSlot', (params) => {
+    const { ms } = singleObjectParam(params, timeInSlotParams)
+    try {
+      deps.setTimeInSlot(ms)
+    } catch (error) {
+      throw invalidParams((error as Error).message)
+    }
+    return deps.status()
+  })
+}

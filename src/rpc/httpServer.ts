@@ -1,0 +1,99 @@
+import express, { type Request, type Response, type NextFunction } from 'express'
+import type { IncomingHttpHeaders, Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { JSONRPCServer, createJSONRPCErrorResponse, type JSONRPCResponse } from 'json-rpc-2.0'
+import { RpcErrorCode, httpStatusFor } from './errors.js'
+
+/** What a method may know about the HTTP request that carried it. */
+export interface RequestContext {
+  headers: IncomingHttpHeaders
+  /** The exact request body (signatures are computed over it). */
+  rawBody: string
+}
+
+export interface HttpServerOptions {
+  bodyLimitBytes: number
+  health(): boolean
+}
+
+/**
+ * An express app serving one JSON-RPC server at `POST /` (batches included) and
+ * `GET /health`. Body parsing is ours so that bad JSON gets a JSON-RPC `-32700`.
+ */
+export function createRpcApp(rpc: JSONRPCServer<RequestContext>, options: HttpServerOptions): express.Express {
+  const app = express()
+  app.disable('x-powered-by')
+  app.get('/health', (_req, res) => {
+    const healthy = options.health()
+    res.status(healthy ? 200 : 503).json({ healthy })
+  })
+  app.post('/', express.text({ type: () => true, limit: options.bodyLimitBytes }), async (req: Request, res: Response) => {
+    const rawBody = typeof req.body === 'string' ? req.body : ''
+    let payload: unknown
+    try {
+      payload = JSON.parse(rawBody)
+    } catch {
+      res.json(errorResponse(RpcErrorCode.ParseError, rawBody.trim() === '' ? 'parse error: empty body' : 'parse error: body is not valid JSON'))
+      return
+    }
+    const context: RequestContext = { headers: req.headers, rawBody }
+    if (Array.isArray(payload)) {
+      if (payload.length === 0) {
+        res.json(errorResponse(RpcErrorCode.InvalidRequest, 'invalid request: empty batch'))
+        return
+      }
+      const responses = (await rpc.receive(payload, context)) as JSONRPCResponse[]
+      if (responses.length === 0) res.status(204).end()
+      else res.json(responses)
+      return
+    }
+    if (payload === null || typeof payload !== 'object') {
+      res.json(errorResponse(RpcErrorCode.InvalidRequest, 'invalid request: expected a JSON-RPC request object or a batch array'))
+      return
+    }
+    const response = (await rpc.receive(payload as never, context)) as JSONRPCResponse | null
+    if (response === null) {
+      res.status(204).end()
+      return
+    }
+    res.status(response.error ? httpStatusFor(response.error.code) : 200).json(response)
+  })
+  app.use((error: Error & { type?: string; status?: number }, _req: Request, res: Response, _next: NextFunction) => {
+    if (error.type === 'entity.too.large') {
+      res.status(413).json(errorResponse(RpcErrorCode.InvalidRequest, `request body exceeds ${options.bodyLimitBytes} bytes`))
+      return
+    }
+    res.status(error.status ?? 400).json(errorResponse(RpcErrorCode.InvalidRequest, `invalid request: ${error.message}`))
+  })
+  return app
+}
+
+function errorResponse(code: number, message: string): JSONRPCResponse {
+  return createJSONRPCErrorResponse(null, code, message)
+}
+
+export interface ListeningServer {
+  url: string
+  port: number
+  close(): Promise<void>
+}
+
+export function listen(app: express.Express, host: string, port: number): Promise<ListeningServer> {
+  return new Promise((resolve, reject) => {
+    const server: Server = app.listen(port, host)
+    server.once('error', reject)
+    server.once('listening', () => {
+      const address = server.address() as AddressInfo
+      const urlHost = host.includes(':') ? `[${host}]` : host
+      resolve({
+        url: `http://${urlHost}:${address.port}/`,
+        port: address.port,
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => done())
+            server.closeIdleConnections()
+          }),
+      })
+    })
+  })
+}

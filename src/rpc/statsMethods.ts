@@ -1,0 +1,42 @@
+import { z } from 'zod'
+import type { JSONRPCServer } from 'json-rpc-2.0'
+import type { Hash } from 'viem'
+import type { StatusCase } from '../config.js'
+import { toBundleStats } from '../bundle/stats.js'
+import type { TraceStore } from '../bundle/traceStore.js'
+import { RpcErrorCode, rpcError } from './errors.js'
+import type { RequestContext } from './httpServer.js'
+import { singleObjectParam } from './params.js'
+
+const HASH_32 = /^0x[0-9a-fA-F]{64}$/
+const hash = z.string({ error: 'expected a 32-byte 0x hex bundle hash' }).regex(HASH_32, 'expected a 32-byte 0x hex bundle hash')
+const statsParams = z
+  .object({ bundle_hash: hash.optional(), bundleHash: hash.optional() })
+  .refine((p) => p.bundle_hash !== undefined || p.bundleHash !== undefined, {
+    message: 'required: the hash returned at submission',
+    path: ['bundle_hash'],
+  })
+
+export interface StatsDeps {
+  traces: TraceStore
+  statusCase: StatusCase
+  headBlock(): bigint
+  nowSeconds(): number
+}
+
+/** `svc_getBundleStats` (stats RPC only): `[{ bundle_hash }]`, `bundleHash` accepted too. */
+export function registerStatsMethods(rpc: JSONRPCServer<RequestContext>, deps: StatsDeps): void {
+  rpc.addMethod('svc_getBundleStats', (params) => {
+    const request = singleObjectParam(params, statsParams)
+    const bundleHash = (request.bundle_hash ?? request.bundleHash)!.toLowerCase() as Hash
+    const lookup = deps.traces.lookup(bundleHash, deps.headBlock(), deps.nowSeconds())
+    if (lookup.found) return toBundleStats(lookup.trace, deps.statusCase)
+    if (lookup.reason === 'delayed') {
+      throw rpcError(RpcErrorCode.TraceNotYetAvailable, 'trace not yet available', {
+        bundleHash,
+        availableAtBlock: Number(lookup.availableAtBlock),
+      })
+    }
+    throw rpcError(RpcErrorCode.BundleNotFound, 'bundle not found', { bundleHash })
+  })
+}

@@ -1,0 +1,54 @@
+import { z } from 'zod'
+import type { JSONRPCServer } from 'json-rpc-2.0'
+import type { Hex } from 'viem'
+import { bundleObjectSchema, toSubmission } from '../bundle/schema.js'
+import type { BundleIngest } from '../bundle/ingest.js'
+import { MempoolRejection, type PublicMempool } from '../builder/mempool.js'
+import type { Address } from 'viem'
+import { RpcErrorCode, invalidParams, rpcError } from './errors.js'
+import type { RequestContext } from './httpServer.js'
+import { singleObjectParam } from './params.js'
+
+export interface SubmissionDeps {
+  ingest: BundleIngest
+  mempool: PublicMempool
+  isValidApiKey(presented: string | undefined): boolean
+  /** Nonce of an account at the canonical head. */
+  headNonce(address: Address): Promise<number>
+}
+
+const rawTxParams = z.tuple([z.string().regex(/^0x([0-9a-fA-F]{2})+$/, 'expected a signed transaction as 0x hex')], {
+  error: 'expected an array holding one signed transaction',
+})
+
+/** `eth_sendBundle`, `svc_boostBundle` and the public mempool's `eth_sendRawTransaction`. */
+export function registerSubmissionMethods(rpc: JSONRPCServer<RequestContext>, deps: SubmissionDeps): void {
+  rpc.addMethod('eth_sendBundle', (params) => {
+    const submission = toSubmission(singleObjectParam(params, bundleObjectSchema))
+    if (submission.txs.length === 0) throw invalidParams('txs: must hold at least one signed transaction')
+    return { bundleHash: deps.ingest.submit(submission, { boosted: false }) }
+  })
+
+  rpc.addMethod('svc_boostBundle', (params, context) => {
+    const key = context.headers['x-api-key']
+    if (!deps.isValidApiKey(Array.isArray(key) ? key[0] : key)) {
+      throw rpcError(RpcErrorCode.Unauthorized, 'unauthorized: svc_boostBundle needs a valid X-Api-Key header')
+    }
+    const object = singleObjectParam(params, bundleObjectSchema)
+    if (object.replacementSeqNumber !== undefined) throw invalidParams('replacementSeqNumber: not accepted by svc_boostBundle (eth_sendBundle only)')
+    const submission = toSubmission(object)
+    if (submission.txs.length === 0) throw invalidParams('txs: must hold at least one signed transaction')
+    return { bundleHash: deps.ingest.submit(submission, { boosted: true }) }
+  })
+
+  rpc.addMethod('eth_sendRawTransaction', async (params) => {
+    const parsed = rawTxParams.safeParse(params)
+    if (!parsed.success) throw invalidParams(`params: ${parsed.error.issues[0]?.message ?? 'expected [signedTx]'}`)
+    try {
+      return await deps.mempool.add(parsed.data[0] as Hex, deps.headNonce)
+    } catch (error) {
+      if (error instanceof MempoolRejection) throw rpcError(RpcErrorCode.Unavailable, error.message)
+      throw error
+    }
+  })
+}
