@@ -36,6 +36,22 @@ program
   .option('--fork-block-number <n>', 'pin the fork to this block', integer('--fork-block-number', 0))
   .option('--chain-id <id>', 'chain id of a fresh devnet', integer('--chain-id', 1), DEFAULT_CONFIG.chainId)
   .option('--coinbase-key <hex>', 'private key of the builder coinbase')
+  .option('--algorithms <names>', `comma-separated ordering algorithms (${DEFAULT_CONFIG.algorithms.join(',')})`, (v: string) => v.split(',').map((n) => n.trim()).filter(Boolean), DEFAULT_CONFIG.algorithms)
+  .option('--simulation-cutoff-ms <ms>', 'ms into the slot after which arrivals are not simulated for it (default: 11.75/12 of the slot)', integer('--simulation-cutoff-ms', 0))
+  .option('--build-cutoff-ms <ms>', 'ms into the slot after which simulated bundles are not built for it', integer('--build-cutoff-ms', 0))
+  .option('--boost-cutoff-ms <ms>', 'later build cutoff for svc_boostBundle bundles', integer('--boost-cutoff-ms', 0))
+  .option('--competitor-bid <wei>', 'fixed competing relay bid per slot, decimal wei', (v: string) => {
+    if (!/^\d{1,78}$/.test(v)) throw new InvalidArgumentError('--competitor-bid must be a decimal number of wei')
+    return BigInt(v)
+  })
+  .option('--competitor-win-probability <p>', 'chance a competitor outbids our block each slot (0–1)', (v: string) => {
+    const p = Number(v)
+    if (!(p >= 0 && p <= 1)) throw new InvalidArgumentError('--competitor-win-probability must be a number from 0 to 1')
+    return p
+  })
+  .option('--auction-seed <n>', 'seed of the competitor draws', integer('--auction-seed', 0), DEFAULT_CONFIG.auctionSeed)
+  .option('--block-gas-limit <gas>', 'Anvil block gas limit', integer('--block-gas-limit', 21_000))
+  .option('--genesis-timestamp <s>', 'genesis timestamp of a fresh devnet (reproducible block hashes)', integer('--genesis-timestamp', 1))
   .option('--log-level <level>', 'pino log level', DEFAULT_CONFIG.logLevel)
   .action(async (opts) => {
     const envKeys = (process.env.BUNDLESIM_API_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean)
@@ -58,6 +74,15 @@ program
       chainId: opts.chainId,
       coinbaseKey: opts.coinbaseKey as Hex | undefined,
       logLevel: opts.logLevel,
+      algorithms: opts.algorithms,
+      simulationCutoffMs: opts.simulationCutoffMs,
+      buildCutoffMs: opts.buildCutoffMs,
+      boostCutoffMs: opts.boostCutoffMs,
+      competitorBidWei: opts.competitorBid,
+      competitorWinProbability: opts.competitorWinProbability,
+      auctionSeed: opts.auctionSeed,
+      blockGasLimit: opts.blockGasLimit === undefined ? undefined : BigInt(opts.blockGasLimit),
+      genesisTimestamp: opts.genesisTimestamp,
     }
     const harness = await startHarness(config)
     const status = harness.status()

@@ -27,6 +27,48 @@ export interface BundlesimConfig {
   coinbaseFunding: bigint
   /** pino level; `silent` in tests. */
   logLevel: string
+  /** Ordering algorithms that each build a candidate block (names from `ALGORITHMS`). */
+  algorithms: string[]
+  /** ms into the slot after which an arriving bundle is not simulated for it (stays `Received`). */
+  simulationCutoffMs?: number
+  /** ms into the slot after which a simulated bundle is not built for it (ends `SimulationPass`). */
+  buildCutoffMs?: number
+  /** Later build cutoff for `svc_boostBundle` bundles. */
+  boostCutoffMs?: number
+  /** Competing relay bid every slot, in wei (absent: none). `harness_setCompetitorBid` overrides it. */
+  competitorBidWei?: bigint
+  /** Chance (0–1) that a competitor outbids our block in a slot, drawn from `auctionSeed`. */
+  competitorWinProbability?: number
+  auctionSeed: number
+  /** Anvil block gas limit. */
+  blockGasLimit?: bigint
+  /** Genesis timestamp of a fresh devnet (fixed for reproducible block hashes). */
+  genesisTimestamp?: number
+}
+
+export interface SlotCutoffs {
+  simulationMs: number
+  buildMs: number
+  boostMs: number
+}
+
+/**
+ * Cutoffs in ms into the slot. Defaults scale with the slot: build at 11/12 of it, boost at
+ * 11.5/12, simulation at 11.75/12 (11 s, 11.5 s, 11.75 s for 12 s slots).
+ */
+export function slotCutoffs(config: BundlesimConfig): SlotCutoffs {
+  const slotMs = config.slotTimeSeconds * 1000
+  const cutoffs = {
+    buildMs: config.buildCutoffMs ?? Math.round((slotMs * 11) / 12),
+    boostMs: config.boostCutoffMs ?? Math.round((slotMs * 11.5) / 12),
+    simulationMs: config.simulationCutoffMs ?? Math.round((slotMs * 11.75) / 12),
+  }
+  if (!(cutoffs.buildMs <= cutoffs.boostMs && cutoffs.boostMs <= cutoffs.simulationMs && cutoffs.simulationMs <= slotMs)) {
+    throw new RangeError(
+      `cutoffs must satisfy build ≤ boost ≤ simulation ≤ slot (${slotMs} ms); got build ${cutoffs.buildMs}, boost ${cutoffs.boostMs}, simulation ${cutoffs.simulationMs}`,
+    )
+  }
+  return cutoffs
 }
 
 /**
@@ -51,6 +93,8 @@ export const DEFAULT_CONFIG: BundlesimConfig = {
   coinbaseKey: DEFAULT_COINBASE_KEY,
   coinbaseFunding: 10_000n * 10n ** 18n,
   logLevel: 'info',
+  algorithms: ['builder-payment', 'priority-fee', 'arrival'],
+  auctionSeed: 1,
 }
 
 export function resolveConfig(partial: Partial<BundlesimConfig> = {}): BundlesimConfig {

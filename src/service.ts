@@ -1,7 +1,7 @@
 import { JSONRPCErrorException, JSONRPCServer } from 'json-rpc-2.0'
 import { privateKeyToAddress } from 'viem/accounts'
 import type { Address } from 'viem'
-import { resolveConfig, type BundlesimConfig } from './config.js'
+import { resolveConfig, slotCutoffs, type BundlesimConfig } from './config.js'
 import { createLogger } from './log.js'
 import { launchAnvil } from './chain/launchAnvil.js'
 import { ChainClient } from './chain/chainClient.js'
@@ -11,7 +11,8 @@ import { SlotTicker } from './clock/slotTicker.js'
 import { TraceStore } from './bundle/traceStore.js'
 import { BundleIngest } from './bundle/ingest.js'
 import { PublicMempool } from './builder/mempool.js'
-import { DEFAULT_ALGORITHMS } from './builder/ordering.js'
+import { algorithmsNamed } from './builder/ordering.js'
+import { RelayAuction } from './builder/auction.js'
 import { SlotBuilder } from './builder/slotBuilder.js'
 import type { SlotReport } from './builder/slotReport.js'
 import { createApiKeyCheck } from './rpc/auth.js'
@@ -47,6 +48,9 @@ const BODY_LIMIT_BYTES = 5 * 1024 * 1024
  */
 export async function startHarness(options: Partial<BundlesimConfig> = {}): Promise<Harness> {
   const config = resolveConfig(options)
+  // Bad settings fail before anything starts.
+  const cutoffs = slotCutoffs(config)
+  const algorithms = algorithmsNamed(config.algorithms)
   const log = createLogger(config.logLevel)
   const anvil = await launchAnvil({
     host: '127.0.0.1',
@@ -54,6 +58,8 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
     chainId: config.chainId,
     forkUrl: config.forkUrl,
     forkBlockNumber: config.forkBlockNumber,
+    gasLimit: config.blockGasLimit,
+    timestamp: config.genesisTimestamp,
   })
   const closers: Array<() => Promise<void>> = [() => anvil.stop()]
   let stopping = false
@@ -72,7 +78,12 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
     const clock = new SlotClock(config.clock, config.slotTimeSeconds)
     const traces = new TraceStore({ statsDelaySlots: config.statsDelaySlots, retentionSeconds: config.statsRetentionSeconds })
     const mempool = new PublicMempool(chainId)
-    const builder = new SlotBuilder({ chain, lock, clock, traces, mempool, coinbase, algorithms: DEFAULT_ALGORITHMS, log })
+    const auction = new RelayAuction({
+      fixedBidWei: config.competitorBidWei,
+      winProbability: config.competitorWinProbability,
+      seed: config.auctionSeed,
+    })
+    const builder = new SlotBuilder({ chain, lock, clock, traces, mempool, auction, coinbase, algorithms, cutoffs, log })
     await builder.init()
     let healthy = true
     void anvil.exited.then((reason) => {
@@ -117,6 +128,7 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
         traces,
         headBlock: () => builder.head.number,
         nowSeconds: () => clock.nowSeconds(),
+        msIntoSlot: () => clock.msIntoSlot(),
         readNonce: (address, blockNumber) => chain.nonce(address, blockNumber),
         log,
       }),
@@ -124,7 +136,12 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
       isValidApiKey: createApiKeyCheck(config.apiKeys),
       headNonce,
     })
-    registerHarnessMethods(submission, { advanceSlots: advanceSlot, status, setTimeInSlot: (ms) => clock.setTimeInSlot(ms) })
+    registerHarnessMethods(submission, {
+      advanceSlots: advanceSlot,
+      status,
+      setTimeInSlot: (ms) => clock.setTimeInSlot(ms),
+      setCompetitorBid: (bid) => auction.setCompetitorBid(bid),
+    })
     forwardReadsTo(submission, anvil.url, lock)
 
     const stats = new JSONRPCServer<RequestContext>({ errorListener })

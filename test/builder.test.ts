@@ -152,15 +152,16 @@ describe('block assembly', () => {
     const nonce = await nextNonce(key)
     const cheap = await signTx({ key, nonce, maxPriorityFeePerGas: parseGwei('1') })
     const rich = await signTx({ key, nonce, maxPriorityFeePerGas: parseGwei('5'), value: 2n })
-    const cheapHash = await sendBundle(harness, { txs: [cheap] })
+    // The rich one arrives first, so every algorithm (payment, fee per gas, arrival) puts it first.
     const richHash = await sendBundle(harness, { txs: [rich] })
+    const cheapHash = await sendBundle(harness, { txs: [cheap] })
     const report = await advance()
 
     expect(report.bundles).toEqual([richHash])
     expect((await stats(harness, richHash)).status).toBe('landed')
     const loser = await stats(harness, cheapHash)
     expect(loser.status).toBe('excludedfromblock')
-    expect(loser.error).toContain('failed in place')
+    expect(loser.error).toContain('failed in place in every candidate block')
     expect(BigInt(loser.builderPayment)).toBeGreaterThan(0n)
   })
 

@@ -1,27 +1,30 @@
-import type { Hash } from 'viem'
-import type { ExecutionResult } from './execution.js'
+import type { ExecutionResult, TxGroup } from './execution.js'
 import type { BundleFailure } from './failures.js'
 import { bundleGroup, mempoolGroup } from './groups.js'
-import type { MempoolTx } from './mempool.js'
-import type { OrderingAlgorithm, SimulatedBundle } from './ordering.js'
+import type { BlockItem, OrderingAlgorithm, SimulatedBundle } from './ordering.js'
 import type { ParentState } from './parentState.js'
 
 /** One algorithm's block: what it holds, what it left out and why, and what it is worth. */
 export interface CandidateBlock {
   algorithm: string
+  /** Final block order (bundles that failed in place removed). */
+  items: BlockItem[]
   bundles: SimulatedBundle[]
   leftOut: Array<{ bundle: SimulatedBundle; failure: BundleFailure }>
-  mempoolTxs: MempoolTx[]
   /** Builder balance increase over the parent block, in wei. */
   value: bigint
   execution: Extract<ExecutionResult, { ok: true }>
 }
 
+export function itemGroups(items: readonly BlockItem[]): TxGroup[] {
+  return items.map((item) => (item.kind === 'bundle' ? bundleGroup(item.bundle.trace.bundle) : mempoolGroup(item.tx)))
+}
+
 /**
- * Assembles a block in the algorithm's order on the evolving state: bundles first, then the
- * public mempool. It executes the whole block optimistically; if a bundle fails in place
- * (its state was changed by an earlier one), that bundle is left out whole and the block is
- * executed again, so the common conflict-free case costs one execution.
+ * Assembles a block in the algorithm's order on the evolving state. It executes the whole
+ * block optimistically; if a bundle fails in place (an earlier item changed its state), that
+ * bundle is left out whole and the block is executed again, so the common conflict-free case
+ * costs one execution.
  *
  * @example const candidate = await assembleBlock(parent, timestamp, byBuilderPayment, simulated, mempool)
  */
@@ -29,27 +32,23 @@ export async function assembleBlock(
   parent: ParentState,
   timestamp: bigint,
   algorithm: OrderingAlgorithm,
-  simulated: readonly SimulatedBundle[],
-  mempool: readonly MempoolTx[],
+  items: BlockItem[],
 ): Promise<CandidateBlock> {
-  const bundles = algorithm.order(simulated)
   const leftOut: CandidateBlock['leftOut'] = []
   for (;;) {
-    const groups = [...bundles.map((b) => bundleGroup(b.trace.bundle)), ...mempool.map(mempoolGroup)]
-    const execution = await parent.execute(timestamp, groups)
+    const execution = await parent.execute(timestamp, itemGroups(items))
     if (execution.ok) {
-      const included = new Set<Hash>(execution.groups.slice(bundles.length).flatMap((g) => g.included))
       return {
         algorithm: algorithm.name,
-        bundles,
+        items,
+        bundles: items.flatMap((item) => (item.kind === 'bundle' ? [item.bundle] : [])),
         leftOut,
-        mempoolTxs: mempool.filter((tx) => included.has(tx.hash)),
         value: execution.coinbaseBalance - parent.coinbaseBalance,
         execution,
       }
     }
     // Mempool groups may always drop or revert, so the failing group is a bundle.
-    const [failed] = bundles.splice(execution.failedGroup, 1)
-    leftOut.push({ bundle: failed!, failure: execution.failure })
+    const [failed] = items.splice(execution.failedGroup, 1)
+    if (failed?.kind === 'bundle') leftOut.push({ bundle: failed.bundle, failure: execution.failure })
   }
 }

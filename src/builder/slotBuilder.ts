@@ -3,16 +3,21 @@ import type { Logger } from 'pino'
 import type { ChainClient, MinedBlock } from '../chain/chainClient.js'
 import type { ChainLock } from '../chain/chainLock.js'
 import type { SlotClock } from '../clock/slotClock.js'
+import type { SlotCutoffs } from '../config.js'
 import type { BundleTrace, TraceStore } from '../bundle/traceStore.js'
 import type { Bundle } from '../bundle/types.js'
-import { assembleBlock, type CandidateBlock } from './assemble.js'
+import { assembleBlock, itemGroups, type CandidateBlock } from './assemble.js'
+import type { RelayAuction } from './auction.js'
 import { describeFailure } from './failures.js'
-import { bundleGroup, mempoolGroup } from './groups.js'
+import { mempoolGroup } from './groups.js'
 import type { PublicMempool } from './mempool.js'
 import type { OrderingAlgorithm, SimulatedBundle } from './ordering.js'
 import { ParentState } from './parentState.js'
 import { simulateTopOfBlock } from './simulate.js'
 import type { SlotReport } from './slotReport.js'
+
+/** Coinbase of the competing builder whose block is mined when we lose the auction. */
+export const COMPETITOR_COINBASE: Address = '0x00000000000000000000000000000000c0ffee00'
 
 export interface SlotBuilderDeps {
   chain: ChainClient
@@ -20,8 +25,10 @@ export interface SlotBuilderDeps {
   clock: SlotClock
   traces: TraceStore
   mempool: PublicMempool
+  auction: RelayAuction
   coinbase: Address
   algorithms: readonly OrderingAlgorithm[]
+  cutoffs: SlotCutoffs
   log: Logger
 }
 
@@ -33,8 +40,8 @@ export interface ChainHead {
 
 /**
  * Runs one slot: simulates every eligible bundle top-of-block, assembles a candidate block
- * per algorithm, picks the most valuable, mines exactly that block on Anvil and writes
- * every bundle's outcome into its trace.
+ * per algorithm, submits the most valuable to the relay auction, mines the auction's winner
+ * on Anvil and writes every bundle's outcome into its trace.
  */
 export class SlotBuilder {
   head: ChainHead = { number: 0n, timestamp: 0n }
@@ -53,43 +60,24 @@ export class SlotBuilder {
   }
 
   private async buildAndMine(): Promise<SlotReport> {
-    const { chain, clock, traces, mempool, coinbase, algorithms, log } = this.deps
+    const { chain, clock, traces, mempool, coinbase, algorithms, auction, log } = this.deps
     const parent = await ParentState.capture(chain, coinbase)
     const blockNumber = parent.number + 1n
     const timestamp = clock.nextBlockTimestamp()
     const buildTime = Number(timestamp)
 
-    const pending = traces.pendingFor(blockNumber)
-    await Promise.all(pending.map((trace) => trace.verified))
-    const simulated: SimulatedBundle[] = []
-    for (const trace of pending.sort((a, b) => a.sequence - b.sequence)) {
-      if (trace.state !== 'Received' || !trace.live) continue
-      const outside = windowProblem(trace.bundle, timestamp)
-      if (outside) {
-        trace.error = outside
-        continue
-      }
-      const sim = await simulateTopOfBlock(parent, timestamp, trace.bundle)
-      if (!sim.ok) {
-        traces.transition(trace, 'SimulationFail', {
-          simulatedAt: buildTime,
-          error: describeFailure(sim.failure),
-          revertingHash: sim.failure.kind === 'TransactionReverted' ? sim.failure.hash : null,
-        })
-        continue
-      }
-      traces.transition(trace, 'SimulationPass', { simulatedAt: buildTime, builderPayment: sim.builderPayment, error: null })
-      if (sim.builderPayment > 0n) simulated.push({ trace, builderPayment: sim.builderPayment, gasUsed: sim.gasUsed })
-      else traces.transition(trace, 'ExcludedFromBlock', { error: 'bundle pays the builder nothing (builderPayment 0): no block includes it' })
-    }
-
+    const simulated = await this.simulateEligible(parent, blockNumber, timestamp)
     const pool = mempool.ordered(parent.baseFeePerGas)
     const candidates: CandidateBlock[] = []
-    for (const algorithm of algorithms) candidates.push(await assembleBlock(parent, timestamp, algorithm, simulated, pool))
+    for (const algorithm of algorithms) {
+      candidates.push(await assembleBlock(parent, timestamp, algorithm, algorithm.order(simulated, pool, parent.baseFeePerGas)))
+    }
+    // Ties go to the first algorithm, so the choice is deterministic.
     const best = candidates.reduce((a, b) => (b.value > a.value ? b : a))
+    const { won, competitorBid } = auction.decide(best.value)
 
-    const mined = await this.commit(parent, timestamp, best)
-    this.recordOutcomes(simulated, candidates, best, mined, buildTime)
+    const mined = won ? await this.commit(parent, timestamp, best) : await this.mineCompetitorBlock(parent, timestamp, pool)
+    this.recordOutcomes(simulated, candidates, best, mined, won, competitorBid, buildTime)
     mempool.remove(mined.receipts.keys())
     mempool.remove(staleMempoolTxs(best))
 
@@ -106,23 +94,70 @@ export class SlotBuilder {
       blockHash: mined.hash,
       timestamp: Number(mined.timestamp),
       value: best.value.toString(),
-      bundles: best.bundles.map((b) => b.trace.bundle.hash),
-      mempoolTxs: best.mempoolTxs.map((tx) => tx.hash),
-      won: true,
+      bundles: won ? best.bundles.map((b) => b.trace.bundle.hash) : [],
+      mempoolTxs: won ? includedMempoolTxs(best, mined) : [...mined.receipts.keys()],
+      won,
+      winner: best.algorithm,
+      competitorBid: competitorBid?.toString() ?? null,
       candidates: candidates.map((c) => ({
         algorithm: c.algorithm,
         value: c.value.toString(),
         bundles: c.bundles.map((b) => b.trace.bundle.hash),
       })),
     }
-    log.info({ slot: report }, `block ${report.blockNumber} mined: ${report.bundles.length} bundles, value ${report.value} wei`)
+    log.info(
+      { slot: report },
+      won
+        ? `block ${report.blockNumber} mined: ${report.bundles.length} bundles, value ${report.value} wei (${best.algorithm})`
+        : `block ${report.blockNumber} mined by a competitor: bid ${report.competitorBid} wei beat our ${report.value} wei`,
+    )
     return report
+  }
+
+  /** Top-of-block simulation of the bundles eligible for this block, honouring the cutoffs. */
+  private async simulateEligible(parent: ParentState, blockNumber: bigint, timestamp: bigint): Promise<SimulatedBundle[]> {
+    const { traces, cutoffs } = this.deps
+    const buildTime = Number(timestamp)
+    const pending = traces.pendingFor(blockNumber)
+    await Promise.all(pending.map((trace) => trace.verified))
+    const simulated: SimulatedBundle[] = []
+    for (const trace of pending.sort((a, b) => a.sequence - b.sequence)) {
+      if (trace.state !== 'Received' || !trace.live) continue
+      const outside = windowProblem(trace.bundle, timestamp)
+      if (outside) {
+        trace.error = outside
+        continue
+      }
+      const late = trace.receivedForBlock === blockNumber ? trace.receivedMsIntoSlot : -1
+      if (late > cutoffs.simulationMs) {
+        trace.error = `arrived ${late} ms into the slot, after the simulation cutoff (${cutoffs.simulationMs} ms): not simulated for block ${blockNumber}`
+        continue
+      }
+      const sim = await simulateTopOfBlock(parent, timestamp, trace.bundle)
+      if (!sim.ok) {
+        traces.transition(trace, 'SimulationFail', {
+          simulatedAt: buildTime,
+          error: describeFailure(sim.failure),
+          revertingHash: sim.failure.kind === 'TransactionReverted' ? sim.failure.hash : null,
+        })
+        continue
+      }
+      traces.transition(trace, 'SimulationPass', { simulatedAt: buildTime, builderPayment: sim.builderPayment, error: null })
+      const buildCutoff = trace.bundle.boosted ? cutoffs.boostMs : cutoffs.buildMs
+      if (late > buildCutoff) {
+        trace.error = `simulated after the ${trace.bundle.boosted ? 'boost ' : ''}build cutoff (${buildCutoff} ms; arrived at ${late} ms): too late for block ${blockNumber}`
+      } else if (sim.builderPayment > 0n) {
+        simulated.push({ trace, builderPayment: sim.builderPayment, gasUsed: sim.gasUsed })
+      } else {
+        traces.transition(trace, 'ExcludedFromBlock', { error: 'bundle pays the builder nothing (builderPayment 0): no block includes it' })
+      }
+    }
+    return simulated
   }
 
   /** Executes the chosen block one last time on the parent state and keeps it. */
   private async commit(parent: ParentState, timestamp: bigint, best: CandidateBlock): Promise<MinedBlock> {
-    const groups = [...best.bundles.map((b) => bundleGroup(b.trace.bundle)), ...best.mempoolTxs.map(mempoolGroup)]
-    const result = await parent.commit(timestamp, groups)
+    const result = await parent.commit(timestamp, itemGroups(best.items))
     if (result.ok) return result.block
     // Re-execution of the same block on the same state diverged: keep what was mined (or an
     // empty block) so the chain advances, and let the receipts decide each bundle's fate.
@@ -132,11 +167,26 @@ export class SlotBuilder {
     return this.deps.chain.mine(timestamp)
   }
 
+  /** We lost the auction: the competitor's block (public mempool only) is what the chain gets. */
+  private async mineCompetitorBlock(parent: ParentState, timestamp: bigint, pool: ReturnType<PublicMempool['ordered']>): Promise<MinedBlock> {
+    const { chain, coinbase } = this.deps
+    await chain.setCoinbase(COMPETITOR_COINBASE)
+    try {
+      const result = await parent.commit(timestamp, pool.map(mempoolGroup))
+      if (result.ok) return result.block
+      throw new Error(`competitor block failed: ${describeFailure(result.failure)}`)
+    } finally {
+      await chain.setCoinbase(coinbase)
+    }
+  }
+
   private recordOutcomes(
     simulated: readonly SimulatedBundle[],
     candidates: readonly CandidateBlock[],
     best: CandidateBlock,
     mined: MinedBlock,
+    won: boolean,
+    competitorBid: bigint | null,
     buildTime: number,
   ): void {
     const { traces } = this.deps
@@ -145,14 +195,19 @@ export class SlotBuilder {
     for (const { trace } of simulated) {
       if (inBest.has(trace)) {
         traces.transition(trace, 'Submitted', { submittedAt: buildTime, blockNumber: mined.number })
-        if (landed(trace, best, mined)) traces.transition(trace, 'Landed', { blockNumber: mined.number })
+        if (!won) trace.error = `relay auction lost: competing bid ${competitorBid} wei beat our block's ${best.value} wei; block ${mined.number} was built by another builder`
+        else if (landed(trace, best, mined)) traces.transition(trace, 'Landed', { blockNumber: mined.number })
         else trace.error = `submitted, but not every tx of the bundle is in mined block ${mined.number}`
       } else if (inOther.has(trace)) {
-        traces.transition(trace, 'IncludedInBlock', { blockNumber: mined.number, error: 'a more valuable block without this bundle was submitted' })
+        const algorithms = candidates.filter((c) => c !== best && c.bundles.some((b) => b.trace === trace)).map((c) => c.algorithm)
+        traces.transition(trace, 'IncludedInBlock', {
+          blockNumber: mined.number,
+          error: `included by ${algorithms.join(', ')}, but the more valuable ${best.algorithm} block (${best.value} wei) without it was submitted`,
+        })
       } else {
         const failure = best.leftOut.find((l) => l.bundle.trace === trace)?.failure
         traces.transition(trace, 'ExcludedFromBlock', {
-          error: failure ? `failed in place after higher-priority bundles: ${describeFailure(failure)}` : 'no block-building algorithm chose it',
+          error: failure ? `failed in place in every candidate block: ${describeFailure(failure)}` : 'no block-building algorithm chose it',
         })
       }
     }
@@ -169,14 +224,22 @@ function windowProblem(bundle: Bundle, timestamp: bigint): string | null {
 }
 
 function landed(trace: BundleTrace, best: CandidateBlock, mined: MinedBlock): boolean {
-  const index = best.bundles.findIndex((b) => b.trace === trace)
+  const index = best.items.findIndex((item) => item.kind === 'bundle' && item.bundle.trace === trace)
   const included: Hash[] = best.execution.groups[index]?.included ?? []
   return included.length > 0 && included.every((hash) => mined.receipts.has(hash))
 }
 
+function includedMempoolTxs(best: CandidateBlock, mined: MinedBlock): Hash[] {
+  return best.items
+    .flatMap((item, index) => (item.kind === 'tx' ? best.execution.groups[index]!.included : []))
+    .filter((hash) => mined.receipts.has(hash))
+}
+
 /** Mempool txs the node refused for a used nonce: they can never be included again. */
 function staleMempoolTxs(best: CandidateBlock): Hash[] {
-  return best.execution.groups
-    .slice(best.bundles.length)
-    .flatMap((group) => group.dropped.filter((d) => /nonce too low/i.test(d.reason)).map((d) => d.hash))
+  return best.items.flatMap((item, index) =>
+    item.kind === 'tx'
+      ? best.execution.groups[index]!.dropped.filter((d) => /nonce too low/i.test(d.reason)).map((d) => d.hash)
+      : [],
+  )
 }

@@ -9,7 +9,13 @@ export interface SlotReport {
   value: string
   /** Bundles in the mined block, in block order. */
   bundles: Hash[]
+  /** Public-mempool txs in the mined block. */
   mempoolTxs: Hash[]
+  /** Did our submitted block win the relay auction (else a competitor's block was mined)? */
   won: boolean
+  /** Algorithm of the submitted (most valuable) candidate. */
+  winner: string
+  /** Highest competing relay bid in wei, or null. */
+  competitorBid: string | null
   candidates: Array<{ algorithm: string; value: string; bundles: Hash[] }>
 }

@@ -12,6 +12,7 @@ export interface IngestDeps {
   headBlock(): bigint
   /** Chain-clock unix seconds. */
   nowSeconds(): number
+  msIntoSlot(): number
   /** Nonce of an account at a canonical block. */
   readNonce(address: Address, blockNumber: bigint): Promise<number>
   log: Logger
@@ -33,7 +34,8 @@ export class BundleIngest {
 
   submit(submission: BundleSubmission, options: SubmitOptions): Hash {
     const { traces, chainId } = this.deps
-    const { bundle, problems } = decodeBundle(submission, { chainId, headBlock: this.deps.headBlock(), boosted: options.boosted })
+    const headBlock = this.deps.headBlock()
+    const { bundle, problems } = decodeBundle(submission, { chainId, headBlock, boosted: options.boosted })
     const trace: BundleTrace = {
       bundle,
       state: problems.length > 0 ? 'Invalid' : 'Received',
@@ -42,6 +44,8 @@ export class BundleIngest {
       builderPayment: 0n,
       receivedAt: this.deps.nowSeconds(),
       sequence: this.sequence++,
+      receivedForBlock: headBlock + 1n,
+      receivedMsIntoSlot: this.deps.msIntoSlot(),
       simulatedAt: null,
       submittedAt: null,
       blockNumber: null,

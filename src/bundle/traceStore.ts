@@ -12,6 +12,9 @@ export interface BundleTrace {
   receivedAt: number
   /** Receive order across all submissions: the deterministic tie-break. */
   sequence: number
+  /** The block being built when it arrived, and how far into that slot (for the cutoffs). */
+  receivedForBlock: bigint
+  receivedMsIntoSlot: number
   simulatedAt: number | null
   submittedAt: number | null
   blockNumber: bigint | null

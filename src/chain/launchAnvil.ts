@@ -8,6 +8,9 @@ export interface LaunchAnvilOptions {
   chainId?: number
   forkUrl?: string
   forkBlockNumber?: bigint
+  gasLimit?: bigint
+  /** Genesis timestamp of a fresh devnet. */
+  timestamp?: number
   startTimeoutMs?: number
 }
 
@@ -48,6 +51,8 @@ export async function launchAnvil(options: LaunchAnvilOptions): Promise<Launched
     chainId: options.forkUrl ? undefined : options.chainId,
     forkUrl: options.forkUrl,
     forkBlockNumber: options.forkBlockNumber,
+    gasLimit: options.gasLimit,
+    timestamp: options.forkUrl ? undefined : options.timestamp,
     startTimeout: options.startTimeoutMs ?? 30_000,
     stopTimeout: 10_000,
     execArgs: ([binary, args, execOptions]) => [

@@ -22,10 +22,16 @@ export interface HarnessDeps {
   advanceSlots(slots: number): Promise<SlotReport[]>
   status(): HarnessStatus
   setTimeInSlot(ms: number): void
+  setCompetitorBid(bidWei: bigint | null): void
 }
 
 const advanceParams = z.object({
   slots: z.number({ error: 'expected an integer from 1 to 1000' }).int('expected an integer from 1 to 1000').min(1, 'expected an integer from 1 to 1000').max(1000, 'expected an integer from 1 to 1000').default(1),
+})
+const competitorBidParams = z.object({
+  bidWei: z.union([z.string().regex(/^\d{1,78}$/, 'expected a decimal string of wei, or null'), z.null()], {
+    error: 'expected a decimal string of wei, or null',
+  }),
 })
 const timeInSlotParams = z.object({ ms: z.number({ error: 'required: ms into the slot, an integer' }).int('expected an integer number of ms') })
 
@@ -41,5 +47,10 @@ export function registerHarnessMethods(rpc: JSONRPCServer<RequestContext>, deps:
       throw invalidParams((error as Error).message)
     }
     return deps.status()
+  })
+  rpc.addMethod('harness_setCompetitorBid', (params) => {
+    const { bidWei } = singleObjectParam(params, competitorBidParams)
+    deps.setCompetitorBid(bidWei === null ? null : BigInt(bidWei))
+    return { bidWei }
   })
 }
