@@ -41,6 +41,11 @@ export class ParentState {
     return executeGroups(this.chain, this.coinbase, timestamp, groups)
   }
 
+  /** Restores the parent state and gives up the snapshot (a simulation that keeps nothing). */
+  async release(): Promise<void> {
+    await this.chain.revert(this.snapshotId)
+  }
+
   /** Executes the groups on the parent state and keeps the block: the slot's canonical block. */
   async commit(timestamp: bigint, groups: readonly TxGroup[]): Promise<ExecutionResult> {
     await this.chain.revert(this.snapshotId)
