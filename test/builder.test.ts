@@ -117,7 +117,7 @@ describe('a bundle that cannot be built', () => {
     nonces.set(key, nonces.get(key)! - 1)
   })
 
-  it('fails simulation naming LackOfFundForGasLimit when the sender cannot pay for gas', async () => {
+  it('fails simulation naming LackOfFundForGasLimit when the sender cannot pay and the bundle cannot cover sponsoring it', async () => {
     const pauper = '0x1000000000000000000000000000000000000000000000000000000000000001' as Hex
     const tx = await signTx({ key: pauper, nonce: 0 })
     const hash = await sendBundle(harness, { txs: [tx] })
@@ -125,7 +125,8 @@ describe('a bundle that cannot be built', () => {
 
     const trace = await stats(harness, hash)
     expect(trace.status).toBe('simulationfail')
-    expect(trace.error).toMatch(/^LackOfFundForGasLimit: txs\[0\]/)
+    // Sponsoring 21000 × 10 gwei is more than the tx's 21000 × 2 gwei tip pays the builder.
+    expect(trace.error).toMatch(/^LackOfFundForGasLimit: sponsorship 0\.00021\d* ETH .* not covered by builder payment 0\.000042 ETH/)
   })
 
   it('is excluded from the block when it pays the builder nothing', async () => {

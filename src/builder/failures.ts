@@ -1,4 +1,4 @@
-import type { Hash } from 'viem'
+import { formatEther, type Hash } from 'viem'
 
 /**
  * Why a bundle could not be built, with the data a searcher needs (cf. rbuilder's
@@ -9,18 +9,29 @@ export type BundleFailure =
   | { kind: 'LackOfFundForGasLimit'; index: number; hash: Hash; reason: string }
   | { kind: 'TransactionRejected'; index: number; hash: Hash; reason: string }
   | { kind: 'TransactionNotIncluded'; index: number; hash: Hash }
+  /** Sponsored transfers plus their gas are not covered by what the bundle pays. */
+  | { kind: 'SponsorshipNotCovered'; sponsoredWei: bigint; gasWei: bigint; grossPaymentWei: bigint }
+  | { kind: 'RefundNotPositive'; rewardWei: bigint; percent: number; payoutGasWei: bigint }
+  | { kind: 'RefundNotCovered'; payoutWei: bigint; bundleValueWei: bigint }
+
+const eth = (wei: bigint) => `${formatEther(wei)} ETH`
 
 export function describeFailure(failure: BundleFailure): string {
-  const where = `txs[${failure.index}] ${failure.hash}`
   switch (failure.kind) {
     case 'TransactionReverted':
       return `BundleRevert. Reverting Hash: ${failure.hash} (txs[${failure.index}] reverted and is not in revertingTxHashes)`
     case 'LackOfFundForGasLimit':
-      return `LackOfFundForGasLimit: ${where}: sender cannot pay gasLimit × maxFeePerGas + value (${failure.reason})`
+      return `LackOfFundForGasLimit: txs[${failure.index}] ${failure.hash}: sender cannot pay gasLimit × maxFeePerGas + value (${failure.reason})`
     case 'TransactionRejected':
-      return `${where} cannot be included: ${failure.reason}`
+      return `txs[${failure.index}] ${failure.hash} cannot be included: ${failure.reason}`
     case 'TransactionNotIncluded':
-      return `${where} was not included by the node (nonce gap or block gas limit)`
+      return `txs[${failure.index}] ${failure.hash} was not included by the node (nonce gap or block gas limit)`
+    case 'SponsorshipNotCovered':
+      return `LackOfFundForGasLimit: sponsorship ${eth(failure.sponsoredWei + failure.gasWei)} (transfers ${eth(failure.sponsoredWei)} + gas ${eth(failure.gasWei)}) not covered by builder payment ${eth(failure.grossPaymentWei)}`
+    case 'RefundNotPositive':
+      return `refund payout not positive: ${failure.percent}% of reward ${eth(failure.rewardWei)} does not exceed the payout's gas cost ${eth(failure.payoutGasWei)}`
+    case 'RefundNotCovered':
+      return `refund payout ${eth(failure.payoutWei)} exceeds bundle value ${eth(failure.bundleValueWei)} (shortfall ${eth(failure.payoutWei - failure.bundleValueWei)})`
   }
 }
 

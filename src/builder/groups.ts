@@ -1,18 +1,32 @@
-import type { Bundle } from '../bundle/types.js'
+import type { Bundle, BundleTx } from '../bundle/types.js'
 import { mayDrop } from '../bundle/types.js'
-import type { TxGroup } from './execution.js'
+import type { GroupTx, RefundTerms, TxGroup } from './execution.js'
 import type { MempoolTx } from './mempool.js'
+
+function groupTx(tx: BundleTx): GroupTx {
+  return { index: tx.index, raw: tx.raw, hash: tx.hash, sender: tx.sender, maxCost: tx.gas * tx.maxFeePerGas + tx.value }
+}
+
+/** Refund terms with the seed's defaults: the last tx pays the reward, the first tx's sender gets it. */
+export function refundTerms(bundle: Bundle): RefundTerms | undefined {
+  if (!bundle.refundPercent) return undefined
+  const recipient = bundle.refundRecipient ?? bundle.txs[0]?.sender
+  const txHash = bundle.refundTxHashes[0] ?? bundle.txs.at(-1)?.hash
+  if (!recipient || !txHash) return undefined
+  return { percent: bundle.refundPercent, recipient, txHash }
+}
 
 /** A bundle as an all-or-nothing group honouring its reverting and dropping allowances. */
 export function bundleGroup(bundle: Bundle): TxGroup {
   return {
-    txs: bundle.txs,
+    txs: bundle.txs.map(groupTx),
     mayDrop: (hash) => mayDrop(bundle, hash),
     mayRevert: (hash) => bundle.revertingTxHashes.has(hash),
+    bundle: { refund: refundTerms(bundle) },
   }
 }
 
 /** A public-mempool tx: it may revert (like any tx in a block) and may wait for a later block. */
 export function mempoolGroup(tx: MempoolTx): TxGroup {
-  return { txs: [{ index: 0, raw: tx.raw, hash: tx.hash }], mayDrop: () => true, mayRevert: () => true }
+  return { txs: [{ index: 0, raw: tx.raw, hash: tx.hash, sender: tx.sender }], mayDrop: () => true, mayRevert: () => true }
 }

@@ -1,6 +1,9 @@
 import type { Address, Hex } from 'viem'
 import type { ChainClient } from '../chain/chainClient.js'
-import { executeGroups, type ExecutionResult, type TxGroup } from './execution.js'
+import type { BuilderSigner } from './builderTxs.js'
+import { executeWithEconomics } from './economics.js'
+import { emptyPlan, executeGroups, type ExecutionContext, type ExecutionResult, type TxGroup } from './execution.js'
+import { nextBaseFee } from '../chain/baseFee.js'
 
 /**
  * The parent block of the slot being built, held as an Anvil snapshot. Every simulation and
@@ -15,30 +18,46 @@ export class ParentState {
     readonly coinbase: Address,
     readonly number: bigint,
     readonly timestamp: bigint,
-    /** Parent's base fee: what mempool ordering estimates tips against. */
-    readonly baseFeePerGas: bigint,
+    /** EIP-1559 base fee of the block being built on this parent. */
+    readonly nextBaseFee: bigint,
     readonly coinbaseBalance: bigint,
+    private readonly builder: (BuilderSigner & { nonce: number }) | undefined,
     private snapshotId: Hex,
   ) {}
 
-  static async capture(chain: ChainClient, coinbase: Address): Promise<ParentState> {
+  /** Without a signer the builder cannot sponsor or refund (e.g. `eth_callBundle`). */
+  static async capture(chain: ChainClient, coinbase: Address, signer?: BuilderSigner): Promise<ParentState> {
     await chain.dropAllTransactions()
     const [block, coinbaseBalance, snapshotId] = await Promise.all([
       chain.latestBlock(),
       chain.balance(coinbase),
       chain.snapshot(),
     ])
-    return new ParentState(chain, coinbase, block.number, block.timestamp, block.baseFeePerGas ?? 0n, coinbaseBalance, snapshotId)
+    const builder = signer && { ...signer, nonce: await chain.nonce(coinbase, block.number) }
+    const baseFee = nextBaseFee({ baseFeePerGas: block.baseFeePerGas ?? 0n, gasUsed: block.gasUsed, gasLimit: block.gasLimit })
+    return new ParentState(chain, coinbase, block.number, block.timestamp, baseFee, coinbaseBalance, builder, snapshotId)
   }
 
-  /** Executes the groups as block `number + 1` at `timestamp`, then leaves the parent state to be restored. */
-  async execute(timestamp: bigint, groups: readonly TxGroup[]): Promise<ExecutionResult> {
-    if (this.dirty) {
-      await this.chain.revert(this.snapshotId)
-      this.snapshotId = await this.chain.snapshot()
+  /**
+   * Executes the groups as block `number + 1` at `timestamp`, sponsorship and refunds
+   * settled, then leaves the parent state to be restored. The result's `plans` reproduce it.
+   */
+  execute(timestamp: bigint, groups: readonly TxGroup[]): Promise<ExecutionResult> {
+    const context = {
+      chain: this.chain,
+      coinbase: this.coinbase,
+      parentNumber: this.number,
+      baseFee: this.nextBaseFee,
+      canSignBuilderTxs: this.builder !== undefined,
     }
-    this.dirty = true
-    return executeGroups(this.chain, this.coinbase, timestamp, groups)
+    return executeWithEconomics(context, groups, async (plans) => {
+      if (this.dirty) {
+        await this.chain.revert(this.snapshotId)
+        this.snapshotId = await this.chain.snapshot()
+      }
+      this.dirty = true
+      return executeGroups(this.chain, this.executionContext(timestamp), groups, plans)
+    })
   }
 
   /** Restores the parent state and gives up the snapshot (a simulation that keeps nothing). */
@@ -46,9 +65,17 @@ export class ParentState {
     await this.chain.revert(this.snapshotId)
   }
 
-  /** Executes the groups on the parent state and keeps the block: the slot's canonical block. */
-  async commit(timestamp: bigint, groups: readonly TxGroup[]): Promise<ExecutionResult> {
+  /**
+   * Executes the groups on the parent state and keeps the block: the slot's canonical block.
+   * Pass the result of an earlier `execute` of the same groups so its settled builder txs
+   * are reproduced exactly.
+   */
+  async commit(timestamp: bigint, groups: readonly TxGroup[], settled?: Extract<ExecutionResult, { ok: true }>): Promise<ExecutionResult> {
     await this.chain.revert(this.snapshotId)
-    return executeGroups(this.chain, this.coinbase, timestamp, groups)
+    return executeGroups(this.chain, this.executionContext(timestamp), groups, settled?.plans ?? groups.map(emptyPlan))
+  }
+
+  private executionContext(timestamp: bigint): ExecutionContext {
+    return { coinbase: this.coinbase, timestamp, builder: this.builder, baseFee: this.nextBaseFee }
   }
 }

@@ -1,10 +1,11 @@
 import type { Bundle } from '../bundle/types.js'
+import type { BuilderPayments } from './execution.js'
 import type { BundleFailure } from './failures.js'
 import { bundleGroup } from './groups.js'
 import type { ParentState } from './parentState.js'
 
 export type SimulationResult =
-  | { ok: true; builderPayment: bigint; gasUsed: bigint }
+  | ({ ok: true; builderPayment: bigint; gasUsed: bigint } & BuilderPayments)
   | { ok: false; failure: BundleFailure }
 
 /**
@@ -16,5 +17,6 @@ export type SimulationResult =
 export async function simulateTopOfBlock(parent: ParentState, timestamp: bigint, bundle: Bundle): Promise<SimulationResult> {
   const result = await parent.execute(timestamp, [bundleGroup(bundle)])
   if (!result.ok) return { ok: false, failure: result.failure }
-  return { ok: true, builderPayment: result.coinbaseBalance - parent.coinbaseBalance, gasUsed: result.block.gasUsed }
+  const { sponsorships, refund } = result.groups[0]!
+  return { ok: true, builderPayment: result.coinbaseBalance - parent.coinbaseBalance, gasUsed: result.block.gasUsed, sponsorships, refund }
 }

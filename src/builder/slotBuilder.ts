@@ -7,6 +7,8 @@ import type { SlotCutoffs } from '../config.js'
 import type { BundleTrace, TraceStore } from '../bundle/traceStore.js'
 import type { Bundle } from '../bundle/types.js'
 import { assembleBlock, itemGroups, type CandidateBlock } from './assemble.js'
+import type { BuilderSigner } from './builderTxs.js'
+import type { GroupOutcome } from './execution.js'
 import type { RelayAuction } from './auction.js'
 import { describeFailure } from './failures.js'
 import { mempoolGroup } from './groups.js'
@@ -27,6 +29,8 @@ export interface SlotBuilderDeps {
   mempool: PublicMempool
   auction: RelayAuction
   coinbase: Address
+  /** Signs sponsorship transfers and refund payouts with the coinbase key. */
+  signer: BuilderSigner
   algorithms: readonly OrderingAlgorithm[]
   cutoffs: SlotCutoffs
   log: Logger
@@ -60,17 +64,17 @@ export class SlotBuilder {
   }
 
   private async buildAndMine(): Promise<SlotReport> {
-    const { chain, clock, traces, mempool, coinbase, algorithms, auction, log } = this.deps
-    const parent = await ParentState.capture(chain, coinbase)
+    const { chain, clock, traces, mempool, coinbase, signer, algorithms, auction, log } = this.deps
+    const parent = await ParentState.capture(chain, coinbase, signer)
     const blockNumber = parent.number + 1n
     const timestamp = clock.nextBlockTimestamp()
     const buildTime = Number(timestamp)
 
     const simulated = await this.simulateEligible(parent, blockNumber, timestamp)
-    const pool = mempool.ordered(parent.baseFeePerGas)
+    const pool = mempool.ordered(parent.nextBaseFee)
     const candidates: CandidateBlock[] = []
     for (const algorithm of algorithms) {
-      candidates.push(await assembleBlock(parent, timestamp, algorithm, algorithm.order(simulated, pool, parent.baseFeePerGas)))
+      candidates.push(await assembleBlock(parent, timestamp, algorithm, algorithm.order(simulated, pool, parent.nextBaseFee)))
     }
     // Ties go to the first algorithm, so the choice is deterministic.
     const best = candidates.reduce((a, b) => (b.value > a.value ? b : a))
@@ -99,6 +103,7 @@ export class SlotBuilder {
       won,
       winner: best.algorithm,
       competitorBid: competitorBid?.toString() ?? null,
+      builderPayments: won ? builderPaymentsOf(best) : [],
       candidates: candidates.map((c) => ({
         algorithm: c.algorithm,
         value: c.value.toString(),
@@ -142,7 +147,12 @@ export class SlotBuilder {
         })
         continue
       }
-      traces.transition(trace, 'SimulationPass', { simulatedAt: buildTime, builderPayment: sim.builderPayment, error: null })
+      traces.transition(trace, 'SimulationPass', {
+        simulatedAt: buildTime,
+        builderPayment: sim.builderPayment,
+        builderPayments: { sponsorships: sim.sponsorships, refund: sim.refund },
+        error: null,
+      })
       const buildCutoff = trace.bundle.boosted ? cutoffs.boostMs : cutoffs.buildMs
       if (late > buildCutoff) {
         trace.error = `simulated after the ${trace.bundle.boosted ? 'boost ' : ''}build cutoff (${buildCutoff} ms; arrived at ${late} ms): too late for block ${blockNumber}`
@@ -157,7 +167,7 @@ export class SlotBuilder {
 
   /** Executes the chosen block one last time on the parent state and keeps it. */
   private async commit(parent: ParentState, timestamp: bigint, best: CandidateBlock): Promise<MinedBlock> {
-    const result = await parent.commit(timestamp, itemGroups(best.items))
+    const result = await parent.commit(timestamp, itemGroups(best.items), best.execution)
     if (result.ok) return result.block
     // Re-execution of the same block on the same state diverged: keep what was mined (or an
     // empty block) so the chain advances, and let the receipts decide each bundle's fate.
@@ -196,7 +206,10 @@ export class SlotBuilder {
       if (inBest.has(trace)) {
         traces.transition(trace, 'Submitted', { submittedAt: buildTime, blockNumber: mined.number })
         if (!won) trace.error = `relay auction lost: competing bid ${competitorBid} wei beat our block's ${best.value} wei; block ${mined.number} was built by another builder`
-        else if (landed(trace, best, mined)) traces.transition(trace, 'Landed', { blockNumber: mined.number })
+        else if (landed(trace, best, mined)) {
+          const { sponsorships, refund } = groupOutcome(trace, best)!
+          traces.transition(trace, 'Landed', { blockNumber: mined.number, builderPayments: { sponsorships, refund } })
+        }
         else trace.error = `submitted, but not every tx of the bundle is in mined block ${mined.number}`
       } else if (inOther.has(trace)) {
         const algorithms = candidates.filter((c) => c !== best && c.bundles.some((b) => b.trace === trace)).map((c) => c.algorithm)
@@ -223,10 +236,15 @@ function windowProblem(bundle: Bundle, timestamp: bigint): string | null {
   return null
 }
 
-function landed(trace: BundleTrace, best: CandidateBlock, mined: MinedBlock): boolean {
+function groupOutcome(trace: BundleTrace, best: CandidateBlock): GroupOutcome | undefined {
   const index = best.items.findIndex((item) => item.kind === 'bundle' && item.bundle.trace === trace)
-  const included: Hash[] = best.execution.groups[index]?.included ?? []
-  return included.length > 0 && included.every((hash) => mined.receipts.has(hash))
+  return best.execution.groups[index]
+}
+
+function landed(trace: BundleTrace, best: CandidateBlock, mined: MinedBlock): boolean {
+  const outcome = groupOutcome(trace, best)
+  const onChain = [...(outcome?.included ?? []), ...(outcome?.builderTxs ?? [])]
+  return (outcome?.included.length ?? 0) > 0 && onChain.every((hash) => mined.receipts.has(hash))
 }
 
 function includedMempoolTxs(best: CandidateBlock, mined: MinedBlock): Hash[] {
@@ -242,4 +260,19 @@ function staleMempoolTxs(best: CandidateBlock): Hash[] {
       ? best.execution.groups[index]!.dropped.filter((d) => /nonce too low/i.test(d.reason)).map((d) => d.hash)
       : [],
   )
+}
+
+/** Sponsorships and refunds the builder paid in its block, per bundle, for the slot report. */
+function builderPaymentsOf(best: CandidateBlock): SlotReport['builderPayments'] {
+  return best.items.flatMap((item, index) => {
+    const outcome = best.execution.groups[index]!
+    if (item.kind !== 'bundle' || (outcome.sponsorships.length === 0 && !outcome.refund)) return []
+    return [
+      {
+        bundleHash: item.bundle.trace.bundle.hash,
+        sponsorships: outcome.sponsorships.map((s) => ({ txHash: s.txHash, amount: s.amountWei.toString() })),
+        refund: outcome.refund && { recipient: outcome.refund.recipient, amount: outcome.refund.amountWei.toString() },
+      },
+    ]
+  })
 }

@@ -17,5 +17,11 @@ export interface SlotReport {
   winner: string
   /** Highest competing relay bid in wei, or null. */
   competitorBid: string | null
+  /** Gas the builder sponsored and refunds it paid, per bundle in the mined block (decimal wei). */
+  builderPayments: Array<{
+    bundleHash: Hash
+    sponsorships: Array<{ txHash: Hash; amount: string }>
+    refund: { recipient: string; amount: string } | null
+  }>
   candidates: Array<{ algorithm: string; value: string; bundles: Hash[] }>
 }

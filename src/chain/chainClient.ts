@@ -69,6 +69,10 @@ export class ChainClient {
     return this.public.getBalance({ address, blockTag: 'latest' })
   }
 
+  balanceAt(address: Address, blockNumber: bigint): Promise<bigint> {
+    return this.public.getBalance({ address, blockNumber })
+  }
+
   /**
    * Nonce at a given block. Pass the canonical head's number: unlike `latest`, it is never
    * a block the builder is simulating, so it needs no lock against slot building.
@@ -107,8 +111,9 @@ export class ChainClient {
     }
   }
 
-  /** Mines one block with exactly what is in the pool, at the given timestamp. */
-  async mine(timestamp: bigint): Promise<MinedBlock> {
+  /** Mines one block with exactly what is in the pool, at the given timestamp and base fee. */
+  async mine(timestamp: bigint, baseFeePerGas?: bigint): Promise<MinedBlock> {
+    if (baseFeePerGas !== undefined) await this.test.setNextBlockBaseFeePerGas({ baseFeePerGas })
     await this.test.request({ method: 'evm_mine' as never, params: [{ timestamp: Number(timestamp) }] as never })
     const [block, receipts] = await Promise.all([
       this.public.getBlock({ blockTag: 'latest' }),

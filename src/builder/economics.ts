@@ -1,0 +1,117 @@
+import type { Address, Hash } from 'viem'
+import type { ChainClient } from '../chain/chainClient.js'
+import { BlockTrace } from './blockTrace.js'
+import { builderTransferGasCost, emptyPlan, type ExecutionResult, type GroupPlan, type TxGroup } from './execution.js'
+
+/** Each round adds at most one sponsorship or settles the payouts; this bounds a bundle of 100 txs. */
+const MAX_ROUNDS = 128
+
+/** Runs one execution of the groups with the given builder txs, on the parent state. */
+export type ExecuteRound = (plans: readonly GroupPlan[]) => Promise<ExecutionResult>
+
+export interface EconomicsContext {
+  chain: ChainClient
+  coinbase: Address
+  parentNumber: bigint
+  /** Base fee of the block being built. */
+  baseFee: bigint
+  /** Without a builder key, nothing can be sponsored or refunded. */
+  canSignBuilderTxs: boolean
+}
+
+/**
+ * Executes a block and settles the builder's side of each bundle on the real execution:
+ *
+ * - a bundle tx that lacks funds at its position gets a builder transfer of exactly the
+ *   missing `gasLimit × maxFeePerGas + value − balance` right before it, and the block is
+ *   executed again; the bundle must then still pay the builder more than it cost;
+ * - a bundle with `refundPercent` p gets a payout of `reward × p / 100 − payout gas` to its
+ *   recipient after its txs, where the reward is the coinbase gain caused by its refund tx;
+ *   the bundle's net value to the builder must cover it.
+ *
+ * Everything is recomputed from scratch for each block it is called for, so a payout always
+ * reflects the state the bundle actually ran on.
+ */
+export async function executeWithEconomics(
+  context: EconomicsContext,
+  groups: readonly TxGroup[],
+  execute: ExecuteRound,
+): Promise<ExecutionResult> {
+  const plans = groups.map(emptyPlan)
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const result = await execute(plans)
+    if (!result.ok) {
+      const sponsored = context.canSignBuilderTxs && (await addSponsorship(context, groups, plans, result))
+      if (sponsored) continue
+      return result
+    }
+    if (!plans.some((plan, g) => plan.sponsorships.size > 0 || groups[g]!.bundle?.refund)) return result
+    const settled = await settle(context, groups, plans, result)
+    if (settled !== 'changed') return settled
+  }
+  throw new Error(`builder economics did not settle in ${MAX_ROUNDS} executions`)
+}
+
+/** Plans a transfer for the tx that lacked funds at its position; false if that cannot help. */
+async function addSponsorship(
+  context: EconomicsContext,
+  groups: readonly TxGroup[],
+  plans: GroupPlan[],
+  result: Extract<ExecutionResult, { ok: false }>,
+): Promise<boolean> {
+  const { failure, block, sentBefore } = result
+  if (failure.kind !== 'LackOfFundForGasLimit' || !block || !sentBefore) return false
+  const group = groups[result.failedGroup]!
+  const tx = group.txs.find((t) => t.hash === failure.hash)
+  if (!group.bundle || !tx?.sender || tx.maxCost === undefined || plans[result.failedGroup]!.sponsorships.has(tx.hash)) return false
+  const trace = await BlockTrace.of(context.chain, block.number)
+  const balance = trace.balanceAfter(sentBefore, tx.sender) ?? (await context.chain.balanceAt(tx.sender, context.parentNumber))
+  const missing = tx.maxCost - balance
+  if (missing <= 0n) return false
+  plans[result.failedGroup]!.sponsorships.set(tx.hash, missing)
+  return true
+}
+
+/** Checks sponsorship coverage and sets refund payouts; 'changed' means execute again. */
+async function settle(
+  context: EconomicsContext,
+  groups: readonly TxGroup[],
+  plans: GroupPlan[],
+  result: Extract<ExecutionResult, { ok: true }>,
+): Promise<ExecutionResult | 'changed'> {
+  const trace = await BlockTrace.of(context.chain, result.block.number)
+  const gas = builderTransferGasCost(context.baseFee)
+  let changed = false
+  for (const [g, group] of groups.entries()) {
+    const plan = plans[g]!
+    const outcome = result.groups[g]!
+    const coinbaseGain = (hashes: readonly Hash[]) => hashes.reduce((sum, h) => sum + trace.balanceChange(h, context.coinbase), 0n)
+    const net = coinbaseGain([...outcome.included, ...outcome.builderTxs])
+    const payoutCost = plan.payout ? plan.payout.value + gas : 0n
+    const beforePayout = net + payoutCost
+
+    if (plan.sponsorships.size > 0) {
+      const sponsoredWei = [...plan.sponsorships.values()].reduce((a, b) => a + b, 0n)
+      const gasWei = gas * BigInt(plan.sponsorships.size)
+      if (beforePayout <= 0n) {
+        const grossPaymentWei = beforePayout + sponsoredWei + gasWei
+        return { ok: false, failedGroup: g, failure: { kind: 'SponsorshipNotCovered', sponsoredWei, gasWei, grossPaymentWei }, block: result.block }
+      }
+    }
+
+    const refund = group.bundle?.refund
+    if (!refund) continue
+    const rewardWei = outcome.included.includes(refund.txHash) ? trace.balanceChange(refund.txHash, context.coinbase) : 0n
+    const payout = (rewardWei * BigInt(refund.percent)) / 100n - gas
+    if (payout <= 0n) {
+      return { ok: false, failedGroup: g, failure: { kind: 'RefundNotPositive', rewardWei, percent: refund.percent, payoutGasWei: gas }, block: result.block }
+    }
+    if (plan.payout?.value !== payout || plan.payout.to !== refund.recipient) {
+      plan.payout = { to: refund.recipient, value: payout }
+      changed = true
+    } else if (net < 0n) {
+      return { ok: false, failedGroup: g, failure: { kind: 'RefundNotCovered', payoutWei: payout + gas, bundleValueWei: beforePayout }, block: result.block }
+    }
+  }
+  return changed ? 'changed' : result
+}
