@@ -1,6 +1,7 @@
 import type { Address, Hash } from 'viem'
 import type { Logger } from 'pino'
 import { decodeBundle } from './decode.js'
+import { ReplacementIndex } from './replacement.js'
 import type { BundleTrace, TraceStore } from './traceStore.js'
 import type { BundleSubmission } from './types.js'
 import { verifySenders } from './verifySenders.js'
@@ -29,8 +30,11 @@ export interface SubmitOptions {
  */
 export class BundleIngest {
   private sequence = 0
+  private readonly replacements: ReplacementIndex
 
-  constructor(private readonly deps: IngestDeps) {}
+  constructor(private readonly deps: IngestDeps) {
+    this.replacements = new ReplacementIndex(deps.traces)
+  }
 
   submit(submission: BundleSubmission, options: SubmitOptions): Hash {
     const { traces, chainId } = this.deps
@@ -53,9 +57,15 @@ export class BundleIngest {
       searcher: options.searcher ?? null,
       verified: Promise.resolve(),
     }
-    const stored = traces.add(trace)
-    if (stored === trace && trace.state === 'Received') trace.verified = this.verifyLater(trace)
+    // No await from here to the store: replacement decisions see every earlier submission.
+    const stored = this.replacements.admit(trace)
+    if (stored === trace && trace.state === 'Received' && trace.live) trace.verified = this.verifyLater(trace)
     return bundle.hash
+  }
+
+  /** Withdraws every pending bundle with this `replacementUuid`; returns their hashes. */
+  cancel(replacementUuid: string): Hash[] {
+    return this.replacements.cancel(replacementUuid)
   }
 
   private verifyLater(trace: BundleTrace): Promise<void> {

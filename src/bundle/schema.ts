@@ -19,6 +19,7 @@ const unixSeconds = z
   .int('expected an integer number of unix seconds')
   .min(0, 'must not be negative')
   .max(Number.MAX_SAFE_INTEGER, 'exceeds 2^53 - 1')
+const replacementUuid = z.string({ error: 'expected a UUID string' }).regex(UUID, 'expected a UUID like "8f6a4b7e-…"')
 
 /** eth_sendBundle's object (seed §2.1). Unknown fields are ignored; known ones must have their type. */
 export const bundleObjectSchema = z
@@ -29,7 +30,7 @@ export const bundleObjectSchema = z
     maxTimestamp: unixSeconds.optional(),
     revertingTxHashes: hashList.optional(),
     droppingTxHashes: hashList.optional(),
-    replacementUuid: z.string({ error: 'expected a UUID string' }).regex(UUID, 'expected a UUID like "8f6a4b7e-…"').optional(),
+    replacementUuid: replacementUuid.optional(),
     replacementSeqNumber: z
       .number({ error: 'expected a non-negative integer' })
       .int('expected a non-negative integer')
@@ -53,6 +54,9 @@ export const bundleObjectSchema = z
   })
 
 export type BundleObject = z.infer<typeof bundleObjectSchema>
+
+/** eth_cancelBundle's object (SPEC §4 "Cancel"): the uuid whose pending bundles to withdraw. */
+export const cancelBundleSchema = z.object({ replacementUuid })
 
 /** Renders a zod path the way users write it: `txs[1]`, `refundTxHashes[0]`. */
 export function formatPath(path: readonly PropertyKey[]): string {

@@ -44,8 +44,14 @@ export interface TraceStoreOptions {
 export class TraceStore {
   private readonly traces = new Map<Hash, BundleTrace>()
   private readonly pendingByBlock = new Map<bigint, Set<Hash>>()
+  /** The block the builder took with `pendingFor` and has not closed yet. */
+  private building: bigint | null = null
 
   constructor(private readonly options: TraceStoreOptions) {}
+
+  get retentionSeconds(): number {
+    return this.options.retentionSeconds
+  }
 
   get size(): number {
     return this.traces.size
@@ -57,19 +63,27 @@ export class TraceStore {
 
   /**
    * Records a submission. Resubmitting a bundle that has not landed starts its trace anew
-   * (same txs, new target or window); a landed bundle keeps its trace.
+   * (same txs, new target or window); a landed bundle keeps its trace. A submission that
+   * arrives already withdrawn (a stale replacementSeqNumber) never displaces a pending
+   * trace of the same hash: that is an identical retry, and the bundle stays pending.
    */
   add(trace: BundleTrace): BundleTrace {
     const existing = this.traces.get(trace.bundle.hash)
     if (existing?.state === 'Landed') return existing
+    if (existing && !trace.live && this.isPending(existing)) return existing
     if (existing) this.forget(existing)
     this.traces.set(trace.bundle.hash, trace)
-    if (trace.state === 'Received') this.index(trace)
+    if (trace.state === 'Received' && trace.live) this.index(trace)
     return trace
   }
 
-  /** Live bundles still `Received` that target the given block. */
+  /**
+   * Live bundles still `Received` that target the given block. The builder calls this when
+   * it starts the block: until `closeBlock`, those bundles are being built and can no
+   * longer be withdrawn (a bundle in mid-simulation cannot be taken back).
+   */
   pendingFor(block: bigint): BundleTrace[] {
+    this.building = block
     const hashes = this.pendingByBlock.get(block)
     if (!hashes) return []
     const out: BundleTrace[] = []
@@ -86,8 +100,12 @@ export class TraceStore {
     return count
   }
 
-  /** Moves a trace forward; a move backwards or sideways from a final state is ignored. */
+  /**
+   * Moves a trace forward; a move backwards or sideways from a final state is ignored, and
+   * a withdrawn trace is frozen (it keeps its last state and the reason it was withdrawn).
+   */
   transition(trace: BundleTrace, state: BundleState, fields: Partial<Omit<BundleTrace, 'state' | 'bundle'>> = {}): void {
+    if (!trace.live) return
     if (RANK.get(state)! < RANK.get(trace.state)!) return
     if (trace.state === 'Invalid' || trace.state === 'SimulationFail') return
     Object.assign(trace, fields)
@@ -98,6 +116,7 @@ export class TraceStore {
   /** Ends a pending target block: what was never considered leaves the pending index. */
   closeBlock(block: bigint): void {
     this.pendingByBlock.delete(block)
+    if (this.building === block) this.building = null
   }
 
   lookup(hash: Hash, headBlock: bigint, nowSeconds: number): TraceLookup {
@@ -118,6 +137,30 @@ export class TraceStore {
       removed++
     }
     return removed
+  }
+
+  /**
+   * Takes a pending bundle out of building for good (cancelled, replaced): it is never
+   * built, and its trace keeps its state with `error` saying why. Returns false, changing
+   * nothing, when it is no longer pending or its block is being built.
+   */
+  withdraw(trace: BundleTrace, error: string): boolean {
+    if (!this.isPending(trace) || this.isBeingBuilt(trace)) return false
+    trace.live = false
+    trace.error = error
+    this.unindex(trace)
+    return true
+  }
+
+  /** Whether the builder is building the bundle's target block right now. */
+  isBeingBuilt(trace: BundleTrace): boolean {
+    return this.building === trace.bundle.targetBlock
+  }
+
+  /** Live, `Received`, the stored trace of its hash, and its target block not closed yet. */
+  private isPending(trace: BundleTrace): boolean {
+    const hash = trace.bundle.hash
+    return trace.live && trace.state === 'Received' && this.traces.get(hash) === trace && this.pendingByBlock.get(trace.bundle.targetBlock)?.has(hash) === true
   }
 
   private forget(trace: BundleTrace): void {

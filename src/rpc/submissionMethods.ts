@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import type { JSONRPCServer } from 'json-rpc-2.0'
 import type { Hex } from 'viem'
-import { bundleObjectSchema, toSubmission } from '../bundle/schema.js'
+import { bundleObjectSchema, cancelBundleSchema, toSubmission } from '../bundle/schema.js'
 import type { BundleIngest } from '../bundle/ingest.js'
 import { MempoolRejection, type PublicMempool } from '../builder/mempool.js'
 import type { Address } from 'viem'
@@ -21,13 +21,22 @@ const rawTxParams = z.tuple([z.string().regex(/^0x([0-9a-fA-F]{2})+$/, 'expected
   error: 'expected an array holding one signed transaction',
 })
 
-/** `eth_sendBundle`, `svc_boostBundle` and the public mempool's `eth_sendRawTransaction`. */
+/** `eth_sendBundle`, `svc_boostBundle`, `eth_cancelBundle` and the public mempool's `eth_sendRawTransaction`. */
 export function registerSubmissionMethods(rpc: JSONRPCServer<RequestContext>, deps: SubmissionDeps): void {
   rpc.addMethod('eth_sendBundle', (params) => {
     const submission = toSubmission(singleObjectParam(params, bundleObjectSchema))
-    if (submission.txs.length === 0) throw invalidParams('txs: must hold at least one signed transaction')
+    if (submission.txs.length === 0) {
+      // An empty bundle with a uuid is the Flashbots clients' way to cancel (SPEC §4).
+      if (submission.replacementUuid === undefined) {
+        throw invalidParams('txs: must hold at least one signed transaction (empty only with replacementUuid, to cancel)')
+      }
+      deps.ingest.cancel(submission.replacementUuid)
+      return null
+    }
     return { bundleHash: deps.ingest.submit(submission, { boosted: false }) }
   })
+
+  rpc.addMethod('eth_cancelBundle', (params) => deps.ingest.cancel(singleObjectParam(params, cancelBundleSchema).replacementUuid))
 
   rpc.addMethod('svc_boostBundle', (params, context) => {
     const key = context.headers['x-api-key']
