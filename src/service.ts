@@ -18,6 +18,8 @@ import type { SlotReport } from './builder/slotReport.js'
 import { createApiKeyCheck } from './rpc/auth.js'
 import { createRpcApp, listen, type RequestContext } from './rpc/httpServer.js'
 import { forwardReadsTo } from './rpc/proxy.js'
+import { registerCallBundleMethod } from './rpc/callBundleMethod.js'
+import { FLASHBOTS_SIGNATURE_HEADER, checkFlashbotsSignature } from './rpc/flashbotsSignature.js'
 import { registerSubmissionMethods } from './rpc/submissionMethods.js'
 import { registerStatsMethods } from './rpc/statsMethods.js'
 import { registerHarnessMethods, type HarnessStatus } from './rpc/harnessMethods.js'
@@ -142,6 +144,7 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
       setTimeInSlot: (ms) => clock.setTimeInSlot(ms),
       setCompetitorBid: (bid) => auction.setCompetitorBid(bid),
     })
+    registerCallBundleMethod(submission, { chain, lock, chainId, coinbase, slotSeconds: config.slotTimeSeconds })
     forwardReadsTo(submission, anvil.url, lock)
 
     const stats = new JSONRPCServer<RequestContext>({ errorListener })
@@ -153,7 +156,14 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
     })
 
     const httpOptions = { bodyLimitBytes: BODY_LIMIT_BYTES, health: () => healthy }
-    const rpcServer = await listen(createRpcApp(submission, httpOptions), config.host, config.port)
+    const rpcServer = await listen(
+      createRpcApp(submission, {
+        ...httpOptions,
+        authenticate: (headers, rawBody) => checkFlashbotsSignature(headers[FLASHBOTS_SIGNATURE_HEADER], rawBody),
+      }),
+      config.host,
+      config.port,
+    )
     closers.push(() => rpcServer.close())
     const statsServer = await listen(createRpcApp(stats, httpOptions), config.host, config.statsPort)
     closers.push(() => statsServer.close())

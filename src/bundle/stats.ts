@@ -1,4 +1,4 @@
-import type { Hash } from 'viem'
+import type { Address, Hash } from 'viem'
 import type { StatusCase } from '../config.js'
 import type { BundleState } from './types.js'
 import type { BundleTrace } from './traceStore.js'
@@ -16,6 +16,8 @@ export interface BundleStats {
   targetBlock: number
   minTimestamp: number | null
   maxTimestamp: number | null
+  /** Extra: the address of the request's valid `X-Flashbots-Signature`, or null. */
+  searcher: Address | null
 }
 
 export function formatStatus(state: BundleState, statusCase: StatusCase): string {
@@ -35,5 +37,6 @@ export function toBundleStats(trace: BundleTrace, statusCase: StatusCase): Bundl
     targetBlock: Number(trace.bundle.targetBlock),
     minTimestamp: trace.bundle.minTimestamp ?? null,
     maxTimestamp: trace.bundle.maxTimestamp ?? null,
+    searcher: trace.searcher,
   }
 }

@@ -2,6 +2,7 @@ import express, { type Request, type Response, type NextFunction } from 'express
 import type { IncomingHttpHeaders, Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { JSONRPCServer, createJSONRPCErrorResponse, type JSONRPCResponse } from 'json-rpc-2.0'
+import type { Address } from 'viem'
 import { RpcErrorCode, httpStatusFor } from './errors.js'
 
 /** What a method may know about the HTTP request that carried it. */
@@ -9,11 +10,21 @@ export interface RequestContext {
   headers: IncomingHttpHeaders
   /** The exact request body (signatures are computed over it). */
   rawBody: string
+  /** The address a valid `X-Flashbots-Signature` speaks for; `null` without one. */
+  searcher: Address | null
 }
+
+/** Outcome of checking a request's signature over its exact body. */
+export type RequestAuth = { ok: true; searcher: Address | null } | { ok: false; message: string }
 
 export interface HttpServerOptions {
   bodyLimitBytes: number
   health(): boolean
+  /**
+   * Checked once per HTTP request (a batch too) before dispatch: a refusal answers the whole
+   * request with HTTP 403 / `-32003`.
+   */
+  authenticate?(headers: IncomingHttpHeaders, rawBody: string): Promise<RequestAuth>
 }
 
 /**
@@ -36,7 +47,16 @@ export function createRpcApp(rpc: JSONRPCServer<RequestContext>, options: HttpSe
       res.json(errorResponse(RpcErrorCode.ParseError, rawBody.trim() === '' ? 'parse error: empty body' : 'parse error: body is not valid JSON'))
       return
     }
-    const context: RequestContext = { headers: req.headers, rawBody }
+    let searcher: Address | null = null
+    if (options.authenticate) {
+      const auth = await options.authenticate(req.headers, rawBody)
+      if (!auth.ok) {
+        res.status(httpStatusFor(RpcErrorCode.Forbidden)).json(createJSONRPCErrorResponse(requestId(payload), RpcErrorCode.Forbidden, auth.message))
+        return
+      }
+      searcher = auth.searcher
+    }
+    const context: RequestContext = { headers: req.headers, rawBody, searcher }
     if (Array.isArray(payload)) {
       if (payload.length === 0) {
         res.json(errorResponse(RpcErrorCode.InvalidRequest, 'invalid request: empty batch'))
@@ -66,6 +86,12 @@ export function createRpcApp(rpc: JSONRPCServer<RequestContext>, options: HttpSe
     res.status(error.status ?? 400).json(errorResponse(RpcErrorCode.InvalidRequest, `invalid request: ${error.message}`))
   })
   return app
+}
+
+/** The id of a single request object, for an error answering it as a whole. */
+function requestId(payload: unknown): string | number | null {
+  const id = payload !== null && typeof payload === 'object' && !Array.isArray(payload) ? (payload as { id?: unknown }).id : null
+  return typeof id === 'string' || typeof id === 'number' ? id : null
 }
 
 function errorResponse(code: number, message: string): JSONRPCResponse {

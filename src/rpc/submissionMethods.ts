@@ -23,7 +23,7 @@ const rawTxParams = z.tuple([z.string().regex(/^0x([0-9a-fA-F]{2})+$/, 'expected
 
 /** `eth_sendBundle`, `svc_boostBundle`, `eth_cancelBundle` and the public mempool's `eth_sendRawTransaction`. */
 export function registerSubmissionMethods(rpc: JSONRPCServer<RequestContext>, deps: SubmissionDeps): void {
-  rpc.addMethod('eth_sendBundle', (params) => {
+  rpc.addMethod('eth_sendBundle', (params, context) => {
     const submission = toSubmission(singleObjectParam(params, bundleObjectSchema))
     if (submission.txs.length === 0) {
       // An empty bundle with a uuid is the Flashbots clients' way to cancel (SPEC §4).
@@ -33,7 +33,7 @@ export function registerSubmissionMethods(rpc: JSONRPCServer<RequestContext>, de
       deps.ingest.cancel(submission.replacementUuid)
       return null
     }
-    return { bundleHash: deps.ingest.submit(submission, { boosted: false }) }
+    return { bundleHash: deps.ingest.submit(submission, { boosted: false, searcher: context.searcher ?? undefined }) }
   })
 
   rpc.addMethod('eth_cancelBundle', (params) => deps.ingest.cancel(singleObjectParam(params, cancelBundleSchema).replacementUuid))
@@ -47,7 +47,7 @@ export function registerSubmissionMethods(rpc: JSONRPCServer<RequestContext>, de
     if (object.replacementSeqNumber !== undefined) throw invalidParams('replacementSeqNumber: not accepted by svc_boostBundle (eth_sendBundle only)')
     const submission = toSubmission(object)
     if (submission.txs.length === 0) throw invalidParams('txs: must hold at least one signed transaction')
-    return { bundleHash: deps.ingest.submit(submission, { boosted: true }) }
+    return { bundleHash: deps.ingest.submit(submission, { boosted: true, searcher: context.searcher ?? undefined }) }
   })
 
   rpc.addMethod('eth_sendRawTransaction', async (params) => {

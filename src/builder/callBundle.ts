@@ -1,0 +1,224 @@
+import { getAddress, recoverTransactionAddress, type Address, type Hash, type Hex } from 'viem'
+import type { ChainClient } from '../chain/chainClient.js'
+import type { ChainLock } from '../chain/chainLock.js'
+import { decodeBundle } from '../bundle/decode.js'
+import type { BundleTx } from '../bundle/types.js'
+import type { TxGroup } from './execution.js'
+import { describeFailure, type BundleFailure } from './failures.js'
+import { ParentState } from './parentState.js'
+
+/** What `eth_callBundle` asks for, after its params are validated. */
+export interface CallBundleRequest {
+  txs: Hex[]
+  /** The state to simulate on: only the canonical head is supported (`latest` or its number). */
+  stateBlock: 'latest' | bigint
+  /** Timestamp of the simulated block; default: the head's timestamp plus one slot. */
+  timestamp?: bigint
+  /** Coinbase of the simulated block; default: the builder's. */
+  coinbase?: Address
+}
+
+export interface CallBundleTxResult {
+  txHash: Hash
+  gasUsed: bigint
+  /** coinbaseDiff ÷ gasUsed: what the tx paid the coinbase per gas. */
+  gasPrice: bigint
+  /** gasUsed × (effectiveGasPrice − baseFee): the priority fee part of the coinbase's gain. */
+  gasFees: bigint
+  /** The coinbase's balance change caused by this tx (from Anvil's prestateTracer). */
+  coinbaseDiff: bigint
+  /** coinbaseDiff − gasFees: what the tx sent the coinbase directly. */
+  ethSentToCoinbase: bigint
+  fromAddress: Address
+  /** `null` for a contract creation. */
+  toAddress: Address | null
+  /** Set when the tx succeeded: its return data. */
+  value?: Hex
+  /** Set when the tx reverted: the EVM error (`execution reverted`, `out of gas`, …). */
+  error?: string
+  /** Set when the tx reverted: the decoded `Error(string)` reason, else the revert data as hex. */
+  revert?: string
+}
+
+export interface CallBundleResult {
+  bundleHash: Hash
+  /** The block whose state the bundle ran on. */
+  stateBlockNumber: bigint
+  totalGasUsed: bigint
+  coinbaseDiff: bigint
+  gasFees: bigint
+  ethSentToCoinbase: bigint
+  /** coinbaseDiff ÷ totalGasUsed. */
+  bundleGasPrice: bigint
+  results: CallBundleTxResult[]
+}
+
+/**
+ * Why a call could not be simulated: `params` when the request itself is unusable (bad txs,
+ * unsupported state block, early timestamp), `execution` when Anvil refused a tx.
+ */
+export class CallBundleError extends Error {
+  constructor(
+    message: string,
+    readonly kind: 'params' | 'execution',
+    readonly data?: { index?: number; txHash?: Hash; failure: BundleFailure['kind'] },
+  ) {
+    super(message)
+  }
+}
+
+export interface CallBundleDeps {
+  chain: ChainClient
+  lock: ChainLock
+  chainId: number
+  /** The builder's coinbase: what the chain's coinbase is set back to after an override. */
+  coinbase: Address
+  slotSeconds: number
+}
+
+/**
+ * `eth_callBundle`: runs the bundle for real as the next block on the canonical head (the
+ * builder's own path: `eth_sendRawTransaction` of each tx, one `evm_mine`), reads each tx's
+ * receipt, its coinbase balance change (prestateTracer diff) and its return or revert data
+ * (callTracer), then restores the head. Every tx may revert (it is reported); none may be
+ * dropped (a tx Anvil refuses or does not include fails the call, naming it).
+ * Holds the chain lock's write side throughout, so no read or slot sees the simulated block.
+ *
+ * @example const result = await callBundle(deps, { txs: [raw], stateBlock: 'latest' })
+ */
+export async function callBundle(deps: CallBundleDeps, request: CallBundleRequest): Promise<CallBundleResult> {
+  const { txs, hash } = await decodeTxs(request.txs, deps.chainId)
+  return deps.lock.write(() => simulate(deps, request, txs, hash))
+}
+
+async function simulate(deps: CallBundleDeps, request: CallBundleRequest, txs: BundleTx[], bundleHash: Hash): Promise<CallBundleResult> {
+  const { chain } = deps
+  const coinbase = (request.coinbase ?? deps.coinbase).toLowerCase() as Address
+  const coinbaseOverridden = coinbase !== deps.coinbase.toLowerCase()
+  const parent = await ParentState.capture(chain, coinbase)
+  // Anvil's evm_revert keeps the next base fee it derived from the simulated block: put it back.
+  const pendingFee = await pendingBaseFee(chain)
+  try {
+    if (request.stateBlock !== 'latest' && request.stateBlock !== parent.number) {
+      throw new CallBundleError(
+        `stateBlockNumber: only the canonical head is supported ("latest" or 0x${parent.number.toString(16)}), got 0x${request.stateBlock.toString(16)}`,
+        'params',
+      )
+    }
+    const timestamp = request.timestamp ?? parent.timestamp + BigInt(deps.slotSeconds)
+    if (timestamp <= parent.timestamp) {
+      throw new CallBundleError(`timestamp: ${timestamp} must be after the state block's timestamp ${parent.timestamp}`, 'params')
+    }
+    if (coinbaseOverridden) await chain.setCoinbase(coinbase)
+
+    const group: TxGroup = { txs, mayDrop: () => false, mayRevert: () => true }
+    const execution = await parent.execute(timestamp, [group])
+    if (!execution.ok) {
+      const { failure } = execution
+      const where = 'index' in failure ? { index: failure.index, txHash: failure.hash } : {}
+      throw new CallBundleError(describeFailure(failure), 'execution', { ...where, failure: failure.kind })
+    }
+    const { block } = execution
+    const [diffs, calls] = await Promise.all([traceBlock<PrestateDiff>(chain, block.number, PRESTATE_DIFF), traceBlock<CallFrame>(chain, block.number, TOP_CALL)])
+
+    const results = txs.map((tx): CallBundleTxResult => {
+      const receipt = block.receipts.get(tx.hash)
+      if (!receipt) throw new Error(`no receipt for ${tx.hash} in simulated block ${block.number}`)
+      const gasUsed = receipt.gasUsed
+      const gasFees = gasUsed * (receipt.effectiveGasPrice - block.baseFeePerGas)
+      const coinbaseDiff = balanceChange(diffs.get(tx.hash), coinbase)
+      const result: CallBundleTxResult = {
+        txHash: tx.hash,
+        gasUsed,
+        gasPrice: gasUsed > 0n ? coinbaseDiff / gasUsed : 0n,
+        gasFees,
+        coinbaseDiff,
+        ethSentToCoinbase: coinbaseDiff - gasFees,
+        fromAddress: getAddress(tx.sender!),
+        toAddress: tx.to === null ? null : getAddress(tx.to),
+      }
+      const call = calls.get(tx.hash)
+      if (receipt.status === 'reverted') {
+        result.error = call?.error ?? 'execution reverted'
+        result.revert = call?.revertReason ?? call?.output ?? '0x'
+      } else {
+        result.value = call?.output ?? '0x'
+      }
+      return result
+    })
+
+    const totalGasUsed = results.reduce((sum, r) => sum + r.gasUsed, 0n)
+    const gasFees = results.reduce((sum, r) => sum + r.gasFees, 0n)
+    const coinbaseDiff = execution.coinbaseBalance - parent.coinbaseBalance
+    return {
+      bundleHash,
+      stateBlockNumber: parent.number,
+      totalGasUsed,
+      coinbaseDiff,
+      gasFees,
+      ethSentToCoinbase: coinbaseDiff - gasFees,
+      bundleGasPrice: totalGasUsed > 0n ? coinbaseDiff / totalGasUsed : 0n,
+      results,
+    }
+  } finally {
+    await parent.release()
+    if (coinbaseOverridden) await chain.setCoinbase(deps.coinbase)
+    await setNextBaseFee(chain, pendingFee)
+  }
+}
+
+/** Decodes the txs (as eth_sendBundle does, so the bundle hash is the same) and recovers their senders. */
+async function decodeTxs(txs: Hex[], chainId: number): Promise<{ txs: BundleTx[]; hash: Hash }> {
+  const submission = { txs, revertingTxHashes: [], droppingTxHashes: [], refundTxHashes: [] }
+  const { bundle, problems } = decodeBundle(submission, { chainId, headBlock: 0n, boosted: false })
+  for (const tx of bundle.txs) {
+    try {
+      tx.sender = (await recoverTransactionAddress({ serializedTransaction: tx.raw as never })).toLowerCase() as Address
+    } catch (error) {
+      problems.push(`txs[${tx.index}]: bad signature (${((error as Error).message ?? '').split('\n')[0]})`)
+    }
+  }
+  if (problems.length > 0) throw new CallBundleError(problems.join('; '), 'params')
+  return { txs: bundle.txs, hash: bundle.hash }
+}
+
+interface AccountState {
+  balance?: Hex
+}
+interface PrestateDiff {
+  pre: Record<string, AccountState>
+  post: Record<string, AccountState>
+}
+interface CallFrame {
+  output?: Hex
+  error?: string
+  revertReason?: string
+}
+
+const PRESTATE_DIFF = { tracer: 'prestateTracer', tracerConfig: { diffMode: true } }
+const TOP_CALL = { tracer: 'callTracer', tracerConfig: { onlyTopCall: true } }
+
+/** One tracer over every tx of a mined block, by tx hash. */
+async function traceBlock<T>(chain: ChainClient, blockNumber: bigint, options: object): Promise<Map<Hash, T>> {
+  const traces = (await chain.public.request({
+    method: 'debug_traceBlockByNumber' as never,
+    params: [`0x${blockNumber.toString(16)}`, options] as never,
+  })) as Array<{ txHash: Hash; result: T }>
+  return new Map(traces.map((t) => [t.txHash.toLowerCase() as Hash, t.result]))
+}
+
+/** In diff mode `post` holds only what changed: no balance there means no change. */
+function balanceChange(diff: PrestateDiff | undefined, account: Address): bigint {
+  const post = diff?.post[account]?.balance
+  if (post === undefined) return 0n
+  return BigInt(post) - BigInt(diff?.pre[account]?.balance ?? 0)
+}
+
+async function pendingBaseFee(chain: ChainClient): Promise<bigint> {
+  const pending = await chain.public.getBlock({ blockTag: 'pending' })
+  return pending.baseFeePerGas ?? 0n
+}
+
+async function setNextBaseFee(chain: ChainClient, baseFee: bigint): Promise<void> {
+  await chain.test.request({ method: 'anvil_setNextBlockBaseFeePerGas' as never, params: [`0x${baseFee.toString(16)}`] as never })
+}

@@ -1,0 +1,84 @@
+import { z } from 'zod'
+import type { JSONRPCServer } from 'json-rpc-2.0'
+import type { Address, Hex } from 'viem'
+import { CallBundleError, callBundle, type CallBundleDeps, type CallBundleResult } from '../builder/callBundle.js'
+import { RpcErrorCode, invalidParams, rpcError } from './errors.js'
+import type { RequestContext } from './httpServer.js'
+import { singleObjectParam } from './params.js'
+
+const HEX_BYTES = /^0x([0-9a-fA-F]{2})*$/
+const QUANTITY = /^0x[0-9a-fA-F]{1,64}$/
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/
+
+const quantity = (what: string) => z.string({ error: `expected ${what} as a hex string like "0x1b4"` }).regex(QUANTITY, `expected ${what} as a hex string like "0x1b4"`)
+const integerOrQuantity = (what: string) =>
+  z.union([z.number().int().min(0).max(Number.MAX_SAFE_INTEGER), z.string().regex(QUANTITY)], {
+    error: `expected ${what} as a non-negative integer or a hex string like "0x1b4"`,
+  })
+
+/** eth_callBundle's object, as Flashbots defines it. Unknown fields are ignored. */
+const callBundleSchema = z.object({
+  txs: z
+    .array(z.string().regex(HEX_BYTES, 'expected a signed transaction as 0x hex'), { error: 'required: an array of signed transactions as 0x hex strings' })
+    .min(1, 'must hold at least one signed transaction'),
+  blockNumber: quantity('a block number'),
+  stateBlockNumber: z.string({ error: 'required: "latest" or the head block number as hex' }),
+  timestamp: integerOrQuantity('unix seconds').optional(),
+  coinbase: z.string({ error: 'expected a 20-byte 0x address' }).regex(ADDRESS, 'expected a 20-byte 0x address').optional(),
+  baseFee: integerOrQuantity('wei').optional(),
+})
+
+/** The JSON shape Flashbots (mev-geth) answers with: wei as decimal strings, gas as numbers. */
+export function formatCallBundleResult(result: CallBundleResult) {
+  return {
+    bundleGasPrice: result.bundleGasPrice.toString(),
+    bundleHash: result.bundleHash,
+    coinbaseDiff: result.coinbaseDiff.toString(),
+    ethSentToCoinbase: result.ethSentToCoinbase.toString(),
+    gasFees: result.gasFees.toString(),
+    results: result.results.map((tx) => ({
+      txHash: tx.txHash,
+      gasUsed: Number(tx.gasUsed),
+      gasPrice: tx.gasPrice.toString(),
+      gasFees: tx.gasFees.toString(),
+      coinbaseDiff: tx.coinbaseDiff.toString(),
+      ethSentToCoinbase: tx.ethSentToCoinbase.toString(),
+      fromAddress: tx.fromAddress,
+      toAddress: tx.toAddress ?? '0x',
+      ...(tx.error === undefined ? { value: tx.value } : { error: tx.error, revert: tx.revert }),
+    })),
+    stateBlockNumber: Number(result.stateBlockNumber),
+    totalGasUsed: Number(result.totalGasUsed),
+  }
+}
+
+/**
+ * `eth_callBundle [{ txs, blockNumber, stateBlockNumber, timestamp?, coinbase? }]`: simulates
+ * the bundle as the next block on the canonical head and changes nothing. `baseFee` is
+ * refused: the builder mines every block at the head's EIP-1559 successor base fee.
+ */
+export function registerCallBundleMethod(rpc: JSONRPCServer<RequestContext>, deps: CallBundleDeps): void {
+  rpc.addMethod('eth_callBundle', async (params) => {
+    const object = singleObjectParam(params, callBundleSchema)
+    const state = object.stateBlockNumber
+    if (state !== 'latest' && !QUANTITY.test(state)) {
+      throw invalidParams(`stateBlockNumber: only the canonical head is supported ("latest" or its block number as hex), got ${JSON.stringify(state)}`)
+    }
+    if (object.baseFee !== undefined) {
+      throw invalidParams("baseFee: overriding the base fee is not supported; the simulated block's base fee is the EIP-1559 successor of the head's")
+    }
+    try {
+      const result = await callBundle(deps, {
+        txs: object.txs as Hex[],
+        stateBlock: state === 'latest' ? 'latest' : BigInt(state),
+        timestamp: object.timestamp === undefined ? undefined : BigInt(object.timestamp),
+        coinbase: object.coinbase as Address | undefined,
+      })
+      return formatCallBundleResult(result)
+    } catch (error) {
+      if (!(error instanceof CallBundleError)) throw error
+      if (error.kind === 'params') throw invalidParams(error.message)
+      throw rpcError(RpcErrorCode.Unavailable, error.message, error.data)
+    }
+  })
+}

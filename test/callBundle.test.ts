@@ -1,0 +1,188 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { keccak256, parseEther, parseGwei, type Address, type Hex } from 'viem'
+import type { Harness } from '../src/index.js'
+import { DEV_KEYS, REVERTER_CODE, addressOf, call, rpc, sendBundle, setCode, signTx, startTestHarness } from './support/harness.js'
+
+/**
+ * eth_callBundle as searchers know it from Flashbots: the bundle runs for real as the next
+ * block on the head, every tx is reported (reverts included), and the chain does not move.
+ * Nothing here lands, so every test signs from the chain's current nonce.
+ */
+const KEY = DEV_KEYS[0]
+const REVERTER: Address = '0x00000000000000000000000000000000000dead1'
+/** Reverts with Error("nope"): CODECOPY the ABI-encoded error after the 12-byte prelude, REVERT. */
+const REASON_REVERTER: Address = '0x00000000000000000000000000000000000dead2'
+const REASON_CODE: Hex = `0x6064600c60003960646000fd08c379a0${'20'.padStart(64, '0')}${'4'.padStart(64, '0')}${'6e6f7065'.padEnd(64, '0')}`
+/** Returns the block timestamp as one 32-byte word: TIMESTAMP PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN. */
+const CLOCK: Address = '0x00000000000000000000000000000000000c10c0'
+const CLOCK_CODE: Hex = '0x4260005260206000f3'
+const TIP = parseGwei('2')
+
+let harness: Harness
+
+beforeAll(async () => {
+  harness = await startTestHarness()
+  await setCode(harness, REVERTER, REVERTER_CODE)
+  await setCode(harness, REASON_REVERTER, REASON_CODE)
+  await setCode(harness, CLOCK, CLOCK_CODE)
+  await harness.advanceSlot()
+})
+afterAll(() => harness?.stop())
+
+async function head() {
+  return call(harness.rpcUrl, 'eth_getBlockByNumber', ['latest', false])
+}
+
+async function nonce(key: Hex = KEY): Promise<number> {
+  return Number(await call(harness.rpcUrl, 'eth_getTransactionCount', [addressOf(key), 'latest']))
+}
+
+async function callBundle(txs: Hex[], extra: Record<string, unknown> = {}) {
+  const block = await head()
+  return rpc(harness.rpcUrl, 'eth_callBundle', [{ txs, blockNumber: `0x${(Number(block.number) + 1).toString(16)}`, stateBlockNumber: 'latest', ...extra }])
+}
+
+async function callBundleOk(txs: Hex[], extra: Record<string, unknown> = {}) {
+  const reply = await callBundle(txs, extra)
+  expect(reply.body.error).toBeUndefined()
+  return reply.body.result
+}
+
+async function pendingBaseFee(): Promise<bigint> {
+  return BigInt((await call(harness.rpcUrl, 'eth_getBlockByNumber', ['pending', false])).baseFeePerGas)
+}
+
+describe('eth_callBundle', () => {
+  it('reports each tx of a 2-tx bundle: sender, gas, coinbase diff = gasUsed × tip, consistent totals, the eth_sendBundle hash', async () => {
+    const n = await nonce()
+    const txs = [await signTx({ nonce: n }), await signTx({ nonce: n + 1, value: parseEther('1') })]
+    const before = await head()
+    const result = await callBundleOk(txs)
+
+    expect(result.stateBlockNumber).toBe(Number(before.number))
+    expect(result.results).toHaveLength(2)
+    result.results.forEach((tx: any, i: number) => {
+      expect(tx.txHash).toBe(keccak256(txs[i]!))
+      expect(tx.fromAddress.toLowerCase()).toBe(addressOf(KEY))
+      expect(tx.toAddress.toLowerCase()).toBe('0x00000000000000000000000000000000000c0ffe')
+      expect(tx.gasUsed).toBe(21000)
+      expect(tx.coinbaseDiff).toBe((21000n * TIP).toString())
+      expect(tx.gasFees).toBe(tx.coinbaseDiff)
+      expect(tx.ethSentToCoinbase).toBe('0')
+      expect(tx.gasPrice).toBe(TIP.toString())
+      expect(tx.value).toBe('0x')
+      expect(tx.error).toBeUndefined()
+    })
+    expect(result.totalGasUsed).toBe(42000)
+    expect(result.coinbaseDiff).toBe((42000n * TIP).toString())
+    expect(result.gasFees).toBe(result.coinbaseDiff)
+    expect(result.ethSentToCoinbase).toBe('0')
+    expect(result.bundleGasPrice).toBe(TIP.toString())
+
+    // The same txs submitted for a far block (never built) get the same hash.
+    expect(result.bundleHash).toBe(await sendBundle(harness, { txs, blockNumber: '0x100000' }))
+  })
+
+  it('leaves the chain as it was: same head, nonces, pending base fee; no receipts', async () => {
+    const n = await nonce()
+    const txs = [await signTx({ nonce: n }), await signTx({ nonce: n + 1 })]
+    const before = await head()
+    const baseFee = await pendingBaseFee()
+    await callBundleOk(txs)
+    await callBundleOk(txs, { coinbase: '0x00000000000000000000000000000000000000aa', timestamp: Number(before.timestamp) + 1000 })
+
+    const after = await head()
+    expect(after.hash).toBe(before.hash)
+    expect(await nonce()).toBe(n)
+    expect(await pendingBaseFee()).toBe(baseFee)
+    for (const tx of txs) expect(await call(harness.rpcUrl, 'eth_getTransactionReceipt', [keccak256(tx)])).toBeNull()
+    // The next real block is mined by the builder's coinbase, not the overridden one.
+    const [report] = await harness.advanceSlot()
+    const mined = await call(harness.rpcUrl, 'eth_getBlockByNumber', [`0x${report!.blockNumber.toString(16)}`, false])
+    expect(mined.miner.toLowerCase()).toBe(harness.coinbase)
+  })
+
+  it('reports a reverting tx with error and revert, and keeps simulating the rest', async () => {
+    const n = await nonce()
+    const txs = [
+      await signTx({ nonce: n, to: REVERTER, data: '0x01', value: 0n }),
+      await signTx({ nonce: n + 1, to: REASON_REVERTER, data: '0x01', value: 0n }),
+      await signTx({ nonce: n + 2 }),
+    ]
+    const result = await callBundleOk(txs)
+    const [bare, withReason, ok] = result.results
+    expect(bare.error).toBe('execution reverted')
+    expect(bare.revert).toBe('0x')
+    expect(bare.value).toBeUndefined()
+    expect(bare.gasUsed).toBeGreaterThan(21000)
+    expect(withReason.error).toBe('execution reverted')
+    expect(withReason.revert).toBe('nope')
+    expect(ok.error).toBeUndefined()
+    expect(ok.value).toBe('0x')
+    expect(result.totalGasUsed).toBe(bare.gasUsed + withReason.gasUsed + ok.gasUsed)
+  })
+
+  it('shows a direct payment to the coinbase as ethSentToCoinbase (the builder coinbase, or an overridden one)', async () => {
+    const paid = parseEther('0.01')
+    const n = await nonce()
+    const direct = await callBundleOk([await signTx({ nonce: n, to: harness.coinbase, value: paid })])
+    const [tx] = direct.results
+    expect(tx.ethSentToCoinbase).toBe(paid.toString())
+    expect(BigInt(tx.coinbaseDiff)).toBe(paid + BigInt(tx.gasFees))
+    expect(direct.ethSentToCoinbase).toBe(paid.toString())
+
+    const other: Address = '0x00000000000000000000000000000000000000bb'
+    const overridden = await callBundleOk([await signTx({ nonce: n, to: other, value: paid })], { coinbase: other })
+    expect(overridden.results[0].ethSentToCoinbase).toBe(paid.toString())
+    expect(overridden.coinbaseDiff).toBe((paid + 21000n * TIP).toString())
+  })
+
+  it('runs at the given timestamp (default: head + one slot)', async () => {
+    const n = await nonce()
+    const tx = await signTx({ nonce: n, to: CLOCK, value: 0n, gas: 100_000n })
+    const block = await head()
+    const word = (t: bigint) => `0x${t.toString(16).padStart(64, '0')}`
+    const byDefault = await callBundleOk([tx])
+    expect(byDefault.results[0].value).toBe(word(BigInt(block.timestamp) + 12n))
+    const at = BigInt(block.timestamp) + 100n
+    const given = await callBundleOk([tx], { timestamp: Number(at) })
+    expect(given.results[0].value).toBe(word(at))
+  })
+
+  it('fails naming the tx when Anvil refuses it', async () => {
+    const n = await nonce()
+    const txs = [await signTx({ nonce: n }), await signTx({ nonce: n + 1, value: parseEther('100000000') })]
+    const reply = await callBundle(txs)
+    expect(reply.body.error?.code).toBe(-32000)
+    expect(reply.body.error?.message).toMatch(/txs\[1\]/)
+    expect(reply.body.error?.message).toMatch(/insufficient funds|LackOfFund/i)
+    expect(reply.body.error?.data).toMatchObject({ index: 1, txHash: keccak256(txs[1]!) })
+  })
+
+  it('refuses bad params with -32602 naming the field', async () => {
+    const tx = await signTx({ nonce: await nonce() })
+    const block = await head()
+    const next = `0x${(Number(block.number) + 1).toString(16)}`
+    const cases: Array<[unknown, RegExp]> = [
+      [{ blockNumber: next, stateBlockNumber: 'latest' }, /^txs: /],
+      [{ txs: [], blockNumber: next, stateBlockNumber: 'latest' }, /^txs: .*at least one/],
+      [{ txs: ['0xzz'], blockNumber: next, stateBlockNumber: 'latest' }, /^txs\[0\]: /],
+      [{ txs: [tx], stateBlockNumber: 'latest' }, /^blockNumber: /],
+      [{ txs: [tx], blockNumber: next }, /^stateBlockNumber: /],
+      [{ txs: [tx], blockNumber: next, stateBlockNumber: 'pending' }, /^stateBlockNumber: only the canonical head.*"pending"/],
+      [{ txs: [tx], blockNumber: next, stateBlockNumber: '0x0' }, /^stateBlockNumber: only the canonical head .*0x0/],
+      [{ txs: [tx], blockNumber: next, stateBlockNumber: 'latest', coinbase: '0x12' }, /^coinbase: /],
+      [{ txs: [tx], blockNumber: next, stateBlockNumber: 'latest', timestamp: Number(block.timestamp) }, /^timestamp: .*after/],
+      [{ txs: [tx], blockNumber: next, stateBlockNumber: 'latest', baseFee: 'lots' }, /^baseFee: /],
+      [{ txs: [tx], blockNumber: next, stateBlockNumber: 'latest', baseFee: '0x3b9aca00' }, /^baseFee: .*not supported/],
+      [{ txs: [await signTx({ nonce: 0, chainId: 1 })], blockNumber: next, stateBlockNumber: 'latest' }, /^txs\[0\]: wrong chain id 1/],
+    ]
+    for (const [params, message] of cases) {
+      const reply = await rpc(harness.rpcUrl, 'eth_callBundle', [params])
+      expect(reply.body.error?.code, JSON.stringify(params)).toBe(-32602)
+      expect(reply.body.error?.message).toMatch(message)
+    }
+    const notOne = await rpc(harness.rpcUrl, 'eth_callBundle', [])
+    expect(notOne.body.error?.code).toBe(-32602)
+  })
+})
