@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { keccak256, parseEther, parseGwei, type Address, type Hex } from 'viem'
+import { generatePrivateKey } from 'viem/accounts'
 import type { Harness } from '../src/index.js'
 import { DEV_KEYS, REVERTER_CODE, addressOf, call, rpc, sendBundle, setCode, signTx, startTestHarness } from './support/harness.js'
 
@@ -147,6 +148,19 @@ describe('eth_callBundle', () => {
     const at = BigInt(block.timestamp) + 100n
     const given = await callBundleOk([tx], { timestamp: Number(at) })
     expect(given.results[0].value).toBe(word(at))
+  })
+
+  it('admits a tx funded by an earlier tx of the bundle (an empty account paid, then spending)', async () => {
+    const fresh = generatePrivateKey()
+    const n = await nonce()
+    const txs = [
+      await signTx({ nonce: n, to: addressOf(fresh), value: parseEther('1') }),
+      await signTx({ key: fresh, nonce: 0, value: parseEther('0.5') }),
+    ]
+    const result = await callBundleOk(txs)
+    expect(result.results.map((tx: any) => tx.fromAddress.toLowerCase())).toEqual([addressOf(KEY), addressOf(fresh)])
+    expect(result.results.every((tx: any) => tx.error === undefined)).toBe(true)
+    expect(await call(harness.rpcUrl, 'eth_getBalance', [addressOf(fresh), 'latest'])).toBe('0x0')
   })
 
   it('fails naming the tx when Anvil refuses it', async () => {

@@ -2,9 +2,10 @@ import { getAddress, recoverTransactionAddress, type Address, type Hash, type He
 import type { ChainClient } from '../chain/chainClient.js'
 import type { ChainLock } from '../chain/chainLock.js'
 import { decodeBundle } from '../bundle/decode.js'
-import type { BundleTx } from '../bundle/types.js'
+import type { Bundle } from '../bundle/types.js'
 import type { TxGroup } from './execution.js'
 import { describeFailure, type BundleFailure } from './failures.js'
+import { bundleGroup } from './groups.js'
 import { ParentState } from './parentState.js'
 
 /** What `eth_callBundle` asks for, after its params are validated. */
@@ -87,12 +88,13 @@ export interface CallBundleDeps {
  * @example const result = await callBundle(deps, { txs: [raw], stateBlock: 'latest' })
  */
 export async function callBundle(deps: CallBundleDeps, request: CallBundleRequest): Promise<CallBundleResult> {
-  const { txs, hash } = await decodeTxs(request.txs, deps.chainId)
-  return deps.lock.write(() => simulate(deps, request, txs, hash))
+  const bundle = await decodeTxs(request.txs, deps.chainId)
+  return deps.lock.write(() => simulate(deps, request, bundle))
 }
 
-async function simulate(deps: CallBundleDeps, request: CallBundleRequest, txs: BundleTx[], bundleHash: Hash): Promise<CallBundleResult> {
+async function simulate(deps: CallBundleDeps, request: CallBundleRequest, bundle: Bundle): Promise<CallBundleResult> {
   const { chain } = deps
+  const { txs, hash: bundleHash } = bundle
   const coinbase = (request.coinbase ?? deps.coinbase).toLowerCase() as Address
   const coinbaseOverridden = coinbase !== deps.coinbase.toLowerCase()
   const parent = await ParentState.capture(chain, coinbase)
@@ -111,7 +113,9 @@ async function simulate(deps: CallBundleDeps, request: CallBundleRequest, txs: B
     }
     if (coinbaseOverridden) await chain.setCoinbase(coinbase)
 
-    const group: TxGroup = { txs, mayDrop: () => false, mayRevert: () => true }
+    // As a bundle (so a tx funded by an earlier one is admitted, as in eth_sendBundle's
+    // simulation), but every tx may revert and none may be dropped.
+    const group: TxGroup = { ...bundleGroup(bundle), mayDrop: () => false, mayRevert: () => true }
     const execution = await parent.execute(timestamp, [group])
     if (!execution.ok) {
       const { failure } = execution
@@ -168,7 +172,7 @@ async function simulate(deps: CallBundleDeps, request: CallBundleRequest, txs: B
 }
 
 /** Decodes the txs (as eth_sendBundle does, so the bundle hash is the same) and recovers their senders. */
-async function decodeTxs(txs: Hex[], chainId: number): Promise<{ txs: BundleTx[]; hash: Hash }> {
+async function decodeTxs(txs: Hex[], chainId: number): Promise<Bundle> {
   const submission = { txs, revertingTxHashes: [], droppingTxHashes: [], refundTxHashes: [] }
   const { bundle, problems } = decodeBundle(submission, { chainId, headBlock: 0n, boosted: false })
   for (const tx of bundle.txs) {
@@ -179,7 +183,7 @@ async function decodeTxs(txs: Hex[], chainId: number): Promise<{ txs: BundleTx[]
     }
   }
   if (problems.length > 0) throw new CallBundleError(problems.join('; '), 'params')
-  return { txs: bundle.txs, hash: bundle.hash }
+  return bundle
 }
 
 interface AccountState {
