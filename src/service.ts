@@ -1,5 +1,5 @@
 import { JSONRPCErrorException, JSONRPCServer } from 'json-rpc-2.0'
-import { privateKeyToAddress } from 'viem/accounts'
+import { privateKeyToAccount } from 'viem/accounts'
 import type { Address } from 'viem'
 import { resolveConfig, slotCutoffs, type BundlesimConfig } from './config.js'
 import { createLogger } from './log.js'
@@ -72,7 +72,8 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
   try {
     const chain = new ChainClient(anvil.url)
     const chainId = await chain.chainId()
-    const coinbase = privateKeyToAddress(config.coinbaseKey).toLowerCase() as Address
+    const builderAccount = privateKeyToAccount(config.coinbaseKey)
+    const coinbase = builderAccount.address.toLowerCase() as Address
     await chain.setCoinbase(coinbase)
     await chain.setBalance(coinbase, config.coinbaseFunding)
 
@@ -85,7 +86,8 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
       winProbability: config.competitorWinProbability,
       seed: config.auctionSeed,
     })
-    const builder = new SlotBuilder({ chain, lock, clock, traces, mempool, auction, coinbase, algorithms, cutoffs, log })
+    const signer = { account: builderAccount, chainId }
+    const builder = new SlotBuilder({ chain, lock, clock, traces, mempool, auction, coinbase, signer, algorithms, cutoffs, log })
     await builder.init()
     let healthy = true
     void anvil.exited.then((reason) => {
@@ -128,9 +130,10 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
       ingest: new BundleIngest({
         chainId,
         traces,
-        headBlock: () => builder.head.number,
+        headBlock: () => builder.sealedBlock,
         nowSeconds: () => clock.nowSeconds(),
-        msIntoSlot: () => clock.msIntoSlot(),
+        // Mid-build arrivals belong to the next slot, at its very start.
+        msIntoSlot: () => (builder.sealedBlock === builder.head.number ? clock.msIntoSlot() : 0),
         readNonce: (address, blockNumber) => chain.nonce(address, blockNumber),
         log,
       }),

@@ -49,6 +49,15 @@ export interface ChainHead {
  */
 export class SlotBuilder {
   head: ChainHead = { number: 0n, timestamp: 0n }
+  private building: bigint | null = null
+
+  /**
+   * The last block closed to new bundles: the head, or the block being built right now.
+   * A bundle arriving mid-build defaults to the block after it instead of missing it.
+   */
+  get sealedBlock(): bigint {
+    return this.building ?? this.head.number
+  }
 
   constructor(private readonly deps: SlotBuilderDeps) {}
 
@@ -60,7 +69,14 @@ export class SlotBuilder {
   }
 
   runSlot(): Promise<SlotReport> {
-    return this.deps.lock.write(() => this.buildAndMine())
+    return this.deps.lock.write(async () => {
+      this.building = this.head.number + 1n
+      try {
+        return await this.buildAndMine()
+      } finally {
+        this.building = null
+      }
+    })
   }
 
   private async buildAndMine(): Promise<SlotReport> {

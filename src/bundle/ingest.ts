@@ -55,6 +55,7 @@ export class BundleIngest {
       blockNumber: null,
       live: true,
       searcher: options.searcher ?? null,
+      builderPayments: { sponsorships: [], refund: null },
       verified: Promise.resolve(),
     }
     // No await from here to the store: replacement decisions see every earlier submission.

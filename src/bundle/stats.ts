@@ -18,6 +18,10 @@ export interface BundleStats {
   maxTimestamp: number | null
   /** Extra: the address of the request's valid `X-Flashbots-Signature`, or null. */
   searcher: Address | null
+  /** Extra: builder transfers that paid for txs' gas (decimal wei). */
+  sponsorships: Array<{ txHash: Hash; amount: string }>
+  /** Extra: the refund paid to the recipient (decimal wei), or null. */
+  refund: { recipient: string; amount: string; txHash: Hash } | null
 }
 
 export function formatStatus(state: BundleState, statusCase: StatusCase): string {
@@ -38,5 +42,11 @@ export function toBundleStats(trace: BundleTrace, statusCase: StatusCase): Bundl
     minTimestamp: trace.bundle.minTimestamp ?? null,
     maxTimestamp: trace.bundle.maxTimestamp ?? null,
     searcher: trace.searcher,
+    sponsorships: trace.builderPayments.sponsorships.map((s) => ({ txHash: s.txHash, amount: s.amountWei.toString() })),
+    refund: trace.builderPayments.refund && {
+      recipient: trace.builderPayments.refund.recipient,
+      amount: trace.builderPayments.refund.amountWei.toString(),
+      txHash: trace.builderPayments.refund.payoutHash,
+    },
   }
 }

@@ -1,5 +1,6 @@
 import type { Address, Hash } from 'viem'
 import { BUNDLE_STATES, type Bundle, type BundleState } from './types.js'
+import type { BuilderPayments } from '../builder/execution.js'
 
 /** Everything the builder learns about one bundle; served as seed §2.3 stats. */
 export interface BundleTrace {
@@ -21,6 +22,8 @@ export interface BundleTrace {
   /** False once cancelled, replaced or dropped: never built again. */
   live: boolean
   searcher: Address | null
+  /** What the builder paid for it in its last simulation or in its block. */
+  builderPayments: BuilderPayments
   /** Settles when the off-path sender checks are done (they may make it `Invalid`). */
   verified: Promise<void>
 }
