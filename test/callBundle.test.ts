@@ -84,6 +84,13 @@ describe('eth_callBundle', () => {
     expect(result.bundleHash).toBe(await sendBundle(harness, { txs, blockNumber: '0x100000' }))
   })
 
+  it('simulates at an overridden base fee: the tip shrinks to maxFeePerGas − baseFee', async () => {
+    const tx = await signTx({ nonce: await nonce(), maxFeePerGas: parseGwei('10'), maxPriorityFeePerGas: parseGwei('2') })
+    const result = await callBundleOk([tx], { baseFee: '0x' + parseGwei('9').toString(16) })
+
+    expect(result.results[0].coinbaseDiff).toBe((21000n * parseGwei('1')).toString())
+  })
+
   it('leaves the chain as it was: same head, nonces, pending base fee; no receipts', async () => {
     const n = await nonce()
     const txs = [await signTx({ nonce: n }), await signTx({ nonce: n + 1 })]
@@ -188,7 +195,6 @@ describe('eth_callBundle', () => {
       [{ txs: [tx], blockNumber: next, stateBlockNumber: 'latest', coinbase: '0x12' }, /^coinbase: /],
       [{ txs: [tx], blockNumber: next, stateBlockNumber: 'latest', timestamp: Number(block.timestamp) }, /^timestamp: .*after/],
       [{ txs: [tx], blockNumber: next, stateBlockNumber: 'latest', baseFee: 'lots' }, /^baseFee: /],
-      [{ txs: [tx], blockNumber: next, stateBlockNumber: 'latest', baseFee: '0x3b9aca00' }, /^baseFee: .*not supported/],
       [{ txs: [await signTx({ nonce: 0, chainId: 1 })], blockNumber: next, stateBlockNumber: 'latest' }, /^txs\[0\]: wrong chain id 1/],
     ]
     for (const [params, message] of cases) {

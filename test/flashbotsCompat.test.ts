@@ -39,6 +39,11 @@ async function nextNonce(key: Hex): Promise<number> {
 }
 
 /** Keeps building slots until the library's wait() settles (it learns of blocks by polling). */
+/** The head straight from the RPC: ethers caches getBlockNumber() between polls. */
+async function headNumber(): Promise<number> {
+  return Number(await call(harness.rpcUrl, 'eth_blockNumber', []))
+}
+
 async function advanceUntil<T>(pending: Promise<T>, maxSlots = 10): Promise<T> {
   let settled = false
   const done = pending.finally(() => {
@@ -55,7 +60,7 @@ describe('@flashbots/ethers-provider-bundle against bundlesim', () => {
   it('sendRawBundle returns the bundle hash, simulate runs it through eth_callBundle, wait() sees it included', async () => {
     const key = DEV_KEYS[0]
     const signedTx = await signTx({ key, nonce: await nextNonce(key) })
-    const targetBlock = (await provider.getBlockNumber()) + 1
+    const targetBlock = (await headNumber()) + 1
 
     const response = await fb.sendRawBundle([signedTx], targetBlock)
     if ('error' in response) throw new Error(`sendRawBundle failed: ${response.error.message}`)
@@ -93,7 +98,7 @@ describe('@flashbots/ethers-provider-bundle against bundlesim', () => {
 
   it('sendBundle signs with a wallet (nonce from the forwarded reads) and lands', async () => {
     const wallet = new Wallet(DEV_KEYS[1], provider)
-    const targetBlock = (await provider.getBlockNumber()) + 1
+    const targetBlock = (await headNumber()) + 1
     const response = await fb.sendBundle(
       [
         {
@@ -118,7 +123,7 @@ describe('@flashbots/ethers-provider-bundle against bundlesim', () => {
   it('a simulation of a reverting bundle reports firstRevert; an unsupported state block is an error', async () => {
     const key = DEV_KEYS[2]
     const signedTx = await signTx({ key, nonce: await nextNonce(key) + 5 })
-    const targetBlock = (await provider.getBlockNumber()) + 1
+    const targetBlock = (await headNumber()) + 1
     // A nonce gap: Anvil does not include it, so eth_callBundle fails naming the tx.
     const gap = await fb.simulate([signedTx], targetBlock)
     expect('error' in gap && gap.error.message).toMatch(/txs\[0\]/)

@@ -17,6 +17,8 @@ export interface CallBundleRequest {
   timestamp?: bigint
   /** Coinbase of the simulated block; default: the builder's. */
   coinbase?: Address
+  /** Base fee of the simulated block; default: the EIP-1559 successor of the head's. */
+  baseFee?: bigint
 }
 
 export interface CallBundleTxResult {
@@ -97,7 +99,7 @@ async function simulate(deps: CallBundleDeps, request: CallBundleRequest, bundle
   const { txs, hash: bundleHash } = bundle
   const coinbase = (request.coinbase ?? deps.coinbase).toLowerCase() as Address
   const coinbaseOverridden = coinbase !== deps.coinbase.toLowerCase()
-  const parent = await ParentState.capture(chain, coinbase)
+  const parent = await ParentState.capture(chain, coinbase, undefined, { baseFee: request.baseFee })
   // Anvil's evm_revert keeps the next base fee it derived from the simulated block: put it back.
   const pendingFee = await pendingBaseFee(chain)
   try {

@@ -25,8 +25,11 @@ export class ParentState {
     private snapshotId: Hex,
   ) {}
 
-  /** Without a signer the builder cannot sponsor or refund (e.g. `eth_callBundle`). */
-  static async capture(chain: ChainClient, coinbase: Address, signer?: BuilderSigner): Promise<ParentState> {
+  /**
+   * Without a signer the builder cannot sponsor or refund (e.g. `eth_callBundle`).
+   * `baseFee` overrides the EIP-1559 successor base fee (a what-if simulation).
+   */
+  static async capture(chain: ChainClient, coinbase: Address, signer?: BuilderSigner, overrides: { baseFee?: bigint } = {}): Promise<ParentState> {
     await chain.dropAllTransactions()
     const [block, coinbaseBalance, snapshotId] = await Promise.all([
       chain.latestBlock(),
@@ -34,7 +37,7 @@ export class ParentState {
       chain.snapshot(),
     ])
     const builder = signer && { ...signer, nonce: await chain.nonce(coinbase, block.number) }
-    const baseFee = nextBaseFee({ baseFeePerGas: block.baseFeePerGas ?? 0n, gasUsed: block.gasUsed, gasLimit: block.gasLimit })
+    const baseFee = overrides.baseFee ?? nextBaseFee({ baseFeePerGas: block.baseFeePerGas ?? 0n, gasUsed: block.gasUsed, gasLimit: block.gasLimit })
     return new ParentState(chain, coinbase, block.number, block.timestamp, baseFee, coinbaseBalance, builder, snapshotId)
   }
 

@@ -53,9 +53,8 @@ export function formatCallBundleResult(result: CallBundleResult) {
 }
 
 /**
- * `eth_callBundle [{ txs, blockNumber, stateBlockNumber, timestamp?, coinbase? }]`: simulates
- * the bundle as the next block on the canonical head and changes nothing. `baseFee` is
- * refused: the builder mines every block at the head's EIP-1559 successor base fee.
+ * `eth_callBundle [{ txs, blockNumber, stateBlockNumber, timestamp?, coinbase?, baseFee? }]`:
+ * simulates the bundle as the next block on the canonical head and changes nothing.
  */
 export function registerCallBundleMethod(rpc: JSONRPCServer<RequestContext>, deps: CallBundleDeps): void {
   rpc.addMethod('eth_callBundle', async (params) => {
@@ -64,15 +63,13 @@ export function registerCallBundleMethod(rpc: JSONRPCServer<RequestContext>, dep
     if (state !== 'latest' && !QUANTITY.test(state)) {
       throw invalidParams(`stateBlockNumber: only the canonical head is supported ("latest" or its block number as hex), got ${JSON.stringify(state)}`)
     }
-    if (object.baseFee !== undefined) {
-      throw invalidParams("baseFee: overriding the base fee is not supported; the simulated block's base fee is the EIP-1559 successor of the head's")
-    }
     try {
       const result = await callBundle(deps, {
         txs: object.txs as Hex[],
         stateBlock: state === 'latest' ? 'latest' : BigInt(state),
         timestamp: object.timestamp === undefined ? undefined : BigInt(object.timestamp),
         coinbase: object.coinbase as Address | undefined,
+        baseFee: object.baseFee === undefined ? undefined : BigInt(object.baseFee),
       })
       return formatCallBundleResult(result)
     } catch (error) {
