@@ -6,34 +6,38 @@ interface AccountState {
   nonce?: number
 }
 interface TxStateDiff {
-  txHash: Hash
-  result: { pre: Record<string, AccountState>; post: Record<string, AccountState> }
+  pre: Record<string, AccountState>
+  post: Record<string, AccountState>
+}
+
+/** Runs one tracer over every tx of a mined block; results by (lowercase) tx hash, in block order. */
+export async function traceBlock<T>(chain: ChainClient, blockNumber: bigint, options: object): Promise<Map<Hash, T>> {
+  const traces = (await chain.public.request({
+    method: 'debug_traceBlockByNumber' as never,
+    params: [`0x${blockNumber.toString(16)}`, options] as never,
+  })) as Array<{ txHash: Hash; result: T }>
+  return new Map(traces.map((t) => [t.txHash.toLowerCase() as Hash, t.result]))
 }
 
 /**
  * Per-tx balance changes of a mined block, from Anvil's prestateTracer in diff mode: what
- * refunds (the reward a tx paid the coinbase) and sponsorship (a sender's balance at a point
- * in the block) are computed from.
+ * refunds (the reward a tx paid the coinbase), sponsorship (a sender's balance at a point
+ * in the block) and `eth_callBundle`'s per-tx coinbase diffs are computed from.
  */
 export class BlockTrace {
-  private constructor(private readonly diffs: TxStateDiff[]) {}
+  private constructor(private readonly diffs: Map<Hash, TxStateDiff>) {}
 
   static async of(chain: ChainClient, blockNumber: bigint): Promise<BlockTrace> {
-    const diffs = (await chain.public.request({
-      method: 'debug_traceBlockByNumber' as never,
-      params: [`0x${blockNumber.toString(16)}`, { tracer: 'prestateTracer', tracerConfig: { diffMode: true } }] as never,
-    })) as TxStateDiff[]
-    return new BlockTrace(diffs)
+    return new BlockTrace(await traceBlock<TxStateDiff>(chain, blockNumber, { tracer: 'prestateTracer', tracerConfig: { diffMode: true } }))
   }
 
   /** How much a tx changed an account's balance (0 when it did not touch it). */
   balanceChange(txHash: Hash, account: Address): bigint {
-    const diff = this.diffs.find((d) => d.txHash === txHash)
-    if (!diff) return 0n
+    const diff = this.diffs.get(txHash.toLowerCase() as Hash)
     const key = account.toLowerCase()
-    const post = diff.result.post[key]?.balance
-    const pre = diff.result.pre[key]?.balance
-    return post === undefined || pre === undefined ? 0n : BigInt(post) - BigInt(pre)
+    const post = diff?.post[key]?.balance
+    if (post === undefined) return 0n
+    return BigInt(post) - BigInt(diff?.pre[key]?.balance ?? 0)
   }
 
   /**
@@ -43,9 +47,9 @@ export class BlockTrace {
   balanceAfter(txHashes: ReadonlySet<Hash>, account: Address): bigint | undefined {
     const key = account.toLowerCase()
     let balance: bigint | undefined
-    for (const diff of this.diffs) {
-      if (!txHashes.has(diff.txHash)) continue
-      const post = diff.result.post[key]?.balance
+    for (const [hash, diff] of this.diffs) {
+      if (!txHashes.has(hash)) continue
+      const post = diff.post[key]?.balance
       if (post !== undefined) balance = BigInt(post)
     }
     return balance

@@ -1,7 +1,9 @@
-import { getAddress, recoverTransactionAddress, type Address, type Hash, type Hex } from 'viem'
+import { getAddress, type Address, type Hash, type Hex } from 'viem'
 import type { ChainClient } from '../chain/chainClient.js'
 import type { ChainLock } from '../chain/chainLock.js'
 import { decodeBundle } from '../bundle/decode.js'
+import { recoverSenders } from '../bundle/verifySenders.js'
+import { BlockTrace, traceBlock } from './blockTrace.js'
 import type { Bundle } from '../bundle/types.js'
 import type { TxGroup } from './execution.js'
 import { describeFailure, type BundleFailure } from './failures.js'
@@ -125,14 +127,14 @@ async function simulate(deps: CallBundleDeps, request: CallBundleRequest, bundle
       throw new CallBundleError(describeFailure(failure), 'execution', { ...where, failure: failure.kind })
     }
     const { block } = execution
-    const [diffs, calls] = await Promise.all([traceBlock<PrestateDiff>(chain, block.number, PRESTATE_DIFF), traceBlock<CallFrame>(chain, block.number, TOP_CALL)])
+    const [diffs, calls] = await Promise.all([BlockTrace.of(chain, block.number), traceBlock<CallFrame>(chain, block.number, TOP_CALL)])
 
     const results = txs.map((tx): CallBundleTxResult => {
       const receipt = block.receipts.get(tx.hash)
       if (!receipt) throw new Error(`no receipt for ${tx.hash} in simulated block ${block.number}`)
       const gasUsed = receipt.gasUsed
       const gasFees = gasUsed * (receipt.effectiveGasPrice - block.baseFeePerGas)
-      const coinbaseDiff = balanceChange(diffs.get(tx.hash), coinbase)
+      const coinbaseDiff = diffs.balanceChange(tx.hash, coinbase)
       const result: CallBundleTxResult = {
         txHash: tx.hash,
         gasUsed,
@@ -177,48 +179,18 @@ async function simulate(deps: CallBundleDeps, request: CallBundleRequest, bundle
 async function decodeTxs(txs: Hex[], chainId: number): Promise<Bundle> {
   const submission = { txs, revertingTxHashes: [], droppingTxHashes: [], refundTxHashes: [] }
   const { bundle, problems } = decodeBundle(submission, { chainId, headBlock: 0n, boosted: false })
-  for (const tx of bundle.txs) {
-    try {
-      tx.sender = (await recoverTransactionAddress({ serializedTransaction: tx.raw as never })).toLowerCase() as Address
-    } catch (error) {
-      problems.push(`txs[${tx.index}]: bad signature (${((error as Error).message ?? '').split('\n')[0]})`)
-    }
-  }
+  problems.push(...(await recoverSenders(bundle)))
   if (problems.length > 0) throw new CallBundleError(problems.join('; '), 'params')
   return bundle
 }
 
-interface AccountState {
-  balance?: Hex
-}
-interface PrestateDiff {
-  pre: Record<string, AccountState>
-  post: Record<string, AccountState>
-}
 interface CallFrame {
   output?: Hex
   error?: string
   revertReason?: string
 }
 
-const PRESTATE_DIFF = { tracer: 'prestateTracer', tracerConfig: { diffMode: true } }
 const TOP_CALL = { tracer: 'callTracer', tracerConfig: { onlyTopCall: true } }
-
-/** One tracer over every tx of a mined block, by tx hash. */
-async function traceBlock<T>(chain: ChainClient, blockNumber: bigint, options: object): Promise<Map<Hash, T>> {
-  const traces = (await chain.public.request({
-    method: 'debug_traceBlockByNumber' as never,
-    params: [`0x${blockNumber.toString(16)}`, options] as never,
-  })) as Array<{ txHash: Hash; result: T }>
-  return new Map(traces.map((t) => [t.txHash.toLowerCase() as Hash, t.result]))
-}
-
-/** In diff mode `post` holds only what changed: no balance there means no change. */
-function balanceChange(diff: PrestateDiff | undefined, account: Address): bigint {
-  const post = diff?.post[account]?.balance
-  if (post === undefined) return 0n
-  return BigInt(post) - BigInt(diff?.pre[account]?.balance ?? 0)
-}
 
 async function pendingBaseFee(chain: ChainClient): Promise<bigint> {
   const pending = await chain.public.getBlock({ blockTag: 'pending' })

@@ -12,15 +12,7 @@ export type NonceReader = (address: Address) => Promise<number>
  * @returns the problems that make the bundle `Invalid`; empty when it is fine.
  */
 export async function verifySenders(bundle: Bundle, readNonce: NonceReader): Promise<string[]> {
-  const problems: string[] = []
-  for (const tx of bundle.txs) {
-    if (tx.sender) continue
-    try {
-      tx.sender = (await recoverTransactionAddress({ serializedTransaction: tx.raw as never })).toLowerCase() as Address
-    } catch (error) {
-      problems.push(`txs[${tx.index}]: bad signature (${((error as Error).message ?? '').split('\n')[0]})`)
-    }
-  }
+  const problems = await recoverSenders(bundle)
   const nonces = new Map<Address, Promise<number>>()
   for (const tx of bundle.txs) {
     if (!tx.sender || mayDrop(bundle, tx.hash)) continue
@@ -28,6 +20,20 @@ export async function verifySenders(bundle: Bundle, readNonce: NonceReader): Pro
     const chainNonce = await nonces.get(tx.sender)!
     if (tx.nonce < chainNonce) {
       problems.push(`txs[${tx.index}]: nonce ${tx.nonce} of ${tx.sender} already used on chain (next nonce is ${chainNonce})`)
+    }
+  }
+  return problems
+}
+
+/** Sets `tx.sender` on every tx whose signature recovers; the others are problems naming the tx. */
+export async function recoverSenders(bundle: Bundle): Promise<string[]> {
+  const problems: string[] = []
+  for (const tx of bundle.txs) {
+    if (tx.sender) continue
+    try {
+      tx.sender = (await recoverTransactionAddress({ serializedTransaction: tx.raw as never })).toLowerCase() as Address
+    } catch (error) {
+      problems.push(`txs[${tx.index}]: bad signature (${((error as Error).message ?? '').split('\n')[0]})`)
     }
   }
   return problems
