@@ -1,13 +1,10 @@
-import { parseTransaction, recoverTransactionAddress, type Address, type Hash, type Hex } from 'viem'
-import { txHash } from '../bundle/hash.js'
+import type { Address, Hash, Hex } from 'viem'
+import { decodeSignedTx, type DecodedTx } from '../bundle/decode.js'
+import type { BundleTx } from '../bundle/types.js'
+import { recoverSenders } from '../bundle/verifySenders.js'
 
-export interface MempoolTx {
-  raw: Hex
-  hash: Hash
+export interface MempoolTx extends DecodedTx {
   sender: Address
-  nonce: number
-  maxFeePerGas: bigint
-  maxPriorityFeePerGas: bigint
   sequence: number
 }
 
@@ -30,37 +27,17 @@ export class PublicMempool {
 
   /** Decodes, checks chain id, signature and nonce; returns the tx hash. */
   async add(raw: Hex, chainNonce: (sender: Address) => Promise<number>): Promise<Hash> {
-    let tx: ReturnType<typeof parseTransaction>
-    try {
-      tx = parseTransaction(raw)
-    } catch (error) {
-      throw new MempoolRejection(`params[0]: undecodable transaction (${((error as Error).message ?? '').split('\n')[0]})`)
-    }
-    if (tx.chainId !== undefined && tx.chainId !== this.chainId) {
-      throw new MempoolRejection(`params[0]: wrong chain id ${tx.chainId}, expected ${this.chainId}`)
-    }
-    const hash = txHash(raw)
-    if (this.txs.has(hash)) throw new MempoolRejection(`already known: ${hash}`)
-    let sender: Address
-    try {
-      sender = (await recoverTransactionAddress({ serializedTransaction: raw as never })).toLowerCase() as Address
-    } catch (error) {
-      throw new MempoolRejection(`params[0]: bad signature (${((error as Error).message ?? '').split('\n')[0]})`)
-    }
-    const nonce = tx.nonce ?? 0
+    const decoded = decodeSignedTx(raw, 'params[0]', this.chainId)
+    if (typeof decoded === 'string') throw new MempoolRejection(decoded)
+    const tx: BundleTx = { ...decoded, index: 0 }
+    if (this.txs.has(tx.hash)) throw new MempoolRejection(`already known: ${tx.hash}`)
+    const [badSignature] = await recoverSenders({ txs: [tx] })
+    if (badSignature) throw new MempoolRejection(badSignature.replace('txs[0]', 'params[0]'))
+    const sender = tx.sender!
     const next = await chainNonce(sender)
-    if (nonce < next) throw new MempoolRejection(`nonce too low: ${sender} has next nonce ${next}, tx has ${nonce}`)
-    const gasPrice = 'gasPrice' in tx ? tx.gasPrice : undefined
-    this.txs.set(hash, {
-      raw,
-      hash,
-      sender,
-      nonce,
-      maxFeePerGas: tx.maxFeePerGas ?? gasPrice ?? 0n,
-      maxPriorityFeePerGas: tx.maxPriorityFeePerGas ?? gasPrice ?? 0n,
-      sequence: this.sequence++,
-    })
-    return hash
+    if (tx.nonce < next) throw new MempoolRejection(`nonce too low: ${sender} has next nonce ${next}, tx has ${tx.nonce}`)
+    this.txs.set(tx.hash, { ...tx, sender, sequence: this.sequence++ })
+    return tx.hash
   }
 
   /**

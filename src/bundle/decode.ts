@@ -27,9 +27,9 @@ export function decodeBundle(submission: BundleSubmission, context: DecodeContex
   const txs: BundleTx[] = []
   const hashes = submission.txs.map((raw) => txHash(raw))
   submission.txs.forEach((raw, index) => {
-    const decoded = decodeTx(raw, index, hashes[index]!, context.chainId)
+    const decoded = decodeSignedTx(raw, `txs[${index}]`, context.chainId)
     if (typeof decoded === 'string') problems.push(decoded)
-    else txs.push(decoded)
+    else txs.push({ ...decoded, index })
   })
 
   const seen = new Set<Hash>()
@@ -71,23 +71,29 @@ export function decodeBundle(submission: BundleSubmission, context: DecodeContex
   }
 }
 
-function decodeTx(raw: Hex, index: number, hash: Hash, chainId: number): BundleTx | string {
+/** A signed tx's fields the builder orders and checks by; `maxFeePerGas` is `gasPrice` for legacy txs. */
+export type DecodedTx = Omit<BundleTx, 'index'>
+
+/**
+ * Decodes one signed tx and checks it is signed for this chain; a problem comes back as a
+ * message starting with `where` (e.g. `txs[1]`).
+ */
+export function decodeSignedTx(raw: Hex, where: string, chainId: number): DecodedTx | string {
   let tx: ReturnType<typeof parseTransaction>
   try {
     tx = parseTransaction(raw)
   } catch (error) {
     const reason = (error as { shortMessage?: string }).shortMessage ?? (error as Error).message
-    return `txs[${index}]: undecodable transaction (${reason.split('\n')[0]})`
+    return `${where}: undecodable transaction (${reason.split('\n')[0]})`
   }
-  if (tx.r === undefined || tx.s === undefined) return `txs[${index}]: transaction is not signed`
+  if (tx.r === undefined || tx.s === undefined) return `${where}: transaction is not signed`
   if (tx.chainId !== undefined && tx.chainId !== chainId) {
-    return `txs[${index}]: wrong chain id ${tx.chainId}, expected ${chainId}`
+    return `${where}: wrong chain id ${tx.chainId}, expected ${chainId}`
   }
   const gasPrice = 'gasPrice' in tx && tx.gasPrice !== undefined ? tx.gasPrice : undefined
   return {
-    index,
     raw,
-    hash,
+    hash: txHash(raw),
     nonce: tx.nonce ?? 0,
     gas: tx.gas ?? 0n,
     maxFeePerGas: tx.maxFeePerGas ?? gasPrice ?? 0n,

@@ -26,7 +26,7 @@ export async function verifySenders(bundle: Bundle, readNonce: NonceReader): Pro
 }
 
 /** Sets `tx.sender` on every tx whose signature recovers; the others are problems naming the tx. */
-export async function recoverSenders(bundle: Bundle): Promise<string[]> {
+export async function recoverSenders(bundle: Pick<Bundle, 'txs'>): Promise<string[]> {
   const problems: string[] = []
   for (const tx of bundle.txs) {
     if (tx.sender) continue
