@@ -184,7 +184,7 @@ describe('refunds', () => {
 
     const trace = await stats(harness, hash)
     expect(trace.status).toBe('simulationfail')
-    expect(trace.error).toMatch(/^refund payout [\d.]+ ETH exceeds bundle value [\d.]+ ETH \(shortfall [\d.]+ ETH\)$/)
+    expect(trace.error).toMatch(/^refund payout [\d.]+ ETH exceeds bundle value [\d.]+ ETH \(shortfall [\d.]+ ETH; reward 0\.001[\d.]* ETH\)$/)
     expect(await balanceOf(recipient)).toBe(0n)
   })
 })

@@ -110,7 +110,7 @@ async function settle(
       plan.payout = { to: refund.recipient, value: payout }
       changed = true
     } else if (net < 0n) {
-      return { ok: false, failedGroup: g, failure: { kind: 'RefundNotCovered', payoutWei: payout + gas, bundleValueWei: beforePayout }, block: result.block }
+      return { ok: false, failedGroup: g, failure: { kind: 'RefundNotCovered', rewardWei, payoutWei: payout + gas, bundleValueWei: beforePayout }, block: result.block }
     }
   }
   return changed ? 'changed' : result

@@ -12,7 +12,7 @@ export type BundleFailure =
   /** Sponsored transfers plus their gas are not covered by what the bundle pays. */
   | { kind: 'SponsorshipNotCovered'; sponsoredWei: bigint; gasWei: bigint; grossPaymentWei: bigint }
   | { kind: 'RefundNotPositive'; rewardWei: bigint; percent: number; payoutGasWei: bigint }
-  | { kind: 'RefundNotCovered'; payoutWei: bigint; bundleValueWei: bigint }
+  | { kind: 'RefundNotCovered'; rewardWei: bigint; payoutWei: bigint; bundleValueWei: bigint }
 
 const eth = (wei: bigint) => `${formatEther(wei)} ETH`
 
@@ -31,7 +31,7 @@ export function describeFailure(failure: BundleFailure): string {
     case 'RefundNotPositive':
       return `refund payout not positive: ${failure.percent}% of reward ${eth(failure.rewardWei)} does not exceed the payout's gas cost ${eth(failure.payoutGasWei)}`
     case 'RefundNotCovered':
-      return `refund payout ${eth(failure.payoutWei)} exceeds bundle value ${eth(failure.bundleValueWei)} (shortfall ${eth(failure.payoutWei - failure.bundleValueWei)})`
+      return `refund payout ${eth(failure.payoutWei)} exceeds bundle value ${eth(failure.bundleValueWei)} (shortfall ${eth(failure.payoutWei - failure.bundleValueWei)}; reward ${eth(failure.rewardWei)})`
   }
 }
 
