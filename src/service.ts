@@ -146,6 +146,8 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
       status,
       setTimeInSlot: (ms) => clock.setTimeInSlot(ms),
       setCompetitorBid: (bid) => auction.setCompetitorBid(bid),
+      // Under the write lock, so it never lands inside a slot's simulations.
+      setBalance: (address, wei) => lock.write(() => chain.setBalance(address, wei)),
     })
     registerCallBundleMethod(submission, { chain, lock, chainId, coinbase, slotSeconds: config.slotTimeSeconds })
     forwardReadsTo(submission, anvil.url, lock)

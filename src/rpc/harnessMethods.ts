@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import type { JSONRPCServer } from 'json-rpc-2.0'
+import type { Address } from 'viem'
 import type { SlotReport } from '../builder/slotReport.js'
 import { invalidParams } from './errors.js'
 import type { RequestContext } from './httpServer.js'
@@ -23,6 +24,8 @@ export interface HarnessDeps {
   status(): HarnessStatus
   setTimeInSlot(ms: number): void
   setCompetitorBid(bidWei: bigint | null): void
+  /** Sets an account's balance on the head state (a cheat for scenario setup). */
+  setBalance(address: Address, wei: bigint): Promise<void>
 }
 
 const advanceParams = z.object({
@@ -32,6 +35,10 @@ const competitorBidParams = z.object({
   bidWei: z.union([z.string().regex(/^\d{1,78}$/, 'expected a decimal string of wei, or null'), z.null()], {
     error: 'expected a decimal string of wei, or null',
   }),
+})
+const setBalanceParams = z.object({
+  address: z.string({ error: 'required: a 20-byte 0x address' }).regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 20-byte 0x address'),
+  wei: z.string({ error: 'required: a decimal string of wei' }).regex(/^\d{1,78}$/, 'expected a decimal string of wei'),
 })
 const timeInSlotParams = z.object({ ms: z.number({ error: 'required: ms into the slot, an integer' }).int('expected an integer number of ms') })
 
@@ -52,5 +59,10 @@ export function registerHarnessMethods(rpc: JSONRPCServer<RequestContext>, deps:
     const { bidWei } = singleObjectParam(params, competitorBidParams)
     deps.setCompetitorBid(bidWei === null ? null : BigInt(bidWei))
     return { bidWei }
+  })
+  rpc.addMethod('harness_setBalance', async (params) => {
+    const { address, wei } = singleObjectParam(params, setBalanceParams)
+    await deps.setBalance(address.toLowerCase() as Address, BigInt(wei))
+    return { address: address.toLowerCase(), wei }
   })
 }

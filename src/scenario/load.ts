@@ -1,0 +1,124 @@
+import { readFile } from 'node:fs/promises'
+import path from 'node:path'
+import { LineCounter, isScalar, parseDocument, visit, type Document, type Scalar } from 'yaml'
+import type { z } from 'zod'
+import type { Address, Hex } from 'viem'
+import { scenarioAccount, type ScenarioAccount } from './accounts.js'
+import { resolveContracts, type ContractCode, type PathIssue } from './contracts.js'
+import { ScenarioSchemaError, type SchemaIssue } from './errors.js'
+import { checkReferences } from './references.js'
+import { scenarioSchema, type Scenario } from './schema.js'
+import { SourceMap } from './sourceMap.js'
+
+/** A scenario that passed every check and is ready to run. */
+export interface LoadedScenario {
+  /** The path as given (what messages show). */
+  file: string
+  name: string
+  description?: string
+  scenario: Scenario
+  accounts: Map<string, ScenarioAccount>
+  contracts: Map<string, ContractCode>
+  source: SourceMap
+}
+
+export interface LoadOptions {
+  /** Variables for `${NAME}` (default: process.env). */
+  env?: Record<string, string | undefined>
+}
+
+/** Unquoted 0x… stays text: hashes, addresses and raw txs are hex strings, never YAML hex integers. */
+const HEX_AS_TEXT = { identify: () => false, default: true, tag: 'tag:yaml.org,2002:str', test: /^0x[0-9a-fA-F]*$/, resolve: (text: string) => text }
+
+const ENV_REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g
+
+/**
+ * Replaces `${NAME}` and `${NAME:-default}` in string values (never in keys). A value that is
+ * exactly one unquoted reference takes the type the text reads as (`${BLOCK}` → a number).
+ */
+function interpolate(doc: Document, env: Record<string, string | undefined>, source: SourceMap): SchemaIssue[] {
+  const issues: SchemaIssue[] = []
+  visit(doc, {
+    Scalar(key, node: Scalar) {
+      if (key === 'key' || typeof node.value !== 'string' || !node.value.includes('${')) return
+      const original = node.value
+      const replaced = original.replace(ENV_REF, (_, name: string, fallback: string | undefined) => {
+        const value = env[name] ?? fallback
+        if (value === undefined) {
+          issues.push({ ...source.position(node), field: '', message: `environment variable ${name} is not set (expected it set, or \${${name}:-default})` })
+          return ''
+        }
+        return value
+      })
+      const whole = /^\$\{[^}]+\}$/.test(original) && node.type === 'PLAIN'
+      node.value = whole && /^-?\d+$/.test(replaced) && Number.isSafeInteger(Number(replaced)) ? Number(replaced) : replaced
+    },
+  })
+  return issues
+}
+
+/** zod's issues, each at the place in the file it is about. */
+function schemaIssues(error: z.ZodError, source: SourceMap): SchemaIssue[] {
+  const unknownFieldsAt = new Set(error.issues.filter((i) => i.code === 'unrecognized_keys').map((i) => JSON.stringify(i.path)))
+  // An object's own check ("exactly one step kind") says nothing new beside its unknown field.
+  const issues = error.issues.filter((i) => !(i.code === 'custom' && unknownFieldsAt.has(JSON.stringify(i.path))))
+  return issues.flatMap((issue): SchemaIssue[] => {
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({ ...source.locateKey(issue.path, key), message: issue.message }))
+    }
+    const message = issue.code === 'invalid_key' ? (issue.issues[0]?.message ?? issue.message) : issue.message
+    return [{ ...source.locate(issue.path), message }]
+  })
+}
+
+function located(issues: PathIssue[], source: SourceMap): SchemaIssue[] {
+  return issues.map((issue) => ({ ...source.locate(issue.path), message: issue.message }))
+}
+
+/** The first line of a YAML syntax error, without the position it repeats. */
+function yamlMessage(message: string): string {
+  return message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')
+}
+
+/**
+ * Parses and checks scenario text: YAML syntax, `${ENV}`, the schema (unknown fields are
+ * errors), names, contract code and arguments. Throws ScenarioSchemaError with every
+ * problem, each as `file:line:column: field: problem (expected …)`.
+ */
+export async function parseScenario(text: string, file: string, options: LoadOptions = {}): Promise<LoadedScenario> {
+  const lines = new LineCounter()
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, customTags: (tags) => [HEX_AS_TEXT, ...tags] })
+  const source = new SourceMap(file, doc, lines)
+  if (doc.errors.length > 0) {
+    throw new ScenarioSchemaError(
+      doc.errors.map((e) => ({ file, line: e.linePos?.[0]?.line ?? 1, column: e.linePos?.[0]?.col ?? 1, field: '', message: `YAML: ${yamlMessage(e.message)}` })),
+    )
+  }
+  const envIssues = interpolate(doc, options.env ?? process.env, source)
+  if (envIssues.length > 0) throw new ScenarioSchemaError(envIssues)
+
+  const data = doc.contents === null ? undefined : (doc.toJS() as unknown)
+  const parsed = scenarioSchema.safeParse(data)
+  if (!parsed.success) throw new ScenarioSchemaError(schemaIssues(parsed.error, source))
+  const scenario = parsed.data
+
+  const accounts = new Map(Object.entries(scenario.accounts).map(([name, spec]) => [name, scenarioAccount(name, spec.key as Hex | undefined)]))
+  const contracts = await resolveContracts(scenario.contracts, path.dirname(path.resolve(file)))
+  const addresses = new Map<string, Address>([...accounts].map(([name, a]) => [name, a.address]))
+  const issues = [...contracts.issues, ...checkReferences(scenario, contracts.code, addresses)]
+  if (issues.length > 0) throw new ScenarioSchemaError(located(issues, source))
+
+  const name = scenario.name ?? path.basename(file).replace(/\.ya?ml$/, '')
+  return { file, name, description: scenario.description, scenario, accounts, contracts: contracts.code, source }
+}
+
+/** Reads and checks a scenario file (see parseScenario). */
+export async function loadScenario(file: string, options: LoadOptions = {}): Promise<LoadedScenario> {
+  let text: string
+  try {
+    text = await readFile(file, 'utf8')
+  } catch (error) {
+    throw new ScenarioSchemaError([{ file, line: 1, column: 1, field: '', message: `cannot read the file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` }])
+  }
+  return parseScenario(text, file, options)
+}

@@ -1,0 +1,151 @@
+import { zeroAddress, type Address } from 'viem'
+import { AbiValueError, toAbiValue, toAbiValues } from './abiValues.js'
+import { AddressBook } from './addressBook.js'
+import type { ContractCode, PathIssue } from './contracts.js'
+import { BUILDER, parseEvent, stepKind, type Scenario } from './schema.js'
+import type { Path } from './sourceMap.js'
+import { TemplateError, templateCalldata } from './txTemplates.js'
+
+const HEX_TX = /^0x[0-9a-fA-F]*$/
+const HASH_32 = /^0x[0-9a-fA-F]{64}$/
+const list = (names: Iterable<string>) => [...names].join(', ') || 'none'
+
+/**
+ * Every name a scenario uses must exist where it is used: accounts, contracts, templates,
+ * bundle ids (defined by an earlier step's `as`). Also encodes every call and constructor
+ * argument once, so a bad value is refused before anything runs.
+ */
+export function checkReferences(scenario: Scenario, codes: ReadonlyMap<string, ContractCode>, accountAddresses: ReadonlyMap<string, Address>): PathIssue[] {
+  const issues: PathIssue[] = []
+  const issue = (path: Path, message: string) => issues.push({ path, message })
+  const contractNames = Object.keys(scenario.contracts)
+  const book = new AddressBook(accountAddresses, new Map(contractNames.map((n) => [n, zeroAddress])), zeroAddress)
+  const templates = new Set(Object.keys(scenario.txs))
+
+  const account = (ref: string, path: Path) => {
+    if (!(ref in scenario.accounts)) issue(path, `unknown account "${ref}" (expected one of: ${list(Object.keys(scenario.accounts))})`)
+  }
+  const address = (ref: string | undefined, path: Path) => {
+    if (ref !== undefined && !book.has(ref)) issue(path, `unknown name "${ref}" (expected ${book.expected})`)
+  }
+  const template = (ref: string, path: Path) => {
+    if (!templates.has(ref)) issue(path, `unknown template "${ref}" (expected one of: ${list(templates)})`)
+  }
+  /** A tx list entry: a template, or a raw signed tx as 0x hex. */
+  const txOrRaw = (ref: string, path: Path) => (HEX_TX.test(ref) ? undefined : template(ref, path))
+  /** A hash list entry: a template, or a 32-byte 0x hash. */
+  const txOrHash = (ref: string | null | undefined, path: Path) => {
+    if (ref === null || ref === undefined) return
+    if (ref.startsWith('0x')) {
+      if (!HASH_32.test(ref)) issue(path, `"${ref}" is not a 32-byte 0x hash (expected a template name or a tx hash)`)
+    } else template(ref, path)
+  }
+
+  for (const name of Object.keys(scenario.accounts)) {
+    if (name === BUILDER) issue(['accounts', name], `"${BUILDER}" is reserved for the builder's coinbase (expected another name)`)
+  }
+  for (const [name, spec] of Object.entries(scenario.contracts)) {
+    const at = ['contracts', name]
+    if (name === BUILDER || name in scenario.accounts) issue(at, `"${name}" is already ${name === BUILDER ? "the builder's name" : 'an account'} (expected a name of its own)`)
+    account(spec.from, [...at, 'from'])
+    const code = codes.get(name)
+    if (!code || spec.args === undefined) continue
+    const constructor = code.abi.find((item) => item.type === 'constructor')
+    if (code.abi.length === 0) issue([...at, 'args'], 'raw bytecode has no ABI to encode arguments with (expected source, sourceFile or artifact)')
+    else checkValues(() => toAbiValues(constructor && 'inputs' in constructor ? constructor.inputs : [], spec.args!, book), [...at, 'args'])
+  }
+
+  /** Encodes values once to find bad ones (`encode` throws AbiValueError with a relative path). */
+  function checkValues(encode: () => unknown, at: Path) {
+    try {
+      encode()
+    } catch (error) {
+      if (error instanceof AbiValueError) issue([...at, ...error.path], error.message)
+      else throw error
+    }
+  }
+
+  for (const [name, spec] of Object.entries(scenario.txs)) {
+    const at = ['txs', name]
+    account(spec.from, [...at, 'from'])
+    address(spec.to, [...at, 'to'])
+    if (typeof spec.nonce === 'string') checkNonceChain(name, [...at, 'nonce'])
+    try {
+      templateCalldata(spec, codes, book)
+    } catch (error) {
+      if (error instanceof TemplateError) issue([...at, ...error.path], error.message)
+      else throw error
+    }
+  }
+
+  /** `nonce: other` must name a template and never lead back to itself. */
+  function checkNonceChain(start: string, path: Path) {
+    const seen = new Set([start])
+    let next = scenario.txs[start]!.nonce
+    while (typeof next === 'string') {
+      if (!templates.has(next)) return template(next, path)
+      if (seen.has(next)) return issue(path, `nonce references loop back to "${start}" (expected a chain ending in a number or an automatic nonce)`)
+      seen.add(next)
+      next = scenario.txs[next]!.nonce
+    }
+  }
+
+  const bundles = new Set<string>()
+  const bundle = (id: string, path: Path) => {
+    if (!bundles.has(id)) issue(path, `unknown bundle "${id}" (expected one named by an earlier step's "as": ${list(bundles)})`)
+  }
+
+  scenario.steps.forEach((step, i) => {
+    const kind = stepKind(step)
+    const at: Path = ['steps', i, kind]
+    if (step.submit || step.boost) {
+      const b = (step.submit ?? step.boost)!
+      b.txs.forEach((ref, j) => txOrRaw(ref, [...at, 'txs', j]))
+      for (const field of ['revertingTxHashes', 'droppingTxHashes', 'refundTxHashes'] as const) {
+        b[field]?.forEach((ref, j) => txOrHash(ref, [...at, field, j]))
+      }
+      address(b.refundRecipient, [...at, 'refundRecipient'])
+      if (b.as !== undefined) {
+        if (bundles.has(b.as)) issue([...at, 'as'], `bundle id "${b.as}" is already taken (expected a new name)`)
+        bundles.add(b.as)
+      }
+    } else if (step.cancel) {
+      step.cancel.cancelled?.forEach((id, j) => bundle(id, [...at, 'cancelled', j]))
+    } else if (step.sendTx) {
+      template(step.sendTx.tx, [...at, 'tx'])
+    } else if (step.callBundle) {
+      const c = step.callBundle
+      c.txs.forEach((ref, j) => txOrRaw(ref, [...at, 'txs', j]))
+      address(c.coinbase, [...at, 'coinbase'])
+      for (const name of Object.keys(c.expect?.results ?? {})) {
+        if (!c.txs.includes(name)) issue([...at, 'expect', 'results', name], `"${name}" is not one of this call's txs (expected one of: ${list(c.txs)})`)
+      }
+    } else if (step.expect) {
+      const e = step.expect
+      for (const [id, expectation] of Object.entries(e.bundles ?? {})) {
+        const here = [...at, 'bundles', id]
+        bundle(id, here)
+        txOrHash(expectation.revertingHash, [...here, 'revertingHash'])
+        if (expectation.refund) address(expectation.refund.recipient, [...here, 'refund', 'recipient'])
+        expectation.sponsorships?.forEach((s, j) => txOrHash(s.tx, [...here, 'sponsorships', j, 'tx']))
+      }
+      for (const ref of Object.keys(e.balances ?? {})) address(ref, [...at, 'balances', ref])
+      for (const name of Object.keys(e.receipts ?? {})) template(name, [...at, 'receipts', name])
+      for (const [name, events] of Object.entries(e.events ?? {})) {
+        template(name, [...at, 'events', name])
+        events.forEach((event, j) => {
+          address(event.address, [...at, 'events', name, j, 'address'])
+          const inputs = parseEvent(event.event).inputs
+          for (const [arg, value] of Object.entries(event.args ?? {})) {
+            const param = inputs.find((input) => input.name === arg)
+            if (param) checkValues(() => toAbiValue(param, value, book), [...at, 'events', name, j, 'args', arg])
+          }
+        })
+      }
+      e.block?.bundles?.forEach((id, j) => bundle(id, [...at, 'block', 'bundles', j]))
+      e.block?.txs?.forEach((name, j) => template(name, [...at, 'block', 'txs', j]))
+      e.block?.mempoolTxs?.forEach((name, j) => template(name, [...at, 'block', 'mempoolTxs', j]))
+    }
+  })
+  return issues
+}

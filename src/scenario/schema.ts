@@ -1,0 +1,416 @@
+import { z } from 'zod'
+import { parseAbiItem, type AbiEvent, type AbiFunction } from 'viem'
+import { BUNDLE_STATES } from '../bundle/types.js'
+import { AMOUNT_HINT, parseAmount } from './units.js'
+
+/*
+ * The scenario file format (README "Scenarios"). Every object is strict: a misspelt field is
+ * an error, never silently ignored. Shorthands (`advance: 2`, `alice: 10 ether`) are
+ * normalised here, so the runner sees one shape.
+ */
+
+/** Names of accounts, contracts, templates and bundles. */
+export const NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/
+const HEX = /^0x([0-9a-fA-F]{2})*$/
+const HASH_32 = /^0x[0-9a-fA-F]{64}$/
+export const ADDRESS = /^0x[0-9a-fA-F]{40}$/
+/** The builder's coinbase, usable wherever an address is. */
+export const BUILDER = 'builder'
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/** A strict object whose unknown-field error lists the fields it does know. */
+function strict<T extends z.ZodRawShape>(shape: T, expected?: string) {
+  const known = Object.keys(shape).join(', ')
+  return z.strictObject(shape, {
+    error: (issue) => {
+      if (issue.code === 'unrecognized_keys') return `unknown field (expected one of: ${known})`
+      if (issue.code === 'invalid_type' && expected) return expecting(expected)(issue)
+      return undefined
+    },
+  })
+}
+
+/** Lets a scalar stand for an object: `advance: 2` means `advance: { slots: 2 }`. */
+function shorthand<T extends z.ZodType>(key: string, schema: T) {
+  return z.preprocess((value) => (isPlainObject(value) ? value : { [key]: value }), schema)
+}
+
+export function describeValue(value: unknown): string {
+  if (value === undefined) return 'nothing'
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'a list'
+  if (typeof value === 'object') return 'a mapping'
+  if (typeof value === 'string') return `the string ${JSON.stringify(value)}`
+  return `${typeof value} ${String(value)}`
+}
+
+/** zod's message for a value of the wrong type, or a missing one. */
+export const expecting =
+  (what: string) =>
+  (issue: { input?: unknown }): string =>
+    issue.input === undefined ? `required (expected ${what})` : `got ${describeValue(issue.input)} (expected ${what})`
+
+const name = (what: string) =>
+  z.string({ error: expecting(`${what} name`) }).regex(NAME, `expected ${what} name (letters, digits, _ . -; starting with a letter or _)`)
+const text = (what: string) => z.string({ error: expecting(what) })
+const int = (what: string, min = 0) =>
+  z
+    .number({ error: expecting(what) })
+    .int(`expected ${what}`)
+    .min(min, `expected ${what}`)
+    .max(Number.MAX_SAFE_INTEGER, `expected ${what}`)
+
+/** An amount of wei with units (`0.1 ether`, `2 gwei`, `100 wei`, plain integers = wei). */
+export const amount = z.unknown().transform((value, ctx): bigint => {
+  if (value === undefined) {
+    ctx.addIssue({ code: 'custom', message: `required (expected ${AMOUNT_HINT})` })
+    return z.NEVER
+  }
+  try {
+    return parseAmount(value)
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', message: (error as Error).message })
+    return z.NEVER
+  }
+})
+const nonNegative = amount.refine((wei) => wei >= 0n, { message: `must not be negative (expected ${AMOUNT_HINT})` })
+
+/** `{ min?, max?, equals? }`, or one amount meaning `equals`. */
+const bounds = shorthand(
+  'equals',
+  strict({ equals: amount.optional(), min: amount.optional(), max: amount.optional() }, 'an amount or { min, max }'),
+)
+export type Bounds = z.output<typeof bounds>
+
+/** Text to find in a message: a substring, or `/regex/flags`. */
+export const REGEX_TEXT = /^\/(.*)\/([dgimsuvy]*)$/s
+const textMatch = z.string({ error: expecting('text to find, or /regex/') }).superRefine((value, ctx) => {
+  const match = REGEX_TEXT.exec(value)
+  if (!match) return
+  try {
+    new RegExp(match[1]!, match[2])
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', message: `bad regular expression: ${(error as Error).message}` })
+  }
+})
+
+/** A target block: an integer, `+N` (N after the head when the step runs), or 0x hex. */
+export type BlockRef = { relative: boolean; value: bigint }
+const BLOCK_REF = /^(\+)?(\d+)$/
+const blockRef = (what: string) =>
+  z.unknown().transform((value, ctx): BlockRef => {
+    if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return { relative: false, value: BigInt(value) }
+    if (typeof value === 'string') {
+      const relative = BLOCK_REF.exec(value.trim())
+      if (relative) return { relative: relative[1] === '+', value: BigInt(relative[2]!) }
+      if (/^0x[0-9a-fA-F]{1,16}$/.test(value)) return { relative: false, value: BigInt(value) }
+    }
+    ctx.addIssue({ code: 'custom', message: `got ${describeValue(value)} (expected ${what}: an integer, "+N" for N after the head, or 0x hex)` })
+    return z.NEVER
+  })
+
+const hexData = z.string({ error: expecting('0x hex data') }).regex(HEX, 'expected 0x hex with an even number of digits')
+const privateKey = z.string({ error: expecting('a 32-byte 0x private key') }).regex(HASH_32, 'expected a 32-byte 0x private key (66 characters)')
+/** A template name, or a literal 0x value (a raw signed tx, a tx hash). */
+const txRef = z.string({ error: expecting('a template name or 0x hex') })
+const txRefs = z.array(txRef, { error: expecting('a list of template names or 0x hashes') })
+/** An account, contract, `builder`, or a 0x address. */
+const addressRef = z.string({ error: expecting('an account or contract name, "builder", or a 0x address') })
+
+const chain = strict(
+  {
+    chainId: int('a chain id', 1).optional(),
+    genesisTimestamp: int('unix seconds', 1).optional(),
+    fork: strict({
+      url: text('an RPC URL (${ENV} works)'),
+      blockNumber: int('a block number').optional(),
+    }).optional(),
+  },
+  '{ chainId?, genesisTimestamp? } or { fork: { url, blockNumber? } }',
+)
+
+const builder = strict(
+  {
+    slotTime: int('seconds per slot', 1).optional(),
+    statsDelaySlots: int('a number of slots').default(0),
+    statsRetention: int('seconds', 1).optional(),
+    statusCase: z.enum(['lower', 'pascal'], { error: expecting('lower or pascal') }).optional(),
+    algorithms: z.array(text('an algorithm name'), { error: expecting('a list of algorithm names') }).optional(),
+    buildCutoffMs: int('ms into the slot').optional(),
+    boostCutoffMs: int('ms into the slot').optional(),
+    simulationCutoffMs: int('ms into the slot').optional(),
+    competitorBid: nonNegative.optional(),
+    competitorWinProbability: z.number({ error: expecting('a probability from 0 to 1') }).min(0, 'expected a probability from 0 to 1').max(1, 'expected a probability from 0 to 1').optional(),
+    auctionSeed: int('an integer seed').optional(),
+    blockGasLimit: int('an amount of gas', 21_000).optional(),
+    apiKeys: z.array(text('an API key'), { error: expecting('a list of API keys') }).optional(),
+    coinbaseKey: privateKey.optional(),
+  },
+  'builder settings',
+)
+
+const account = shorthand('balance', strict({ balance: nonNegative.default(0n), key: privateKey.optional() }, '{ balance, key? } or a balance'))
+
+const SOURCE_KINDS = ['source', 'sourceFile', 'artifact', 'bytecode'] as const
+const contract = strict(
+  {
+    from: name('an account'),
+    source: text('Solidity source text').optional(),
+    sourceFile: text('a path to a .sol file').optional(),
+    artifact: text('a path to a Foundry artifact JSON').optional(),
+    bytecode: hexData.optional(),
+    contract: text('a contract name').optional(),
+    args: z.array(z.unknown(), { error: expecting('a list of constructor arguments') }).optional(),
+    value: nonNegative.optional(),
+    gas: int('an amount of gas', 21_000).optional(),
+  },
+  '{ from, source | sourceFile | artifact | bytecode, contract?, args? }',
+).superRefine((value, ctx) => {
+  const given = SOURCE_KINDS.filter((kind) => value[kind] !== undefined)
+  if (given.length !== 1) {
+    ctx.addIssue({ code: 'custom', message: `${given.length ? `both ${given.join(' and ')}` : 'no code'} (expected exactly one of: ${SOURCE_KINDS.join(', ')})` })
+  }
+})
+
+/** `fn` with parentheses is a full signature; a bare name is looked up in `to`'s ABI. */
+export function parseFunction(fn: string): AbiFunction {
+  return parseAbiItem(`function ${fn}`) as AbiFunction
+}
+
+export function parseEvent(signature: string): AbiEvent {
+  return parseAbiItem(`event ${signature.replace(/^event\s+/, '')}`) as AbiEvent
+}
+
+const call = strict(
+  {
+    fn: text('a function: "transfer(address,uint256)", or a name from the contract\'s ABI'),
+    args: z.array(z.unknown(), { error: expecting('a list of arguments') }).default([]),
+  },
+  '{ fn, args }',
+).superRefine((value, ctx) => {
+  if (!value.fn.includes('(')) return
+  try {
+    const item = parseFunction(value.fn)
+    if (item.inputs.length !== value.args.length) {
+      ctx.addIssue({ code: 'custom', path: ['args'], message: `${value.args.length} argument(s) (expected ${item.inputs.length} for ${value.fn})` })
+    }
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', path: ['fn'], message: `not a function signature (expected e.g. "transfer(address,uint256)"): ${(error as Error).message.split('\n')[0]}` })
+  }
+})
+
+const template = strict(
+  {
+    from: name('an account'),
+    to: addressRef.optional(),
+    value: nonNegative.optional(),
+    call: call.optional(),
+    data: hexData.optional(),
+    gas: int('an amount of gas', 21_000).optional(),
+    maxFeePerGas: nonNegative.optional(),
+    maxPriorityFeePerGas: nonNegative.optional(),
+    gasPrice: nonNegative.optional(),
+    nonce: z
+      .union([int('a nonce'), name('a template')], { error: expecting('a nonce, or a template name (same nonce as that template)') })
+      .optional(),
+    chainId: int('a chain id', 1).optional(),
+  },
+  'a transaction template { from, to, value?, call? | data?, … }',
+).superRefine((value, ctx) => {
+  if (value.call && value.data) ctx.addIssue({ code: 'custom', path: ['data'], message: 'both call and data (expected one of them)' })
+  if (value.gasPrice !== undefined && (value.maxFeePerGas !== undefined || value.maxPriorityFeePerGas !== undefined)) {
+    ctx.addIssue({ code: 'custom', path: ['gasPrice'], message: 'gasPrice (legacy) with EIP-1559 fee fields (expected one kind)' })
+  }
+  if (value.call && value.to === undefined) ctx.addIssue({ code: 'custom', path: ['call'], message: 'a call needs a target (expected a to field)' })
+})
+export type TxTemplate = z.output<typeof template>
+
+/** Every eth_sendBundle field; hashes and txs may name templates. */
+const bundleFields = {
+  txs: txRefs,
+  blockNumber: blockRef('a block number').optional(),
+  minTimestamp: blockRef('a timestamp').optional(),
+  maxTimestamp: blockRef('a timestamp').optional(),
+  revertingTxHashes: txRefs.optional(),
+  droppingTxHashes: txRefs.optional(),
+  replacementUuid: text('a replacement UUID, or any name').optional(),
+  replacementSeqNumber: int('a sequence number').optional(),
+  refundPercent: int('a percentage').optional(),
+  refundRecipient: addressRef.optional(),
+  refundTxHashes: txRefs.optional(),
+  /** The id later steps use for this bundle. */
+  as: name('a bundle id').optional(),
+  /** The call itself must be refused with this error. */
+  expectError: textMatch.optional(),
+}
+const submit = strict(bundleFields, 'a bundle { txs, … }')
+const boost = strict({ ...bundleFields, apiKey: text('an API key').optional() }, 'a bundle { txs, apiKey?, … }')
+const cancel = strict(
+  { replacementUuid: text('a replacement UUID, or any name'), cancelled: z.array(name('a bundle id')).optional(), expectError: textMatch.optional() },
+  '{ replacementUuid, cancelled? }',
+)
+const sendTx = shorthand('tx', strict({ tx: name('a template'), expectError: textMatch.optional() }, '{ tx } or a template name'))
+const advance = shorthand('slots', strict({ slots: int('a number of slots from 1 to 1000', 1).max(1000, 'expected a number of slots from 1 to 1000') }, '{ slots } or a number'))
+const timeInSlot = shorthand('ms', strict({ ms: int('ms into the slot') }, '{ ms } or a number of ms'))
+const competitorBid = shorthand('wei', strict({ wei: nonNegative.nullable() }, '{ wei } or an amount, or null'))
+
+const bundleExpectation = strict(
+  {
+    status: text('a bundle status, e.g. landed')
+      .refine((status) => BUNDLE_STATES.some((state) => state.toLowerCase() === status.toLowerCase()), {
+        message: `unknown status (expected one of: ${BUNDLE_STATES.map((s) => s.toLowerCase()).join(', ')}; any case)`,
+      })
+      .optional(),
+    error: textMatch.nullable().optional(),
+    revertingHash: txRef.nullable().optional(),
+    builderPayment: bounds.optional(),
+    refund: strict({ recipient: addressRef.optional(), amount: bounds.optional() }, '{ recipient?, amount? } or null').nullable().optional(),
+    sponsorships: z.array(strict({ tx: txRef, amount: bounds.optional() }, '{ tx, amount? }'), { error: expecting('a list of { tx, amount? }') }).optional(),
+    blockNumber: blockRef('a block number').nullable().optional(),
+  },
+  'bundle expectations { status?, error?, … }',
+)
+
+const balanceExpectation = shorthand(
+  'equals',
+  strict(
+    {
+      equals: amount.optional(),
+      min: amount.optional(),
+      max: amount.optional(),
+      delta: bounds.optional(),
+      since: z.enum(['start', 'previous'], { error: expecting('start or previous') }).default('start'),
+    },
+    '{ equals?, min?, max?, delta?, since? } or an amount',
+  ),
+)
+
+const eventExpectation = strict(
+  {
+    event: text('an event signature, e.g. "Transfer(address indexed from, address indexed to, uint256 value)"'),
+    args: z.record(z.string(), z.unknown(), { error: expecting('a mapping of argument names to values') }).optional(),
+    address: addressRef.optional(),
+  },
+  '{ event, args?, address? }',
+).superRefine((value, ctx) => {
+  let item: AbiEvent
+  try {
+    item = parseEvent(value.event)
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', path: ['event'], message: `not an event signature (expected e.g. "Transfer(address indexed from, address indexed to, uint256 value)"): ${(error as Error).message.split('\n')[0]}` })
+    return
+  }
+  const names = item.inputs.map((input) => input.name).filter(Boolean)
+  for (const arg of Object.keys(value.args ?? {})) {
+    if (!names.includes(arg)) ctx.addIssue({ code: 'custom', path: ['args', arg], message: `not an argument of ${item.name} (expected one of: ${names.join(', ') || 'none: name them in the signature'})` })
+  }
+})
+
+const blockExpectation = strict(
+  {
+    bundles: z.array(name('a bundle id')).optional(),
+    txs: z.array(name('a template')).optional(),
+    mempoolTxs: z.array(name('a template')).optional(),
+    won: z.boolean({ error: expecting('true or false') }).optional(),
+  },
+  '{ bundles?, txs?, mempoolTxs?, won? }',
+)
+
+const expect = strict(
+  {
+    bundles: z.record(name('a bundle id'), bundleExpectation, { error: expecting('a mapping of bundle ids to expectations') }).optional(),
+    balances: z.record(z.string(), balanceExpectation, { error: expecting('a mapping of names or addresses to balances') }).optional(),
+    receipts: z
+      .record(name('a template'), z.enum(['success', 'reverted', 'absent'], { error: expecting('success, reverted or absent') }), { error: expecting('a mapping of template names to success, reverted or absent') })
+      .optional(),
+    events: z
+      .record(name('a template'), z.preprocess((v) => (Array.isArray(v) ? v : [v]), z.array(eventExpectation)), { error: expecting('a mapping of template names to events') })
+      .optional(),
+    block: blockExpectation.optional(),
+  },
+  '{ bundles?, balances?, receipts?, events?, block? }',
+)
+
+const callResultExpectation = strict(
+  {
+    error: textMatch.nullable().optional(),
+    revert: textMatch.optional(),
+    gasUsed: bounds.optional(),
+    coinbaseDiff: bounds.optional(),
+    ethSentToCoinbase: bounds.optional(),
+    value: hexData.optional(),
+  },
+  '{ error?, revert?, gasUsed?, coinbaseDiff?, ethSentToCoinbase?, value? }',
+)
+
+const callBundle = strict(
+  {
+    txs: txRefs,
+    blockNumber: blockRef('a block number').optional(),
+    stateBlockNumber: z.union([z.literal('latest'), int('a block number')], { error: expecting('"latest" or a block number') }).optional(),
+    timestamp: blockRef('a timestamp').optional(),
+    coinbase: addressRef.optional(),
+    expect: strict(
+      {
+        error: textMatch.optional(),
+        coinbaseDiff: bounds.optional(),
+        ethSentToCoinbase: bounds.optional(),
+        gasFees: bounds.optional(),
+        totalGasUsed: bounds.optional(),
+        bundleGasPrice: bounds.optional(),
+        results: z.record(name('a template'), callResultExpectation).optional(),
+      },
+      'eth_callBundle expectations',
+    ).optional(),
+  },
+  '{ txs, blockNumber?, timestamp?, expect? }',
+)
+
+/** Step kinds, each its own schema; a step is a mapping with exactly one of these keys. */
+export const STEP_SCHEMAS = { submit, boost, cancel, sendTx, advance, timeInSlot, competitorBid, callBundle, expect } as const
+export type StepKind = keyof typeof STEP_SCHEMAS
+export const STEP_KINDS = Object.keys(STEP_SCHEMAS) as StepKind[]
+
+const step = strict(
+  Object.fromEntries(STEP_KINDS.map((kind) => [kind, STEP_SCHEMAS[kind].optional()])) as { [K in StepKind]: z.ZodOptional<(typeof STEP_SCHEMAS)[K]> },
+  `a step: one of ${STEP_KINDS.join(', ')}`,
+).superRefine((value, ctx) => {
+  const kinds = STEP_KINDS.filter((kind) => value[kind] !== undefined)
+  if (kinds.length !== 1) {
+    ctx.addIssue({ code: 'custom', message: `${kinds.length ? `${kinds.join(' and ')} in one step` : 'empty step'} (expected exactly one of: ${STEP_KINDS.join(', ')})` })
+  }
+})
+
+export const scenarioSchema = strict(
+  {
+    name: text('a scenario name').optional(),
+    description: text('a description').optional(),
+    chain: chain.optional(),
+    builder: builder.default({ statsDelaySlots: 0 }),
+    accounts: z.record(name('an account'), account, { error: expecting('a mapping of account names to { balance, key? }') }).default({}),
+    contracts: z.record(name('a contract'), contract, { error: expecting('a mapping of contract names to contracts') }).default({}),
+    txs: z.record(name('a template'), template, { error: expecting('a mapping of template names to transactions') }).default({}),
+    steps: z.array(step, { error: expecting('a list of steps') }).min(1, 'expected at least one step'),
+  },
+  'a scenario mapping { name, accounts, txs, steps, … }',
+)
+
+export type Scenario = z.output<typeof scenarioSchema>
+export type Step = Scenario['steps'][number]
+export type SubmitStep = z.output<typeof submit>
+export type BoostStep = z.output<typeof boost>
+export type CancelStep = z.output<typeof cancel>
+export type SendTxStep = z.output<typeof sendTx>
+export type CallBundleStep = z.output<typeof callBundle>
+export type ExpectStep = z.output<typeof expect>
+export type BundleExpectation = z.output<typeof bundleExpectation>
+export type BalanceExpectation = z.output<typeof balanceExpectation>
+export type EventExpectation = z.output<typeof eventExpectation>
+export type ContractSpec = z.output<typeof contract>
+
+/** The kind of a validated step (it has exactly one). */
+export function stepKind(step: Step): StepKind {
+  return STEP_KINDS.find((kind) => step[kind] !== undefined)!
+}

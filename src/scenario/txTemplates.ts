@@ -1,0 +1,138 @@
+import { encodeFunctionData, keccak256, parseGwei, type AbiFunction, type Address, type Hash, type Hex } from 'viem'
+import { AbiValueError, toAbiValues } from './abiValues.js'
+import type { ScenarioAccount } from './accounts.js'
+import type { AddressBook } from './addressBook.js'
+import type { ContractCode } from './contracts.js'
+import type { NonceTracker } from './nonces.js'
+import { parseFunction, type TxTemplate } from './schema.js'
+import type { Path } from './sourceMap.js'
+
+/** Fee defaults: a 2 gwei tip, and a fee cap 8 gwei above the tip (far above a devnet's base fee). */
+export const DEFAULT_MAX_PRIORITY_FEE_PER_GAS = parseGwei('2')
+export const DEFAULT_FEE_CAP_HEADROOM = parseGwei('8')
+/** Gas defaults: a plain transfer, or room for a call or a creation. */
+export const TRANSFER_GAS = 21_000n
+export const CALL_GAS = 1_000_000n
+
+/** A template that cannot be built; `path` is relative to the template. */
+export class TemplateError extends Error {
+  constructor(
+    readonly path: Path,
+    message: string,
+  ) {
+    super(message)
+    this.name = 'TemplateError'
+  }
+}
+
+/** A template signed: the same tx every time the scenario refers to it. */
+export interface SignedTx {
+  template: string
+  raw: Hex
+  hash: Hash
+  from: Address
+  nonce: number
+}
+
+/**
+ * The function a template calls: `fn` as a full signature, or a bare name looked up in the
+ * ABI of the contract named by `to`.
+ */
+export function templateFunction(template: TxTemplate, codes: ReadonlyMap<string, ContractCode>): AbiFunction | undefined {
+  const call = template.call
+  if (!call) return undefined
+  if (call.fn.includes('(')) return parseFunction(call.fn)
+  const code = template.to === undefined ? undefined : codes.get(template.to)
+  if (!code || code.abi.length === 0) {
+    throw new TemplateError(['call', 'fn'], `"${call.fn}" is a bare name, but ${template.to ?? 'the target'} is no contract with an ABI (expected a full signature like "${call.fn}(uint256)")`)
+  }
+  const matches = code.abi.filter((item): item is AbiFunction => item.type === 'function' && item.name === call.fn)
+  const known = code.abi.filter((item): item is AbiFunction => item.type === 'function').map((f) => f.name)
+  if (matches.length === 0) throw new TemplateError(['call', 'fn'], `${template.to} has no function "${call.fn}" (expected one of: ${known.join(', ') || 'none'})`)
+  const sameArity = matches.filter((f) => f.inputs.length === call.args.length)
+  if (sameArity.length !== 1) throw new TemplateError(['call', 'fn'], `"${call.fn}" is overloaded or takes ${matches[0]!.inputs.length} argument(s) (expected a full signature)`)
+  return sameArity[0]
+}
+
+/** The template's calldata: raw `data`, or the encoded `call`. */
+export function templateCalldata(template: TxTemplate, codes: ReadonlyMap<string, ContractCode>, book: AddressBook): Hex | undefined {
+  if (template.data !== undefined) return template.data as Hex
+  const fn = templateFunction(template, codes)
+  if (!fn) return undefined
+  try {
+    const args = toAbiValues(fn.inputs, template.call!.args, book)
+    return encodeFunctionData({ abi: [fn], functionName: fn.name, args })
+  } catch (error) {
+    if (error instanceof AbiValueError) throw new TemplateError(['call', 'args', ...error.path], error.message)
+    throw new TemplateError(['call', 'args'], (error as Error).message.split('\n')[0]!)
+  }
+}
+
+export interface TemplateContext {
+  templates: Readonly<Record<string, TxTemplate>>
+  accounts: ReadonlyMap<string, ScenarioAccount>
+  codes: ReadonlyMap<string, ContractCode>
+  book: AddressBook
+  chainId: number
+  nonces: NonceTracker
+}
+
+/**
+ * Signs templates on first use and hands out the same tx afterwards, so a template name
+ * means one tx hash everywhere (hash lists, receipts, events, block order).
+ */
+export class TemplateSigner {
+  private readonly signed = new Map<string, Promise<SignedTx>>()
+  private readonly names = new Map<Hash, string>()
+
+  constructor(private readonly context: TemplateContext) {}
+
+  sign(name: string): Promise<SignedTx> {
+    let signed = this.signed.get(name)
+    if (!signed) {
+      signed = this.signNew(name)
+      this.signed.set(name, signed)
+    }
+    return signed
+  }
+
+  /** The template's tx hash, if it has been signed. */
+  async hashOf(name: string): Promise<Hash | undefined> {
+    return this.signed.has(name) ? (await this.signed.get(name)!).hash : undefined
+  }
+
+  /** Which template a tx hash is, if any. */
+  templateOf(hash: string): string | undefined {
+    return this.names.get(hash.toLowerCase() as Hash)
+  }
+
+  private async signNew(name: string): Promise<SignedTx> {
+    const { templates, accounts, codes, book, chainId, nonces } = this.context
+    const template = templates[name]!
+    const account = accounts.get(template.from)!
+    const to = template.to === undefined ? undefined : book.resolve(template.to)
+    const data = templateCalldata(template, codes, book)
+    const nonce =
+      typeof template.nonce === 'number'
+        ? template.nonce
+        : typeof template.nonce === 'string'
+          ? (await this.sign(template.nonce)).nonce
+          : await nonces.next(account.address)
+    const toContract = template.to !== undefined && codes.has(template.to)
+    const gas = BigInt(template.gas ?? (data !== undefined || to === undefined || toContract ? CALL_GAS : TRANSFER_GAS))
+    const common = { chainId: template.chainId ?? chainId, nonce, to, value: template.value ?? 0n, data, gas }
+    const tip = template.maxPriorityFeePerGas ?? DEFAULT_MAX_PRIORITY_FEE_PER_GAS
+    const raw =
+      template.gasPrice !== undefined
+        ? await account.signer.signTransaction({ ...common, type: 'legacy', gasPrice: template.gasPrice })
+        : await account.signer.signTransaction({
+            ...common,
+            type: 'eip1559',
+            maxFeePerGas: template.maxFeePerGas ?? tip + DEFAULT_FEE_CAP_HEADROOM,
+            maxPriorityFeePerGas: tip,
+          })
+    const hash = keccak256(raw)
+    this.names.set(hash, name)
+    return { template: name, raw, hash, from: account.address, nonce }
+  }
+}
