@@ -52,6 +52,11 @@ program
   .option('--auction-seed <n>', 'seed of the competitor draws', integer('--auction-seed', 0), DEFAULT_CONFIG.auctionSeed)
   .option('--block-gas-limit <gas>', 'Anvil block gas limit', integer('--block-gas-limit', 21_000))
   .option('--genesis-timestamp <s>', 'genesis timestamp of a fresh devnet (reproducible block hashes)', integer('--genesis-timestamp', 1))
+  .option('--max-body-bytes <n>', 'largest request body accepted (HTTP 413 beyond)', integer('--max-body-bytes', 1024), DEFAULT_CONFIG.maxBodyBytes)
+  .option('--max-batch-size <n>', 'most requests in one JSON-RPC batch', integer('--max-batch-size', 1), DEFAULT_CONFIG.maxBatchSize)
+  .option('--max-bundle-txs <n>', 'most txs in one bundle', integer('--max-bundle-txs', 1), DEFAULT_CONFIG.maxBundleTxs)
+  .option('--rate-limit-per-ip <n>', 'requests a second per client IP (0: unlimited)', integer('--rate-limit-per-ip', 0), DEFAULT_CONFIG.rateLimitPerIp)
+  .option('--rate-limit-per-key <n>', 'requests a second per X-Api-Key (0: unlimited)', integer('--rate-limit-per-key', 0), DEFAULT_CONFIG.rateLimitPerKey)
   .option('--log-level <level>', 'pino log level', DEFAULT_CONFIG.logLevel)
   .action(async (opts) => {
     const envKeys = (process.env.BUNDLESIM_API_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean)
@@ -83,6 +88,11 @@ program
       auctionSeed: opts.auctionSeed,
       blockGasLimit: opts.blockGasLimit === undefined ? undefined : BigInt(opts.blockGasLimit),
       genesisTimestamp: opts.genesisTimestamp,
+      maxBodyBytes: opts.maxBodyBytes,
+      maxBatchSize: opts.maxBatchSize,
+      maxBundleTxs: opts.maxBundleTxs,
+      rateLimitPerIp: opts.rateLimitPerIp,
+      rateLimitPerKey: opts.rateLimitPerKey,
     }
     const harness = await startHarness(config)
     const status = harness.status()

@@ -44,6 +44,15 @@ export interface BundlesimConfig {
   blockGasLimit?: bigint
   /** Genesis timestamp of a fresh devnet (fixed for reproducible block hashes). */
   genesisTimestamp?: number
+  /** Largest HTTP request body accepted (413 beyond), like Flashbots' 300 KB per bundle. */
+  maxBodyBytes: number
+  /** Most requests one JSON-RPC batch may hold. */
+  maxBatchSize: number
+  /** Most txs one bundle may hold. */
+  maxBundleTxs: number
+  /** Requests a second per client IP / per API key; 0 = unlimited (the local default). */
+  rateLimitPerIp: number
+  rateLimitPerKey: number
 }
 
 export interface SlotCutoffs {
@@ -95,6 +104,11 @@ export const DEFAULT_CONFIG: BundlesimConfig = {
   logLevel: 'info',
   algorithms: ['builder-payment', 'priority-fee', 'arrival'],
   auctionSeed: 1,
+  maxBodyBytes: 300 * 1024,
+  maxBatchSize: 1000,
+  maxBundleTxs: 100,
+  rateLimitPerIp: 0,
+  rateLimitPerKey: 0,
 }
 
 export function resolveConfig(partial: Partial<BundlesimConfig> = {}): BundlesimConfig {

@@ -17,6 +17,7 @@ import { SlotBuilder } from './builder/slotBuilder.js'
 import type { SlotReport } from './builder/slotReport.js'
 import { createApiKeyCheck } from './rpc/auth.js'
 import { createRpcApp, listen, type RequestContext } from './rpc/httpServer.js'
+import { nameUnknownMethods } from './rpc/envelope.js'
 import { forwardReadsTo } from './rpc/proxy.js'
 import { registerCallBundleMethod } from './rpc/callBundleMethod.js'
 import { FLASHBOTS_SIGNATURE_HEADER, checkFlashbotsSignature } from './rpc/flashbotsSignature.js'
@@ -38,7 +39,6 @@ export interface Harness {
   stop(): Promise<void>
 }
 
-const BODY_LIMIT_BYTES = 5 * 1024 * 1024
 
 /**
  * Starts Anvil and the builder emulator in front of it.
@@ -54,6 +54,9 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
   const cutoffs = slotCutoffs(config)
   const algorithms = algorithmsNamed(config.algorithms)
   const log = createLogger(config.logLevel)
+  if (!isLoopback(config.host) && config.apiKeys.length === 0) {
+    log.warn(`bound to ${config.host}, reachable beyond this machine, and no --api-key is set: anyone who can reach it can submit bundles and control the harness`)
+  }
   const anvil = await launchAnvil({
     host: '127.0.0.1',
     port: config.anvilPort,
@@ -140,6 +143,7 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
       mempool,
       isValidApiKey: createApiKeyCheck(config.apiKeys),
       headNonce,
+      maxBundleTxs: config.maxBundleTxs,
     })
     registerHarnessMethods(submission, {
       advanceSlots: advanceSlot,
@@ -160,7 +164,15 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
       nowSeconds: () => clock.nowSeconds(),
     })
 
-    const httpOptions = { bodyLimitBytes: BODY_LIMIT_BYTES, health: () => healthy }
+    const httpOptions = {
+      bodyLimitBytes: config.maxBodyBytes,
+      maxBatchSize: config.maxBatchSize,
+      rateLimitPerIp: config.rateLimitPerIp,
+      rateLimitPerKey: config.rateLimitPerKey,
+      health: () => healthy,
+    }
+    nameUnknownMethods(submission)
+    nameUnknownMethods(stats)
     const rpcServer = await listen(
       createRpcApp(submission, {
         ...httpOptions,
@@ -190,4 +202,8 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
     await stopAll()
     throw error
   }
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host.startsWith('127.')
 }

@@ -11,6 +11,7 @@ export const RpcErrorCode = {
   Unauthorized: -32001,
   Forbidden: -32003,
   BundleNotFound: -32004,
+  RateLimited: -32005,
   TraceNotYetAvailable: -32010,
 } as const
 

@@ -1,7 +1,9 @@
 import express, { type Request, type Response, type NextFunction } from 'express'
 import type { IncomingHttpHeaders, Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { JSONRPCServer, createJSONRPCErrorResponse, type JSONRPCResponse } from 'json-rpc-2.0'
+import { JSONRPCServer, createJSONRPCErrorResponse, type JSONRPCRequest, type JSONRPCResponse } from 'json-rpc-2.0'
+import { envelopeError } from './envelope.js'
+import { RateLimiter } from './rateLimit.js'
 import type { Address } from 'viem'
 import { RpcErrorCode, httpStatusFor } from './errors.js'
 
@@ -19,6 +21,11 @@ export type RequestAuth = { ok: true; searcher: Address | null } | { ok: false; 
 
 export interface HttpServerOptions {
   bodyLimitBytes: number
+  /** Most requests one batch may hold. */
+  maxBatchSize: number
+  /** Requests a second per client IP and per `X-Api-Key` (0: unlimited). */
+  rateLimitPerIp?: number
+  rateLimitPerKey?: number
   health(): boolean
   /**
    * Checked once per HTTP request (a batch too) before dispatch: a refusal answers the whole
@@ -38,13 +45,34 @@ export function createRpcApp(rpc: JSONRPCServer<RequestContext>, options: HttpSe
     const healthy = options.health()
     res.status(healthy ? 200 : 503).json({ healthy })
   })
+  const byIp = new RateLimiter(options.rateLimitPerIp ?? 0)
+  const byKey = new RateLimiter(options.rateLimitPerKey ?? 0)
   app.post('/', express.text({ type: () => true, limit: options.bodyLimitBytes }), async (req: Request, res: Response) => {
+    const contentType = req.headers['content-type'] ?? ''
+    if (!/^application\/json\s*(;|$)/i.test(contentType)) {
+      res.status(415).json(errorResponse(RpcErrorCode.InvalidRequest, `invalid request: Content-Type must be application/json, got ${contentType ? JSON.stringify(contentType) : 'none'}`))
+      return
+    }
     const rawBody = typeof req.body === 'string' ? req.body : ''
     let payload: unknown
     try {
       payload = JSON.parse(rawBody)
     } catch {
       res.json(errorResponse(RpcErrorCode.ParseError, rawBody.trim() === '' ? 'parse error: empty body' : 'parse error: body is not valid JSON'))
+      return
+    }
+    const requests = Array.isArray(payload) ? payload : [payload]
+    if (Array.isArray(payload) && payload.length === 0) {
+      res.json(errorResponse(RpcErrorCode.InvalidRequest, 'invalid request: empty batch'))
+      return
+    }
+    if (requests.length > options.maxBatchSize) {
+      res.json(errorResponse(RpcErrorCode.InvalidRequest, `invalid request: batch of ${requests.length} requests exceeds the limit of ${options.maxBatchSize}`))
+      return
+    }
+    const apiKey = req.headers['x-api-key']
+    if (!byIp.take(req.ip ?? 'unknown', requests.length) || (typeof apiKey === 'string' && !byKey.take(apiKey, requests.length))) {
+      res.status(429).json(errorResponse(RpcErrorCode.RateLimited, 'rate limit exceeded: slow down and retry'))
       return
     }
     let searcher: Address | null = null
@@ -57,21 +85,14 @@ export function createRpcApp(rpc: JSONRPCServer<RequestContext>, options: HttpSe
       searcher = auth.searcher
     }
     const context: RequestContext = { headers: req.headers, rawBody, searcher }
+    const answer = (request: unknown) => envelopeError(request) ?? rpc.receive(request as JSONRPCRequest, context)
     if (Array.isArray(payload)) {
-      if (payload.length === 0) {
-        res.json(errorResponse(RpcErrorCode.InvalidRequest, 'invalid request: empty batch'))
-        return
-      }
-      const responses = (await rpc.receive(payload, context)) as JSONRPCResponse[]
+      const responses = (await Promise.all(requests.map(answer))).filter((r): r is JSONRPCResponse => r !== null)
       if (responses.length === 0) res.status(204).end()
       else res.json(responses)
       return
     }
-    if (payload === null || typeof payload !== 'object') {
-      res.json(errorResponse(RpcErrorCode.InvalidRequest, 'invalid request: expected a JSON-RPC request object or a batch array'))
-      return
-    }
-    const response = (await rpc.receive(payload as never, context)) as JSONRPCResponse | null
+    const response = await answer(payload)
     if (response === null) {
       res.status(204).end()
       return

@@ -15,6 +15,8 @@ export interface SubmissionDeps {
   isValidApiKey(presented: string | undefined): boolean
   /** Nonce of an account at the canonical head. */
   headNonce(address: Address): Promise<number>
+  /** Most txs one bundle may hold. */
+  maxBundleTxs: number
 }
 
 const rawTxParams = z.tuple([z.string().regex(/^0x([0-9a-fA-F]{2})+$/, 'expected a signed transaction as 0x hex')], {
@@ -23,8 +25,15 @@ const rawTxParams = z.tuple([z.string().regex(/^0x([0-9a-fA-F]{2})+$/, 'expected
 
 /** `eth_sendBundle`, `svc_boostBundle`, `eth_cancelBundle` and the public mempool's `eth_sendRawTransaction`. */
 export function registerSubmissionMethods(rpc: JSONRPCServer<RequestContext>, deps: SubmissionDeps): void {
+  /** The bundle object of `params`, within the size limit. */
+  const bundleParam = (params: unknown) => {
+    const object = singleObjectParam(params, bundleObjectSchema)
+    if (object.txs.length > deps.maxBundleTxs) throw invalidParams(`txs: ${object.txs.length} transactions, over the limit of ${deps.maxBundleTxs} per bundle`)
+    return object
+  }
+
   rpc.addMethod('eth_sendBundle', (params, context) => {
-    const submission = toSubmission(singleObjectParam(params, bundleObjectSchema))
+    const submission = toSubmission(bundleParam(params))
     if (submission.txs.length === 0) {
       // An empty bundle with a uuid is the Flashbots clients' way to cancel (SPEC §4).
       if (submission.replacementUuid === undefined) {
@@ -43,7 +52,7 @@ export function registerSubmissionMethods(rpc: JSONRPCServer<RequestContext>, de
     if (!deps.isValidApiKey(Array.isArray(key) ? key[0] : key)) {
       throw rpcError(RpcErrorCode.Unauthorized, 'unauthorized: svc_boostBundle needs a valid X-Api-Key header')
     }
-    const object = singleObjectParam(params, bundleObjectSchema)
+    const object = bundleParam(params)
     if (object.replacementSeqNumber !== undefined) throw invalidParams('replacementSeqNumber: not accepted by svc_boostBundle (eth_sendBundle only)')
     const submission = toSubmission(object)
     if (submission.txs.length === 0) throw invalidParams('txs: must hold at least one signed transaction')
