@@ -82,7 +82,11 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
 
     const lock = new ChainLock()
     const clock = new SlotClock(config.clock, config.slotTimeSeconds)
-    const traces = new TraceStore({ statsDelaySlots: config.statsDelaySlots, retentionSeconds: config.statsRetentionSeconds })
+    const traces = new TraceStore({
+      statsDelaySlots: config.statsDelaySlots,
+      retentionSeconds: config.statsRetentionSeconds,
+      slotSeconds: config.slotTimeSeconds,
+    })
     const mempool = new PublicMempool(chainId)
     const auction = new RelayAuction({
       fixedBidWei: config.competitorBidWei,

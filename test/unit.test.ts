@@ -336,6 +336,14 @@ describe('TraceStore', () => {
     expect(store.lookup(hashN(999), 50n, 1_030)).toEqual({ found: false, reason: 'unknown' })
   })
 
+  it('lookup: also served the delay after maxTimestamp, even before the target block', () => {
+    const store = new TraceStore({ statsDelaySlots: 2, retentionSeconds: 86_400, slotSeconds: 12 })
+    const trace = store.add(makeTrace(hashN(21), 100n, { receivedAt: 1_000 }))
+    trace.bundle.maxTimestamp = 1_100
+    expect(store.lookup(trace.bundle.hash, 10n, 1_123)).toMatchObject({ found: false, reason: 'delayed', availableAtBlock: 102n })
+    expect(store.lookup(trace.bundle.hash, 10n, 1_124)).toEqual({ found: true, trace })
+  })
+
   it('expire(now) forgets traces older than the retention; lookup after the retention is unknown', () => {
     const store = new TraceStore({ statsDelaySlots: 0, retentionSeconds: 100 })
     const old = store.add(makeTrace(hashN(30), 10n, { receivedAt: 1_000 }))

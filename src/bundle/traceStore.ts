@@ -38,6 +38,8 @@ const RANK = new Map(BUNDLE_STATES.map((state, index) => [state, index]))
 export interface TraceStoreOptions {
   statsDelaySlots: number
   retentionSeconds: number
+  /** Slot length, to count the delay after a bundle's maxTimestamp (default 12). */
+  slotSeconds?: number
 }
 
 /**
@@ -125,8 +127,12 @@ export class TraceStore {
   lookup(hash: Hash, headBlock: bigint, nowSeconds: number): TraceLookup {
     const trace = this.get(hash)
     if (!trace || nowSeconds - trace.receivedAt >= this.options.retentionSeconds) return { found: false, reason: 'unknown' }
-    const availableAtBlock = trace.bundle.targetBlock + BigInt(this.options.statsDelaySlots)
-    if (headBlock < availableAtBlock) return { found: false, reason: 'delayed', availableAtBlock }
+    const { statsDelaySlots, slotSeconds = 12 } = this.options
+    const availableAtBlock = trace.bundle.targetBlock + BigInt(statsDelaySlots)
+    // Served the delay after the target block, or after maxTimestamp (SPEC §4), whichever comes first.
+    const { maxTimestamp } = trace.bundle
+    const pastWindow = maxTimestamp !== undefined && nowSeconds >= maxTimestamp + statsDelaySlots * slotSeconds
+    if (headBlock < availableAtBlock && !pastWindow) return { found: false, reason: 'delayed', availableAtBlock }
     return { found: true, trace }
   }
 
