@@ -16,7 +16,7 @@ import type { PublicMempool } from './mempool.js'
 import type { OrderingAlgorithm, SimulatedBundle } from './ordering.js'
 import { ParentState } from './parentState.js'
 import { simulateTopOfBlock } from './simulate.js'
-import type { SlotReport } from './slotReport.js'
+import type { SlotReport, SlotTimings } from './slotReport.js'
 
 /** Coinbase of the competing builder whose block is mined when we lose the auction. */
 export const COMPETITOR_COINBASE: Address = '0x00000000000000000000000000000000c0ffee00'
@@ -81,12 +81,17 @@ export class SlotBuilder {
 
   private async buildAndMine(): Promise<SlotReport> {
     const { chain, clock, traces, mempool, coinbase, signer, algorithms, auction, log } = this.deps
+    const started = performance.now()
+    const timings: SlotTimings = { verifyWaitMs: 0, simulateMs: 0, assembleMs: 0, mineMs: 0, totalMs: 0 }
     const parent = await ParentState.capture(chain, coinbase, signer)
     const blockNumber = parent.number + 1n
     const timestamp = clock.nextBlockTimestamp()
     const buildTime = Number(timestamp)
 
-    const simulated = await this.simulateEligible(parent, blockNumber, timestamp)
+    let mark = performance.now()
+    const simulated = await this.simulateEligible(parent, blockNumber, timestamp, timings)
+    timings.simulateMs = performance.now() - mark - timings.verifyWaitMs
+    mark = performance.now()
     const pool = mempool.ordered(parent.nextBaseFee)
     const candidates: CandidateBlock[] = []
     for (const algorithm of algorithms) {
@@ -95,8 +100,11 @@ export class SlotBuilder {
     // Ties go to the first algorithm, so the choice is deterministic.
     const best = candidates.reduce((a, b) => (b.value > a.value ? b : a))
     const { won, competitorBid } = auction.decide(best.value)
+    timings.assembleMs = performance.now() - mark
 
+    mark = performance.now()
     const mined = won ? await this.commit(parent, timestamp, best) : await this.mineCompetitorBlock(parent, timestamp, pool)
+    timings.mineMs = performance.now() - mark
     this.recordOutcomes(simulated, candidates, best, mined, won, competitorBid, buildTime)
     mempool.remove(mined.receipts.keys())
     mempool.remove(staleMempoolTxs(best))
@@ -125,6 +133,7 @@ export class SlotBuilder {
         value: c.value.toString(),
         bundles: c.bundles.map((b) => b.trace.bundle.hash),
       })),
+      timings: roundTimings({ ...timings, totalMs: performance.now() - started }),
     }
     log.info(
       { slot: report },
@@ -136,11 +145,13 @@ export class SlotBuilder {
   }
 
   /** Top-of-block simulation of the bundles eligible for this block, honouring the cutoffs. */
-  private async simulateEligible(parent: ParentState, blockNumber: bigint, timestamp: bigint): Promise<SimulatedBundle[]> {
+  private async simulateEligible(parent: ParentState, blockNumber: bigint, timestamp: bigint, timings: SlotTimings): Promise<SimulatedBundle[]> {
     const { traces, cutoffs } = this.deps
     const buildTime = Number(timestamp)
     const pending = traces.pendingFor(blockNumber)
+    const waitStarted = performance.now()
     await Promise.all(pending.map((trace) => trace.verified))
+    timings.verifyWaitMs = performance.now() - waitStarted
     const simulated: SimulatedBundle[] = []
     for (const trace of pending.sort((a, b) => a.sequence - b.sequence)) {
       if (trace.state !== 'Received' || !trace.live) continue
@@ -240,6 +251,18 @@ export class SlotBuilder {
         })
       }
     }
+  }
+}
+
+/** Timings to 0.1 ms: enough for a report, and stable to read. */
+function roundTimings(timings: SlotTimings): SlotTimings {
+  const round = (ms: number) => Math.round(ms * 10) / 10
+  return {
+    verifyWaitMs: round(timings.verifyWaitMs),
+    simulateMs: round(timings.simulateMs),
+    assembleMs: round(timings.assembleMs),
+    mineMs: round(timings.mineMs),
+    totalMs: round(timings.totalMs),
   }
 }
 

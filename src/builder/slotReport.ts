@@ -24,4 +24,19 @@ export interface SlotReport {
     refund: { recipient: string; amount: string } | null
   }>
   candidates: Array<{ algorithm: string; value: string; bundles: Hash[] }>
+  /** Where the slot's wall time went, in ms (what `npm run bench` reports). */
+  timings: SlotTimings
+}
+
+export interface SlotTimings {
+  /** Waiting for the deferred sender checks of the eligible bundles (signature recovery, nonces). */
+  verifyWaitMs: number
+  /** Top-of-block simulation of every eligible bundle. */
+  simulateMs: number
+  /** Ordering and executing one candidate block per algorithm. */
+  assembleMs: number
+  /** Executing the chosen block (or the competitor's) once more and keeping it. */
+  mineMs: number
+  /** The whole slot, parent capture and bookkeeping included. */
+  totalMs: number
 }
