@@ -3,6 +3,7 @@ import type { Hex } from 'viem'
 import { startHarness } from './service.js'
 import type { BundlesimConfig } from './config.js'
 import { DEFAULT_CONFIG } from './config.js'
+import { registerScenarioCommands } from './scenario/cliCommands.js'
 
 function integer(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
   return (value: string): number => {
@@ -119,6 +120,8 @@ program
     process.on('SIGINT', () => shutdown('SIGINT'))
     process.on('SIGTERM', () => shutdown('SIGTERM'))
   })
+
+registerScenarioCommands(program)
 
 program.parseAsync().catch((error: Error) => {
   process.stderr.write(`bundlesim: ${error.message}\n`)

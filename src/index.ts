@@ -1,9 +1,11 @@
 /**
- * bundlesim's programmatic API: start a harness inside your own test suite.
+ * bundlesim's programmatic API: start a harness inside your own test suite, or run YAML
+ * scenarios from it.
  *
  * @example
- * import { startHarness } from 'bundlesim'
+ * import { startHarness, runScenario } from 'bundlesim'
  * const harness = await startHarness({ clock: 'manual', port: 0, statsPort: 0, anvilPort: 0 })
+ * const result = await runScenario('scenarios/landed.yaml') // result.passed, result.failures
  */
 export { startHarness, type Harness } from './service.js'
 export { DEFAULT_CONFIG, type BundlesimConfig } from './config.js'
@@ -13,3 +15,28 @@ export type { BundleStats } from './bundle/stats.js'
 export type { SlotReport } from './builder/slotReport.js'
 export type { HarnessStatus } from './rpc/harnessMethods.js'
 export { RpcErrorCode } from './rpc/errors.js'
+// Scenarios: YAML files run on their own harness (README "Scenarios").
+export {
+  loadScenario,
+  parseScenario,
+  runScenario,
+  runScenarios,
+  findScenarioFiles,
+  formatSummary,
+  toJUnitXml,
+  writeJUnit,
+  describeFailure,
+  ScenarioSchemaError,
+  ExpectationFailed,
+  StepFailed,
+  InvalidScenariosError,
+  type LoadedScenario,
+  type RunOptions,
+  type RunManyOptions,
+  type RunEvent,
+  type ScenarioResult,
+  type StepResult,
+  type ScenarioFailure,
+  type SchemaIssue,
+  type SourceLocation,
+} from './scenario/index.js'

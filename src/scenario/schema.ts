@@ -268,7 +268,7 @@ const bundleExpectation = strict(
     builderPayment: bounds.optional(),
     refund: strict({ recipient: addressRef.optional(), amount: bounds.optional() }, '{ recipient?, amount? } or null').nullable().optional(),
     sponsorships: z.array(strict({ tx: txRef, amount: bounds.optional() }, '{ tx, amount? }'), { error: expecting('a list of { tx, amount? }') }).optional(),
-    blockNumber: blockRef('a block number').nullable().optional(),
+    blockNumber: int('a block number').nullable().optional(),
   },
   'bundle expectations { status?, error?, … }',
 )
@@ -352,6 +352,7 @@ const callBundle = strict(
     stateBlockNumber: z.union([z.literal('latest'), int('a block number')], { error: expecting('"latest" or a block number') }).optional(),
     timestamp: blockRef('a timestamp').optional(),
     coinbase: addressRef.optional(),
+    baseFee: nonNegative.optional(),
     expect: strict(
       {
         error: textMatch.optional(),
@@ -365,7 +366,7 @@ const callBundle = strict(
       'eth_callBundle expectations',
     ).optional(),
   },
-  '{ txs, blockNumber?, timestamp?, expect? }',
+  '{ txs, blockNumber?, stateBlockNumber?, timestamp?, coinbase?, baseFee?, expect? }',
 )
 
 /** Step kinds, each its own schema; a step is a mapping with exactly one of these keys. */

@@ -1,0 +1,36 @@
+import { describeFailure } from './errors.js'
+import type { RunEvent } from './runMany.js'
+import type { ScenarioResult } from './runner.js'
+
+const MARK = { passed: '✓', failed: '✗', skipped: '-' } as const
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`
+const indent = (text: string, by = '    ') => text.replace(/^/gm, by)
+
+/** One line per scenario start and end; a failure's details follow its line. */
+export function formatProgress(event: RunEvent): string {
+  if (event.type === 'start') return `  … ${event.scenario.name} (${event.scenario.file})\n`
+  const { result } = event
+  const line = `  ${MARK[result.status]} ${result.name} (${seconds(result.durationMs)})\n`
+  return result.failures.length ? line + indent(result.failures.map(describeFailure).join('\n')) + '\n' : line
+}
+
+/**
+ * The summary table, then the closing count line (`N passed, N failed`), which CI systems
+ * read on its own.
+ */
+export function formatSummary(results: readonly ScenarioResult[]): string {
+  const rows = results.map((r) => [MARK[r.status], r.name, r.status === 'skipped' ? '-' : `${r.steps.filter((s) => s.status === 'passed').length}/${r.steps.length}`, seconds(r.durationMs), r.file])
+  const header = ['', 'scenario', 'steps', 'time', 'file']
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)))
+  const format = (row: string[]) => row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()
+  const count = (status: ScenarioResult['status']) => results.filter((r) => r.status === status).length
+  const skipped = count('skipped')
+  return [
+    format(header),
+    format(widths.map((w) => '-'.repeat(w))),
+    ...rows.map(format),
+    '',
+    `${count('passed')} passed, ${count('failed')} failed${skipped ? `, ${skipped} skipped` : ''}`,
+    '',
+  ].join('\n')
+}

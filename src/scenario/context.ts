@@ -1,0 +1,57 @@
+import type { Address, Hash } from 'viem'
+import type { SlotReport } from '../builder/slotReport.js'
+import type { HarnessStatus } from '../rpc/harnessMethods.js'
+import type { AddressBook } from './addressBook.js'
+import type { SourceLocation } from './errors.js'
+import type { LoadedScenario } from './load.js'
+import type { NonceTracker } from './nonces.js'
+import type { RpcClient } from './rpcClient.js'
+import type { Path } from './sourceMap.js'
+import type { TemplateSigner } from './txTemplates.js'
+
+/** What a running scenario knows: its clients, names, signed txs and what happened so far. */
+export interface RunContext {
+  loaded: LoadedScenario
+  /** Submission RPC: bundles, harness control, forwarded reads. */
+  rpc: RpcClient
+  /** Stats RPC: svc_getBundleStats. */
+  stats: RpcClient
+  book: AddressBook
+  signer: TemplateSigner
+  nonces: NonceTracker
+  /** Bundle ids (`as`) to the hashes the service returned. */
+  bundles: Map<string, Hash>
+  /** Reports of the last `advance` step's slots. */
+  lastReports?: SlotReport[]
+  /** Balances after setup, and at the end of the last `expect` step. */
+  balances: { start: Map<Address, bigint>; previous: Map<Address, bigint> }
+  /** Addresses whose balances are recorded for deltas. */
+  watched: Address[]
+  /** API keys of the scenario's builder (the default for `boost`). */
+  apiKeys: string[]
+}
+
+export function locate(context: RunContext, path: Path): SourceLocation {
+  const { file, line, column } = context.loaded.source.locate(path)
+  return { file, line, column }
+}
+
+export function headStatus(context: RunContext): Promise<HarnessStatus> {
+  return context.rpc.call<HarnessStatus>('harness_status')
+}
+
+/** Current balance through the submission RPC (a forwarded read). */
+export async function balanceOf(context: RunContext, address: Address): Promise<bigint> {
+  return BigInt(await context.rpc.call<string>('eth_getBalance', [address, 'latest']))
+}
+
+export async function recordBalances(context: RunContext): Promise<Map<Address, bigint>> {
+  const values = await Promise.all(context.watched.map((address) => balanceOf(context, address)))
+  return new Map(context.watched.map((address, i) => [address, values[i]!]))
+}
+
+/** The id a bundle hash goes by in this scenario, or the hash. */
+export function bundleName(context: RunContext, hash: string): string {
+  for (const [id, known] of context.bundles) if (known === hash) return id
+  return hash
+}

@@ -1,0 +1,241 @@
+import { decodeEventLog, type Address, type Hash, type Hex } from 'viem'
+import type { BundleStats } from '../bundle/stats.js'
+import { canonicalAbiValue, toAbiValue } from './abiValues.js'
+import { balanceOf, bundleName, locate, type RunContext } from './context.js'
+import { ExpectationFailed } from './errors.js'
+import { describeBounds, plainNumber, textMatcher, withinBounds } from './match.js'
+import { RpcCallError } from './rpcClient.js'
+import { parseEvent, type BalanceExpectation, type Bounds, type BundleExpectation, type CallBundleStep, type EventExpectation, type ExpectStep } from './schema.js'
+import { formatPath, type Path } from './sourceMap.js'
+import { formatAmount } from './units.js'
+
+/** Collects the failed checks of one step, each at its own place in the file. */
+export class Failures {
+  readonly list: ExpectationFailed[] = []
+
+  constructor(
+    private readonly context: RunContext,
+    /** Path of the step's expectation block in the file. */
+    private readonly at: Path,
+  ) {}
+
+  add(path: Path, expected: string, actual: string, trace?: BundleStats | null): void {
+    this.list.push(new ExpectationFailed(locate(this.context, [...this.at, ...path]), formatPath(path), expected, actual, trace))
+  }
+
+  bounds(path: Path, actual: bigint, bounds: Bounds | undefined, format = formatAmount, trace?: BundleStats | null): void {
+    if (bounds && !withinBounds(actual, bounds)) this.add(path, describeBounds(bounds, format), format(actual), trace)
+  }
+
+  text(path: Path, actual: string | null | undefined, pattern: string | null | undefined, trace?: BundleStats | null): void {
+    if (pattern === undefined) return
+    if (pattern === null) {
+      if (actual !== null && actual !== undefined) this.add(path, 'no error', JSON.stringify(actual), trace)
+      return
+    }
+    const matcher = textMatcher(pattern)
+    if (actual === null || actual === undefined || !matcher.test(actual)) this.add(path, matcher.describe, actual == null ? 'no error' : JSON.stringify(actual), trace)
+  }
+}
+
+/** A template name or a 0x hash as the hash it stands for (undefined: never signed). */
+async function hashOf(context: RunContext, ref: string): Promise<Hash | undefined> {
+  return ref.startsWith('0x') ? (ref.toLowerCase() as Hash) : context.signer.hashOf(ref)
+}
+
+const describeTx = (context: RunContext, hash: string | null | undefined): string => {
+  if (hash === null || hash === undefined) return 'null'
+  const name = context.signer.templateOf(hash)
+  return name ? `${name} (${hash})` : hash
+}
+
+async function checkBundle(context: RunContext, failures: Failures, id: string, expected: BundleExpectation): Promise<void> {
+  const at = ['bundles', id]
+  const hash = context.bundles.get(id)
+  if (!hash) return failures.add(at, 'a submitted bundle', 'the submit step did not return a hash')
+  let trace: BundleStats
+  try {
+    trace = await context.stats.call<BundleStats>('svc_getBundleStats', [{ bundle_hash: hash }])
+  } catch (error) {
+    const reason = error instanceof RpcCallError ? `${error.code} ${error.rpcMessage}${error.data ? ` ${JSON.stringify(error.data)}` : ''}` : String(error)
+    return failures.add(at, `the trace of ${hash}`, reason)
+  }
+  if (expected.status !== undefined && expected.status.toLowerCase() !== trace.status.toLowerCase()) {
+    failures.add([...at, 'status'], expected.status, trace.status, trace)
+  }
+  failures.text([...at, 'error'], trace.error, expected.error, trace)
+  if (expected.revertingHash !== undefined) {
+    const wanted = expected.revertingHash === null ? null : ((await hashOf(context, expected.revertingHash)) ?? null)
+    if (wanted !== trace.revertingHash) failures.add([...at, 'revertingHash'], describeTx(context, wanted) + (wanted === null && expected.revertingHash ? ` (${expected.revertingHash} was never sent)` : ''), describeTx(context, trace.revertingHash), trace)
+  }
+  failures.bounds([...at, 'builderPayment'], BigInt(trace.builderPayment), expected.builderPayment, formatAmount, trace)
+  if (expected.refund === null && trace.refund !== null) failures.add([...at, 'refund'], 'no refund', JSON.stringify(trace.refund), trace)
+  if (expected.refund) {
+    if (trace.refund === null) failures.add([...at, 'refund'], 'a refund', 'no refund', trace)
+    else {
+      const recipient = expected.refund.recipient === undefined ? undefined : context.book.resolve(expected.refund.recipient)
+      if (recipient && recipient !== trace.refund.recipient.toLowerCase()) failures.add([...at, 'refund', 'recipient'], `${expected.refund.recipient} (${recipient})`, trace.refund.recipient, trace)
+      failures.bounds([...at, 'refund', 'amount'], BigInt(trace.refund.amount), expected.refund.amount, formatAmount, trace)
+    }
+  }
+  if (expected.sponsorships) {
+    const actual = trace.sponsorships.map((s) => `${describeTx(context, s.txHash)}: ${formatAmount(BigInt(s.amount))}`).join('; ') || 'none'
+    if (expected.sponsorships.length !== trace.sponsorships.length) {
+      failures.add([...at, 'sponsorships'], `${expected.sponsorships.length} sponsorship(s)`, actual, trace)
+    } else {
+      for (const [i, s] of expected.sponsorships.entries()) {
+        const made = trace.sponsorships[i]!
+        if ((await hashOf(context, s.tx)) !== made.txHash) failures.add([...at, 'sponsorships', i, 'tx'], s.tx, describeTx(context, made.txHash), trace)
+        failures.bounds([...at, 'sponsorships', i, 'amount'], BigInt(made.amount), s.amount, formatAmount, trace)
+      }
+    }
+  }
+  if (expected.blockNumber !== undefined && expected.blockNumber !== trace.blockNumber) {
+    failures.add([...at, 'blockNumber'], String(expected.blockNumber), String(trace.blockNumber), trace)
+  }
+}
+
+async function checkBalance(context: RunContext, failures: Failures, ref: string, expected: BalanceExpectation): Promise<void> {
+  const at = ['balances', ref]
+  const address = context.book.resolve(ref)
+  const balance = await balanceOf(context, address)
+  failures.bounds(at, balance, { equals: expected.equals, min: expected.min, max: expected.max })
+  if (expected.delta) {
+    const base = (expected.since === 'previous' ? context.balances.previous : context.balances.start).get(address) ?? 0n
+    failures.bounds([...at, 'delta'], balance - base, expected.delta)
+  }
+}
+
+type Receipt = { status: Hex; logs: Array<{ address: Address; topics: [Hex, ...Hex[]]; data: Hex }> } | null
+
+async function receiptOf(context: RunContext, template: string): Promise<{ hash?: Hash; receipt: Receipt }> {
+  const hash = await context.signer.hashOf(template)
+  if (!hash) return { receipt: null }
+  return { hash, receipt: await context.rpc.call<Receipt>('eth_getTransactionReceipt', [hash]) }
+}
+
+const receiptStatus = (receipt: Receipt): string => (receipt === null ? 'absent' : receipt.status === '0x1' ? 'success' : 'reverted')
+
+async function checkEvents(context: RunContext, failures: Failures, template: string, expected: EventExpectation[]): Promise<void> {
+  const { hash, receipt } = await receiptOf(context, template)
+  for (const [i, event] of expected.entries()) {
+    const at = ['events', template, i]
+    if (!receipt) {
+      failures.add(at, `${event.event} emitted`, hash ? 'no receipt (the tx is not on chain)' : 'no receipt (the template was never sent)')
+      continue
+    }
+    const item = parseEvent(event.event)
+    const address = event.address === undefined ? undefined : context.book.resolve(event.address)
+    const wanted = Object.entries(event.args ?? {}).map(([name, value]) => {
+      const param = item.inputs.find((input) => input.name === name)!
+      return [name, canonicalAbiValue(toAbiValue(param, value, context.book))] as const
+    })
+    const decoded: string[] = []
+    const found = receipt.logs.some((log) => {
+      if (address && log.address.toLowerCase() !== address) return false
+      try {
+        const { args } = decodeEventLog({ abi: [item], data: log.data, topics: log.topics, strict: true })
+        const values = args as unknown as Record<string, unknown>
+        decoded.push(`${item.name}${JSON.stringify(canonicalAbiValue(values))} at ${log.address}`)
+        return wanted.every(([name, value]) => JSON.stringify(canonicalAbiValue(values[name])) === JSON.stringify(value))
+      } catch {
+        return false
+      }
+    })
+    if (!found) {
+      const want = `${item.name}${wanted.length ? JSON.stringify(Object.fromEntries(wanted)) : ''}${address ? ` at ${event.address}` : ''}`
+      failures.add(at, want, decoded.length ? decoded.join('; ') : `no ${item.name} log among ${receipt.logs.length} log(s)`)
+    }
+  }
+}
+
+async function checkBlock(context: RunContext, failures: Failures, expected: NonNullable<ExpectStep['block']>): Promise<void> {
+  const report = context.lastReports?.at(-1)
+  const names = (hashes: readonly string[]) => hashes.map((h) => context.signer.templateOf(h) ?? h)
+  if ((expected.bundles || expected.won !== undefined || expected.mempoolTxs) && !report) {
+    return failures.add(['block'], 'a slot report', 'no advance step has run yet')
+  }
+  if (report && expected.bundles) {
+    const wanted = expected.bundles.map((id) => context.bundles.get(id) ?? `${id} (no hash)`)
+    if (JSON.stringify(wanted) !== JSON.stringify(report.bundles)) {
+      failures.add(['block', 'bundles'], `[${expected.bundles.join(', ')}]`, `[${report.bundles.map((h) => bundleName(context, h)).join(', ')}]`)
+    }
+  }
+  if (report && expected.won !== undefined && expected.won !== report.won) {
+    failures.add(['block', 'won'], String(expected.won), `${report.won} (competitor bid ${report.competitorBid ?? 'none'}, block value ${report.value})`)
+  }
+  if (report && expected.mempoolTxs) {
+    const actual = names(report.mempoolTxs)
+    if (JSON.stringify(actual) !== JSON.stringify(expected.mempoolTxs)) failures.add(['block', 'mempoolTxs'], `[${expected.mempoolTxs.join(', ')}]`, `[${actual.join(', ')}]`)
+  }
+  if (expected.txs) {
+    const block = await context.rpc.call<{ number: Hex; transactions: Hash[] }>('eth_getBlockByNumber', ['latest', false])
+    // Builder payouts and txs of no template are not the scenario's to order.
+    const actual = block.transactions.map((h) => context.signer.templateOf(h)).filter((n): n is string => n !== undefined)
+    if (JSON.stringify(actual) !== JSON.stringify(expected.txs)) {
+      failures.add(['block', 'txs'], `[${expected.txs.join(', ')}] in block ${Number(block.number)}`, `[${actual.join(', ')}]`)
+    }
+  }
+}
+
+/** Runs every check of an `expect` step; returns the ones that failed. */
+export async function checkExpectations(context: RunContext, expected: ExpectStep, at: Path): Promise<ExpectationFailed[]> {
+  const failures = new Failures(context, at)
+  for (const [id, bundle] of Object.entries(expected.bundles ?? {})) await checkBundle(context, failures, id, bundle)
+  for (const [ref, balance] of Object.entries(expected.balances ?? {})) await checkBalance(context, failures, ref, balance)
+  for (const [template, status] of Object.entries(expected.receipts ?? {})) {
+    const { receipt, hash } = await receiptOf(context, template)
+    const actual = receiptStatus(receipt)
+    if (actual !== status) failures.add(['receipts', template], status, hash ? `${actual} (${hash})` : `${actual} (never sent)`)
+  }
+  for (const [template, events] of Object.entries(expected.events ?? {})) await checkEvents(context, failures, template, events)
+  if (expected.block) await checkBlock(context, failures, expected.block)
+  return failures.list
+}
+
+/** The answer of eth_callBundle as the runner reads it. */
+export interface CallBundleAnswer {
+  coinbaseDiff: string
+  ethSentToCoinbase: string
+  gasFees: string
+  bundleGasPrice: string
+  totalGasUsed: number
+  results: Array<{ txHash: Hash; gasUsed: number; coinbaseDiff: string; ethSentToCoinbase: string; value?: Hex; error?: string; revert?: string }>
+}
+
+/** Checks an eth_callBundle answer (or its error) against the step's `expect`. */
+export async function checkCallBundle(
+  context: RunContext,
+  expected: NonNullable<CallBundleStep['expect']>,
+  outcome: { result: CallBundleAnswer } | { error: RpcCallError },
+  at: Path,
+): Promise<ExpectationFailed[]> {
+  const failures = new Failures(context, at)
+  if ('error' in outcome) {
+    if (expected.error === undefined) failures.add([], 'eth_callBundle to succeed', `${outcome.error.code} ${outcome.error.rpcMessage}`)
+    else failures.text(['error'], outcome.error.rpcMessage, expected.error)
+    return failures.list
+  }
+  const { result } = outcome
+  if (expected.error !== undefined) failures.add(['error'], textMatcher(expected.error).describe, 'the call succeeded')
+  for (const field of ['coinbaseDiff', 'ethSentToCoinbase', 'gasFees', 'bundleGasPrice'] as const) failures.bounds([field], BigInt(result[field]), expected[field])
+  failures.bounds(['totalGasUsed'], BigInt(result.totalGasUsed), expected.totalGasUsed, plainNumber)
+  for (const [template, wanted] of Object.entries(expected.results ?? {})) {
+    const hash = await context.signer.hashOf(template)
+    const tx = result.results.find((r) => r.txHash === hash)
+    const here = ['results', template]
+    if (!tx) {
+      failures.add(here, `a result for ${describeTx(context, hash)}`, `results for ${result.results.map((r) => describeTx(context, r.txHash)).join(', ')}`)
+      continue
+    }
+    failures.text([...here, 'error'], tx.error, wanted.error)
+    if (wanted.revert !== undefined) failures.text([...here, 'revert'], tx.revert ?? null, wanted.revert)
+    failures.bounds([...here, 'gasUsed'], BigInt(tx.gasUsed), wanted.gasUsed, plainNumber)
+    failures.bounds([...here, 'coinbaseDiff'], BigInt(tx.coinbaseDiff), wanted.coinbaseDiff)
+    failures.bounds([...here, 'ethSentToCoinbase'], BigInt(tx.ethSentToCoinbase), wanted.ethSentToCoinbase)
+    if (wanted.value !== undefined && wanted.value.toLowerCase() !== (tx.value ?? '').toLowerCase()) {
+      failures.add([...here, 'value'], wanted.value, tx.value ?? `no value (error: ${tx.error})`)
+    }
+  }
+  return failures.list
+}

@@ -1,0 +1,86 @@
+import { availableParallelism } from 'node:os'
+import { ScenarioSchemaError, StepFailed } from './errors.js'
+import { loadScenario, type LoadedScenario } from './load.js'
+import { REGEX_TEXT } from './schema.js'
+import { runScenario, type RunOptions, type ScenarioResult } from './runner.js'
+
+/** Scenario files that cannot run; nothing was started. */
+export class InvalidScenariosError extends Error {
+  constructor(readonly errors: ScenarioSchemaError[]) {
+    super(errors.map((e) => e.message).join('\n'))
+    this.name = 'InvalidScenariosError'
+  }
+}
+
+/** Progress of a parallel run, for live output. */
+export type RunEvent =
+  | { type: 'start'; scenario: LoadedScenario }
+  | { type: 'done'; scenario: LoadedScenario; result: ScenarioResult }
+
+export interface RunManyOptions extends RunOptions {
+  /** Scenarios run at once, each on its own harness (default: the CPU count). */
+  concurrency?: number
+  /** Runs only scenarios whose name or file contains this text, or matches `/regex/flags`. */
+  filter?: string
+  /** After the first failure start no more scenarios (the rest are `skipped`). */
+  bail?: boolean
+  onEvent?: (event: RunEvent) => void
+}
+
+function matchesFilter(scenario: LoadedScenario, filter: string | undefined): boolean {
+  if (!filter) return true
+  const regex = REGEX_TEXT.exec(filter)
+  const test = regex ? (text: string) => new RegExp(regex[1]!, regex[2]).test(text) : (text: string) => text.includes(filter)
+  return test(scenario.name) || test(scenario.file)
+}
+
+function skipped(scenario: LoadedScenario): ScenarioResult {
+  return { file: scenario.file, name: scenario.name, description: scenario.description, status: 'skipped', passed: false, durationMs: 0, steps: [], failures: [] }
+}
+
+/**
+ * Runs scenario files in parallel, one harness each. Every file is loaded and checked first:
+ * if any is bad, InvalidScenariosError is thrown and nothing runs. Results come in file order.
+ */
+export async function runScenarios(files: readonly string[], options: RunManyOptions = {}): Promise<ScenarioResult[]> {
+  const loaded: LoadedScenario[] = []
+  const errors: ScenarioSchemaError[] = []
+  for (const file of files) {
+    try {
+      loaded.push(await loadScenario(file, options))
+    } catch (error) {
+      if (error instanceof ScenarioSchemaError) errors.push(error)
+      else throw error
+    }
+  }
+  if (errors.length > 0) throw new InvalidScenariosError(errors)
+
+  const selected = loaded.filter((scenario) => matchesFilter(scenario, options.filter))
+  const results: ScenarioResult[] = new Array(selected.length)
+  const concurrency = Math.max(1, options.concurrency ?? availableParallelism())
+  let next = 0
+  let failed = false
+  const worker = async () => {
+    while (next < selected.length) {
+      const index = next++
+      const scenario = selected[index]!
+      if (failed && options.bail) {
+        results[index] = skipped(scenario)
+        continue
+      }
+      options.onEvent?.({ type: 'start', scenario })
+      let result: ScenarioResult
+      try {
+        result = await runScenario(scenario, options)
+      } catch (error) {
+        const failure = new StepFailed(scenario.source.position(null), 'run', (error as Error).message)
+        result = { ...skipped(scenario), status: 'failed', failures: [failure] }
+      }
+      if (!result.passed) failed = true
+      results[index] = result
+      options.onEvent?.({ type: 'done', scenario, result })
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(concurrency, selected.length) }, worker))
+  return results
+}

@@ -1,0 +1,231 @@
+import { encodeDeployData, getContractAddress, keccak256, type Address, type Hex } from 'viem'
+import type { SlotReport } from '../builder/slotReport.js'
+import type { BundlesimConfig } from '../config.js'
+import type { HarnessStatus } from '../rpc/harnessMethods.js'
+import { startHarness, type Harness } from '../service.js'
+import { toAbiValues } from './abiValues.js'
+import { AddressBook } from './addressBook.js'
+import { locate, recordBalances, type RunContext } from './context.js'
+import { StepFailed, type ScenarioFailure } from './errors.js'
+import { loadScenario, type LoadOptions, type LoadedScenario } from './load.js'
+import { NonceTracker } from './nonces.js'
+import { RpcClient } from './rpcClient.js'
+import { stepKind, type StepKind } from './schema.js'
+import { executeStep } from './steps.js'
+import { CALL_GAS, DEFAULT_FEE_CAP_HEADROOM, DEFAULT_MAX_PRIORITY_FEE_PER_GAS, TemplateSigner } from './txTemplates.js'
+
+/** Genesis timestamp of scenario devnets unless set: the same file mines the same blocks. */
+export const SCENARIO_GENESIS_TIMESTAMP = 1_700_000_000
+/** Gas of a contract deployment when neither given nor estimable. */
+export const DEPLOY_GAS = 5_000_000n
+
+export type ScenarioStatus = 'passed' | 'failed' | 'skipped'
+
+export interface StepResult {
+  index: number
+  kind: StepKind
+  line: number
+  status: ScenarioStatus
+  durationMs: number
+}
+
+/** What running one scenario file gave. */
+export interface ScenarioResult {
+  file: string
+  name: string
+  description?: string
+  status: ScenarioStatus
+  passed: boolean
+  durationMs: number
+  steps: StepResult[]
+  failures: ScenarioFailure[]
+}
+
+export interface RunOptions extends LoadOptions {
+  /** Harness settings that override the scenario's (e.g. a log level while debugging). */
+  harness?: Partial<BundlesimConfig>
+}
+
+/** The harness a scenario asks for: manual clock, free ports, quiet, stats at once by default. */
+export function harnessConfig(loaded: LoadedScenario, overrides: Partial<BundlesimConfig> = {}): Partial<BundlesimConfig> {
+  const { chain, builder } = loaded.scenario
+  return {
+    clock: 'manual',
+    port: 0,
+    statsPort: 0,
+    anvilPort: 0,
+    logLevel: 'silent',
+    chainId: chain?.chainId,
+    genesisTimestamp: chain?.genesisTimestamp ?? (chain?.fork ? undefined : SCENARIO_GENESIS_TIMESTAMP),
+    forkUrl: chain?.fork?.url,
+    forkBlockNumber: chain?.fork?.blockNumber === undefined ? undefined : BigInt(chain.fork.blockNumber),
+    slotTimeSeconds: builder.slotTime,
+    statsDelaySlots: builder.statsDelaySlots,
+    statsRetentionSeconds: builder.statsRetention,
+    statusCase: builder.statusCase,
+    algorithms: builder.algorithms,
+    buildCutoffMs: builder.buildCutoffMs,
+    boostCutoffMs: builder.boostCutoffMs,
+    simulationCutoffMs: builder.simulationCutoffMs,
+    competitorBidWei: builder.competitorBid,
+    competitorWinProbability: builder.competitorWinProbability,
+    auctionSeed: builder.auctionSeed,
+    blockGasLimit: builder.blockGasLimit === undefined ? undefined : BigInt(builder.blockGasLimit),
+    apiKeys: builder.apiKeys,
+    coinbaseKey: builder.coinbaseKey as Hex | undefined,
+    ...overrides,
+  }
+}
+
+/** Every address a balance expectation may take a delta of: all names, and raw addresses used. */
+function watchedAddresses(loaded: LoadedScenario, book: AddressBook): Address[] {
+  const refs = new Set<string>(['builder', ...loaded.accounts.keys(), ...loaded.contracts.keys()])
+  for (const step of loaded.scenario.steps) for (const ref of Object.keys(step.expect?.balances ?? {})) refs.add(ref)
+  return [...new Set([...refs].map((ref) => book.resolve(ref)))]
+}
+
+/**
+ * Setup, through the public RPC: balances by `harness_setBalance`, then every contract
+ * deployed by a real tx from its `from` account and mined by one slot.
+ */
+async function setUp(loaded: LoadedScenario, rpc: RpcClient, nonces: NonceTracker, status: HarnessStatus): Promise<AddressBook> {
+  const { scenario, accounts, contracts } = loaded
+  for (const [name, spec] of Object.entries(scenario.accounts)) {
+    await rpc.call('harness_setBalance', [{ address: accounts.get(name)!.address, wei: spec.balance.toString() }])
+  }
+  // Addresses follow from sender and nonce, so constructor args may name earlier contracts.
+  const planned: Array<{ name: string; address: Address; raw: Hex }> = []
+  const contractAddresses = new Map<string, Address>()
+  const bookSoFar = () => new AddressBook(new Map([...accounts].map(([n, a]) => [n, a.address])), contractAddresses, status.coinbase as Address)
+  for (const [name, spec] of Object.entries(scenario.contracts)) {
+    const code = contracts.get(name)!
+    const account = accounts.get(spec.from)!
+    const constructor = code.abi.find((item) => item.type === 'constructor')
+    const args = spec.args ? toAbiValues(constructor && 'inputs' in constructor ? constructor.inputs : [], spec.args, bookSoFar()) : []
+    const data = code.abi.length > 0 ? encodeDeployData({ abi: code.abi, bytecode: code.bytecode, args }) : code.bytecode
+    const value = spec.value ?? 0n
+    const gas = spec.gas !== undefined ? BigInt(spec.gas) : await estimateDeployGas(rpc, account.address, data, value)
+    const nonce = await nonces.next(account.address)
+    const raw = await account.signer.signTransaction({
+      type: 'eip1559',
+      chainId: status.chainId,
+      nonce,
+      data,
+      value,
+      gas,
+      maxFeePerGas: DEFAULT_MAX_PRIORITY_FEE_PER_GAS + DEFAULT_FEE_CAP_HEADROOM,
+      maxPriorityFeePerGas: DEFAULT_MAX_PRIORITY_FEE_PER_GAS,
+    })
+    const address = getContractAddress({ from: account.address, nonce: BigInt(nonce) }).toLowerCase() as Address
+    contractAddresses.set(name, address)
+    planned.push({ name, address, raw })
+  }
+  if (planned.length > 0) {
+    for (const { raw } of planned) await rpc.call('eth_sendRawTransaction', [raw])
+    await rpc.call<SlotReport[]>('harness_advanceSlot', [{ slots: 1 }])
+    nonces.reset()
+    for (const { name, address, raw } of planned) {
+      const receipt = await rpc.call<{ status: Hex; contractAddress: Address | null } | null>('eth_getTransactionReceipt', [keccak256(raw)])
+      const where = loaded.source.locate(['contracts', name])
+      if (!receipt) throw new StepFailed(where, 'setup', `contract ${name} was not mined in the setup slot (block gas limit? set gas)`)
+      if (receipt.status !== '0x1') throw new StepFailed(where, 'setup', `deploying contract ${name} reverted`)
+      if (receipt.contractAddress?.toLowerCase() !== address) throw new StepFailed(where, 'setup', `contract ${name} deployed at ${receipt.contractAddress}, expected ${address}`)
+    }
+  }
+  return bookSoFar()
+}
+
+/** eth_estimateGas with a margin; a constructor that needs later state falls back to DEPLOY_GAS. */
+async function estimateDeployGas(rpc: RpcClient, from: Address, data: Hex, value: bigint): Promise<bigint> {
+  try {
+    const estimate = BigInt(await rpc.call<Hex>('eth_estimateGas', [{ from, data, value: `0x${value.toString(16)}` }]))
+    return (estimate * 13n) / 10n
+  } catch {
+    return DEPLOY_GAS
+  }
+}
+
+/** Runs a loaded scenario against a harness that is already running. */
+export async function runLoadedScenarioOn(loaded: LoadedScenario, harness: Pick<Harness, 'rpcUrl' | 'statsUrl'>): Promise<Omit<ScenarioResult, 'durationMs'>> {
+  const rpc = new RpcClient(harness.rpcUrl)
+  const steps: StepResult[] = loaded.scenario.steps.map((step, index) => ({
+    index,
+    kind: stepKind(step),
+    line: loaded.source.locate(['steps', index]).line,
+    status: 'skipped',
+    durationMs: 0,
+  }))
+  const result = (failures: ScenarioFailure[]) => ({
+    file: loaded.file,
+    name: loaded.name,
+    description: loaded.description,
+    status: failures.length ? ('failed' as const) : ('passed' as const),
+    passed: failures.length === 0,
+    steps,
+    failures,
+  })
+  let context: RunContext
+  try {
+    const status = await rpc.call<HarnessStatus>('harness_status')
+    const nonces = new NonceTracker(async (address) => Number(BigInt(await rpc.call<Hex>('eth_getTransactionCount', [address, 'latest']))))
+    const book = await setUp(loaded, rpc, nonces, status)
+    context = {
+      loaded,
+      rpc,
+      stats: new RpcClient(harness.statsUrl),
+      book,
+      nonces,
+      signer: new TemplateSigner({ templates: loaded.scenario.txs, accounts: loaded.accounts, codes: loaded.contracts, book, chainId: status.chainId, nonces }),
+      bundles: new Map(),
+      balances: { start: new Map(), previous: new Map() },
+      watched: [],
+      apiKeys: loaded.scenario.builder.apiKeys ?? [],
+    }
+    context.watched = watchedAddresses(loaded, book)
+    context.balances.start = await recordBalances(context)
+    context.balances.previous = context.balances.start
+  } catch (error) {
+    const failure = error instanceof StepFailed ? error : new StepFailed(loaded.source.position(null), 'setup', (error as Error).message)
+    return result([failure])
+  }
+  for (const [index, step] of loaded.scenario.steps.entries()) {
+    const started = performance.now()
+    let failures: ScenarioFailure[]
+    try {
+      failures = await executeStep(context, step, index)
+    } catch (error) {
+      failures = [error instanceof StepFailed ? error : new StepFailed(locate(context, ['steps', index]), stepKind(step), (error as Error).message)]
+    }
+    steps[index]!.durationMs = performance.now() - started
+    steps[index]!.status = failures.length ? 'failed' : 'passed'
+    if (failures.length) return result(failures)
+  }
+  return result([])
+}
+
+/**
+ * Runs one scenario on its own fresh harness (Anvil + builder, free ports, manual clock) and
+ * stops it afterwards. A file that does not load throws ScenarioSchemaError before anything
+ * starts; everything after that is reported in the result.
+ *
+ * @example
+ * const result = await runScenario('scenarios/landed.yaml')
+ * expect(result.failures).toEqual([])
+ */
+export async function runScenario(scenario: string | LoadedScenario, options: RunOptions = {}): Promise<ScenarioResult> {
+  const loaded = typeof scenario === 'string' ? await loadScenario(scenario, options) : scenario
+  const started = performance.now()
+  let harness: Harness
+  try {
+    harness = await startHarness(harnessConfig(loaded, options.harness))
+  } catch (error) {
+    const failure = new StepFailed(loaded.source.locate(['builder']), 'setup', `the harness did not start: ${(error as Error).message}`)
+    return { file: loaded.file, name: loaded.name, description: loaded.description, status: 'failed', passed: false, durationMs: performance.now() - started, steps: [], failures: [failure] }
+  }
+  try {
+    return { ...(await runLoadedScenarioOn(loaded, harness)), durationMs: performance.now() - started }
+  } finally {
+    await harness.stop()
+  }
+}
+

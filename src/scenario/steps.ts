@@ -1,0 +1,176 @@
+import { keccak256, numberToHex, stringToBytes, type Hash, type Hex } from 'viem'
+import type { SlotReport } from '../builder/slotReport.js'
+import { headStatus, locate, recordBalances, type RunContext } from './context.js'
+import { ExpectationFailed, StepFailed, type ScenarioFailure } from './errors.js'
+import { Failures, checkCallBundle, checkExpectations, type CallBundleAnswer } from './expectations.js'
+import { RpcCallError } from './rpcClient.js'
+import { stepKind, type BlockRef, type BoostStep, type Step, type StepKind, type SubmitStep } from './schema.js'
+import type { Path } from './sourceMap.js'
+
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/
+
+/** A replacement UUID as given, or a fixed UUID derived from any other name. */
+export function toReplacementUuid(name: string): string {
+  if (UUID.test(name)) return name
+  const h = keccak256(stringToBytes(`bundlesim:uuid:${name}`)).slice(2)
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`
+}
+
+const resolveRef = (ref: BlockRef, head: number): bigint => (ref.relative ? BigInt(head) + ref.value : ref.value)
+
+/** `txs` entries: a template's signed tx, or raw 0x hex as written. Signed in order, for nonces. */
+async function rawTxs(context: RunContext, refs: readonly string[]): Promise<Hex[]> {
+  const raws: Hex[] = []
+  for (const ref of refs) raws.push(ref.startsWith('0x') ? (ref as Hex) : (await context.signer.sign(ref)).raw)
+  return raws
+}
+
+async function txHashes(context: RunContext, refs: readonly string[] | undefined): Promise<Hash[] | undefined> {
+  if (!refs) return undefined
+  const hashes: Hash[] = []
+  for (const ref of refs) hashes.push(ref.startsWith('0x') ? (ref as Hash) : (await context.signer.sign(ref)).hash)
+  return hashes
+}
+
+/** The eth_sendBundle object a submit step stands for, every field as the service expects it. */
+async function bundleParams(context: RunContext, b: SubmitStep | BoostStep): Promise<Record<string, unknown>> {
+  const head = await headStatus(context)
+  const params: Record<string, unknown> = {
+    txs: await rawTxs(context, b.txs),
+    blockNumber: b.blockNumber && numberToHex(resolveRef(b.blockNumber, head.blockNumber)),
+    minTimestamp: b.minTimestamp && Number(resolveRef(b.minTimestamp, head.timestamp)),
+    maxTimestamp: b.maxTimestamp && Number(resolveRef(b.maxTimestamp, head.timestamp)),
+    revertingTxHashes: await txHashes(context, b.revertingTxHashes),
+    droppingTxHashes: await txHashes(context, b.droppingTxHashes),
+    replacementUuid: b.replacementUuid === undefined ? undefined : toReplacementUuid(b.replacementUuid),
+    replacementSeqNumber: b.replacementSeqNumber,
+    refundPercent: b.refundPercent,
+    refundRecipient: b.refundRecipient === undefined ? undefined : context.book.resolve(b.refundRecipient),
+    refundTxHashes: await txHashes(context, b.refundTxHashes),
+  }
+  return Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined))
+}
+
+/**
+ * Makes an RPC call a step stands for. With `expectError` the call must be refused with a
+ * matching message; without, a refusal fails the step.
+ */
+async function callExpecting<T>(
+  context: RunContext,
+  at: Path,
+  kind: StepKind,
+  expectError: string | undefined,
+  call: () => Promise<T>,
+): Promise<{ result?: T; failures: ScenarioFailure[] }> {
+  const failures = new Failures(context, at)
+  try {
+    const result = await call()
+    if (expectError !== undefined) failures.add(['expectError'], `the call to be refused with ${expectError}`, `it succeeded: ${JSON.stringify(result)}`)
+    return { result, failures: failures.list }
+  } catch (error) {
+    if (!(error instanceof RpcCallError)) throw error
+    if (expectError === undefined) throw new StepFailed(locate(context, at), kind, `${error.method} refused: ${error.code} ${error.rpcMessage}`, error.data)
+    failures.text(['expectError'], error.rpcMessage, expectError)
+    return { failures: failures.list }
+  }
+}
+
+async function submit(context: RunContext, b: SubmitStep | BoostStep, at: Path, kind: 'submit' | 'boost'): Promise<ScenarioFailure[]> {
+  const params = await bundleParams(context, b)
+  const apiKey = kind === 'boost' ? ((b as BoostStep).apiKey ?? context.apiKeys[0]) : undefined
+  const { result, failures } = await callExpecting(context, at, kind, b.expectError, () =>
+    context.rpc.call<{ bundleHash: Hash } | null>(kind === 'boost' ? 'svc_boostBundle' : 'eth_sendBundle', [params], apiKey ? { 'X-Api-Key': apiKey } : {}),
+  )
+  if (result && b.as !== undefined) context.bundles.set(b.as, result.bundleHash)
+  return failures
+}
+
+type Executor = (context: RunContext, step: Step, at: Path) => Promise<ScenarioFailure[]>
+
+/** One executor per step kind; each drives the service through its public RPC only. */
+const EXECUTORS: Record<StepKind, Executor> = {
+  submit: (context, step, at) => submit(context, step.submit!, at, 'submit'),
+  boost: (context, step, at) => submit(context, step.boost!, at, 'boost'),
+
+  async cancel(context, step, at) {
+    const c = step.cancel!
+    const { result, failures } = await callExpecting(context, at, 'cancel', c.expectError, () =>
+      context.rpc.call<Hash[]>('eth_cancelBundle', [{ replacementUuid: toReplacementUuid(c.replacementUuid) }]),
+    )
+    if (result && c.cancelled) {
+      const wanted = c.cancelled.map((id) => context.bundles.get(id)).sort()
+      if (JSON.stringify(wanted) !== JSON.stringify([...result].sort())) {
+        const names = result.map((h) => [...context.bundles].find(([, known]) => known === h)?.[0] ?? h)
+        failures.push(new ExpectationFailed(locate(context, [...at, 'cancelled']), 'cancelled', `[${c.cancelled.join(', ')}]`, `[${names.join(', ')}]`))
+      }
+    }
+    return failures
+  },
+
+  async sendTx(context, step, at) {
+    const s = step.sendTx!
+    const signed = await context.signer.sign(s.tx)
+    return (await callExpecting(context, at, 'sendTx', s.expectError, () => context.rpc.call<Hash>('eth_sendRawTransaction', [signed.raw]))).failures
+  },
+
+  async advance(context, step) {
+    context.lastReports = await context.rpc.call<SlotReport[]>('harness_advanceSlot', [{ slots: step.advance!.slots }])
+    context.nonces.reset()
+    return []
+  },
+
+  async timeInSlot(context, step) {
+    await context.rpc.call('harness_setTimeInSlot', [{ ms: step.timeInSlot!.ms }])
+    return []
+  },
+
+  async competitorBid(context, step) {
+    const wei = step.competitorBid!.wei
+    await context.rpc.call('harness_setCompetitorBid', [{ bidWei: wei === null ? null : wei.toString() }])
+    return []
+  },
+
+  async callBundle(context, step, at) {
+    const c = step.callBundle!
+    const head = await headStatus(context)
+    const params: Record<string, unknown> = {
+      txs: await rawTxs(context, c.txs),
+      blockNumber: numberToHex(c.blockNumber ? resolveRef(c.blockNumber, head.blockNumber) : BigInt(head.blockNumber + 1)),
+      stateBlockNumber: c.stateBlockNumber === undefined || c.stateBlockNumber === 'latest' ? 'latest' : numberToHex(c.stateBlockNumber),
+    }
+    if (c.timestamp) params.timestamp = Number(resolveRef(c.timestamp, head.timestamp))
+    if (c.coinbase !== undefined) params.coinbase = context.book.resolve(c.coinbase)
+    if (c.baseFee !== undefined) params.baseFee = numberToHex(c.baseFee)
+    let outcome: { result: CallBundleAnswer } | { error: RpcCallError }
+    try {
+      outcome = { result: await context.rpc.call<CallBundleAnswer>('eth_callBundle', [params]) }
+    } catch (error) {
+      if (!(error instanceof RpcCallError)) throw error
+      outcome = { error }
+    }
+    if (!c.expect) {
+      if ('error' in outcome) throw new StepFailed(locate(context, at), 'callBundle', `eth_callBundle refused: ${outcome.error.code} ${outcome.error.rpcMessage}`, outcome.error.data)
+      return []
+    }
+    return checkCallBundle(context, c.expect, outcome, [...at, 'expect'])
+  },
+
+  async expect(context, step, at) {
+    const failures = await checkExpectations(context, step.expect!, at)
+    context.balances.previous = await recordBalances(context)
+    return failures
+  },
+}
+
+/** Runs one step; returns failed expectations, throws StepFailed when the step cannot run. */
+export async function executeStep(context: RunContext, step: Step, index: number): Promise<ScenarioFailure[]> {
+  const kind = stepKind(step)
+  const at: Path = ['steps', index, kind]
+  try {
+    return await EXECUTORS[kind](context, step, at)
+  } catch (error) {
+    if (error instanceof StepFailed) throw error
+    const reason = error instanceof RpcCallError ? `${error.method} refused: ${error.code} ${error.rpcMessage}` : (error as Error).message
+    throw new StepFailed(locate(context, at), kind, reason, error instanceof RpcCallError ? error.data : undefined)
+  }
+}
