@@ -25,6 +25,10 @@ export function registerScenarioCommands(program: Command): void {
     .option('--filter <text>', 'run only scenarios whose name or file contains this text, or matches /regex/')
     .option('--bail', 'start no more scenarios after the first failure')
     .action(async (paths: string[], opts: { concurrency: number; junit?: string; filter?: string; bail?: boolean }) => {
+      // Output piped into `head` may close early; the run's outcome is the exit code.
+      process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+        if (error.code !== 'EPIPE') throw error
+      })
       try {
         const files = await findScenarioFiles(paths)
         const results = await runScenarios(files, {

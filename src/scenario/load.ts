@@ -29,6 +29,8 @@ export interface LoadOptions {
 
 /** Unquoted 0x… stays text: hashes, addresses and raw txs are hex strings, never YAML hex integers. */
 const HEX_AS_TEXT = { identify: () => false, default: true, tag: 'tag:yaml.org,2002:str', test: /^0x[0-9a-fA-F]*$/, resolve: (text: string) => text }
+/** `+2` stays text too: it means "2 after the head", not the integer 2. */
+const RELATIVE_AS_TEXT = { ...HEX_AS_TEXT, test: /^\+\d+$/ }
 
 const ENV_REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g
 
@@ -87,7 +89,7 @@ function yamlMessage(message: string): string {
  */
 export async function parseScenario(text: string, file: string, options: LoadOptions = {}): Promise<LoadedScenario> {
   const lines = new LineCounter()
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, customTags: (tags) => [HEX_AS_TEXT, ...tags] })
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, customTags: (tags) => [HEX_AS_TEXT, RELATIVE_AS_TEXT, ...tags] })
   const source = new SourceMap(file, doc, lines)
   if (doc.errors.length > 0) {
     throw new ScenarioSchemaError(
