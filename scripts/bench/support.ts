@@ -1,0 +1,141 @@
+import { keccak256, parseGwei, toHex, type Address, type Hash, type Hex } from 'viem'
+import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
+import { startHarness, type Harness } from '../../src/index.js'
+import type { BundlesimConfig } from '../../src/config.js'
+import { launchAnvil, type LaunchedAnvil } from '../../src/chain/launchAnvil.js'
+import type { SlotReport } from '../../src/builder/slotReport.js'
+
+/** Sizes and the time bound every benchmark runs under. */
+export interface BenchOptions {
+  quick: boolean
+}
+
+/** Every tx the benchmarks sign pays 1 wei to this address with a 2 gwei tip. */
+export const SINK: Address = '0x00000000000000000000000000000000000be7c4'
+export const TIP = parseGwei('2')
+export const MAX_FEE = parseGwei('20')
+/** Room for thousands of 21000-gas txs in one block: the benchmarks measure speed, not the gas limit. */
+export const BENCH_GAS_LIMIT = 1_000_000_000n
+
+/** Deterministic, distinct accounts (not Anvil's dev accounts); `label` keeps sets apart. */
+export function benchAccounts(count: number, label: string): PrivateKeyAccount[] {
+  return Array.from({ length: count }, (_, i) => privateKeyToAccount(keccak256(toHex(`bundlesim bench ${label} ${i}`))))
+}
+
+export interface SignedTx {
+  raw: Hex
+  hash: Hash
+  from: Address
+  nonce: number
+}
+
+/** Signs a 21000-gas EIP-1559 transfer of `value` wei to the sink. */
+export async function signTransfer(account: PrivateKeyAccount, nonce: number, value = 1n, chainId = 31337): Promise<SignedTx> {
+  const raw = await account.signTransaction({
+    type: 'eip1559',
+    chainId,
+    nonce,
+    to: SINK,
+    value,
+    gas: 21_000n,
+    maxFeePerGas: MAX_FEE,
+    maxPriorityFeePerGas: TIP,
+  })
+  return { raw, hash: keccak256(raw), from: account.address, nonce }
+}
+
+/**
+ * `count` independent 2-tx bundles: bundle i is nonces 0 and 1 of its own account, so every
+ * bundle can go top-of-block on its own and all of them fit in one block together.
+ */
+export async function independentBundles(count: number, label: string): Promise<{ accounts: PrivateKeyAccount[]; bundles: SignedTx[][] }> {
+  const accounts = benchAccounts(count, label)
+  const bundles: SignedTx[][] = []
+  for (const account of accounts) bundles.push([await signTransfer(account, 0), await signTransfer(account, 1)])
+  return { accounts, bundles }
+}
+
+let nextId = 1
+
+/** One JSON-RPC call over loopback HTTP; throws on an error answer. */
+export async function rpc<T = unknown>(url: string, method: string, params: unknown[] = []): Promise<T> {
+  const [result] = await rpcBatch<T>(url, [{ method, params }])
+  return result as T
+}
+
+/** One JSON-RPC batch; results in request order; throws on the first error answer. */
+export async function rpcBatch<T = unknown>(url: string, calls: Array<{ method: string; params: unknown[] }>): Promise<T[]> {
+  const requests = calls.map((c) => ({ jsonrpc: '2.0', id: nextId++, method: c.method, params: c.params }))
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(requests) })
+  if (!res.ok) throw new Error(`${calls[0]?.method} batch: HTTP ${res.status} ${await res.text()}`)
+  const answers = (await res.json()) as Array<{ id: number; result?: T; error?: { code: number; message: string } }>
+  const byId = new Map(answers.map((a) => [a.id, a]))
+  return requests.map((r) => {
+    const answer = byId.get(r.id)
+    if (!answer || answer.error) throw new Error(`${r.method} failed: ${answer?.error ? `${answer.error.code} ${answer.error.message}` : 'no answer'}`)
+    return answer.result as T
+  })
+}
+
+/** Calls in chunks of `size` per batch, one batch at a time. */
+export async function inBatches<T>(url: string, calls: Array<{ method: string; params: unknown[] }>, size = 100): Promise<T[]> {
+  const out: T[] = []
+  for (let i = 0; i < calls.length; i += size) out.push(...(await rpcBatch<T>(url, calls.slice(i, i + size))))
+  return out
+}
+
+/** Gives each address 100 ETH straight on Anvil (a fixture set before the slot, like the tests' setCode). */
+export async function fund(anvilUrl: string, addresses: readonly Address[]): Promise<void> {
+  const wei = toHex(100n * 10n ** 18n)
+  await inBatches(anvilUrl, addresses.map((a) => ({ method: 'anvil_setBalance', params: [a, wei] })), 200)
+}
+
+/** Submits bundles with `eth_sendBundle`, 100 per batch; returns their hashes. */
+export async function submitBundles(rpcUrl: string, bundles: readonly SignedTx[][], extra: Record<string, unknown> = {}): Promise<Hash[]> {
+  const calls = bundles.map((txs) => ({ method: 'eth_sendBundle', params: [{ txs: txs.map((t) => t.raw), ...extra }] }))
+  const results = await inBatches<{ bundleHash: Hash }>(rpcUrl, calls, 100)
+  return results.map((r) => r.bundleHash)
+}
+
+/** A harness for benchmarks: manual clock, free loopback ports, quiet, a roomy gas limit. */
+export function benchHarness(overrides: Partial<BundlesimConfig> = {}): Promise<Harness> {
+  return startHarness({
+    clock: 'manual',
+    host: '127.0.0.1',
+    port: 0,
+    statsPort: 0,
+    anvilPort: 0,
+    statsDelaySlots: 0,
+    logLevel: 'silent',
+    blockGasLimit: BENCH_GAS_LIMIT,
+    ...overrides,
+  })
+}
+
+/** A second, bare Anvil for a baseline (same flags as the harness's own). */
+export function baselineAnvil(): Promise<LaunchedAnvil> {
+  return launchAnvil({ host: '127.0.0.1', port: 0, gasLimit: BENCH_GAS_LIMIT })
+}
+
+export async function advanceSlot(harness: Harness): Promise<SlotReport> {
+  const [report] = await rpc<SlotReport[]>(harness.rpcUrl, 'harness_advanceSlot', [{ slots: 1 }])
+  return report!
+}
+
+/** Runs `work` with a resource and always cleans up. */
+export async function using<R extends { stop(): Promise<void> }, T>(resource: Promise<R>, work: (r: R) => Promise<T>): Promise<T> {
+  const r = await resource
+  try {
+    return await work(r)
+  } finally {
+    await r.stop()
+  }
+}
+
+export function percentile(sorted: ArrayLike<number>, p: number): number {
+  if (sorted.length === 0) return Number.NaN
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))
+  return sorted[index]!
+}
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
