@@ -89,12 +89,12 @@ function yamlMessage(message: string): string {
  */
 export async function parseScenario(text: string, file: string, options: LoadOptions = {}): Promise<LoadedScenario> {
   const lines = new LineCounter()
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, customTags: (tags) => [HEX_AS_TEXT, RELATIVE_AS_TEXT, ...tags] })
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: true, customTags: (tags) => [HEX_AS_TEXT, RELATIVE_AS_TEXT, ...tags] })
   const source = new SourceMap(file, doc, lines)
-  if (doc.errors.length > 0) {
-    throw new ScenarioSchemaError(
-      doc.errors.map((e) => ({ file, line: e.linePos?.[0]?.line ?? 1, column: e.linePos?.[0]?.col ?? 1, field: '', message: `YAML: ${yamlMessage(e.message)}` })),
-    )
+  const [syntax] = doc.errors
+  if (syntax) {
+    // Only the first: the parser's later errors are mostly echoes of it.
+    throw new ScenarioSchemaError([{ file, line: syntax.linePos?.[0]?.line ?? 1, column: syntax.linePos?.[0]?.col ?? 1, field: '', message: `YAML: ${yamlMessage(syntax.message)}` }])
   }
   const envIssues = interpolate(doc, options.env ?? process.env, source)
   if (envIssues.length > 0) throw new ScenarioSchemaError(envIssues)
