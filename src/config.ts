@@ -44,6 +44,12 @@ export interface BundlesimConfig {
   blockGasLimit?: bigint
   /** Genesis timestamp of a fresh devnet (fixed for reproducible block hashes). */
   genesisTimestamp?: number
+  /** ms any single Anvil call may take before it fails (a hung Anvil gives errors, not hangs). */
+  anvilTimeoutMs: number
+  /** ms between liveness probes of Anvil; a failed probe starts a restart. */
+  anvilProbeIntervalMs: number
+  /** Keep traces and Anvil's state here across restarts (absent: in memory only). */
+  dataDir?: string
   /** Largest HTTP request body accepted (413 beyond), like Flashbots' 300 KB per bundle. */
   maxBodyBytes: number
   /** Most requests one JSON-RPC batch may hold. */
@@ -104,6 +110,8 @@ export const DEFAULT_CONFIG: BundlesimConfig = {
   logLevel: 'info',
   algorithms: ['builder-payment', 'priority-fee', 'arrival'],
   auctionSeed: 1,
+  anvilTimeoutMs: 10_000,
+  anvilProbeIntervalMs: 1_000,
   maxBodyBytes: 300 * 1024,
   maxBatchSize: 1000,
   maxBundleTxs: 100,

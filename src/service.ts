@@ -3,7 +3,9 @@ import { privateKeyToAccount } from 'viem/accounts'
 import type { Address } from 'viem'
 import { resolveConfig, slotCutoffs, type BundlesimConfig } from './config.js'
 import { createLogger } from './log.js'
-import { launchAnvil } from './chain/launchAnvil.js'
+import { launchAnvil, type LaunchAnvilOptions } from './chain/launchAnvil.js'
+import { AnvilSupervisor } from './chain/anvilSupervisor.js'
+import { RunSaver, readSavedRun, restoreTraces } from './persist/dataDir.js'
 import { ChainClient } from './chain/chainClient.js'
 import { ChainLock } from './chain/chainLock.js'
 import { SlotClock } from './clock/slotClock.js'
@@ -13,12 +15,14 @@ import { BundleIngest } from './bundle/ingest.js'
 import { PublicMempool } from './builder/mempool.js'
 import { algorithmsNamed } from './builder/ordering.js'
 import { RelayAuction } from './builder/auction.js'
-import { SlotBuilder } from './builder/slotBuilder.js'
+import { SlotAbortedError, SlotBuilder } from './builder/slotBuilder.js'
 import type { SlotReport } from './builder/slotReport.js'
 import { createApiKeyCheck } from './rpc/auth.js'
 import { createRpcApp, listen, type RequestContext } from './rpc/httpServer.js'
 import { nameUnknownMethods } from './rpc/envelope.js'
 import { forwardReadsTo } from './rpc/proxy.js'
+import { refuseWhileAnvilDown } from './rpc/anvilGuard.js'
+import { RpcErrorCode, rpcError } from './rpc/errors.js'
 import { registerCallBundleMethod } from './rpc/callBundleMethod.js'
 import { FLASHBOTS_SIGNATURE_HEADER, checkFlashbotsSignature } from './rpc/flashbotsSignature.js'
 import { registerSubmissionMethods } from './rpc/submissionMethods.js'
@@ -36,6 +40,9 @@ export interface Harness {
   config: BundlesimConfig
   advanceSlot(slots?: number): Promise<SlotReport[]>
   status(): HarnessStatus
+  /** Pid of the Anvil process now running (tests kill it to see recovery). */
+  anvilPid(): number | undefined
+  /** Graceful: waits for the slot being built and in-flight requests, saves to the data dir, stops Anvil. */
   stop(): Promise<void>
 }
 
@@ -57,7 +64,8 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
   if (!isLoopback(config.host) && config.apiKeys.length === 0) {
     log.warn(`bound to ${config.host}, reachable beyond this machine, and no --api-key is set: anyone who can reach it can submit bundles and control the harness`)
   }
-  const anvil = await launchAnvil({
+  const saved = config.dataDir ? await readSavedRun(config.dataDir) : null
+  const anvilOptions: LaunchAnvilOptions = {
     host: '127.0.0.1',
     port: config.anvilPort,
     chainId: config.chainId,
@@ -65,22 +73,54 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
     forkBlockNumber: config.forkBlockNumber,
     gasLimit: config.blockGasLimit,
     timestamp: config.genesisTimestamp,
+  }
+  const lock = new ChainLock()
+  // Filled in once the builder exists; a fault before that fails the start instead.
+  const anvilHooks = {
+    recover: async (_reason: string): Promise<void> => {
+      throw new Error('bundlesim is still starting')
+    },
+    onDown: (_reason: string): void => {},
+    onUp: (): void => {},
+  }
+  const supervisor = await AnvilSupervisor.start({
+    // The same options every time (a fresh devnet, or a re-fork at the same block), on the
+    // port first chosen, from the data dir's last save when there is one.
+    launch: async () => {
+      const state = config.dataDir ? (await readSavedRun(config.dataDir))?.anvilState : undefined
+      if (state === undefined) return launchAnvil(anvilOptions)
+      try {
+        return await launchAnvil({ ...anvilOptions, state })
+      } catch (error) {
+        log.warn({ err: error }, 'the saved Anvil state could not be loaded: starting a new chain')
+        return launchAnvil(anvilOptions)
+      }
+    },
+    recover: (reason) => anvilHooks.recover(reason),
+    onDown: (reason) => anvilHooks.onDown(reason),
+    onUp: () => anvilHooks.onUp(),
+    lock,
+    probeIntervalMs: config.anvilProbeIntervalMs,
+    probeTimeoutMs: config.anvilTimeoutMs,
+    log,
   })
-  const closers: Array<() => Promise<void>> = [() => anvil.stop()]
-  let stopping = false
+  // Restarts reuse the port Anvil got, so every URL handed out stays valid.
+  anvilOptions.port = Number(new URL(supervisor.url).port)
+  const closers: Array<() => Promise<void>> = [() => supervisor.stop()]
   const stopAll = async () => {
-    stopping = true
+    supervisor.halt()
     for (const close of closers.splice(0).reverse()) await close().catch((error) => log.warn({ err: error }, 'stop step failed'))
   }
   try {
-    const chain = new ChainClient(anvil.url)
+    const chain = new ChainClient(supervisor.url, config.anvilTimeoutMs)
     const chainId = await chain.chainId()
     const builderAccount = privateKeyToAccount(config.coinbaseKey)
     const coinbase = builderAccount.address.toLowerCase() as Address
     await chain.setCoinbase(coinbase)
-    await chain.setBalance(coinbase, config.coinbaseFunding)
+    // A run resumed from the data dir continues its chain: the coinbase keeps its balance.
+    const resumed = saved !== null && (await chain.latestBlock()).hash === saved.head.hash
+    if (!resumed) await chain.setBalance(coinbase, config.coinbaseFunding)
 
-    const lock = new ChainLock()
     const clock = new SlotClock(config.clock, config.slotTimeSeconds)
     const traces = new TraceStore({
       statsDelaySlots: config.statsDelaySlots,
@@ -94,20 +134,56 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
       seed: config.auctionSeed,
     })
     const signer = { account: builderAccount, chainId }
-    const builder = new SlotBuilder({ chain, lock, clock, traces, mempool, auction, coinbase, signer, algorithms, cutoffs, log })
-    await builder.init()
-    let healthy = true
-    void anvil.exited.then((reason) => {
-      healthy = false
-      if (!stopping) log.error(reason)
+    const builder = new SlotBuilder({
+      chain,
+      lock,
+      clock,
+      traces,
+      mempool,
+      auction,
+      coinbase,
+      signer,
+      algorithms,
+      cutoffs,
+      log,
+      explainAbort: (error) => supervisor.explain(error),
     })
+    await builder.init()
+    if (saved) {
+      const count = restoreTraces(traces, saved, resumed, `the saved Anvil state could not be resumed (bundlesim restarted on a new chain at block ${builder.head.number})`)
+      log.info({ dataDir: config.dataDir, traces: count, resumed }, `restored ${count} traces from the data dir`)
+    }
+    const saver = config.dataDir ? new RunSaver({ dir: config.dataDir, chain, lock, traces, log }) : null
     let slotsRun = 0
     const runSlot = async () => {
-      const report = await builder.runSlot()
-      slotsRun++
-      return report
+      if (!supervisor.healthy) throw rpcError(RpcErrorCode.Unavailable, `Anvil is down: restarting (${supervisor.downReason})`)
+      try {
+        const report = await builder.runSlot()
+        slotsRun++
+        saver?.requestSave()
+        return report
+      } catch (error) {
+        if (error instanceof SlotAbortedError) throw rpcError(RpcErrorCode.Unavailable, error.message)
+        throw error
+      }
     }
     const ticker = new SlotTicker(clock, runSlot, (error) => log.error({ err: error }, 'slot failed'))
+    anvilHooks.onDown = () => ticker.stop()
+    anvilHooks.onUp = () => {
+      if (config.clock === 'realtime') ticker.start()
+    }
+    anvilHooks.recover = async (reason) => {
+      const head = await chain.latestBlock()
+      await chain.setCoinbase(coinbase)
+      // A fresh devnet (or re-fork, or an older saved state) is another chain than the one traced so far.
+      if (head.hash !== builder.head.hash) {
+        await chain.setBalance(coinbase, config.coinbaseFunding)
+        const closed = traces.chainReplaced(`Anvil restarted (${reason}) as a new chain at block ${head.number}`)
+        mempool.remove(mempool.ordered(0n).map((tx) => tx.hash))
+        log.warn({ head: Number(head.number), closedBundles: closed }, 'Anvil came back as a new chain: earlier traces are kept, pending bundles closed')
+      }
+      await builder.init()
+    }
     const advanceSlot = async (slots = 1) => {
       const reports: SlotReport[] = []
       for (let i = 0; i < slots; i++) reports.push(await runSlot())
@@ -125,7 +201,7 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
       coinbase,
       pendingBundles: traces.pendingCount(),
       mempoolTxs: mempool.size,
-      healthy,
+      healthy: supervisor.healthy,
     })
 
     // Errors thrown on purpose (JSONRPCErrorException) are answers, not faults worth a log line.
@@ -158,7 +234,8 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
       setBalance: (address, wei) => lock.write(() => chain.setBalance(address, wei)),
     })
     registerCallBundleMethod(submission, { chain, lock, chainId, coinbase, slotSeconds: config.slotTimeSeconds })
-    forwardReadsTo(submission, anvil.url, lock)
+    refuseWhileAnvilDown(submission, () => supervisor.downReason)
+    forwardReadsTo(submission, supervisor.url, lock, config.anvilTimeoutMs)
 
     const stats = new JSONRPCServer<RequestContext>({ errorListener })
     registerStatsMethods(stats, {
@@ -173,7 +250,8 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
       maxBatchSize: config.maxBatchSize,
       rateLimitPerIp: config.rateLimitPerIp,
       rateLimitPerKey: config.rateLimitPerKey,
-      health: () => healthy,
+      health: () => supervisor.healthy,
+      healthDetail: () => (supervisor.healthy ? {} : { anvil: `restarting (${supervisor.downReason})` }),
     }
     nameUnknownMethods(submission)
     nameUnknownMethods(stats)
@@ -185,6 +263,7 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
       config.host,
       config.port,
     )
+    if (saver) closers.push(() => saver.flush())
     closers.push(() => rpcServer.close())
     const statsServer = await listen(createRpcApp(stats, httpOptions), config.host, config.statsPort)
     closers.push(() => statsServer.close())
@@ -195,11 +274,12 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
     return {
       rpcUrl: rpcServer.url,
       statsUrl: statsServer.url,
-      anvilUrl: anvil.url,
+      anvilUrl: supervisor.url,
       coinbase,
       config,
       advanceSlot,
       status,
+      anvilPid: () => supervisor.pid,
       stop: stopAll,
     }
   } catch (error) {

@@ -34,12 +34,26 @@ export interface SlotBuilderDeps {
   algorithms: readonly OrderingAlgorithm[]
   cutoffs: SlotCutoffs
   log: Logger
+  /** Why a slot failed, for its bundles' traces (e.g. "Anvil exited (signal SIGKILL)"). */
+  explainAbort?(error: unknown): Promise<string>
 }
 
 /** The head the builder last mined; the default target of new bundles is the next block. */
 export interface ChainHead {
   number: bigint
   timestamp: bigint
+  hash: Hash
+}
+
+/** A slot that failed half-way; its bundles' traces say so (`TraceStore.abortBlock`). */
+export class SlotAbortedError extends Error {
+  constructor(
+    readonly blockNumber: bigint,
+    readonly reason: string,
+    options?: ErrorOptions,
+  ) {
+    super(`slot for block ${blockNumber} aborted: ${reason}`, options)
+  }
 }
 
 /**
@@ -48,8 +62,10 @@ export interface ChainHead {
  * on Anvil and writes every bundle's outcome into its trace.
  */
 export class SlotBuilder {
-  head: ChainHead = { number: 0n, timestamp: 0n }
+  head: ChainHead = { number: 0n, timestamp: 0n, hash: '0x' }
   private building: bigint | null = null
+  /** The bundles the running slot took for its block (marked if the slot aborts). */
+  private taken: BundleTrace[] = []
 
   /**
    * The last block closed to new bundles: the head, or the block being built right now.
@@ -64,17 +80,24 @@ export class SlotBuilder {
   /** Reads the head from Anvil and starts the clock's slot after it. */
   async init(): Promise<void> {
     const block = await this.deps.chain.latestBlock()
-    this.head = { number: block.number, timestamp: block.timestamp }
+    this.head = { number: block.number, timestamp: block.timestamp, hash: block.hash }
     this.deps.clock.startSlotAfter(block.timestamp)
   }
 
   runSlot(): Promise<SlotReport> {
     return this.deps.lock.write(async () => {
-      this.building = this.head.number + 1n
+      const block = this.head.number + 1n
+      this.building = block
+      this.taken = []
       try {
         return await this.buildAndMine()
+      } catch (error) {
+        const reason = this.deps.explainAbort ? await this.deps.explainAbort(error) : (error as Error).message
+        this.deps.traces.abortBlock(block, this.taken, reason)
+        throw new SlotAbortedError(block, reason, { cause: error })
       } finally {
         this.building = null
+        this.taken = []
       }
     })
   }
@@ -113,7 +136,7 @@ export class SlotBuilder {
       trace.error ??= `not considered for block ${blockNumber}: it arrived after the block was built`
     }
     traces.closeBlock(blockNumber)
-    this.head = { number: mined.number, timestamp: mined.timestamp }
+    this.head = { number: mined.number, timestamp: mined.timestamp, hash: mined.hash }
     clock.startSlotAfter(mined.timestamp)
     traces.expire(clock.nowSeconds())
 
@@ -149,6 +172,7 @@ export class SlotBuilder {
     const { traces, cutoffs } = this.deps
     const buildTime = Number(timestamp)
     const pending = traces.pendingFor(blockNumber)
+    this.taken = pending
     const waitStarted = performance.now()
     await Promise.all(pending.map((trace) => trace.verified))
     timings.verifyWaitMs = performance.now() - waitStarted

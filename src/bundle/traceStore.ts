@@ -26,6 +26,11 @@ export interface BundleTrace {
   builderPayments: BuilderPayments
   /** Settles when the off-path sender checks are done (they may make it `Invalid`). */
   verified: Promise<void>
+  /**
+   * Set when Anvil restarted as another chain (a fresh devnet or a re-fork): the trace is
+   * about blocks of the chain before, so it is served at once and never built again.
+   */
+  earlierChain?: boolean
 }
 
 export type TraceLookup =
@@ -74,7 +79,7 @@ export class TraceStore {
    */
   add(trace: BundleTrace): BundleTrace {
     const existing = this.traces.get(trace.bundle.hash)
-    if (existing?.state === 'Landed') return existing
+    if (existing?.state === 'Landed' && !existing.earlierChain) return existing
     if (existing && !trace.live && this.isPending(existing)) return existing
     if (existing) this.forget(existing)
     this.traces.set(trace.bundle.hash, trace)
@@ -132,7 +137,7 @@ export class TraceStore {
     // Served the delay after the target block, or after maxTimestamp (SPEC §4), whichever comes first.
     const { maxTimestamp } = trace.bundle
     const pastWindow = maxTimestamp !== undefined && nowSeconds >= maxTimestamp + statsDelaySlots * slotSeconds
-    if (headBlock < availableAtBlock && !pastWindow) return { found: false, reason: 'delayed', availableAtBlock }
+    if (headBlock < availableAtBlock && !pastWindow && !trace.earlierChain) return { found: false, reason: 'delayed', availableAtBlock }
     return { found: true, trace }
   }
 
@@ -159,6 +164,53 @@ export class TraceStore {
     trace.error = error
     this.unindex(trace)
     return true
+  }
+
+  /**
+   * A slot that failed half-way (Anvil died, or any error): every bundle it had taken keeps
+   * the state it reached, says why in `error`, and is never built again.
+   */
+  abortBlock(block: bigint, taken: readonly BundleTrace[], reason: string): void {
+    const message = `slot for block ${block} aborted: ${reason}`
+    for (const trace of taken) {
+      if (!trace.live || trace.state === 'Invalid') continue
+      trace.error = trace.error ? `${message} (before the abort: ${trace.error})` : message
+      trace.live = false
+      this.unindex(trace)
+    }
+    // Bundles of the block it had not taken yet stay pending: the block is built again.
+    if (this.building === block) this.building = null
+  }
+
+  /**
+   * Anvil came back as another chain (fresh devnet or re-fork): every trace so far is about
+   * the chain before. They stay served (at once, whatever the new head) until retention
+   * ends; bundles still pending are never built and say why.
+   */
+  chainReplaced(why: string): number {
+    let closed = 0
+    for (const trace of this.traces.values()) {
+      trace.earlierChain = true
+      if (trace.live && trace.state === 'Received') {
+        trace.error ??= `not built: ${why} before block ${trace.bundle.targetBlock}; resubmit it for the new chain`
+        trace.live = false
+        closed++
+      }
+    }
+    this.pendingByBlock.clear()
+    this.building = null
+    return closed
+  }
+
+  /** Every trace, in receive order (for persistence). */
+  all(): IterableIterator<BundleTrace> {
+    return this.traces.values()
+  }
+
+  /** Puts back a trace saved earlier (persistence), pending again if it was pending. */
+  restore(trace: BundleTrace): void {
+    this.traces.set(trace.bundle.hash, trace)
+    if (trace.state === 'Received' && trace.live && !trace.earlierChain) this.index(trace)
   }
 
   /** Whether the builder is building the bundle's target block right now. */

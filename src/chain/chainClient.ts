@@ -46,7 +46,8 @@ export class ChainClient {
   readonly test: TestClient<'anvil'>
   readonly url: string
 
-  constructor(url: string, timeoutMs = 30_000) {
+  /** Every call fails after `timeoutMs`: a hung Anvil must give errors (and free the chain lock), not hang. */
+  constructor(url: string, timeoutMs = 10_000) {
     this.url = url
     const transport = http(url, { retryCount: 0, timeout: timeoutMs })
     this.public = createPublicClient({ transport })

@@ -1,3 +1,4 @@
+import { constants } from 'node:os'
 import { createAnvil, type CreateAnvilOptions } from '@viem/anvil'
 import { resolveAnvilBinary } from './anvilBinary.js'
 
@@ -12,29 +13,55 @@ export interface LaunchAnvilOptions {
   /** Genesis timestamp of a fresh devnet. */
   timestamp?: number
   startTimeoutMs?: number
+  /** A state dump (`anvil_dumpState`'s hex) to start from, loaded right after launch. */
+  state?: string
 }
 
 export interface LaunchedAnvil {
   url: string
   port: number
+  /** Pid of the Anvil process itself (not its watchdog), when known. */
+  pid: number | undefined
   /** Resolves with the exit reason when Anvil stops for any reason. */
   exited: Promise<string>
+  /** Whether `exited` has resolved. */
+  readonly hasExited: boolean
+  /** Graceful stop (SIGTERM through the watchdog); a no-op once Anvil has exited. */
   stop(): Promise<void>
+  /** SIGKILLs Anvil (a hung node does not heed SIGTERM) and waits for its exit. */
+  kill(): Promise<void>
 }
 
 /*
  * Anvil runs under a tiny sh watchdog. Our process holds the write end of the watchdog's
  * stdin; when we die in any way (Ctrl-C, SIGTERM, crash, even SIGKILL) the pipe closes and
  * the watchdog kills Anvil, so no Anvil is ever orphaned. SIGTERM to the watchdog (what
- * @viem/anvil's stop() sends) is forwarded too.
+ * @viem/anvil's stop() sends) is forwarded too (with SIGCONT, in case Anvil was stopped).
+ * The watchdog also exits when Anvil does (with its status), so a crash of Anvil is seen
+ * as an exit, and it prints Anvil's pid so a hung Anvil can be SIGKILLed directly.
  */
 const WATCHDOG = [
+  'exec 3<&0',
   '"$@" </dev/null & child=$!',
-  "trap 'kill $child 2>/dev/null; wait $child; exit 0' TERM INT HUP",
-  'while read -r _; do :; done',
-  'kill $child 2>/dev/null',
+  'echo "bundlesim-watchdog: anvil pid $child"',
+  "trap 'kill $reader 2>/dev/null; kill $child 2>/dev/null; kill -CONT $child 2>/dev/null; wait $child; exit 0' TERM INT HUP",
+  '( while read -r _; do :; done; kill $child 2>/dev/null ) <&3 &',
+  'reader=$!',
   'wait $child',
+  'status=$?',
+  'kill $reader 2>/dev/null',
+  'exit $status',
 ].join('\n')
+
+/** "Anvil exited (signal SIGKILL)": the watchdog exits with 128 + n when Anvil is killed by signal n. */
+function exitReason(code: number | undefined, signal: string | undefined): string {
+  if (signal) return `Anvil exited (signal ${signal})`
+  if (code !== undefined && code > 128) {
+    const name = Object.entries(constants.signals).find(([, n]) => n === code - 128)?.[0]
+    return `Anvil exited (signal ${name ?? code - 128})`
+  }
+  return `Anvil exited (code ${code ?? 'none'})`
+}
 
 /**
  * Starts Anvil with no automine (only the builder makes blocks) and FIFO pool order.
@@ -63,12 +90,19 @@ export async function launchAnvil(options: LaunchAnvilOptions): Promise<Launched
   }
   const anvil = createAnvil(anvilOptions)
   let port = options.port
+  let pid: number | undefined
   const unsubscribe = anvil.on('message', (message) => {
     const match = /Listening on [^\s:]+:(\d+)/.exec(message)
     if (match) port = Number(match[1])
+    const pidMatch = /bundlesim-watchdog: anvil pid (\d+)/.exec(message)
+    if (pidMatch) pid = Number(pidMatch[1])
   })
+  let hasExited = false
   const exited = new Promise<string>((resolve) => {
-    anvil.on('exit', (code, signal) => resolve(`Anvil exited (code ${code ?? 'none'}, signal ${signal ?? 'none'})`))
+    anvil.on('exit', (code, signal) => {
+      hasExited = true
+      resolve(exitReason(code, signal))
+    })
   })
   try {
     await anvil.start()
@@ -79,10 +113,50 @@ export async function launchAnvil(options: LaunchAnvilOptions): Promise<Launched
     unsubscribe()
   }
   const urlHost = options.host.includes(':') ? `[${options.host}]` : options.host
-  return {
-    url: `http://${urlHost}:${port}`,
-    port,
-    exited,
-    stop: () => anvil.stop(),
+  const url = `http://${urlHost}:${port}`
+  // @viem/anvil's stop() waits for a 'close' that never comes once the process is gone.
+  const stop = async () => {
+    if (!hasExited) await Promise.race([anvil.stop().catch(() => undefined), exited])
   }
+  const launched: LaunchedAnvil = {
+    url,
+    port,
+    pid,
+    exited,
+    get hasExited() {
+      return hasExited
+    },
+    stop,
+    async kill() {
+      if (hasExited) return
+      if (pid === undefined) return stop()
+      try {
+        process.kill(pid, 'SIGKILL')
+      } catch {
+        // Already gone.
+      }
+      await exited
+    },
+  }
+  if (options.state !== undefined) {
+    try {
+      await loadState(url, options.state)
+    } catch (error) {
+      await stop()
+      throw error
+    }
+  }
+  return launched
+}
+
+/** `anvil_loadState`: blocks, receipts and accounts come back, the head included. */
+async function loadState(url: string, state: string): Promise<void> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_loadState', params: [state] }),
+    signal: AbortSignal.timeout(60_000),
+  })
+  const body = (await res.json()) as { result?: boolean; error?: { message: string } }
+  if (body.error || body.result !== true) throw new Error(`Anvil could not load the saved state: ${body.error?.message ?? 'refused'}`)
 }

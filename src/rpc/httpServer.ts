@@ -27,6 +27,8 @@ export interface HttpServerOptions {
   rateLimitPerIp?: number
   rateLimitPerKey?: number
   health(): boolean
+  /** Extra fields of the `GET /health` body (e.g. why Anvil is down). */
+  healthDetail?(): Record<string, unknown>
   /**
    * Checked once per HTTP request (a batch too) before dispatch: a refusal answers the whole
    * request with HTTP 403 / `-32003`.
@@ -43,7 +45,7 @@ export function createRpcApp(rpc: JSONRPCServer<RequestContext>, options: HttpSe
   app.disable('x-powered-by')
   app.get('/health', (_req, res) => {
     const healthy = options.health()
-    res.status(healthy ? 200 : 503).json({ healthy })
+    res.status(healthy ? 200 : 503).json({ healthy, ...options.healthDetail?.() })
   })
   const byIp = new RateLimiter(options.rateLimitPerIp ?? 0)
   const byKey = new RateLimiter(options.rateLimitPerKey ?? 0)
@@ -125,6 +127,10 @@ export interface ListeningServer {
   close(): Promise<void>
 }
 
+/** How long `close()` lets in-flight requests finish before cutting their connections. */
+const DRAIN_TIMEOUT_MS = 10_000
+
+/** Listens; `close()` stops accepting, lets in-flight requests finish (up to a deadline), then resolves. */
 export function listen(app: express.Express, host: string, port: number): Promise<ListeningServer> {
   return new Promise((resolve, reject) => {
     const server: Server = app.listen(port, host)
@@ -137,8 +143,15 @@ export function listen(app: express.Express, host: string, port: number): Promis
         port: address.port,
         close: () =>
           new Promise<void>((done) => {
-            server.close(() => done())
+            const deadline = setTimeout(() => server.closeAllConnections(), DRAIN_TIMEOUT_MS)
+            server.close(() => {
+              clearTimeout(deadline)
+              done()
+            })
             server.closeIdleConnections()
+            // Keep-alive connections go idle as their last response is sent: close them then.
+            const sweep = setInterval(() => server.closeIdleConnections(), 50)
+            server.once('close', () => clearInterval(sweep))
           }),
       })
     })

@@ -1,0 +1,188 @@
+import type { Logger } from 'pino'
+import type { ChainLock } from './chainLock.js'
+import type { LaunchedAnvil } from './launchAnvil.js'
+
+export interface AnvilSupervisorOptions {
+  /** Launches Anvil with the run's options (same port and chain settings every time). */
+  launch(): Promise<LaunchedAnvil>
+  /**
+   * Re-initialises what depends on Anvil once a new one is up (coinbase, head, clock). Runs
+   * under the chain lock's write side; throwing means Anvil is still not usable.
+   */
+  recover(reason: string): Promise<void>
+  /** Anvil was just found down (e.g. stop the realtime ticker). */
+  onDown(reason: string): void
+  /** Anvil is back and recovered (e.g. restart the ticker). */
+  onUp(): void
+  lock: ChainLock
+  /** ms between liveness probes while healthy. */
+  probeIntervalMs: number
+  /** A probe not answered within this is a hung Anvil. */
+  probeTimeoutMs: number
+  log: Logger
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+/** After a refused connection, how long to wait for the process's exit (a better reason). */
+const EXIT_GRACE_MS = 500
+const MAX_BACKOFF_MS = 5_000
+
+/**
+ * Keeps one Anvil alive for the service. An exit we did not ask for, a liveness probe that
+ * fails, or an Anvil call that fails while Anvil does not answer marks it down: the service
+ * then refuses work that needs Anvil, and the supervisor kills what is left of it (SIGKILL:
+ * a hung node ignores SIGTERM), launches a new one on the same port and lets the service
+ * re-initialise, retrying with backoff until it works or the service stops.
+ */
+export class AnvilSupervisor {
+  private down: string | null = null
+  private stopped = false
+  private restarting: Promise<void> | null = null
+  private probeTimer: NodeJS.Timeout | undefined
+  private restartCount = 0
+
+  private constructor(
+    private readonly options: AnvilSupervisorOptions,
+    private anvil: LaunchedAnvil,
+  ) {
+    this.watch(anvil)
+    this.scheduleProbe()
+  }
+
+  /** Launches the first Anvil and starts watching it. */
+  static async start(options: AnvilSupervisorOptions): Promise<AnvilSupervisor> {
+    return new AnvilSupervisor(options, await options.launch())
+  }
+
+  get healthy(): boolean {
+    return this.down === null
+  }
+
+  /** Why Anvil is down (`null` while healthy). */
+  get downReason(): string | null {
+    return this.down
+  }
+
+  get url(): string {
+    return this.anvil.url
+  }
+
+  get pid(): number | undefined {
+    return this.anvil.pid
+  }
+
+  /** How many times Anvil was restarted after a fault. */
+  get restarts(): number {
+    return this.restartCount
+  }
+
+  /**
+   * Why an Anvil call failed: if Anvil is down (exited, or does not answer a probe), that
+   * is the reason, and a restart starts; otherwise the call's own error message.
+   */
+  async explain(error: unknown): Promise<string> {
+    if (this.down !== null) return this.down
+    const anvil = this.anvil
+    const probeError = await this.probe(anvil)
+    if (probeError === null) return error instanceof Error ? error.message : String(error)
+    this.fail(await this.reasonFor(anvil, probeError))
+    return this.down ?? probeError
+  }
+
+  /** No more probes or restarts (the start of a graceful stop; Anvil keeps running). */
+  halt(): void {
+    this.stopped = true
+    clearTimeout(this.probeTimer)
+  }
+
+  /** Halts, waits for a restart in progress, and stops Anvil. */
+  async stop(): Promise<void> {
+    this.halt()
+    await this.restarting?.catch(() => undefined)
+    await this.anvil.stop()
+  }
+
+  private watch(anvil: LaunchedAnvil): void {
+    void anvil.exited.then((reason) => {
+      if (anvil === this.anvil && !this.stopped) this.fail(reason)
+    })
+  }
+
+  private scheduleProbe(): void {
+    clearTimeout(this.probeTimer)
+    if (this.stopped) return
+    this.probeTimer = setTimeout(async () => {
+      const anvil = this.anvil
+      if (this.down === null) {
+        const probeError = await this.probe(anvil)
+        if (probeError !== null && anvil === this.anvil && this.down === null) this.fail(await this.reasonFor(anvil, probeError))
+      }
+      this.scheduleProbe()
+    }, this.options.probeIntervalMs)
+    this.probeTimer.unref()
+  }
+
+  /** `null` when Anvil answers `web3_clientVersion` in time, else what went wrong. */
+  private async probe(anvil: LaunchedAnvil): Promise<string | null> {
+    if (anvil.hasExited) return 'exited'
+    try {
+      const res = await fetch(anvil.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'web3_clientVersion', params: [] }),
+        signal: AbortSignal.timeout(this.options.probeTimeoutMs),
+      })
+      const body = (await res.json()) as { result?: unknown }
+      return body.result === undefined ? `unexpected answer to web3_clientVersion (HTTP ${res.status})` : null
+    } catch (error) {
+      const cause = (error as Error & { cause?: Error }).cause
+      if ((error as Error).name === 'TimeoutError') return `no answer within ${this.options.probeTimeoutMs} ms`
+      return cause?.message ?? (error as Error).message
+    }
+  }
+
+  /** The exit reason if the process is gone (or goes within a moment), else "stopped answering". */
+  private async reasonFor(anvil: LaunchedAnvil, probeError: string): Promise<string> {
+    const exited = await Promise.race([anvil.exited, sleep(EXIT_GRACE_MS).then(() => null)])
+    return exited ?? `Anvil stopped answering (${probeError})`
+  }
+
+  private fail(reason: string): void {
+    if (this.down !== null || this.stopped) return
+    this.down = reason
+    this.options.log.error({ reason }, `Anvil is down: ${reason}; restarting it`)
+    this.options.onDown(reason)
+    this.restarting = this.restart(reason).finally(() => {
+      this.restarting = null
+    })
+  }
+
+  private async restart(reason: string): Promise<void> {
+    const { lock, launch, recover, log } = this.options
+    await this.anvil.kill()
+    for (let attempt = 1; !this.stopped; attempt++) {
+      try {
+        // Under the write lock: the aborted slot and in-flight reads are done, none start.
+        const recovered = await lock.write(async () => {
+          if (this.stopped) return false
+          if (this.anvil.hasExited) {
+            this.anvil = await launch()
+            this.watch(this.anvil)
+          }
+          await recover(reason)
+          return true
+        })
+        if (!recovered || this.stopped) return
+        this.down = null
+        this.restartCount++
+        log.warn({ url: this.anvil.url, attempt }, `Anvil restarted after: ${reason}`)
+        this.options.onUp()
+        return
+      } catch (error) {
+        log.error({ err: error, attempt }, 'Anvil restart failed; retrying')
+        await this.anvil.kill()
+        await sleep(Math.min(250 * 2 ** attempt, MAX_BACKOFF_MS))
+      }
+    }
+  }
+}

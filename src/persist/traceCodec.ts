@@ -1,0 +1,88 @@
+import type { Address, Hash } from 'viem'
+import type { BundleTrace } from '../bundle/traceStore.js'
+import type { Bundle, BundleTx } from '../bundle/types.js'
+
+/** Decimal digits of a bigint: JSON has no bigints, and hex would hide wei amounts. */
+type Dec = string
+
+type TxRecord = Omit<BundleTx, 'gas' | 'maxFeePerGas' | 'maxPriorityFeePerGas' | 'value'> & {
+  gas: Dec
+  maxFeePerGas: Dec
+  maxPriorityFeePerGas: Dec
+  value: Dec
+}
+
+type BundleRecord = Omit<Bundle, 'txs' | 'targetBlock' | 'revertingTxHashes' | 'droppingTxHashes'> & {
+  txs: TxRecord[]
+  targetBlock: Dec
+  revertingTxHashes: Hash[]
+  droppingTxHashes: Hash[]
+}
+
+/** A `BundleTrace` as JSON: bigints as decimal strings, Sets as arrays, no promise. */
+export type TraceRecord = Omit<BundleTrace, 'bundle' | 'builderPayment' | 'receivedForBlock' | 'blockNumber' | 'builderPayments' | 'verified'> & {
+  bundle: BundleRecord
+  builderPayment: Dec
+  receivedForBlock: Dec
+  blockNumber: Dec | null
+  builderPayments: {
+    sponsorships: Array<{ txHash: Hash; amountWei: Dec; transferHash: Hash }>
+    refund: { recipient: Address; amountWei: Dec; payoutHash: Hash } | null
+  }
+}
+
+export function encodeTrace(trace: BundleTrace): TraceRecord {
+  const { verified: _verified, bundle, builderPayments, ...rest } = trace
+  return {
+    ...rest,
+    bundle: {
+      ...bundle,
+      txs: bundle.txs.map((tx) => ({
+        ...tx,
+        gas: tx.gas.toString(),
+        maxFeePerGas: tx.maxFeePerGas.toString(),
+        maxPriorityFeePerGas: tx.maxPriorityFeePerGas.toString(),
+        value: tx.value.toString(),
+      })),
+      targetBlock: bundle.targetBlock.toString(),
+      revertingTxHashes: [...bundle.revertingTxHashes],
+      droppingTxHashes: [...bundle.droppingTxHashes],
+    },
+    builderPayment: trace.builderPayment.toString(),
+    receivedForBlock: trace.receivedForBlock.toString(),
+    blockNumber: trace.blockNumber === null ? null : trace.blockNumber.toString(),
+    builderPayments: {
+      sponsorships: builderPayments.sponsorships.map((s) => ({ ...s, amountWei: s.amountWei.toString() })),
+      refund: builderPayments.refund && { ...builderPayments.refund, amountWei: builderPayments.refund.amountWei.toString() },
+    },
+  }
+}
+
+/** The inverse of `encodeTrace`; the sender checks of a saved trace are long done. */
+export function decodeTrace(record: TraceRecord): BundleTrace {
+  const { bundle, builderPayments, ...rest } = record
+  return {
+    ...rest,
+    bundle: {
+      ...bundle,
+      txs: bundle.txs.map((tx) => ({
+        ...tx,
+        gas: BigInt(tx.gas),
+        maxFeePerGas: BigInt(tx.maxFeePerGas),
+        maxPriorityFeePerGas: BigInt(tx.maxPriorityFeePerGas),
+        value: BigInt(tx.value),
+      })),
+      targetBlock: BigInt(bundle.targetBlock),
+      revertingTxHashes: new Set(bundle.revertingTxHashes),
+      droppingTxHashes: new Set(bundle.droppingTxHashes),
+    },
+    builderPayment: BigInt(record.builderPayment),
+    receivedForBlock: BigInt(record.receivedForBlock),
+    blockNumber: record.blockNumber === null ? null : BigInt(record.blockNumber),
+    builderPayments: {
+      sponsorships: builderPayments.sponsorships.map((s) => ({ ...s, amountWei: BigInt(s.amountWei) })),
+      refund: builderPayments.refund && { ...builderPayments.refund, amountWei: BigInt(builderPayments.refund.amountWei) },
+    },
+    verified: Promise.resolve(),
+  }
+}
