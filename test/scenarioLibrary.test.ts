@@ -1,0 +1,129 @@
+import { spawn } from 'node:child_process'
+import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { XMLParser, XMLValidator } from 'fast-xml-parser'
+import { describeFailure, findScenarioFiles, runScenarios, toJUnitXml } from '../src/index.js'
+
+/*
+ * The scenario library in scenarios/ runs through the runner in parallel and must pass;
+ * `bundlesim run` and `bundlesim init` are driven as a user runs them (real process).
+ */
+
+const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+
+interface CliRun {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+function runCli(args: string[]): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['bin/bundlesim.js', ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+    child.once('error', reject)
+    child.once('exit', (code) => resolve({ code, stdout, stderr }))
+  })
+}
+
+function parseJUnit(xml: string) {
+  expect(XMLValidator.validate(xml)).toBe(true)
+  const suite = new XMLParser({ ignoreAttributes: false }).parse(xml).testsuites.testsuite
+  const cases = Array.isArray(suite.testcase) ? suite.testcase : [suite.testcase]
+  return { suite, cases }
+}
+
+describe('the scenario library', () => {
+  it('every scenario in scenarios/ passes, run in parallel; its JUnit report has one testcase each', async () => {
+    const files = await findScenarioFiles([path.join(REPO_ROOT, 'scenarios')])
+    expect(files.length).toBeGreaterThanOrEqual(20)
+    const results = await runScenarios(files, { concurrency: 2 })
+    const failed = results.filter((r) => !r.passed)
+    expect(failed.map((r) => `${r.file}\n${r.failures.map(describeFailure).join('\n')}`)).toEqual([])
+    const { cases } = parseJUnit(toJUnitXml(results))
+    expect(cases.map((c: any) => c['@_classname'])).toEqual(files)
+  }, 120_000)
+
+  it('every scenario starts with a comment saying what it teaches', async () => {
+    const dir = path.join(REPO_ROOT, 'scenarios')
+    for (const file of (await readdir(dir)).filter((f) => f.endsWith('.yaml'))) {
+      expect((await readFile(path.join(dir, file), 'utf8')).startsWith('# Teaches: '), file).toBe(true)
+    }
+  })
+})
+
+describe('bundlesim run and init', () => {
+  let dir: string
+  const passing = `name: passing\naccounts: { a: 1 ether, b: 0 }\ntxs:\n  t: { from: a, to: b, value: 1 wei }\nsteps:\n  - submit: { txs: [t], as: x }\n  - advance: 1\n  - expect: { bundles: { x: { status: landed } } }\n`
+  const failing = `name: failing on purpose\naccounts: { a: 1 ether, b: 0 }\ntxs:\n  t: { from: a, to: b, value: 1 wei }\nsteps:\n  - submit: { txs: [t], as: x }\n  - advance: 1\n  - expect: { bundles: { x: { status: simulationfail } } }\n`
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'bundlesim-cli-'))
+    await writeFile(path.join(dir, 'a-failing.yaml'), failing)
+    await writeFile(path.join(dir, 'b-passing.yaml'), passing)
+    await writeFile(path.join(dir, 'broken.yml'), 'name: broken\nsteps:\n  - advance: { slots: 0, extra: 1 }\n')
+  })
+
+  it('bundlesim run scenarios/ --junit exits 0 with a valid report, one testcase per scenario', async () => {
+    const junit = path.join(dir, 'library.xml')
+    const run = await runCli(['run', 'scenarios/', '--junit', junit])
+    expect(run.stderr).toBe('')
+    expect(run.code).toBe(0)
+    const files = await findScenarioFiles(['scenarios'])
+    expect(run.stdout).toContain(`${files.length} passed, 0 failed`)
+    expect(run.stdout).toMatch(/✓ landed — a paying bundle lands \(\d+\.\d s\)/)
+    const { suite, cases } = parseJUnit(await readFile(junit, 'utf8'))
+    expect(suite['@_tests']).toBe(String(files.length))
+    expect(suite['@_failures']).toBe('0')
+    expect(cases.map((c: any) => c['@_classname'])).toEqual(files)
+  }, 120_000)
+
+  it('exits 1 when a scenario fails, showing where, expected vs actual and the trace; the report has the failure', async () => {
+    const junit = path.join(dir, 'failing.xml')
+    const run = await runCli(['run', path.join(dir, '*.yaml'), '--junit', junit])
+    expect(run.code).toBe(1)
+    expect(run.stdout).toContain('1 passed, 1 failed')
+    expect(run.stdout).toContain(`${path.join(dir, 'a-failing.yaml')}:8: expect bundles.x.status`)
+    expect(run.stdout).toMatch(/expected: simulationfail\n\s+actual: {3}landed\n\s+trace: {4}\{/)
+    const { cases } = parseJUnit(await readFile(junit, 'utf8'))
+    expect(cases).toHaveLength(2)
+    expect(cases[0].failure['@_message']).toContain('expected simulationfail, got landed')
+    expect(cases[1].failure).toBeUndefined()
+  }, 60_000)
+
+  it('--filter and --bail choose what runs', async () => {
+    const filtered = await runCli(['run', dir, '--filter', '/^pass/'])
+    // broken.yml is in the folder: every file is checked first, so nothing runs.
+    expect(filtered.code).toBe(1)
+    expect(filtered.stderr).toContain(`${path.join(dir, 'broken.yml')}:3:23: steps[0].advance.slots: expected a number of slots from 1 to 1000`)
+    expect(filtered.stderr).toContain(`${path.join(dir, 'broken.yml')}:3:26: steps[0].advance.extra: unknown field (expected one of: slots)`)
+    expect(filtered.stderr).toContain('nothing was run')
+    expect(filtered.stdout).toBe('')
+
+    const onlyPassing = await runCli(['run', path.join(dir, '*.yaml'), '--filter', 'passing'])
+    expect(onlyPassing.code).toBe(0)
+    expect(onlyPassing.stdout).toContain('1 passed, 0 failed')
+
+    const bail = await runCli(['run', path.join(dir, '*.yaml'), '--bail', '--concurrency', '1'])
+    expect(bail.code).toBe(1)
+    expect(bail.stdout).toContain('0 passed, 1 failed, 1 skipped')
+  }, 60_000)
+
+  it('bundlesim init writes a starter scenario that passes, says what to run next, and never overwrites', async () => {
+    const target = path.join(dir, 'starter')
+    const init = await runCli(['init', target])
+    expect(init.code).toBe(0)
+    expect(init.stdout).toBe(`Wrote ${path.join(target, 'example.yaml')}\nNext: npx bundlesim run ${target}\n`)
+    const run = await runCli(['run', target])
+    expect(run.code).toBe(0)
+    expect(run.stdout).toContain('1 passed, 0 failed')
+    const again = await runCli(['init', target])
+    expect(again.code).toBe(1)
+    expect(again.stderr).toContain('already exists')
+  }, 60_000)
+})
