@@ -50,6 +50,8 @@ export interface BundlesimConfig {
   anvilProbeIntervalMs: number
   /** Keep traces and Anvil's state here across restarts (absent: in memory only). */
   dataDir?: string
+  /** ms to wait before relaunching a dead Anvil (default 0; tests use it to watch the down state). */
+  anvilRestartDelayMs?: number
   /** Largest HTTP request body accepted (413 beyond), like Flashbots' 300 KB per bundle. */
   maxBodyBytes: number
   /** Most requests one JSON-RPC batch may hold. */

@@ -102,6 +102,7 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
     lock,
     probeIntervalMs: config.anvilProbeIntervalMs,
     probeTimeoutMs: config.anvilTimeoutMs,
+    restartDelayMs: config.anvilRestartDelayMs,
     log,
   })
   // Restarts reuse the port Anvil got, so every URL handed out stays valid.

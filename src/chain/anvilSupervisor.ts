@@ -19,6 +19,8 @@ export interface AnvilSupervisorOptions {
   probeIntervalMs: number
   /** A probe not answered within this is a hung Anvil. */
   probeTimeoutMs: number
+  /** Wait before the first relaunch (default 0). */
+  restartDelayMs?: number
   log: Logger
 }
 
@@ -160,6 +162,7 @@ export class AnvilSupervisor {
   private async restart(reason: string): Promise<void> {
     const { lock, launch, recover, log } = this.options
     await this.anvil.kill()
+    if (this.options.restartDelayMs) await sleep(this.options.restartDelayMs)
     for (let attempt = 1; !this.stopped; attempt++) {
       try {
         // Under the write lock: the aborted slot and in-flight reads are done, none start.
