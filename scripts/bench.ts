@@ -8,9 +8,17 @@ import { resolve } from 'node:path'
 import { formatTable, newReport, writeJson, type BenchReport, type BenchResult } from './bench/report.js'
 import type { BenchOptions } from './bench/support.js'
 import { benchIngest } from './bench/ingest.js'
+import { benchSimulation } from './bench/simulation.js'
+import { benchSlotBuild } from './bench/slotBuild.js'
+import { benchMemory } from './bench/memory.js'
+import { benchScenarios } from './bench/scenarios.js'
 
 export const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<BenchResult>> = {
   ingest: benchIngest,
+  simulation: benchSimulation,
+  slotBuild: benchSlotBuild,
+  scenarios: benchScenarios,
+  memory: benchMemory,
 }
 
 export interface RunOptions extends BenchOptions {
