@@ -53,6 +53,8 @@ program
   .option('--auction-seed <n>', 'seed of the competitor draws', integer('--auction-seed', 0), DEFAULT_CONFIG.auctionSeed)
   .option('--block-gas-limit <gas>', 'Anvil block gas limit', integer('--block-gas-limit', 21_000))
   .option('--genesis-timestamp <s>', 'genesis timestamp of a fresh devnet (reproducible block hashes)', integer('--genesis-timestamp', 1))
+  .option('--data-dir <dir>', 'keep traces and Anvil state here across restarts (default: in memory only)')
+  .option('--anvil-timeout <ms>', 'ms an Anvil call may take before it fails; a hung Anvil is restarted', integer('--anvil-timeout', 100), DEFAULT_CONFIG.anvilTimeoutMs)
   .option('--max-body-bytes <n>', 'largest request body accepted (HTTP 413 beyond)', integer('--max-body-bytes', 1024), DEFAULT_CONFIG.maxBodyBytes)
   .option('--max-batch-size <n>', 'most requests in one JSON-RPC batch', integer('--max-batch-size', 1), DEFAULT_CONFIG.maxBatchSize)
   .option('--max-bundle-txs <n>', 'most txs in one bundle', integer('--max-bundle-txs', 1), DEFAULT_CONFIG.maxBundleTxs)
@@ -89,6 +91,8 @@ program
       auctionSeed: opts.auctionSeed,
       blockGasLimit: opts.blockGasLimit === undefined ? undefined : BigInt(opts.blockGasLimit),
       genesisTimestamp: opts.genesisTimestamp,
+      dataDir: opts.dataDir,
+      anvilTimeoutMs: opts.anvilTimeout,
       maxBodyBytes: opts.maxBodyBytes,
       maxBatchSize: opts.maxBatchSize,
       maxBundleTxs: opts.maxBundleTxs,

@@ -85,7 +85,9 @@ export async function launchAnvil(options: LaunchAnvilOptions): Promise<Launched
     execArgs: ([binary, args, execOptions]) => [
       'sh',
       ['-c', WATCHDOG, 'anvil-watchdog', binary, ...args],
-      { ...execOptions, stdin: 'pipe' },
+      // Its own process group: Ctrl-C in a terminal reaches bundlesim only, which then
+      // drains, saves (--data-dir needs Anvil for that) and stops Anvil itself.
+      { ...execOptions, stdin: 'pipe', detached: true },
     ],
   }
   const anvil = createAnvil(anvilOptions)
