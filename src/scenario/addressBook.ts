@@ -23,7 +23,7 @@ export class AddressBook {
   constructor(
     private readonly accounts: ReadonlyMap<string, Address>,
     private readonly contracts: ReadonlyMap<string, Address>,
-    private readonly builder: Address,
+    builder: Address,
   ) {
     for (const [name, address] of accounts) this.names.set(name, address)
     for (const [name, address] of contracts) this.names.set(name, address)

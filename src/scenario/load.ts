@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import path from 'node:path'
-import { LineCounter, isScalar, parseDocument, visit, type Document, type Scalar } from 'yaml'
+import { LineCounter, parseDocument, visit, type Document, type Scalar } from 'yaml'
 import type { z } from 'zod'
 import type { Address, Hex } from 'viem'
 import { scenarioAccount, type ScenarioAccount } from './accounts.js'

@@ -12,7 +12,7 @@ import { NonceTracker } from './nonces.js'
 import { RpcClient } from './rpcClient.js'
 import { stepKind, type StepKind } from './schema.js'
 import { executeStep } from './steps.js'
-import { CALL_GAS, DEFAULT_FEE_CAP_HEADROOM, DEFAULT_MAX_PRIORITY_FEE_PER_GAS, TemplateSigner } from './txTemplates.js'
+import { DEFAULT_FEE_CAP_HEADROOM, DEFAULT_MAX_PRIORITY_FEE_PER_GAS, TemplateSigner } from './txTemplates.js'
 
 /** Genesis timestamp of scenario devnets unless set: the same file mines the same blocks. */
 export const SCENARIO_GENESIS_TIMESTAMP = 1_700_000_000
