@@ -55,6 +55,25 @@ describe('competing algorithms and the relay auction', () => {
     expect(loser.error).toContain('priority-fee')
   })
 
+  it('a later bundle with a higher fee cap on the same nonce does not displace the earlier one in a candidate', async () => {
+    const key = DEV_KEYS[3]
+    const n = await nonceOf(harness, key)
+    // Anvil's pool replaces a same-nonce tx with a higher fee cap; a block must not.
+    const q = await sendBundle(harness, { txs: [await signTx({ key, nonce: n, maxPriorityFeePerGas: parseGwei('5'), maxFeePerGas: parseGwei('13'), value: 9n })] })
+    const p = await sendBundle(harness, {
+      txs: [
+        await signTx({ key, nonce: n, maxPriorityFeePerGas: parseGwei('3'), maxFeePerGas: parseGwei('11') }),
+        await signTx({ key, nonce: n + 1, maxPriorityFeePerGas: parseGwei('3'), maxFeePerGas: parseGwei('11') }),
+      ],
+    })
+    const report = await advance(harness)
+
+    expect(report.winner).toBe('builder-payment')
+    expect(report.bundles).toEqual([p])
+    expect((await stats(harness, p)).status).toBe('landed')
+    expect((await stats(harness, q)).status).toBe('includedinblock')
+  })
+
   it('Submitted: the auction is lost to a higher bid, a competitor block with mempool txs only is mined', async () => {
     const [key, publicKey] = [DEV_KEYS[2], DEV_KEYS[3]]
     const bundleTx = await signTx({ key, nonce: await nonceOf(harness, key) })

@@ -1,5 +1,5 @@
 import type { Address, Hash, Hex } from 'viem'
-import type { ChainClient, MinedBlock } from '../chain/chainClient.js'
+import type { ChainClient, MinedBlock, SendOutcome } from '../chain/chainClient.js'
 import { BUILDER_TRANSFER_GAS, signBuilderTransfer, type BuilderSigner } from './builderTxs.js'
 import { rejectionFailure, type BundleFailure } from './failures.js'
 
@@ -8,6 +8,7 @@ export interface GroupTx {
   raw: Hex
   hash: Hash
   sender?: Address
+  nonce?: number
   /** gasLimit × maxFeePerGas + value: what the sender must hold for the tx to be valid. */
   maxCost?: bigint
 }
@@ -87,6 +88,10 @@ export async function executeGroups(
   const outcomes: GroupOutcome[] = groups.map(() => ({ included: [], dropped: [], builderTxs: [], sponsorships: [], refund: null }))
   const sent: Array<{ group: number; index: number; hash: Hash; toppedUp: boolean }> = []
   let builderNonce = context.builder?.nonce ?? 0
+  // Anvil's pool would let a later tx with the same sender and nonce (and a higher fee)
+  // replace an earlier one; in a block the later one simply cannot be included.
+  const usedNonces = new Set<string>()
+  const nonceKey = (tx: GroupTx) => (tx.sender && tx.nonce !== undefined ? `${tx.sender}:${tx.nonce}` : undefined)
   const sendBuilderTransfer = async (g: number, to: Address, value: bigint) => {
     if (!context.builder) throw new Error('builder transfers need the coinbase key')
     const tx = await signBuilderTransfer(context.builder, to, value, builderNonce++, context.baseFee)
@@ -104,13 +109,17 @@ export async function executeGroups(
         const transferHash = await sendBuilderTransfer(g, tx.sender, sponsorship)
         outcomes[g]!.sponsorships.push({ txHash: tx.hash, amountWei: sponsorship, transferHash })
       }
-      let outcome = await chain.sendRawTransaction(tx.raw)
+      const key = nonceKey(tx)
+      let outcome: SendOutcome = key && usedNonces.has(key)
+        ? { accepted: false, reason: `nonce too low: nonce ${tx.nonce} of ${tx.sender} is already used earlier in this block` }
+        : await chain.sendRawTransaction(tx.raw)
       let toppedUp = false
       if (!outcome.accepted && group.bundle && tx.sender && tx.maxCost !== undefined && /insufficient funds/i.test(outcome.reason)) {
         outcome = await admitWithTopUp(chain, tx.raw, tx.sender, tx.maxCost)
         toppedUp = outcome.accepted
       }
       if (outcome.accepted) {
+        if (key) usedNonces.add(key)
         sent.push({ group: g, index: tx.index, hash: tx.hash, toppedUp })
       } else if (group.mayDrop(tx.hash)) {
         outcomes[g]!.dropped.push({ hash: tx.hash, reason: outcome.reason })

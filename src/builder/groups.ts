@@ -4,7 +4,7 @@ import type { GroupTx, RefundTerms, TxGroup } from './execution.js'
 import type { MempoolTx } from './mempool.js'
 
 function groupTx(tx: BundleTx): GroupTx {
-  return { index: tx.index, raw: tx.raw, hash: tx.hash, sender: tx.sender, maxCost: tx.gas * tx.maxFeePerGas + tx.value }
+  return { index: tx.index, raw: tx.raw, hash: tx.hash, sender: tx.sender, nonce: tx.nonce, maxCost: tx.gas * tx.maxFeePerGas + tx.value }
 }
 
 /** Refund terms with the seed's defaults: the last tx pays the reward, the first tx's sender gets it. */
@@ -28,5 +28,5 @@ export function bundleGroup(bundle: Bundle): TxGroup {
 
 /** A public-mempool tx: it may revert (like any tx in a block) and may wait for a later block. */
 export function mempoolGroup(tx: MempoolTx): TxGroup {
-  return { txs: [{ index: 0, raw: tx.raw, hash: tx.hash, sender: tx.sender }], mayDrop: () => true, mayRevert: () => true }
+  return { txs: [{ index: 0, raw: tx.raw, hash: tx.hash, sender: tx.sender, nonce: tx.nonce }], mayDrop: () => true, mayRevert: () => true }
 }
