@@ -218,7 +218,8 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
         nowSeconds: () => clock.nowSeconds(),
         // Mid-build arrivals belong to the next slot, at its very start.
         msIntoSlot: () => (builder.sealedBlock === builder.head.number ? clock.msIntoSlot() : 0),
-        readNonce: (address, blockNumber) => chain.nonce(address, blockNumber),
+        // Mid-build, the sealed block does not exist on Anvil yet: its nonces are the head's.
+        readNonce: (address, blockNumber) => chain.nonce(address, blockNumber < builder.head.number ? blockNumber : builder.head.number),
         log,
       }),
       mempool,
