@@ -133,7 +133,7 @@ export async function executeGroups(
     }
   }
 
-  const block = await chain.mine(context.timestamp, context.baseFee)
+  const { balance: coinbaseBalance, ...block } = await chain.mine(context.timestamp, context.baseFee, context.coinbase)
   const sentBefore = new Set<Hash>()
   for (const { group: g, index, hash, toppedUp } of sent) {
     const group = groups[g]!
@@ -158,7 +158,7 @@ export async function executeGroups(
       if (!block.receipts.has(hash)) throw new Error(`builder transfer ${hash} was not mined`)
     }
   }
-  return { ok: true, block, coinbaseBalance: await chain.balance(context.coinbase), groups: outcomes, plans: [...plans] }
+  return { ok: true, block, coinbaseBalance: coinbaseBalance!, groups: outcomes, plans: [...plans] }
 }
 
 /** Builder txs count as "before" the failing tx when they belong to earlier groups or precede it. */

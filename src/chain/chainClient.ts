@@ -112,13 +112,17 @@ export class ChainClient {
     }
   }
 
-  /** Mines one block with exactly what is in the pool, at the given timestamp and base fee. */
-  async mine(timestamp: bigint, baseFeePerGas?: bigint): Promise<MinedBlock> {
+  /**
+   * Mines one block with exactly what is in the pool, at the given timestamp and base fee.
+   * `balanceOf` is read on the new block alongside its receipts (one round trip less than after).
+   */
+  async mine(timestamp: bigint, baseFeePerGas?: bigint, balanceOf?: Address): Promise<MinedBlock & { balance?: bigint }> {
     if (baseFeePerGas !== undefined) await this.test.setNextBlockBaseFeePerGas({ baseFeePerGas })
     await this.test.request({ method: 'evm_mine' as never, params: [{ timestamp: Number(timestamp) }] as never })
-    const [block, receipts] = await Promise.all([
+    const [block, receipts, balance] = await Promise.all([
       this.public.getBlock({ blockTag: 'latest' }),
       this.public.request({ method: 'eth_getBlockReceipts', params: ['latest'] }),
+      balanceOf === undefined ? undefined : this.balance(balanceOf),
     ])
     const byHash = new Map<Hash, TransactionReceipt>()
     for (const raw of receipts ?? []) {
@@ -132,6 +136,7 @@ export class ChainClient {
       baseFeePerGas: block.baseFeePerGas ?? 0n,
       gasUsed: block.gasUsed,
       receipts: byHash,
+      balance,
     }
   }
 }
