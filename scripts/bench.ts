@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [--only a,b] [--out path]`: runs the benchmarks, prints the
+ * `npm run bench [-- --quick] [--only a,b] [--size n] [--out path]`: runs the benchmarks, prints the
  * table and writes bench/results.json. Every ratio compares with a baseline measured in
  * the same run. `--quick` runs everything at a tiny size (CI, so the scripts cannot rot).
  */
@@ -39,7 +39,7 @@ export async function runBench(options: RunOptions): Promise<BenchReport> {
     if (!bench) throw new Error(`unknown benchmark ${name} (known: ${Object.keys(BENCHMARKS).join(', ')})`)
     const started = performance.now()
     log(`bench: ${name}…`)
-    results.push(await bench({ quick: options.quick }))
+    results.push(await bench({ quick: options.quick, size: options.size }))
     log(`bench: ${name} done in ${((performance.now() - started) / 1000).toFixed(1)} s`)
   }
   const report = newReport(options.quick, results)
@@ -54,7 +54,8 @@ function parseArgs(argv: string[]): RunOptions {
     if (arg === '--quick') options.quick = true
     else if (arg === '--only') options.only = (argv[++i] ?? '').split(',').filter(Boolean)
     else if (arg === '--out') options.out = resolve(argv[++i] ?? '')
-    else throw new Error(`unknown argument ${arg} (use --quick, --only a,b, --out path)`)
+    else if (arg === '--size') options.size = Number(argv[++i])
+    else throw new Error(`unknown argument ${arg} (use --quick, --only a,b, --size n, --out path)`)
   }
   return options
 }

@@ -15,8 +15,8 @@ const LATER = 4_000_000_000
  * same run. Then how long the deferred sender checks (signature recovery, nonce reads) take
  * to drain after the load: the next slot waits for them before simulating.
  */
-export async function benchIngest({ quick }: BenchOptions): Promise<BenchResult> {
-  const bundleCount = quick ? 300 : 8_000
+export async function benchIngest({ quick, size }: BenchOptions): Promise<BenchResult> {
+  const bundleCount = size ?? (quick ? 300 : 8_000)
   const warmupMs = quick ? 100 : 500
   const durationMs = quick ? 400 : 3_000
   const bodies = await signedBundleBodies(bundleCount)

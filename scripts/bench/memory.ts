@@ -29,8 +29,8 @@ const RETENTION_SECONDS = 60
  * expires them. Runs in a fresh child process with --expose-gc, so the other benchmarks'
  * garbage does not blur it.
  */
-export async function benchMemory({ quick }: BenchOptions): Promise<BenchResult> {
-  const count = quick ? 2_000 : 100_000
+export async function benchMemory({ quick, size }: BenchOptions): Promise<BenchResult> {
+  const count = size ?? (quick ? 2_000 : 100_000)
   const outcome = await inChild(count)
   if (outcome.removed !== outcome.count) throw new Error(`memory: expire removed ${outcome.removed} of ${outcome.count} traces`)
   const before = { name: 'before any trace', value: outcome.before.rss / MB }

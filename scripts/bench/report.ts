@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { cpus } from 'node:os'
+import { cpus, loadavg } from 'node:os'
 
 /**
  * One measured figure. `ratio` compares `value` with a `baseline` measured in the same run,
@@ -30,7 +30,8 @@ export interface BenchResult {
 export interface BenchReport {
   generatedAt: string
   quick: boolean
-  machine: { cpus: number; cpuModel: string; node: string; platform: string }
+  /** loadavg is the 1-minute load when the report was written: other work on the machine blurs every figure. */
+  machine: { cpus: number; cpuModel: string; node: string; platform: string; loadavg: number }
   results: BenchResult[]
 }
 
@@ -39,7 +40,7 @@ export function newReport(quick: boolean, results: BenchResult[]): BenchReport {
   return {
     generatedAt: new Date().toISOString(),
     quick,
-    machine: { cpus: cpu.length, cpuModel: cpu[0]?.model ?? 'unknown', node: process.version, platform: process.platform },
+    machine: { cpus: cpu.length, cpuModel: cpu[0]?.model ?? 'unknown', node: process.version, platform: process.platform, loadavg: round(loadavg()[0] ?? 0, 2) },
     results,
   }
 }
@@ -86,7 +87,7 @@ export function formatTable(report: BenchReport): string {
   const line = (r: string[]) => `| ${r.map((cell, c) => cell.padEnd(widths[c]!)).join(' | ')} |`
   const out = [line(rows[0]!), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.slice(1).map(line)]
   const notes = report.results.flatMap((r) => r.notes.map((n) => `- ${r.title}: ${n}`))
-  const machine = `${report.machine.cpus} × ${report.machine.cpuModel}, Node ${report.machine.node}${report.quick ? ', --quick (tiny sizes: figures are not meaningful)' : ''}`
+  const machine = `${report.machine.cpus} × ${report.machine.cpuModel}, Node ${report.machine.node}, load average ${report.machine.loadavg}${report.quick ? ', --quick (tiny sizes: figures are not meaningful)' : ''}`
   return [out.join('\n'), '', `Machine: ${machine}`, ...(notes.length ? ['', ...notes] : [])].join('\n')
 }
 

@@ -25,8 +25,8 @@ import {
  * same txs through `eth_simulateV1` (one request per bundle, and JSON-RPC batches of 100;
  * the faster is the baseline). The builder's RPCs to its Anvil are profiled per method.
  */
-export async function benchSimulation({ quick }: BenchOptions): Promise<BenchResult> {
-  const count = quick ? 50 : 2_000
+export async function benchSimulation({ quick, size }: BenchOptions): Promise<BenchResult> {
+  const count = size ?? (quick ? 50 : 2_000)
   const { accounts, bundles } = await independentBundles(count, 'simulation')
   const addresses = accounts.map((a) => a.address)
 

@@ -7,8 +7,8 @@ import { baselineAnvil, benchHarness, fund, independentBundles, inBatches, rpc, 
  * algorithms; the split comes from the slot report's timings. Baseline: the floor for those
  * txs on a separate Anvil — send them all raw, mine one block, read its receipts.
  */
-export async function benchSlotBuild({ quick }: BenchOptions): Promise<BenchResult> {
-  const count = quick ? 30 : 1_000
+export async function benchSlotBuild({ quick, size }: BenchOptions): Promise<BenchResult> {
+  const count = size ?? (quick ? 30 : 1_000)
   const { accounts, bundles } = await independentBundles(count, 'slot')
   const addresses = accounts.map((a) => a.address)
 

@@ -8,6 +8,8 @@ import type { SlotReport } from '../../src/builder/slotReport.js'
 /** Sizes and the time bound every benchmark runs under. */
 export interface BenchOptions {
   quick: boolean
+  /** Overrides the benchmark's size (bundles, traces) for a run in between quick and full. */
+  size?: number
 }
 
 /** Every tx the benchmarks sign pays 1 wei to this address with a 2 gwei tip. */
