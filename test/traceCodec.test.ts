@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest'
+import type { BundleTrace } from '../src/bundle/traceStore.js'
+import { decodeTrace, encodeTrace } from '../src/persist/traceCodec.js'
+
+/** The `--data-dir` trace format: JSON that comes back as the same trace. */
+
+const h = (n: number) => `0x${n.toString(16).padStart(64, '0')}` as const
+const a = (n: number) => `0x${n.toString(16).padStart(40, '0')}` as const
+
+const trace: BundleTrace = {
+  bundle: {
+    hash: h(1),
+    txs: [
+      { index: 0, raw: '0x02f8', hash: h(2), nonce: 7, gas: 21_000n, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 2n * 10n ** 9n, value: 2n ** 200n, to: a(3), sender: a(4) },
+      { index: 1, raw: '0x02f9', hash: h(5), nonce: 8, gas: 100_000n, maxFeePerGas: 1n, maxPriorityFeePerGas: 1n, value: 0n, to: null },
+    ],
+    targetBlock: 12n,
+    minTimestamp: 100,
+    revertingTxHashes: new Set([h(2)]),
+    droppingTxHashes: new Set(),
+    replacementUuid: 'uuid',
+    replacementSeqNumber: 3,
+    refundPercent: 90,
+    refundTxHashes: [h(5)],
+    boosted: true,
+  },
+  state: 'Landed',
+  error: null,
+  revertingHash: null,
+  builderPayment: 123_456_789_012_345_678_901n,
+  receivedAt: 1_700_000_000,
+  sequence: 42,
+  receivedForBlock: 12n,
+  receivedMsIntoSlot: 250,
+  simulatedAt: 1_700_000_012,
+  submittedAt: 1_700_000_012,
+  blockNumber: 12n,
+  live: true,
+  searcher: a(6),
+  builderPayments: {
+    sponsorships: [{ txHash: h(5), amountWei: 10n ** 18n + 1n, transferHash: h(7) }],
+    refund: { recipient: a(8), amountWei: 5n, payoutHash: h(9) },
+  },
+  verified: Promise.resolve(),
+}
+
+describe('trace codec', () => {
+  it('round-trips through JSON: bigints as decimal strings, Sets as arrays, verified resolved', async () => {
+    const json = JSON.stringify(encodeTrace(trace))
+    expect(json).toContain('"builderPayment":"123456789012345678901"')
+    expect(json).toContain(`"revertingTxHashes":["${h(2)}"]`)
+    const back = decodeTrace(JSON.parse(json))
+    const { verified, ...rest } = back
+    const { verified: _v, ...expected } = trace
+    expect(rest).toEqual(expected)
+    await expect(verified).resolves.toBeUndefined()
+  })
+})
