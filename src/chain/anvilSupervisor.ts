@@ -183,7 +183,8 @@ export class AnvilSupervisor {
         return
       } catch (error) {
         log.error({ err: error, attempt }, 'Anvil restart failed; retrying')
-        await this.anvil.kill()
+        // A new Anvil that answers is kept (the re-initialisation is retried on it).
+        if ((await this.probe(this.anvil)) !== null) await this.anvil.kill()
         await sleep(Math.min(250 * 2 ** attempt, MAX_BACKOFF_MS))
       }
     }
