@@ -4,7 +4,6 @@ import {
   createPublicClient,
   createTestClient,
   formatTransactionReceipt,
-  http,
   type Address,
   type Hash,
   type Hex,
@@ -12,6 +11,7 @@ import {
   type TestClient,
   type TransactionReceipt,
 } from 'viem'
+import { keepAliveTransport } from './keepAliveTransport.js'
 
 /** The outcome of handing one signed tx to Anvil's pool. */
 export type SendOutcome = { accepted: true } | { accepted: false; reason: string }
@@ -49,7 +49,7 @@ export class ChainClient {
   /** Every call fails after `timeoutMs`: a hung Anvil must give errors (and free the chain lock), not hang. */
   constructor(url: string, timeoutMs = 10_000) {
     this.url = url
-    const transport = http(url, { retryCount: 0, timeout: timeoutMs })
+    const transport = keepAliveTransport(url, timeoutMs)
     this.public = createPublicClient({ transport })
     this.test = createTestClient({ mode: 'anvil', transport })
   }
