@@ -1,7 +1,9 @@
+import http from 'node:http'
+
 /**
  * Counts and times the JSON-RPC calls this process makes to one URL (the harness's Anvil),
- * by wrapping the global fetch that viem's http transport calls. Each call is timed from
- * request to response headers: the round trip plus Anvil's work.
+ * by wrapping `http.request`, which the builder's Anvil transport calls. Each call is timed
+ * from the request to the end of its response: the round trip plus Anvil's work.
  */
 export interface RpcCall {
   method: string
@@ -9,29 +11,33 @@ export interface RpcCall {
   ms: number
 }
 
+type Request = typeof http.request
+
 export class RpcProfile {
   readonly calls: RpcCall[] = []
-  private readonly original = globalThis.fetch
+  private readonly original: Request = http.request
 
-  constructor(private readonly url: string) {
+  constructor(url: string) {
     const original = this.original
     const calls = this.calls
-    const target = url.replace(/\/$/, '')
-    globalThis.fetch = async function profiledFetch(input: Parameters<typeof fetch>[0], init?: RequestInit) {
-      const href = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url
-      if (!href.replace(/\/$/, '').startsWith(target) || typeof init?.body !== 'string') return original(input, init)
+    const port = new URL(url).port
+    http.request = function profiledRequest(this: unknown, ...args: Parameters<Request>) {
+      const request = (original as (...a: unknown[]) => http.ClientRequest).apply(this, args)
+      const options = args[0] as http.RequestOptions
+      if (typeof options !== 'object' || options instanceof URL || String(options.port) !== port) return request
       const start = performance.now()
-      const response = await original(input, init)
-      const ms = performance.now() - start
-      const body = JSON.parse(init.body) as { method: string } | Array<{ method: string }>
-      const methods = Array.isArray(body) ? body.map((b) => b.method) : [body.method]
-      for (const method of methods) calls.push({ method, start, ms: ms / methods.length })
-      return response
-    } as typeof fetch
+      const end = request.end.bind(request) as (...a: unknown[]) => http.ClientRequest
+      request.end = ((payload?: unknown, ...rest: unknown[]) => {
+        const method = typeof payload === 'string' ? methodOf(payload) : 'unknown'
+        request.once('response', (response) => response.once('end', () => calls.push({ method, start, ms: performance.now() - start })))
+        return end(payload, ...rest)
+      }) as typeof request.end
+      return request
+    } as Request
   }
 
   stop(): void {
-    globalThis.fetch = this.original
+    http.request = this.original
   }
 
   /** Calls that started in [from, to), by method: count and total ms, most expensive first. */
@@ -47,8 +53,31 @@ export class RpcProfile {
     return [...out.values()].sort((a, b) => b.ms - a.ms)
   }
 
+  /** Wall time in [from, to) with at least one call in flight (overlapping calls count once). */
+  busyMs(from = -Infinity, to = Infinity): number {
+    const spans = this.calls.filter((c) => c.start >= from && c.start < to).map((c) => [c.start, c.start + c.ms] as const)
+    spans.sort((a, b) => a[0] - b[0])
+    let busy = 0
+    let until = -Infinity
+    for (const [start, end] of spans) {
+      if (end <= until) continue
+      busy += end - Math.max(start, until)
+      until = end
+    }
+    return busy
+  }
+
   /** End of the last call (the slot's last RPC). */
   lastEnd(): number {
     return Math.max(...this.calls.map((c) => c.start + c.ms))
+  }
+}
+
+function methodOf(payload: string): string {
+  try {
+    const body = JSON.parse(payload) as { method?: string } | Array<{ method?: string }>
+    return Array.isArray(body) ? `batch(${body.map((b) => b.method).join(',')})` : (body.method ?? 'unknown')
+  } catch {
+    return 'unknown'
   }
 }
