@@ -12,6 +12,7 @@ import { SlotClock } from './clock/slotClock.js'
 import { SlotTicker } from './clock/slotTicker.js'
 import { TraceStore } from './bundle/traceStore.js'
 import { BundleIngest } from './bundle/ingest.js'
+import { SenderRecovery } from './bundle/senderRecovery.js'
 import { PublicMempool } from './builder/mempool.js'
 import { algorithmsNamed } from './builder/ordering.js'
 import { RelayAuction } from './builder/auction.js'
@@ -210,6 +211,8 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
       if (!(data instanceof JSONRPCErrorException)) log.error({ err: data }, message)
     }
     const submission = new JSONRPCServer<RequestContext>({ errorListener })
+    const recovery = new SenderRecovery()
+    closers.push(() => recovery.close())
     registerSubmissionMethods(submission, {
       ingest: new BundleIngest({
         chainId,
@@ -220,6 +223,7 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
         msIntoSlot: () => (builder.sealedBlock === builder.head.number ? clock.msIntoSlot() : 0),
         // Mid-build, the sealed block does not exist on Anvil yet: its nonces are the head's.
         readNonce: (address, blockNumber) => chain.nonce(address, blockNumber < builder.head.number ? blockNumber : builder.head.number),
+        recover: recovery.recover,
         log,
       }),
       mempool,

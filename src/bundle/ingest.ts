@@ -5,6 +5,7 @@ import { ReplacementIndex } from './replacement.js'
 import type { BundleTrace, TraceStore } from './traceStore.js'
 import type { BundleSubmission } from './types.js'
 import { verifySenders } from './verifySenders.js'
+import type { RecoverFn } from './senderRecovery.js'
 
 export interface IngestDeps {
   chainId: number
@@ -16,6 +17,8 @@ export interface IngestDeps {
   msIntoSlot(): number
   /** Nonce of an account at a canonical block. */
   readNonce(address: Address, blockNumber: bigint): Promise<number>
+  /** Signature recovery for the deferred checks (default: on this thread). */
+  recover?: RecoverFn
   log: Logger
 }
 
@@ -72,7 +75,7 @@ export class BundleIngest {
   private verifyLater(trace: BundleTrace): Promise<void> {
     const head = this.deps.headBlock()
     return new Promise<void>((resolve) => setImmediate(resolve))
-      .then(() => verifySenders(trace.bundle, (address) => this.deps.readNonce(address, head)))
+      .then(() => verifySenders(trace.bundle, (address) => this.deps.readNonce(address, head), this.deps.recover))
       .then((problems) => {
         if (problems.length > 0) this.deps.traces.transition(trace, 'Invalid', { error: problems.join('; ') })
       })

@@ -1,4 +1,5 @@
-import { recoverTransactionAddress, type Address } from 'viem'
+import type { Address } from 'viem'
+import { recoverInline, type RecoverFn } from './senderRecovery.js'
 import { mayDrop, type Bundle } from './types.js'
 
 /** Reads the chain nonce of an account (latest canonical block). */
@@ -11,8 +12,8 @@ export type NonceReader = (address: Address) => Promise<number>
  *
  * @returns the problems that make the bundle `Invalid`; empty when it is fine.
  */
-export async function verifySenders(bundle: Bundle, readNonce: NonceReader): Promise<string[]> {
-  const problems = await recoverSenders(bundle)
+export async function verifySenders(bundle: Bundle, readNonce: NonceReader, recover: RecoverFn = recoverInline): Promise<string[]> {
+  const problems = await recoverSenders(bundle, recover)
   const nonces = new Map<Address, Promise<number>>()
   for (const tx of bundle.txs) {
     if (!tx.sender || mayDrop(bundle, tx.hash)) continue
@@ -26,15 +27,14 @@ export async function verifySenders(bundle: Bundle, readNonce: NonceReader): Pro
 }
 
 /** Sets `tx.sender` on every tx whose signature recovers; the others are problems naming the tx. */
-export async function recoverSenders(bundle: Pick<Bundle, 'txs'>): Promise<string[]> {
+export async function recoverSenders(bundle: Pick<Bundle, 'txs'>, recover: RecoverFn = recoverInline): Promise<string[]> {
   const problems: string[] = []
-  for (const tx of bundle.txs) {
-    if (tx.sender) continue
-    try {
-      tx.sender = (await recoverTransactionAddress({ serializedTransaction: tx.raw as never })).toLowerCase() as Address
-    } catch (error) {
-      problems.push(`txs[${tx.index}]: bad signature (${((error as Error).message ?? '').split('\n')[0]})`)
-    }
-  }
+  const todo = bundle.txs.filter((tx) => !tx.sender)
+  const recovered = await recover(todo.map((tx) => tx.raw))
+  todo.forEach((tx, i) => {
+    const result = recovered[i]!
+    if ('sender' in result) tx.sender = result.sender
+    else problems.push(`txs[${tx.index}]: bad signature (${result.error})`)
+  })
   return problems
 }
