@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { keccak256, parseEther, parseGwei, type Address, type Hash, type Hex } from 'viem'
 import type { Harness } from '../src/index.js'
-import { DEV_KEYS, REVERTER_CODE, addressOf, call, sendBundle, setCode, signTx, startTestHarness, stats } from './support/harness.js'
+import { DEV_KEYS, REVERTER_CODE, addressOf, call, rpc, sendBundle, setCode, signTx, startTestHarness, stats } from './support/harness.js'
 
 const REVERTER: Address = '0x00000000000000000000000000000000000dead2'
 let harness: Harness
@@ -186,5 +186,31 @@ describe('refunds', () => {
     expect(trace.status).toBe('simulationfail')
     expect(trace.error).toMatch(/^refund payout [\d.]+ ETH exceeds bundle value [\d.]+ ETH \(shortfall [\d.]+ ETH; reward 0\.001[\d.]* ETH\)$/)
     expect(await balanceOf(recipient)).toBe(0n)
+  })
+})
+
+describe('a slot that fails part-way', () => {
+  let broke: Harness
+  beforeAll(async () => {
+    broke = await startTestHarness()
+  })
+  afterAll(() => broke?.stop())
+
+  it('leaves Anvil on the parent block and the next slot builds normally', async () => {
+    // A builder that cannot pay for a sponsorship transfer: the slot aborts in the middle.
+    await call(broke.anvilUrl, 'anvil_setBalance', [broke.coinbase, '0x0'])
+    const head = await call(broke.rpcUrl, 'eth_blockNumber', [])
+    const hash = await sendBundle(broke, { txs: [await signTx({ key: pauper(), nonce: 0, value: 0n }), await signTx({ key: DEV_KEYS[0], nonce: 0, to: broke.coinbase, value: parseEther('0.01') })] })
+    const aborted = await rpc(broke.rpcUrl, 'harness_advanceSlot', [])
+    expect(aborted.body.error?.message).toMatch(/slot for block \d+ aborted/)
+    expect(await call(broke.rpcUrl, 'eth_blockNumber', [])).toBe(head)
+
+    await call(broke.anvilUrl, 'anvil_setBalance', [broke.coinbase, '0x' + parseEther('10').toString(16)])
+    const next = await sendBundle(broke, { txs: [await signTx({ key: DEV_KEYS[1], nonce: 0 })] })
+    await call(broke.rpcUrl, 'harness_advanceSlot', [])
+    expect(Number(await call(broke.rpcUrl, 'eth_blockNumber', []))).toBe(Number(head) + 1)
+    expect((await stats(broke, next)).status).toBe('landed')
+    // The aborted bundle is never built; its trace says why.
+    expect((await stats(broke, hash)).error).toMatch(/slot for block \d+ aborted/)
   })
 })

@@ -12,6 +12,8 @@ import { nextBaseFee } from '../chain/baseFee.js'
  */
 export class ParentState {
   private dirty = false
+  /** Once released or committed the snapshot is gone: nothing may revert to it again. */
+  private open = true
 
   private constructor(
     private readonly chain: ChainClient,
@@ -65,7 +67,18 @@ export class ParentState {
 
   /** Restores the parent state and gives up the snapshot (a simulation that keeps nothing). */
   async release(): Promise<void> {
+    this.open = false
     await this.chain.revert(this.snapshotId)
+  }
+
+  /**
+   * After a failure part-way through a slot: puts Anvil back on the parent block unless the
+   * slot's block was already committed. Best effort (Anvil may be the thing that failed).
+   */
+  async abandon(): Promise<void> {
+    if (!this.open) return
+    this.open = false
+    await this.chain.revert(this.snapshotId).catch(() => undefined)
   }
 
   /**
@@ -74,6 +87,7 @@ export class ParentState {
    * are reproduced exactly.
    */
   async commit(timestamp: bigint, groups: readonly TxGroup[], settled?: Extract<ExecutionResult, { ok: true }>): Promise<ExecutionResult> {
+    this.open = false
     await this.chain.revert(this.snapshotId)
     return executeGroups(this.chain, this.executionContext(timestamp), groups, settled?.plans ?? groups.map(emptyPlan))
   }

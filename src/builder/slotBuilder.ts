@@ -64,6 +64,8 @@ export class SlotAbortedError extends Error {
 export class SlotBuilder {
   head: ChainHead = { number: 0n, timestamp: 0n, hash: '0x' }
   private building: bigint | null = null
+  /** The running slot's parent state, put back if the slot aborts half-way. */
+  private parent: ParentState | undefined
   /** The bundles the running slot took for its block (marked if the slot aborts). */
   private taken: BundleTrace[] = []
 
@@ -92,12 +94,14 @@ export class SlotBuilder {
       try {
         return await this.buildAndMine()
       } catch (error) {
+        await this.parent?.abandon()
         const reason = this.deps.explainAbort ? await this.deps.explainAbort(error) : (error as Error).message
         this.deps.traces.abortBlock(block, this.taken, reason)
         throw new SlotAbortedError(block, reason, { cause: error })
       } finally {
         this.building = null
         this.taken = []
+        this.parent = undefined
       }
     })
   }
@@ -107,6 +111,7 @@ export class SlotBuilder {
     const started = performance.now()
     const timings: SlotTimings = { verifyWaitMs: 0, simulateMs: 0, assembleMs: 0, mineMs: 0, totalMs: 0 }
     const parent = await ParentState.capture(chain, coinbase, signer)
+    this.parent = parent
     const blockNumber = parent.number + 1n
     const timestamp = clock.nextBlockTimestamp()
     const buildTime = Number(timestamp)
