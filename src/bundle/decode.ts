@@ -27,7 +27,7 @@ export function decodeBundle(submission: BundleSubmission, context: DecodeContex
   const txs: BundleTx[] = []
   const hashes = submission.txs.map((raw) => txHash(raw))
   submission.txs.forEach((raw, index) => {
-    const decoded = decodeSignedTx(raw, `txs[${index}]`, context.chainId)
+    const decoded = decodeSignedTx(raw, `txs[${index}]`, context.chainId, hashes[index])
     if (typeof decoded === 'string') problems.push(decoded)
     else txs.push({ ...decoded, index })
   })
@@ -76,9 +76,9 @@ export type DecodedTx = Omit<BundleTx, 'index'>
 
 /**
  * Decodes one signed tx and checks it is signed for this chain; a problem comes back as a
- * message starting with `where` (e.g. `txs[1]`).
+ * message starting with `where` (e.g. `txs[1]`). Pass `hash` when it is already known.
  */
-export function decodeSignedTx(raw: Hex, where: string, chainId: number): DecodedTx | string {
+export function decodeSignedTx(raw: Hex, where: string, chainId: number, hash: Hash = txHash(raw)): DecodedTx | string {
   let tx: ReturnType<typeof parseTransaction>
   try {
     tx = parseTransaction(raw)
@@ -93,7 +93,7 @@ export function decodeSignedTx(raw: Hex, where: string, chainId: number): Decode
   const gasPrice = 'gasPrice' in tx && tx.gasPrice !== undefined ? tx.gasPrice : undefined
   return {
     raw,
-    hash: txHash(raw),
+    hash,
     nonce: tx.nonce ?? 0,
     gas: tx.gas ?? 0n,
     maxFeePerGas: tx.maxFeePerGas ?? gasPrice ?? 0n,
