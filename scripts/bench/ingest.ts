@@ -16,7 +16,7 @@ const LATER = 4_000_000_000
  * to drain after the load: the next slot waits for them before simulating.
  */
 export async function benchIngest({ quick, size }: BenchOptions): Promise<BenchResult> {
-  const bundleCount = size ?? (quick ? 300 : 8_000)
+  const bundleCount = size ?? (quick ? 300 : 10_000)
   const warmupMs = quick ? 100 : 500
   const durationMs = quick ? 400 : 3_000
   const bodies = await signedBundleBodies(bundleCount)
