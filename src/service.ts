@@ -181,7 +181,7 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
       if (head.hash !== builder.head.hash) {
         await chain.setBalance(coinbase, config.coinbaseFunding)
         const closed = traces.chainReplaced(`Anvil restarted (${reason}) as a new chain at block ${head.number}`)
-        mempool.remove(mempool.ordered(0n).map((tx) => tx.hash))
+        mempool.clear()
         log.warn({ head: Number(head.number), closedBundles: closed }, 'Anvil came back as a new chain: earlier traces are kept, pending bundles closed')
       }
       await builder.init()

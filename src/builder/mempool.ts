@@ -62,4 +62,9 @@ export class PublicMempool {
   remove(hashes: Iterable<Hash>): void {
     for (const hash of hashes) this.txs.delete(hash)
   }
+
+  /** Forgets every pending tx (they belong to a chain that is gone). */
+  clear(): void {
+    this.txs.clear()
+  }
 }
