@@ -122,8 +122,16 @@ export class SlotBuilder {
     mark = performance.now()
     const pool = mempool.ordered(parent.nextBaseFee)
     const candidates: CandidateBlock[] = []
+    // Algorithms often agree (e.g. equal-gas bundles rank the same by payment and by fee per
+    // gas); the same order on the same parent assembles the same block, so build it once.
+    const byOrder = new Map<string, CandidateBlock>()
     for (const algorithm of algorithms) {
-      candidates.push(await assembleBlock(parent, timestamp, algorithm, algorithm.order(simulated, pool, parent.nextBaseFee)))
+      const items = algorithm.order(simulated, pool, parent.nextBaseFee)
+      const order = items.map((item) => (item.kind === 'bundle' ? item.bundle.trace.bundle.hash : item.tx.hash)).join()
+      const same = byOrder.get(order)
+      const candidate = same ? { ...same, algorithm: algorithm.name } : await assembleBlock(parent, timestamp, algorithm, items)
+      byOrder.set(order, candidate)
+      candidates.push(candidate)
     }
     // Ties go to the first algorithm, so the choice is deterministic.
     const best = candidates.reduce((a, b) => (b.value > a.value ? b : a))
