@@ -21,6 +21,8 @@ export interface BundlesimConfig {
   apiKeys: string[]
   forkUrl?: string
   forkBlockNumber?: bigint
+  /** A `bundlesim snapshot` file to start from (no network), or to lay over the fork. */
+  loadState?: string
   chainId: number
   coinbaseKey: Hex
   /** Balance given to the builder coinbase at start, in wei. */

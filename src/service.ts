@@ -5,6 +5,7 @@ import { resolveConfig, slotCutoffs, type BundlesimConfig } from './config.js'
 import { createLogger } from './log.js'
 import { launchAnvil, type LaunchAnvilOptions } from './chain/launchAnvil.js'
 import { AnvilSupervisor } from './chain/anvilSupervisor.js'
+import { resolveChainSource, verifyChainSource } from './chain/chainSource.js'
 import { RunSaver, readSavedRun, restoreTraces } from './persist/dataDir.js'
 import { ChainClient } from './chain/chainClient.js'
 import { ChainLock } from './chain/chainLock.js'
@@ -66,6 +67,8 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
     log.warn(`bound to ${config.host}, reachable beyond this machine, and no --api-key is set: anyone who can reach it can submit bundles and control the harness`)
   }
   const saved = config.dataDir ? await readSavedRun(config.dataDir) : null
+  // A fork URL that does not answer, a block it cannot serve, a snapshot of another chain: refused here, in seconds.
+  const source = await resolveChainSource(config, options.chainId !== undefined)
   const anvilOptions: LaunchAnvilOptions = {
     host: '127.0.0.1',
     port: config.anvilPort,
@@ -74,6 +77,7 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
     forkBlockNumber: config.forkBlockNumber,
     gasLimit: config.blockGasLimit,
     timestamp: config.genesisTimestamp,
+    ...source.anvil,
   }
   const lock = new ChainLock()
   // Filled in once the builder exists; a fault before that fails the start instead.
@@ -115,6 +119,10 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
   }
   try {
     const chain = new ChainClient(supervisor.url, config.anvilTimeoutMs)
+    if (saved === null) {
+      const warning = await verifyChainSource(source, chain)
+      if (warning) log.warn(warning)
+    }
     const chainId = await chain.chainId()
     const builderAccount = privateKeyToAccount(config.coinbaseKey)
     const coinbase = builderAccount.address.toLowerCase() as Address

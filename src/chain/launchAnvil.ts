@@ -12,6 +12,8 @@ export interface LaunchAnvilOptions {
   gasLimit?: bigint
   /** Genesis timestamp of a fresh devnet. */
   timestamp?: number
+  /** Base fee of the genesis block of a fresh devnet (Anvil's default: 1 gwei). */
+  baseFee?: bigint
   startTimeoutMs?: number
   /** A state dump (`anvil_dumpState`'s hex) to start from, loaded right after launch. */
   state?: string
@@ -80,6 +82,10 @@ export async function launchAnvil(options: LaunchAnvilOptions): Promise<Launched
     forkBlockNumber: options.forkBlockNumber,
     gasLimit: options.gasLimit,
     timestamp: options.forkUrl ? undefined : options.timestamp,
+    blockBaseFeePerGas: options.forkUrl ? undefined : options.baseFee,
+    // Anvil caches a pinned fork's state on disk by chain and block number. A loopback node's
+    // history is not immutable (a restarted local chain reuses block numbers), so no cache there.
+    noStorageCaching: options.forkUrl && isLoopbackUrl(options.forkUrl) ? true : undefined,
     startTimeout: options.startTimeoutMs ?? 30_000,
     stopTimeout: 10_000,
     execArgs: ([binary, args, execOptions]) => [
@@ -149,6 +155,15 @@ export async function launchAnvil(options: LaunchAnvilOptions): Promise<Launched
     }
   }
   return launched
+}
+
+function isLoopbackUrl(url: string): boolean {
+  try {
+    const host = new URL(url).hostname
+    return host === 'localhost' || host === '[::1]' || host.startsWith('127.')
+  } catch {
+    return false
+  }
 }
 
 /** `anvil_loadState`: blocks, receipts and accounts come back, the head included. */
