@@ -18,6 +18,7 @@ import { PublicMempool } from './builder/mempool.js'
 import { algorithmsNamed } from './builder/ordering.js'
 import { RelayAuction } from './builder/auction.js'
 import { SlotAbortedError, SlotBuilder } from './builder/slotBuilder.js'
+import { mineImpersonatedTx } from './builder/impersonatedBlock.js'
 import type { SlotReport } from './builder/slotReport.js'
 import { createApiKeyCheck } from './rpc/auth.js'
 import { createRpcApp, listen, type RequestContext } from './rpc/httpServer.js'
@@ -246,6 +247,11 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
       setCompetitorBid: (bid) => auction.setCompetitorBid(bid),
       // Under the write lock, so it never lands inside a slot's simulations.
       setBalance: (address, wei) => lock.write(() => chain.setBalance(address, wei)),
+      sendImpersonated: async (tx) => {
+        const mined = await mineImpersonatedTx({ chain, lock, clock, builder, traces, coinbase }, tx)
+        saver?.requestSave()
+        return mined
+      },
     })
     registerCallBundleMethod(submission, { chain, lock, chainId, coinbase, slotSeconds: config.slotTimeSeconds })
     refuseWhileAnvilDown(submission, () => supervisor.downReason)

@@ -1,7 +1,9 @@
 import net from 'node:net'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { nextBaseFee } from '../src/chain/baseFee.js'
-import type { Harness } from '../src/index.js'
+import { describeFailure, runScenario, type Harness } from '../src/index.js'
 import { call, startTestHarness } from './support/harness.js'
 import { FORK_BLOCK, MAINNET_CHAIN_ID, POOL, SLOT, startMainnet, type Mainnet } from './support/mainnet.js'
 
@@ -10,6 +12,7 @@ import { FORK_BLOCK, MAINNET_CHAIN_ID, POOL, SLOT, startMainnet, type Mainnet } 
  * the fork, bad fork sources fail fast with clear errors, snapshots run with no network.
  */
 
+const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 let mainnet: Mainnet
 
 /** A loopback port nothing listens on. */
@@ -70,4 +73,14 @@ describe('bad fork sources fail fast and say why', () => {
   it('a block beyond the remote head', async () => {
     await expect(startTestHarness({ forkUrl: mainnet.url, forkBlockNumber: 999n })).rejects.toThrow(`fork block 999 is beyond the remote head 5 (${mainnet.url})`)
   })
+})
+
+describe('the fork scenario (scenarios/fork/amm-backrun.yaml)', () => {
+  const file = path.join(REPO_ROOT, 'scenarios/fork/amm-backrun.yaml')
+
+  it('lands its backrun with the expected profit and refund on a fork of the pinned block', async () => {
+    const result = await runScenario(file, { env: { ...process.env, MAINNET_FORK_URL: mainnet.url } })
+    expect(result.failures.map(describeFailure)).toEqual([])
+    expect(result.status).toBe('passed')
+  }, 60_000)
 })

@@ -20,9 +20,13 @@ interface CliRun {
   stderr: string
 }
 
+/** The library's fork scenarios need MAINNET_FORK_URL: unset here, they are reported skipped (test/fork.test.ts runs them). */
+const NO_FORK_ENV = { ...process.env, MAINNET_FORK_URL: undefined }
+const FORK_SKIP_REASON = 'environment variable MAINNET_FORK_URL is not set (chain.fork.url needs it)'
+
 function runCli(args: string[]): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['bin/bundlesim.js', ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, ['bin/bundlesim.js', ...args], { cwd: REPO_ROOT, env: NO_FORK_ENV, stdio: ['ignore', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
@@ -43,9 +47,11 @@ describe('the scenario library', () => {
   it('every scenario in scenarios/ passes, run in parallel; its JUnit report has one testcase each', async () => {
     const files = await findScenarioFiles([path.join(REPO_ROOT, 'scenarios')])
     expect(files.length).toBeGreaterThanOrEqual(20)
-    const results = await runScenarios(files, { concurrency: 2 })
-    const failed = results.filter((r) => !r.passed)
+    const results = await runScenarios(files, { concurrency: 2, env: NO_FORK_ENV })
+    const failed = results.filter((r) => r.status === 'failed')
     expect(failed.map((r) => `${r.file}\n${r.failures.map(describeFailure).join('\n')}`)).toEqual([])
+    const skipped = results.filter((r) => r.status === 'skipped')
+    expect(skipped.map((r) => [path.relative(REPO_ROOT, r.file), r.skipReason])).toEqual([['scenarios/fork/amm-backrun.yaml', FORK_SKIP_REASON]])
     const { cases } = parseJUnit(toJUnitXml(results))
     expect(cases.map((c: any) => c['@_classname'])).toEqual(files)
   }, 120_000)
@@ -75,12 +81,16 @@ describe('bundlesim run and init', () => {
     expect(run.stderr).toBe('')
     expect(run.code).toBe(0)
     const files = await findScenarioFiles(['scenarios'])
-    expect(run.stdout).toContain(`${files.length} passed, 0 failed`)
+    expect(run.stdout).toContain(`${files.length - 1} passed, 0 failed, 1 skipped`)
     expect(run.stdout).toMatch(/✓ landed — a paying bundle lands \(\d+\.\d s\)/)
+    expect(run.stdout).toContain(`- fork — backrun a swap on a forked pool, with a refund skipped: ${FORK_SKIP_REASON}`)
+    expect(run.stdout).toMatch(new RegExp(`scenarios/fork/amm-backrun\\.yaml +${FORK_SKIP_REASON.replace(/[()]/g, '\\$&')}`))
     const { suite, cases } = parseJUnit(await readFile(junit, 'utf8'))
     expect(suite['@_tests']).toBe(String(files.length))
     expect(suite['@_failures']).toBe('0')
+    expect(suite['@_skipped']).toBe('1')
     expect(cases.map((c: any) => c['@_classname'])).toEqual(files)
+    expect(cases.find((c: any) => c['@_classname'].endsWith('amm-backrun.yaml')).skipped['@_message']).toBe(FORK_SKIP_REASON)
   }, 120_000)
 
   it('exits 1 when a scenario fails, showing where, expected vs actual and the trace; the report has the failure', async () => {

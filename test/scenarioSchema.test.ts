@@ -208,8 +208,13 @@ describe('scenario loading', () => {
     expect(loaded.name).toBe('fork mainnet')
     expect(loaded.scenario.chain?.fork).toEqual({ url: 'http://127.0.0.1:1/rpc', blockNumber: 19_000_000 })
     expect(loaded.scenario.builder.slotTime).toBe(6)
-    const error = await schemaError('name: x\nchain:\n  fork:\n    url: ${MISSING_URL}\nsteps:\n  - advance: 1\n')
-    expect(error.message).toBe('bad.yaml:4:10: environment variable MISSING_URL is not set (expected it set, or ${MISSING_URL:-default})')
+    const error = await schemaError('name: ${MISSING_NAME}\nsteps:\n  - advance: 1\n')
+    expect(error.message).toBe('bad.yaml:1:7: environment variable MISSING_NAME is not set (expected it set, or ${MISSING_NAME:-default})')
+    // An unset fork URL is no error: the scenario is skipped, saying why.
+    const fork = await parseScenario('name: x\nchain:\n  fork:\n    url: ${MISSING_URL}\nsteps:\n  - advance: 1\n', 'fork.yaml', { env: {} })
+    expect(fork.skipReason).toBe('environment variable MISSING_URL is not set (chain.fork.url needs it)')
+    const empty = await parseScenario('name: x\nchain:\n  fork:\n    url: ${EMPTY_URL}\nsteps:\n  - advance: 1\n', 'fork.yaml', { env: { EMPTY_URL: '' } })
+    expect(empty.skipReason).toBe('environment variable EMPTY_URL is empty (chain.fork.url needs it)')
   })
 
   it('unquoted 0x… stays text and +N stays relative; defaults apply (statsDelaySlots 0)', async () => {

@@ -3,7 +3,7 @@ import type { BundlesimConfig } from '../config.js'
 import type { ChainClient } from './chainClient.js'
 import { checkForkSource, describeUrl, type ForkPoint } from './forkCheck.js'
 import type { LaunchAnvilOptions } from './launchAnvil.js'
-import { checkSnapshotChain, readSnapshot, snapshotStateHex, type StateSnapshot } from './stateSnapshot.js'
+import { SnapshotError, checkSnapshotChain, readSnapshot, snapshotStateHex, type StateSnapshot } from './stateSnapshot.js'
 
 /**
  * What the chain starts from — a fresh devnet, a fork, a snapshot, or a snapshot laid over a
@@ -47,6 +47,9 @@ export async function resolveChainSource(config: BundlesimConfig, chainIdGiven: 
   }
   if (snapshot) {
     if (chainIdGiven) checkSnapshotChain(config.loadState!, snapshot, config.chainId, '--chain-id / chain.chainId')
+    if (config.forkBlockNumber !== undefined && config.forkBlockNumber !== snapshotBlock) {
+      throw new SnapshotError(`snapshot ${config.loadState} is of block ${snapshotBlock}, the run asks for block ${config.forkBlockNumber}: record it again (bundlesim snapshot)`)
+    }
     const block = { number: snapshotBlock!, hash: snapshot.block.hash, timestamp: BigInt(snapshot.block.timestamp) }
     return {
       // Anvil's clock must start at the snapshot's time, or it refuses the next block's timestamp as too low.

@@ -1,4 +1,4 @@
-import { BaseError, HttpRequestError, TimeoutError, createPublicClient, http, type Hash, type PublicClient } from 'viem'
+import { BaseError, HttpRequestError, TimeoutError, createPublicClient, http, zeroAddress, type Hash, type PublicClient } from 'viem'
 import { nodeErrorMessage } from './chainClient.js'
 
 /** A fork's source answers within this, or it is reported unreachable (Anvil itself would hang for ~30 s). */
@@ -86,7 +86,7 @@ export async function checkForkSource(url: string, blockNumber?: bigint, timeout
   try {
     const block = await client.getBlock({ blockNumber: number })
     // A pruned (non-archive) node has the header but not the state: Anvil would fail on the first read.
-    await client.getBalance({ address: block.miner, blockNumber: number })
+    await client.getBalance({ address: zeroAddress, blockNumber: number })
     return {
       chainId,
       block: {

@@ -1,8 +1,9 @@
 import { z } from 'zod'
 import type { JSONRPCServer } from 'json-rpc-2.0'
-import type { Address } from 'viem'
+import { numberToHex, type Address, type Hash, type Hex } from 'viem'
+import { ImpersonationRefused, type ImpersonatedTx } from '../builder/impersonatedBlock.js'
 import type { SlotReport } from '../builder/slotReport.js'
-import { invalidParams } from './errors.js'
+import { RpcErrorCode, invalidParams, rpcError } from './errors.js'
 import type { RequestContext } from './httpServer.js'
 import { optionalObjectParam, singleObjectParam } from './params.js'
 
@@ -26,6 +27,8 @@ export interface HarnessDeps {
   setCompetitorBid(bidWei: bigint | null): void
   /** Sets an account's balance on the head state (a cheat for scenario setup). */
   setBalance(address: Address, wei: bigint): Promise<void>
+  /** Mines an impersonated account's unsigned tx at once in a block of its own (builder/impersonatedBlock.ts). */
+  sendImpersonated(tx: ImpersonatedTx): Promise<{ hash: Hash; blockNumber: bigint; status: string }>
 }
 
 const advanceParams = z.object({
@@ -39,6 +42,17 @@ const competitorBidParams = z.object({
 const setBalanceParams = z.object({
   address: z.string({ error: 'required: a 20-byte 0x address' }).regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 20-byte 0x address'),
   wei: z.string({ error: 'required: a decimal string of wei' }).regex(/^\d{1,78}$/, 'expected a decimal string of wei'),
+})
+const ADDRESS_PARAM = /^0x[0-9a-fA-F]{40}$/
+const weiParam = (what: string) => z.string({ error: `expected ${what} as a decimal string` }).regex(/^\d{1,78}$/, `expected ${what} as a decimal string`).transform(BigInt)
+const impersonatedParams = z.strictObject({
+  from: z.string({ error: 'required: a 20-byte 0x address' }).regex(ADDRESS_PARAM, 'expected a 20-byte 0x address'),
+  to: z.string().regex(ADDRESS_PARAM, 'expected a 20-byte 0x address').optional(),
+  value: weiParam('wei').optional(),
+  data: z.string().regex(/^0x([0-9a-fA-F]{2})*$/, 'expected 0x hex data').optional(),
+  gas: weiParam('gas').optional(),
+  maxFeePerGas: weiParam('wei').optional(),
+  maxPriorityFeePerGas: weiParam('wei').optional(),
 })
 const timeInSlotParams = z.object({ ms: z.number({ error: 'required: ms into the slot, an integer' }).int('expected an integer number of ms') })
 
@@ -59,6 +73,16 @@ export function registerHarnessMethods(rpc: JSONRPCServer<RequestContext>, deps:
     const { bidWei } = singleObjectParam(params, competitorBidParams)
     deps.setCompetitorBid(bidWei === null ? null : BigInt(bidWei))
     return { bidWei }
+  })
+  rpc.addMethod('harness_sendImpersonatedTx', async (params) => {
+    const { from, to, data, ...rest } = singleObjectParam(params, impersonatedParams)
+    try {
+      const mined = await deps.sendImpersonated({ from: from.toLowerCase() as Address, to: to?.toLowerCase() as Address | undefined, data: data as Hex | undefined, ...rest })
+      return { hash: mined.hash, blockNumber: numberToHex(mined.blockNumber), status: mined.status }
+    } catch (error) {
+      if (error instanceof ImpersonationRefused) throw rpcError(RpcErrorCode.Unavailable, error.message)
+      throw error
+    }
   })
   rpc.addMethod('harness_setBalance', async (params) => {
     const { address, wei } = singleObjectParam(params, setBalanceParams)

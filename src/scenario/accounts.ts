@@ -1,12 +1,15 @@
 import { keccak256, stringToBytes, type Address, type Hex } from 'viem'
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
 
-/** A named scenario account and its signer. */
+/** A named scenario account: its signer, or (a real address on a fork) none. */
 export interface ScenarioAccount {
   name: string
-  key: Hex
   address: Address
-  signer: PrivateKeyAccount
+  /** Absent for an `address` account: nothing can sign for it. */
+  key?: Hex
+  signer?: PrivateKeyAccount
+  /** Its txs are sent unsigned through Anvil's impersonation (sendTx steps only). */
+  impersonated: boolean
 }
 
 /**
@@ -18,8 +21,16 @@ export function accountKey(name: string, given?: Hex): Hex {
   return given ?? keccak256(stringToBytes(`bundlesim:${name}`))
 }
 
-export function scenarioAccount(name: string, given?: Hex): ScenarioAccount {
+export function scenarioAccount(name: string, given?: Hex, address?: Address, impersonate = false): ScenarioAccount {
+  if (address !== undefined) return { name, address: address.toLowerCase() as Address, impersonated: impersonate }
   const key = accountKey(name, given)
   const signer = privateKeyToAccount(key)
-  return { name, key, address: signer.address.toLowerCase() as Address, signer }
+  return { name, key, address: signer.address.toLowerCase() as Address, signer, impersonated: false }
+}
+
+/** The error for a tx from an account nothing can sign for, naming what to do instead. */
+export function unsignableMessage(account: ScenarioAccount): string {
+  return account.impersonated
+    ? `impersonated: can't be signed into a bundle (account "${account.name}" is ${account.address}, impersonated; send its txs with sendTx, or give the account a key)`
+    : `account "${account.name}" is an address without a key (set impersonate: true to send unsigned txs from it with sendTx, or give it a key)`
 }

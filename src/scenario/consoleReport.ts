@@ -10,17 +10,27 @@ const indent = (text: string, by = '    ') => text.replace(/^/gm, by)
 export function formatProgress(event: RunEvent): string {
   if (event.type === 'start') return `  … ${event.scenario.name} (${event.scenario.file})\n`
   const { result } = event
-  const line = `  ${MARK[result.status]} ${result.name} (${seconds(result.durationMs)})\n`
+  const line = result.skipReason
+    ? `  ${MARK[result.status]} ${result.name} skipped: ${result.skipReason}\n`
+    : `  ${MARK[result.status]} ${result.name} (${seconds(result.durationMs)})\n`
   return result.failures.length ? line + indent(result.failures.map(describeFailure).join('\n')) + '\n' : line
 }
 
 /**
  * The summary table, then the closing count line (`N passed, N failed`), which CI systems
- * read on its own.
+ * read on its own. A `skipped` column says why a scenario did not run, when one did not.
  */
 export function formatSummary(results: readonly ScenarioResult[]): string {
-  const rows = results.map((r) => [MARK[r.status], r.name, r.status === 'skipped' ? '-' : `${r.steps.filter((s) => s.status === 'passed').length}/${r.steps.length}`, seconds(r.durationMs), r.file])
-  const header = ['', 'scenario', 'steps', 'time', 'file']
+  const anySkipped = results.some((r) => r.skipReason)
+  const rows = results.map((r) => [
+    MARK[r.status],
+    r.name,
+    r.status === 'skipped' ? '-' : `${r.steps.filter((s) => s.status === 'passed').length}/${r.steps.length}`,
+    seconds(r.durationMs),
+    r.file,
+    ...(anySkipped ? [r.skipReason ?? ''] : []),
+  ])
+  const header = ['', 'scenario', 'steps', 'time', 'file', ...(anySkipped ? ['skipped because'] : [])]
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)))
   const format = (row: string[]) => row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()
   const count = (status: ScenarioResult['status']) => results.filter((r) => r.status === status).length

@@ -26,7 +26,7 @@ export function toJUnitXml(results: readonly ScenarioResult[], suiteName = 'bund
   const attrs = `tests="${results.length}" failures="${count('failed')}" errors="0" skipped="${count('skipped')}" time="${seconds(total)}"`
   const cases = results.map((result) => {
     const open = `    <testcase name="${escapeXml(result.name)}" classname="${escapeXml(result.file)}" time="${seconds(result.durationMs)}"`
-    if (result.status === 'skipped') return `${open}>\n      <skipped/>\n    </testcase>`
+    if (result.status === 'skipped') return `${open}>\n      <skipped${result.skipReason ? ` message="${escapeXml(result.skipReason)}"` : ''}/>\n    </testcase>`
     if (result.status === 'passed') return `${open}/>`
     const details = result.failures.map(describeFailure).join('\n\n')
     const first = result.failures[0]?.message.split('\n')[0] ?? 'failed'

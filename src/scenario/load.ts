@@ -20,6 +20,12 @@ export interface LoadedScenario {
   accounts: Map<string, ScenarioAccount>
   contracts: Map<string, ContractCode>
   source: SourceMap
+  /**
+   * Set when `chain.fork.url` names an environment variable that is not set: the scenario
+   * needs a network it was not given, so it is reported skipped (with this reason) unless a
+   * snapshot or another fork URL is supplied.
+   */
+  skipReason?: string
 }
 
 export interface LoadOptions {
@@ -37,15 +43,24 @@ const ENV_REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g
 /**
  * Replaces `${NAME}` and `${NAME:-default}` in string values (never in keys). A value that is
  * exactly one unquoted reference takes the type the text reads as (`${BLOCK}` → a number).
+ * An unset variable is an error, except in `chain.fork.url`: there it makes the scenario
+ * skipped (a fork URL is a secret CI may not have), and the reason is returned.
  */
-function interpolate(doc: Document, env: Record<string, string | undefined>, source: SourceMap): SchemaIssue[] {
+function interpolate(doc: Document, env: Record<string, string | undefined>, source: SourceMap): { issues: SchemaIssue[]; skipReason?: string } {
   const issues: SchemaIssue[] = []
+  const forkUrl = doc.getIn(['chain', 'fork', 'url'], true)
+  let skipReason: string | undefined
   visit(doc, {
     Scalar(key, node: Scalar) {
       if (key === 'key' || typeof node.value !== 'string' || !node.value.includes('${')) return
       const original = node.value
       const replaced = original.replace(ENV_REF, (_, name: string, fallback: string | undefined) => {
-        const value = env[name] ?? fallback
+        // As in the shell, `:-` also replaces an empty value.
+        const value = fallback !== undefined && !env[name] ? fallback : env[name]
+        if (!value && node === forkUrl) {
+          skipReason ??= `environment variable ${name} is ${value === '' ? 'empty' : 'not set'} (chain.fork.url needs it)`
+          return ''
+        }
         if (value === undefined) {
           issues.push({ ...source.position(node), field: '', message: `environment variable ${name} is not set (expected it set, or \${${name}:-default})` })
           return ''
@@ -56,7 +71,7 @@ function interpolate(doc: Document, env: Record<string, string | undefined>, sou
       node.value = whole && /^-?\d+$/.test(replaced) && Number.isSafeInteger(Number(replaced)) ? Number(replaced) : replaced
     },
   })
-  return issues
+  return { issues, skipReason }
 }
 
 /** zod's issues, each at the place in the file it is about. */
@@ -96,22 +111,25 @@ export async function parseScenario(text: string, file: string, options: LoadOpt
     // Only the first: the parser's later errors are mostly echoes of it.
     throw new ScenarioSchemaError([{ file, line: syntax.linePos?.[0]?.line ?? 1, column: syntax.linePos?.[0]?.col ?? 1, field: '', message: `YAML: ${yamlMessage(syntax.message)}` }])
   }
-  const envIssues = interpolate(doc, options.env ?? process.env, source)
+  const { issues: envIssues, skipReason } = interpolate(doc, options.env ?? process.env, source)
   if (envIssues.length > 0) throw new ScenarioSchemaError(envIssues)
 
   const data = doc.contents === null ? undefined : (doc.toJS() as unknown)
   const parsed = scenarioSchema.safeParse(data)
   if (!parsed.success) throw new ScenarioSchemaError(schemaIssues(parsed.error, source))
   const scenario = parsed.data
+  if (scenario.chain?.fork && !scenario.chain.fork.url && !skipReason) {
+    throw new ScenarioSchemaError([{ ...source.locate(['chain', 'fork', 'url']), message: 'empty (expected an RPC URL, or ${VAR} naming one)' }])
+  }
 
-  const accounts = new Map(Object.entries(scenario.accounts).map(([name, spec]) => [name, scenarioAccount(name, spec.key as Hex | undefined)]))
+  const accounts = new Map(Object.entries(scenario.accounts).map(([name, spec]) => [name, scenarioAccount(name, spec.key as Hex | undefined, spec.address as Address | undefined, spec.impersonate)]))
   const contracts = await resolveContracts(scenario.contracts, path.dirname(path.resolve(file)))
   const addresses = new Map<string, Address>([...accounts].map(([name, a]) => [name, a.address]))
   const issues = [...contracts.issues, ...checkReferences(scenario, contracts.code, addresses)]
   if (issues.length > 0) throw new ScenarioSchemaError(located(issues, source))
 
   const name = scenario.name ?? path.basename(file).replace(/\.ya?ml$/, '')
-  return { file, name, description: scenario.description, scenario, accounts, contracts: contracts.code, source }
+  return { file, name, description: scenario.description, scenario, accounts, contracts: contracts.code, source, skipReason }
 }
 
 /** Reads and checks a scenario file (see parseScenario). */

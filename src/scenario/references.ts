@@ -4,6 +4,7 @@ import { AddressBook } from './addressBook.js'
 import type { ContractCode, PathIssue } from './contracts.js'
 import { BUILDER, parseEvent, stepKind, type Scenario } from './schema.js'
 import type { Path } from './sourceMap.js'
+import { scenarioAccount, unsignableMessage } from './accounts.js'
 import { TemplateError, templateCalldata } from './txTemplates.js'
 
 const HEX_TX = /^0x[0-9a-fA-F]*$/
@@ -31,8 +32,18 @@ export function checkReferences(scenario: Scenario, codes: ReadonlyMap<string, C
   const template = (ref: string, path: Path) => {
     if (!templates.has(ref)) issue(path, `unknown template "${ref}" (expected one of: ${list(templates)})`)
   }
-  /** A tx list entry: a template, or a raw signed tx as 0x hex. */
-  const txOrRaw = (ref: string, path: Path) => (HEX_TX.test(ref) ? undefined : template(ref, path))
+  /** The account's problem when a tx from it must be signed (it is an address: impersonated or watched), else null. */
+  const unsignable = (accountName: string): string | null => {
+    const spec = scenario.accounts[accountName]
+    return spec?.address === undefined ? null : unsignableMessage(scenarioAccount(accountName, undefined, spec.address as Address, spec.impersonate))
+  }
+  /** A tx list entry: a template, or a raw signed tx as 0x hex. Bundles carry signed txs only. */
+  const txOrRaw = (ref: string, path: Path) => {
+    if (HEX_TX.test(ref)) return
+    template(ref, path)
+    const problem = templates.has(ref) ? unsignable(scenario.txs[ref]!.from) : null
+    if (problem) issue(path, `template "${ref}": ${problem}`)
+  }
   /** A hash list entry: a template, or a 32-byte 0x hash. */
   const txOrHash = (ref: string | null | undefined, path: Path) => {
     if (ref === null || ref === undefined) return
@@ -48,6 +59,8 @@ export function checkReferences(scenario: Scenario, codes: ReadonlyMap<string, C
     const at = ['contracts', name]
     if (name === BUILDER || name in scenario.accounts) issue(at, `"${name}" is already ${name === BUILDER ? "the builder's name" : 'an account'} (expected a name of its own)`)
     account(spec.from, [...at, 'from'])
+    const deployer = unsignable(spec.from)
+    if (deployer) issue([...at, 'from'], `contracts are deployed by a signed tx: ${deployer}`)
     const code = codes.get(name)
     if (!code || spec.args === undefined) continue
     const constructor = code.abi.find((item) => item.type === 'constructor')
@@ -68,6 +81,8 @@ export function checkReferences(scenario: Scenario, codes: ReadonlyMap<string, C
   for (const [name, spec] of Object.entries(scenario.txs)) {
     const at = ['txs', name]
     account(spec.from, [...at, 'from'])
+    const fromSpec = scenario.accounts[spec.from]
+    if (fromSpec?.address !== undefined && !fromSpec.impersonate) issue([...at, 'from'], unsignable(spec.from)!)
     address(spec.to, [...at, 'to'])
     if (typeof spec.nonce === 'string') checkNonceChain(name, [...at, 'nonce'])
     try {

@@ -34,8 +34,8 @@ function matchesFilter(scenario: LoadedScenario, filter: string | undefined): bo
   return test(scenario.name) || test(scenario.file)
 }
 
-function skipped(scenario: LoadedScenario): ScenarioResult {
-  return { file: scenario.file, name: scenario.name, description: scenario.description, status: 'skipped', passed: false, durationMs: 0, steps: [], failures: [] }
+function skipped(scenario: LoadedScenario, skipReason?: string): ScenarioResult {
+  return { file: scenario.file, name: scenario.name, description: scenario.description, status: 'skipped', passed: false, durationMs: 0, steps: [], failures: [], skipReason }
 }
 
 /**
@@ -65,7 +65,7 @@ export async function runScenarios(files: readonly string[], options: RunManyOpt
       const index = next++
       const scenario = selected[index]!
       if (failed && options.bail) {
-        results[index] = skipped(scenario)
+        results[index] = skipped(scenario, 'not run: an earlier scenario failed (--bail)')
         continue
       }
       options.onEvent?.({ type: 'start', scenario })
@@ -76,7 +76,7 @@ export async function runScenarios(files: readonly string[], options: RunManyOpt
         const failure = new StepFailed(scenario.source.position(null), 'run', (error as Error).message)
         result = { ...skipped(scenario), status: 'failed', failures: [failure] }
       }
-      if (!result.passed) failed = true
+      if (result.status === 'failed') failed = true
       results[index] = result
       options.onEvent?.({ type: 'done', scenario, result })
     }

@@ -4,6 +4,8 @@ import type { BundlesimConfig } from '../config.js'
 import type { HarnessStatus } from '../rpc/harnessMethods.js'
 import { startHarness, type Harness } from '../service.js'
 import { toAbiValues } from './abiValues.js'
+import { scenarioChain, skipReason } from './chainSettings.js'
+import { unsignableMessage } from './accounts.js'
 import { AddressBook } from './addressBook.js'
 import { locate, recordBalances, type RunContext } from './context.js'
 import { StepFailed, type ScenarioFailure } from './errors.js'
@@ -12,10 +14,9 @@ import { NonceTracker } from './nonces.js'
 import { RpcClient } from './rpcClient.js'
 import { stepKind, type StepKind } from './schema.js'
 import { executeStep } from './steps.js'
-import { DEFAULT_FEE_CAP_HEADROOM, DEFAULT_MAX_PRIORITY_FEE_PER_GAS, TemplateSigner } from './txTemplates.js'
+import { DEFAULT_MAX_PRIORITY_FEE_PER_GAS, TemplateSigner, feeCapHeadroom } from './txTemplates.js'
 
-/** Genesis timestamp of scenario devnets unless set: the same file mines the same blocks. */
-export const SCENARIO_GENESIS_TIMESTAMP = 1_700_000_000
+export { SCENARIO_GENESIS_TIMESTAMP } from './chainSettings.js'
 /** Gas of a contract deployment when neither given nor estimable. */
 export const DEPLOY_GAS = 5_000_000n
 
@@ -39,26 +40,27 @@ export interface ScenarioResult {
   durationMs: number
   steps: StepResult[]
   failures: ScenarioFailure[]
+  /** Why it did not run (status `skipped`), e.g. its fork URL variable is unset. */
+  skipReason?: string
 }
 
 export interface RunOptions extends LoadOptions {
   /** Harness settings that override the scenario's (e.g. a log level while debugging). */
   harness?: Partial<BundlesimConfig>
+  /** Run from this `bundlesim snapshot` file instead of the scenario's fork (offline). */
+  snapshot?: string
 }
 
 /** The harness a scenario asks for: manual clock, free ports, quiet, stats at once by default. */
-export function harnessConfig(loaded: LoadedScenario, overrides: Partial<BundlesimConfig> = {}): Partial<BundlesimConfig> {
-  const { chain, builder } = loaded.scenario
+export function harnessConfig(loaded: LoadedScenario, overrides: Partial<BundlesimConfig> = {}, snapshot?: string): Partial<BundlesimConfig> {
+  const { builder } = loaded.scenario
   return {
     clock: 'manual',
     port: 0,
     statsPort: 0,
     anvilPort: 0,
     logLevel: 'silent',
-    chainId: chain?.chainId,
-    genesisTimestamp: chain?.genesisTimestamp ?? (chain?.fork ? undefined : SCENARIO_GENESIS_TIMESTAMP),
-    forkUrl: chain?.fork?.url,
-    forkBlockNumber: chain?.fork?.blockNumber === undefined ? undefined : BigInt(chain.fork.blockNumber),
+    ...scenarioChain(loaded, snapshot),
     slotTimeSeconds: builder.slotTime,
     statsDelaySlots: builder.statsDelaySlots,
     statsRetentionSeconds: builder.statsRetention,
@@ -88,10 +90,12 @@ function watchedAddresses(loaded: LoadedScenario, book: AddressBook): Address[] 
  * Setup, through the public RPC: balances by `harness_setBalance`, then every contract
  * deployed by a real tx from its `from` account and mined by one slot.
  */
-async function setUp(loaded: LoadedScenario, rpc: RpcClient, nonces: NonceTracker, status: HarnessStatus): Promise<AddressBook> {
+async function setUp(loaded: LoadedScenario, rpc: RpcClient, nonces: NonceTracker, status: HarnessStatus, headroom: bigint): Promise<AddressBook> {
   const { scenario, accounts, contracts } = loaded
   for (const [name, spec] of Object.entries(scenario.accounts)) {
-    await rpc.call('harness_setBalance', [{ address: accounts.get(name)!.address, wei: spec.balance.toString() }])
+    // A real address keeps the chain's balance unless the scenario sets one.
+    const balance = spec.balance ?? (spec.address === undefined ? 0n : undefined)
+    if (balance !== undefined) await rpc.call('harness_setBalance', [{ address: accounts.get(name)!.address, wei: balance.toString() }])
   }
   // Addresses follow from sender and nonce, so constructor args may name earlier contracts.
   const planned: Array<{ name: string; address: Address; raw: Hex }> = []
@@ -106,6 +110,7 @@ async function setUp(loaded: LoadedScenario, rpc: RpcClient, nonces: NonceTracke
     const value = spec.value ?? 0n
     const gas = spec.gas !== undefined ? BigInt(spec.gas) : await estimateDeployGas(rpc, account.address, data, value)
     const nonce = await nonces.next(account.address)
+    if (!account.signer) throw new StepFailed(loaded.source.locate(['contracts', name, 'from']), 'setup', unsignableMessage(account))
     const raw = await account.signer.signTransaction({
       type: 'eip1559',
       chainId: status.chainId,
@@ -113,7 +118,7 @@ async function setUp(loaded: LoadedScenario, rpc: RpcClient, nonces: NonceTracke
       data,
       value,
       gas,
-      maxFeePerGas: DEFAULT_MAX_PRIORITY_FEE_PER_GAS + DEFAULT_FEE_CAP_HEADROOM,
+      maxFeePerGas: DEFAULT_MAX_PRIORITY_FEE_PER_GAS + headroom,
       maxPriorityFeePerGas: DEFAULT_MAX_PRIORITY_FEE_PER_GAS,
     })
     const address = getContractAddress({ from: account.address, nonce: BigInt(nonce) }).toLowerCase() as Address
@@ -168,14 +173,17 @@ export async function runLoadedScenarioOn(loaded: LoadedScenario, harness: Pick<
   try {
     const status = await rpc.call<HarnessStatus>('harness_status')
     const nonces = new NonceTracker(async (address) => Number(BigInt(await rpc.call<Hex>('eth_getTransactionCount', [address, 'latest']))))
-    const book = await setUp(loaded, rpc, nonces, status)
+    // A fork's base fee can be far above a devnet's: default fee caps follow it.
+    const head = await rpc.call<{ baseFeePerGas?: Hex }>('eth_getBlockByNumber', ['latest', false])
+    const headroom = feeCapHeadroom(BigInt(head.baseFeePerGas ?? 0))
+    const book = await setUp(loaded, rpc, nonces, status, headroom)
     context = {
       loaded,
       rpc,
       stats: new RpcClient(harness.statsUrl),
       book,
       nonces,
-      signer: new TemplateSigner({ templates: loaded.scenario.txs, accounts: loaded.accounts, codes: loaded.contracts, book, chainId: status.chainId, nonces }),
+      signer: new TemplateSigner({ templates: loaded.scenario.txs, accounts: loaded.accounts, codes: loaded.contracts, book, chainId: status.chainId, nonces, feeCapHeadroom: headroom }),
       bundles: new Map(),
       balances: { start: new Map(), previous: new Map() },
       watched: [],
@@ -215,11 +223,16 @@ export async function runLoadedScenarioOn(loaded: LoadedScenario, harness: Pick<
 export async function runScenario(scenario: string | LoadedScenario, options: RunOptions = {}): Promise<ScenarioResult> {
   const loaded = typeof scenario === 'string' ? await loadScenario(scenario, options) : scenario
   const started = performance.now()
+  const config = harnessConfig(loaded, options.harness, options.snapshot)
+  const skip = skipReason(loaded, config)
+  if (skip !== null) {
+    return { file: loaded.file, name: loaded.name, description: loaded.description, status: 'skipped', passed: false, durationMs: 0, steps: [], failures: [], skipReason: skip }
+  }
   let harness: Harness
   try {
-    harness = await startHarness(harnessConfig(loaded, options.harness))
+    harness = await startHarness(config)
   } catch (error) {
-    const failure = new StepFailed(loaded.source.locate(['builder']), 'setup', `the harness did not start: ${(error as Error).message}`)
+    const failure = new StepFailed(loaded.source.locate([loaded.scenario.chain ? 'chain' : 'builder']), 'setup', `the harness did not start: ${(error as Error).message}`)
     return { file: loaded.file, name: loaded.name, description: loaded.description, status: 'failed', passed: false, durationMs: performance.now() - started, steps: [], failures: [failure] }
   }
   try {

@@ -127,8 +127,10 @@ const chain = strict(
       url: text('an RPC URL (${ENV} works)'),
       blockNumber: int('a block number').optional(),
     }).optional(),
+    /** A `bundlesim snapshot` file (relative to the scenario): runs offline from it; `fork` then only says where it was recorded. */
+    snapshot: text('a path to a snapshot JSON written by bundlesim snapshot').optional(),
   },
-  '{ chainId?, genesisTimestamp? } or { fork: { url, blockNumber? } }',
+  '{ chainId?, genesisTimestamp? }, { fork: { url, blockNumber? } } or { snapshot }',
 )
 
 const builder = strict(
@@ -151,7 +153,28 @@ const builder = strict(
   'builder settings',
 )
 
-const account = shorthand('balance', strict({ balance: nonNegative.default(0n), key: privateKey.optional() }, '{ balance, key? } or a balance'))
+/**
+ * A named account: a key (given, or derived from the name) the runner signs with, or a real
+ * `address` on a forked chain — watched by name, and with `impersonate: true` able to send
+ * unsigned txs (sendTx steps only: an impersonated tx has no signature, so it can't be
+ * signed into a bundle). Balance: set at setup (default 0 for keyed accounts; an address
+ * keeps the chain's balance unless one is given).
+ */
+const account = shorthand(
+  'balance',
+  strict(
+    {
+      balance: nonNegative.optional(),
+      key: privateKey.optional(),
+      address: z.string({ error: expecting('a 20-byte 0x address') }).regex(ADDRESS, 'expected a 20-byte 0x address').optional(),
+      impersonate: z.boolean({ error: expecting('true or false') }).optional(),
+    },
+    '{ balance, key? }, { address, impersonate?, balance? } or a balance',
+  ),
+).superRefine((value, ctx) => {
+  if (value.key !== undefined && value.address !== undefined) ctx.addIssue({ code: 'custom', path: ['address'], message: 'both key and address (expected one: a key signs, an address is impersonated or watched)' })
+  if (value.impersonate && value.address === undefined) ctx.addIssue({ code: 'custom', path: ['impersonate'], message: 'impersonate needs an address (expected the real account to impersonate)' })
+})
 
 const SOURCE_KINDS = ['source', 'sourceFile', 'artifact', 'bytecode'] as const
 const contract = strict(
@@ -410,6 +433,7 @@ export type BundleExpectation = z.output<typeof bundleExpectation>
 export type BalanceExpectation = z.output<typeof balanceExpectation>
 export type EventExpectation = z.output<typeof eventExpectation>
 export type ContractSpec = z.output<typeof contract>
+export type AccountSpec = z.output<typeof account>
 
 /** The kind of a validated step (it has exactly one). */
 export function stepKind(step: Step): StepKind {

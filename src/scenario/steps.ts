@@ -75,6 +75,21 @@ async function callExpecting<T>(
   }
 }
 
+/**
+ * An impersonated account's template: `harness_sendImpersonatedTx` mines it at once in a
+ * block of its own (it has no signature for the public mempool or a bundle).
+ */
+async function sendImpersonated(context: RunContext, name: string, expectError: string | undefined, at: Path): Promise<ScenarioFailure[]> {
+  const tx = context.signer.unsignedTx(name)
+  const params = Object.fromEntries(Object.entries({ ...tx, value: tx.value.toString(), gas: tx.gas?.toString(), maxFeePerGas: tx.maxFeePerGas.toString(), maxPriorityFeePerGas: tx.maxPriorityFeePerGas.toString() }).filter(([, v]) => v !== undefined))
+  const { result, failures } = await callExpecting(context, at, 'sendTx', expectError, () => context.rpc.call<{ hash: Hash }>('harness_sendImpersonatedTx', [params]))
+  if (result) {
+    context.signer.recordUnsigned(name, result.hash)
+    context.nonces.reset()
+  }
+  return failures
+}
+
 async function submit(context: RunContext, b: SubmitStep | BoostStep, at: Path, kind: 'submit' | 'boost'): Promise<ScenarioFailure[]> {
   const params = await bundleParams(context, b)
   const apiKey = kind === 'boost' ? ((b as BoostStep).apiKey ?? context.apiKeys[0]) : undefined
@@ -109,6 +124,7 @@ const EXECUTORS: Record<StepKind, Executor> = {
 
   async sendTx(context, step, at) {
     const s = step.sendTx!
+    if (context.signer.isImpersonated(s.tx)) return sendImpersonated(context, s.tx, s.expectError, at)
     const signed = await context.signer.sign(s.tx)
     return (await callExpecting(context, at, 'sendTx', s.expectError, () => context.rpc.call<Hash>('eth_sendRawTransaction', [signed.raw]))).failures
   },

@@ -1,15 +1,23 @@
 import { encodeFunctionData, keccak256, parseGwei, type AbiFunction, type Address, type Hash, type Hex } from 'viem'
 import { AbiValueError, toAbiValues } from './abiValues.js'
-import type { ScenarioAccount } from './accounts.js'
+import { unsignableMessage, type ScenarioAccount } from './accounts.js'
 import type { AddressBook } from './addressBook.js'
 import type { ContractCode } from './contracts.js'
 import type { NonceTracker } from './nonces.js'
 import { parseFunction, type TxTemplate } from './schema.js'
 import type { Path } from './sourceMap.js'
 
-/** Fee defaults: a 2 gwei tip, and a fee cap 8 gwei above the tip (far above a devnet's base fee). */
+/**
+ * Fee defaults: a 2 gwei tip, and a fee cap 8 gwei above the tip (far above a devnet's base
+ * fee) — or twice the base fee above it, when the chain is a fork with a higher base fee.
+ */
 export const DEFAULT_MAX_PRIORITY_FEE_PER_GAS = parseGwei('2')
 export const DEFAULT_FEE_CAP_HEADROOM = parseGwei('8')
+
+/** Fee cap headroom above the tip for a chain whose head has this base fee. */
+export function feeCapHeadroom(baseFee: bigint): bigint {
+  return 2n * baseFee > DEFAULT_FEE_CAP_HEADROOM ? 2n * baseFee : DEFAULT_FEE_CAP_HEADROOM
+}
 /** Gas defaults: a plain transfer, or room for a call or a creation. */
 export const TRANSFER_GAS = 21_000n
 export const CALL_GAS = 1_000_000n
@@ -32,6 +40,17 @@ export interface SignedTx {
   hash: Hash
   from: Address
   nonce: number
+}
+
+/** An impersonated account's template: sent unsigned (`harness_sendImpersonatedTx`); Anvil picks the nonce, and the gas unless given. */
+export interface UnsignedTx {
+  from: Address
+  to?: Address
+  value: bigint
+  data?: Hex
+  gas?: bigint
+  maxFeePerGas: bigint
+  maxPriorityFeePerGas: bigint
 }
 
 /**
@@ -75,6 +94,8 @@ export interface TemplateContext {
   book: AddressBook
   chainId: number
   nonces: NonceTracker
+  /** Default fee cap above the tip (`feeCapHeadroom` of the base fee at setup; default 8 gwei). */
+  feeCapHeadroom?: bigint
 }
 
 /**
@@ -84,6 +105,8 @@ export interface TemplateContext {
 export class TemplateSigner {
   private readonly signed = new Map<string, Promise<SignedTx>>()
   private readonly names = new Map<Hash, string>()
+  /** Impersonated templates already sent, by name: the hash Anvil gave them. */
+  private readonly unsigned = new Map<string, Hash>()
 
   constructor(private readonly context: TemplateContext) {}
 
@@ -96,9 +119,38 @@ export class TemplateSigner {
     return signed
   }
 
-  /** The template's tx hash, if it has been signed. */
+  /** The template's tx hash, if it has been signed (or, impersonated, sent). */
   async hashOf(name: string): Promise<Hash | undefined> {
+    if (this.unsigned.has(name)) return this.unsigned.get(name)
     return this.signed.has(name) ? (await this.signed.get(name)!).hash : undefined
+  }
+
+  /** Whether the template is from an impersonated account (sent unsigned, never signed). */
+  isImpersonated(name: string): boolean {
+    const template = this.context.templates[name]
+    return template !== undefined && this.context.accounts.get(template.from)?.impersonated === true
+  }
+
+  /** The unsigned tx of an impersonated account's template, with the same fee defaults as signed ones. */
+  unsignedTx(name: string): UnsignedTx {
+    const { templates, accounts, codes, book } = this.context
+    const template = templates[name]!
+    const tip = template.maxPriorityFeePerGas ?? template.gasPrice ?? DEFAULT_MAX_PRIORITY_FEE_PER_GAS
+    return {
+      from: accounts.get(template.from)!.address,
+      to: template.to === undefined ? undefined : book.resolve(template.to),
+      value: template.value ?? 0n,
+      data: templateCalldata(template, codes, book),
+      gas: template.gas === undefined ? undefined : BigInt(template.gas),
+      maxFeePerGas: template.maxFeePerGas ?? template.gasPrice ?? tip + (this.context.feeCapHeadroom ?? DEFAULT_FEE_CAP_HEADROOM),
+      maxPriorityFeePerGas: tip,
+    }
+  }
+
+  /** Records the hash Anvil gave an impersonated template's tx: it is that tx from now on. */
+  recordUnsigned(name: string, hash: Hash): void {
+    this.unsigned.set(name, hash.toLowerCase() as Hash)
+    this.names.set(hash.toLowerCase() as Hash, name)
   }
 
   /** Which template a tx hash is, if any. */
@@ -110,6 +162,8 @@ export class TemplateSigner {
     const { templates, accounts, codes, book, chainId, nonces } = this.context
     const template = templates[name]!
     const account = accounts.get(template.from)!
+    const signer = account.signer
+    if (!signer) throw new TemplateError(['from'], unsignableMessage(account))
     const to = template.to === undefined ? undefined : book.resolve(template.to)
     const data = templateCalldata(template, codes, book)
     const nonce =
@@ -124,11 +178,11 @@ export class TemplateSigner {
     const tip = template.maxPriorityFeePerGas ?? DEFAULT_MAX_PRIORITY_FEE_PER_GAS
     const raw =
       template.gasPrice !== undefined
-        ? await account.signer.signTransaction({ ...common, type: 'legacy', gasPrice: template.gasPrice })
-        : await account.signer.signTransaction({
+        ? await signer.signTransaction({ ...common, type: 'legacy', gasPrice: template.gasPrice })
+        : await signer.signTransaction({
             ...common,
             type: 'eip1559',
-            maxFeePerGas: template.maxFeePerGas ?? tip + DEFAULT_FEE_CAP_HEADROOM,
+            maxFeePerGas: template.maxFeePerGas ?? tip + (this.context.feeCapHeadroom ?? DEFAULT_FEE_CAP_HEADROOM),
             maxPriorityFeePerGas: tip,
           })
     const hash = keccak256(raw)
