@@ -4,6 +4,7 @@ import { startHarness } from './service.js'
 import type { BundlesimConfig } from './config.js'
 import { DEFAULT_CONFIG } from './config.js'
 import { registerScenarioCommands } from './scenario/cliCommands.js'
+import { registerSnapshotCommand } from './snapshot/cliCommand.js'
 
 function integer(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
   return (value: string): number => {
@@ -35,7 +36,9 @@ program
   .option('--api-key <key>', 'API key accepted by svc_boostBundle (repeatable; also BUNDLESIM_API_KEYS, comma-separated)', collect, [])
   .option('--fork-url <url>', 'fork this RPC instead of starting a fresh devnet')
   .option('--fork-block-number <n>', 'pin the fork to this block', integer('--fork-block-number', 0))
-  .option('--chain-id <id>', 'chain id of a fresh devnet', integer('--chain-id', 1), DEFAULT_CONFIG.chainId)
+  .option('--load-state <file>', 'start from a `bundlesim snapshot` file (no network; with --fork-url, laid over the fork)')
+  // No commander default: a snapshot of another chain is refused only when a chain id was asked for.
+  .option('--chain-id <id>', `chain id of a fresh devnet (default ${DEFAULT_CONFIG.chainId})`, integer('--chain-id', 1))
   .option('--coinbase-key <hex>', 'private key of the builder coinbase')
   .option('--algorithms <names>', `comma-separated ordering algorithms (${DEFAULT_CONFIG.algorithms.join(',')})`, (v: string) => v.split(',').map((n) => n.trim()).filter(Boolean), DEFAULT_CONFIG.algorithms)
   .option('--simulation-cutoff-ms <ms>', 'ms into the slot after which arrivals are not simulated for it (default: 11.75/12 of the slot)', integer('--simulation-cutoff-ms', 0))
@@ -79,6 +82,7 @@ program
       apiKeys: [...opts.apiKey, ...envKeys],
       forkUrl: opts.forkUrl,
       forkBlockNumber: opts.forkBlockNumber === undefined ? undefined : BigInt(opts.forkBlockNumber),
+      loadState: opts.loadState,
       chainId: opts.chainId,
       coinbaseKey: opts.coinbaseKey as Hex | undefined,
       logLevel: opts.logLevel,
@@ -126,6 +130,7 @@ program
   })
 
 registerScenarioCommands(program)
+registerSnapshotCommand(program)
 
 program.parseAsync().catch((error: Error) => {
   process.stderr.write(`bundlesim: ${error.message}\n`)

@@ -1,11 +1,16 @@
+import { spawn } from 'node:child_process'
+import { mkdtemp, stat } from 'node:fs/promises'
 import net from 'node:net'
+import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { nextBaseFee } from '../src/chain/baseFee.js'
+import { launchAnvil } from '../src/chain/launchAnvil.js'
+import { readSnapshot } from '../src/chain/stateSnapshot.js'
 import { describeFailure, runScenario, type Harness } from '../src/index.js'
-import { call, startTestHarness } from './support/harness.js'
-import { FORK_BLOCK, MAINNET_CHAIN_ID, POOL, SLOT, startMainnet, type Mainnet } from './support/mainnet.js'
+import { DEV_KEYS, addressOf, call, startTestHarness } from './support/harness.js'
+import { FORK_BLOCK, MAINNET_CHAIN_ID, POOL, SLOT, WHALE, startMainnet, type Mainnet } from './support/mainnet.js'
 
 /*
  * Fork mode against a local stand-in "mainnet" (test/support/mainnet.ts): the chain follows
@@ -14,6 +19,19 @@ import { FORK_BLOCK, MAINNET_CHAIN_ID, POOL, SLOT, startMainnet, type Mainnet } 
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 let mainnet: Mainnet
+
+/** `bundlesim …` as a user runs it (a real process), with extra environment. */
+function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['bin/bundlesim.js', ...args], { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+    child.once('error', reject)
+    child.once('exit', (code) => resolve({ code, stdout, stderr }))
+  })
+}
 
 /** A loopback port nothing listens on. */
 function closedPort(): Promise<number> {
@@ -82,5 +100,67 @@ describe('the fork scenario (scenarios/fork/amm-backrun.yaml)', () => {
     const result = await runScenario(file, { env: { ...process.env, MAINNET_FORK_URL: mainnet.url } })
     expect(result.failures.map(describeFailure)).toEqual([])
     expect(result.status).toBe('passed')
+  }, 60_000)
+})
+
+describe('offline snapshots', () => {
+  const file = path.join(REPO_ROOT, 'scenarios/fork/amm-backrun.yaml')
+  let dir: string
+  let snapshotFile: string
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'bundlesim-snapshot-'))
+    snapshotFile = path.join(dir, 'amm.state.json')
+  })
+
+  it('bundlesim snapshot --scenario records what the scenario touched at the fork block', async () => {
+    const run = await runCli(['snapshot', '--scenario', 'scenarios/fork/amm-backrun.yaml', '--out', snapshotFile], { MAINNET_FORK_URL: mainnet.url })
+    expect(run.stderr).toBe('')
+    expect(run.code).toBe(0)
+    expect(run.stdout).toMatch(/✓ fork — backrun a swap on a forked pool, with a refund \(\d+\.\d s\)/)
+    const snapshot = await readSnapshot(snapshotFile)
+    expect(run.stdout).toContain(`snapshot of chain 1 at block ${FORK_BLOCK} (${mainnet.url}): ${snapshot.touched.accounts} accounts, ${snapshot.touched.storageSlots} storage slots, ${(await stat(snapshotFile)).size} bytes → ${snapshotFile}`)
+    const forkBlock = await call(mainnet.url, 'eth_getBlockByNumber', [`0x${FORK_BLOCK.toString(16)}`, false])
+    expect(snapshot.chainId).toBe(MAINNET_CHAIN_ID)
+    expect(snapshot.block).toMatchObject({ number: String(FORK_BLOCK), hash: forkBlock.hash, timestamp: String(Number(forkBlock.timestamp)), baseFeePerGas: String(Number(forkBlock.baseFeePerGas)) })
+    // The pool with its reserves and the whale's token balance; the whale; nothing of Anvil's dev accounts.
+    const pool = snapshot.anvilState.accounts[POOL]!
+    expect(pool.code).toBe(await call(mainnet.url, 'eth_getCode', [POOL, '0x3']))
+    expect(Object.keys(pool.storage).length).toBeGreaterThanOrEqual(3)
+    expect(snapshot.anvilState.accounts[WHALE]).toBeDefined()
+    expect(snapshot.anvilState.accounts[addressOf(DEV_KEYS[0])]).toBeUndefined()
+
+    // Laid over a fork of the same chain, it loads (the fork's blocks stay).
+    const overFork = await startTestHarness({ forkUrl: mainnet.url, loadState: snapshotFile })
+    expect(overFork.status()).toMatchObject({ chainId: MAINNET_CHAIN_ID, blockNumber: FORK_BLOCK })
+    await overFork.stop()
+  }, 60_000)
+
+  it('with the "mainnet" stopped, the same scenario runs from the snapshot alone with the same result', async () => {
+    await mainnet.stop()
+    const result = await runScenario(file, { snapshot: snapshotFile, env: { ...process.env, MAINNET_FORK_URL: undefined } })
+    // The file pins builderPayment and refund to the wei and the block number: the same result as on the fork.
+    expect(result.failures.map(describeFailure)).toEqual([])
+    expect(result.status).toBe('passed')
+  }, 60_000)
+
+  it('bundlesim serve --load-state continues at the snapshot block, time and chain id; another chain is refused', async () => {
+    const harness = await startTestHarness({ loadState: snapshotFile })
+    try {
+      const snapshot = await readSnapshot(snapshotFile)
+      expect(harness.status()).toMatchObject({ chainId: MAINNET_CHAIN_ID, blockNumber: FORK_BLOCK, timestamp: Number(snapshot.block.timestamp) })
+      const head = await call(harness.rpcUrl, 'eth_getBlockByNumber', ['latest', false])
+      expect(head.hash).toBe(snapshot.block.hash)
+      const [report] = await harness.advanceSlot()
+      expect(report!.timestamp).toBe(Number(snapshot.block.timestamp) + SLOT)
+    } finally {
+      await harness.stop()
+    }
+    await expect(startTestHarness({ loadState: snapshotFile, chainId: 31337 })).rejects.toThrow(`snapshot ${snapshotFile} is for chain 1, this run is chain 31337 (--chain-id / chain.chainId)`)
+    const devnet = await launchAnvil({ host: '127.0.0.1', port: 0 })
+    try {
+      await expect(startTestHarness({ loadState: snapshotFile, forkUrl: devnet.url })).rejects.toThrow(`snapshot ${snapshotFile} is for chain 1, this run is chain 31337 (the fork of ${devnet.url})`)
+    } finally {
+      await devnet.stop()
+    }
   }, 60_000)
 })

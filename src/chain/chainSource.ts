@@ -29,9 +29,10 @@ export async function resolveChainSource(config: BundlesimConfig, chainIdGiven: 
   const snapshot = config.loadState === undefined ? undefined : await readSnapshot(config.loadState)
   const snapshotBlock = snapshot && BigInt(snapshot.block.number)
   if (config.forkUrl !== undefined) {
-    const fork = await checkForkSource(config.forkUrl, config.forkBlockNumber ?? snapshotBlock)
     const where = describeUrl(config.forkUrl)
-    if (snapshot) checkSnapshotChain(config.loadState!, snapshot, fork.chainId, `the fork of ${where}`)
+    const fork = await checkForkSource(config.forkUrl, config.forkBlockNumber ?? snapshotBlock, {
+      checkChain: (chainId) => snapshot && checkSnapshotChain(config.loadState!, snapshot, chainId, `the fork of ${where}`),
+    })
     const pinned = config.forkBlockNumber !== undefined || snapshot !== undefined
     return {
       anvil: {
@@ -53,7 +54,7 @@ export async function resolveChainSource(config: BundlesimConfig, chainIdGiven: 
     const block = { number: snapshotBlock!, hash: snapshot.block.hash, timestamp: BigInt(snapshot.block.timestamp) }
     return {
       // Anvil's clock must start at the snapshot's time, or it refuses the next block's timestamp as too low.
-      anvil: { chainId: snapshot.chainId, timestamp: Number(block.timestamp), state: snapshotStateHex(snapshot, 'everything') },
+      anvil: { chainId: snapshot.chainId, timestamp: Number(block.timestamp), forkBlockNumber: undefined, state: snapshotStateHex(snapshot, 'everything') },
       expectedHead: block,
       description: `snapshot ${config.loadState} (chain ${snapshot.chainId}, block ${block.number})`,
       snapshot,

@@ -65,7 +65,12 @@ function transportProblem(error: unknown, timeoutMs: number): string | null {
  *
  * @example const point = await checkForkSource('http://127.0.0.1:8545', 19_000_000n)
  */
-export async function checkForkSource(url: string, blockNumber?: bigint, timeoutMs = FORK_CHECK_TIMEOUT_MS): Promise<ForkPoint> {
+export async function checkForkSource(
+  url: string,
+  blockNumber?: bigint,
+  options: { timeoutMs?: number; checkChain?: (chainId: number) => void } = {},
+): Promise<ForkPoint> {
+  const timeoutMs = options.timeoutMs ?? FORK_CHECK_TIMEOUT_MS
   const where = describeUrl(url)
   try {
     new URL(url)
@@ -81,6 +86,8 @@ export async function checkForkSource(url: string, blockNumber?: bigint, timeout
     const problem = transportProblem(error, timeoutMs)
     throw new ForkSourceError(`fork URL ${where} unreachable: ${problem ?? `it does not answer eth_chainId / eth_blockNumber (${nodeErrorMessage(error)})`}`, { cause: error })
   }
+  // A snapshot of another chain is the first thing to say, before anything about blocks.
+  options.checkChain?.(chainId)
   const number = blockNumber ?? head
   if (number > head) throw new ForkSourceError(`fork block ${number} is beyond the remote head ${head} (${where})`)
   try {

@@ -177,5 +177,7 @@ export function checkSnapshotChain(file: string, snapshot: StateSnapshot, chainI
  */
 export function snapshotStateHex(snapshot: StateSnapshot, only: 'everything' | 'accounts'): Hex {
   const { accounts } = snapshot.anvilState
-  return stringToHex(JSON.stringify(only === 'accounts' ? { accounts } : snapshot.anvilState))
+  // Anvil's decoder wants every field present; null / empty ones leave the fork's blocks alone.
+  const state = only === 'accounts' ? { block: null, accounts, best_block_number: null, blocks: [], transactions: [] } : snapshot.anvilState
+  return stringToHex(JSON.stringify(state))
 }
