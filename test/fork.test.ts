@@ -4,12 +4,14 @@ import net from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { parseGwei } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { nextBaseFee } from '../src/chain/baseFee.js'
 import { launchAnvil } from '../src/chain/launchAnvil.js'
 import { readSnapshot } from '../src/chain/stateSnapshot.js'
-import { describeFailure, runScenario, type Harness } from '../src/index.js'
-import { DEV_KEYS, addressOf, call, startTestHarness } from './support/harness.js'
+import { describeFailure, parseScenario, runScenario, ScenarioSchemaError, type Harness } from '../src/index.js'
+import { harnessConfig } from '../src/scenario/runner.js'
+import { DEV_KEYS, addressOf, call, rpc, sendBundle, signTx, startTestHarness } from './support/harness.js'
 import { FORK_BLOCK, MAINNET_CHAIN_ID, POOL, SLOT, WHALE, startMainnet, type Mainnet } from './support/mainnet.js'
 
 /*
@@ -152,9 +154,15 @@ describe('offline snapshots', () => {
       expect(head.hash).toBe(snapshot.block.hash)
       const [report] = await harness.advanceSlot()
       expect(report!.timestamp).toBe(Number(snapshot.block.timestamp) + SLOT)
+
+      // An impersonated tx is mined at once in a block of its own: refused while a bundle waits for that block.
+      await sendBundle(harness, { txs: [await signTx({ nonce: 0, chainId: MAINNET_CHAIN_ID, maxFeePerGas: parseGwei('100') })] })
+      const refused = await rpc(harness.rpcUrl, 'harness_sendImpersonatedTx', [{ from: WHALE, to: POOL, value: '1' }])
+      expect(refused.body.error).toMatchObject({ code: -32000, message: expect.stringContaining('impersonated txs are mined at once in a block of their own, and 1 bundle(s) are pending') })
     } finally {
       await harness.stop()
     }
+    await expect(startTestHarness({ loadState: snapshotFile, forkBlockNumber: 4n })).rejects.toThrow(`snapshot ${snapshotFile} is of block 3, the run asks for block 4`)
     await expect(startTestHarness({ loadState: snapshotFile, chainId: 31337 })).rejects.toThrow(`snapshot ${snapshotFile} is for chain 1, this run is chain 31337 (--chain-id / chain.chainId)`)
     const devnet = await launchAnvil({ host: '127.0.0.1', port: 0 })
     try {
@@ -163,4 +171,22 @@ describe('offline snapshots', () => {
       await devnet.stop()
     }
   }, 60_000)
+})
+
+describe('fork fields of scenario files', () => {
+  it('an impersonated account cannot be signed into a bundle: refused at load, saying so', async () => {
+    const text = `name: x\nchain: { fork: { url: "http://127.0.0.1:1" } }\naccounts:\n  whale: { address: "${WHALE}", impersonate: true }\n  bob: 0\ntxs:\n  pay: { from: whale, to: bob, value: 1 wei }\nsteps:\n  - sendTx: pay\n  - submit: { txs: [pay] }\n`
+    const error = await parseScenario(text, 'imp.yaml').catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(ScenarioSchemaError)
+    expect((error as Error).message).toBe(
+      `imp.yaml:10:21: steps[1].submit.txs[0]: template "pay": impersonated: can't be signed into a bundle (account "whale" is ${WHALE}, impersonated; send its txs with sendTx, or give the account a key)`,
+    )
+  })
+
+  it('chain.snapshot is relative to the scenario file and wins over chain.fork (offline)', async () => {
+    const loaded = await parseScenario('name: x\nchain:\n  fork: { url: "${NO_SUCH_URL}", blockNumber: 3 }\n  snapshot: state/amm.json\nsteps:\n  - advance: 1\n', 'suite/x.yaml', { env: {} })
+    const config = harnessConfig(loaded)
+    expect(config).toMatchObject({ loadState: path.resolve('suite/state/amm.json'), forkBlockNumber: 3n })
+    expect(config.forkUrl).toBeUndefined()
+  })
 })
