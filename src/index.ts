@@ -15,6 +15,9 @@ export type { BundleStats } from './bundle/stats.js'
 export type { SlotReport } from './builder/slotReport.js'
 export type { HarnessStatus } from './rpc/harnessMethods.js'
 export { RpcErrorCode } from './rpc/errors.js'
+// Fork mode: offline state snapshots (README "Fork mode and offline snapshots").
+export { recordSnapshot, type RecordSnapshotOptions, type RecordedSnapshot } from './snapshot/record.js'
+export { readSnapshot, type StateSnapshot } from './chain/stateSnapshot.js'
 // Scenarios: YAML files run on their own harness (README "Scenarios").
 export {
   loadScenario,
