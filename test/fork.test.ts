@@ -1,9 +1,7 @@
-import { spawn } from 'node:child_process'
 import { mkdtemp, stat } from 'node:fs/promises'
 import net from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { parseGwei } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { nextBaseFee } from '../src/chain/baseFee.js'
@@ -12,6 +10,7 @@ import { readSnapshot } from '../src/chain/stateSnapshot.js'
 import { describeFailure, parseScenario, runScenario, ScenarioSchemaError, type Harness } from '../src/index.js'
 import { harnessConfig } from '../src/scenario/runner.js'
 import { DEV_KEYS, addressOf, call, rpc, sendBundle, signTx, startTestHarness } from './support/harness.js'
+import { REPO_ROOT, runCli } from './support/cli.js'
 import { FORK_BLOCK, MAINNET_CHAIN_ID, POOL, SLOT, WHALE, startMainnet, type Mainnet } from './support/mainnet.js'
 
 /*
@@ -19,21 +18,7 @@ import { FORK_BLOCK, MAINNET_CHAIN_ID, POOL, SLOT, WHALE, startMainnet, type Mai
  * the fork, bad fork sources fail fast with clear errors, snapshots run with no network.
  */
 
-const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 let mainnet: Mainnet
-
-/** `bundlesim …` as a user runs it (a real process), with extra environment. */
-function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['bin/bundlesim.js', ...args], { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
-    child.once('error', reject)
-    child.once('exit', (code) => resolve({ code, stdout, stderr }))
-  })
-}
 
 /** A loopback port nothing listens on. */
 function closedPort(): Promise<number> {
@@ -115,7 +100,7 @@ describe('offline snapshots', () => {
   })
 
   it('bundlesim snapshot --scenario records what the scenario touched at the fork block', async () => {
-    const run = await runCli(['snapshot', '--scenario', 'scenarios/fork/amm-backrun.yaml', '--out', snapshotFile], { MAINNET_FORK_URL: mainnet.url })
+    const run = await runCli(['snapshot', '--scenario', 'scenarios/fork/amm-backrun.yaml', '--out', snapshotFile], { ...process.env, MAINNET_FORK_URL: mainnet.url })
     expect(run.stderr).toBe('')
     expect(run.code).toBe(0)
     expect(run.stdout).toMatch(/✓ fork — backrun a swap on a forked pool, with a refund \(\d+\.\d s\)/)

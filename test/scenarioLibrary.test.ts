@@ -1,40 +1,21 @@
-import { spawn } from 'node:child_process'
 import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { XMLParser, XMLValidator } from 'fast-xml-parser'
 import { describeFailure, findScenarioFiles, runScenarios, toJUnitXml } from '../src/index.js'
+import { REPO_ROOT, runCli } from './support/cli.js'
 
 /*
  * The scenario library in scenarios/ runs through the runner in parallel and must pass;
  * `bundlesim run` and `bundlesim init` are driven as a user runs them (real process).
  */
 
-const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
-
-interface CliRun {
-  code: number | null
-  stdout: string
-  stderr: string
-}
-
 /** The library's fork scenarios need MAINNET_FORK_URL: unset here, they are reported skipped (test/fork.test.ts runs them). */
 const NO_FORK_ENV = { ...process.env, MAINNET_FORK_URL: undefined }
 const FORK_SKIP_REASON = 'environment variable MAINNET_FORK_URL is not set (chain.fork.url needs it)'
 
-function runCli(args: string[]): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['bin/bundlesim.js', ...args], { cwd: REPO_ROOT, env: NO_FORK_ENV, stdio: ['ignore', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
-    child.once('error', reject)
-    child.once('exit', (code) => resolve({ code, stdout, stderr }))
-  })
-}
+const runLibraryCli = (args: string[]) => runCli(args, NO_FORK_ENV)
 
 function parseJUnit(xml: string) {
   expect(XMLValidator.validate(xml)).toBe(true)
@@ -77,7 +58,7 @@ describe('bundlesim run and init', () => {
 
   it('bundlesim run scenarios/ --junit exits 0 with a valid report, one testcase per scenario', async () => {
     const junit = path.join(dir, 'library.xml')
-    const run = await runCli(['run', 'scenarios/', '--junit', junit])
+    const run = await runLibraryCli(['run', 'scenarios/', '--junit', junit])
     expect(run.stderr).toBe('')
     expect(run.code).toBe(0)
     const files = await findScenarioFiles(['scenarios'])
@@ -95,7 +76,7 @@ describe('bundlesim run and init', () => {
 
   it('exits 1 when a scenario fails, showing where, expected vs actual and the trace; the report has the failure', async () => {
     const junit = path.join(dir, 'failing.xml')
-    const run = await runCli(['run', path.join(dir, '*.yaml'), '--junit', junit])
+    const run = await runLibraryCli(['run', path.join(dir, '*.yaml'), '--junit', junit])
     expect(run.code).toBe(1)
     expect(run.stdout).toContain('1 passed, 1 failed')
     expect(run.stdout).toContain(`${path.join(dir, 'a-failing.yaml')}:8: expect bundles.x.status`)
@@ -107,7 +88,7 @@ describe('bundlesim run and init', () => {
   }, 60_000)
 
   it('--filter and --bail choose what runs', async () => {
-    const filtered = await runCli(['run', dir, '--filter', '/^pass/'])
+    const filtered = await runLibraryCli(['run', dir, '--filter', '/^pass/'])
     // broken.yml is in the folder: every file is checked first, so nothing runs.
     expect(filtered.code).toBe(1)
     expect(filtered.stderr).toContain(`${path.join(dir, 'broken.yml')}:3:23: steps[0].advance.slots: expected a number of slots from 1 to 1000`)
@@ -115,24 +96,24 @@ describe('bundlesim run and init', () => {
     expect(filtered.stderr).toContain('nothing was run')
     expect(filtered.stdout).toBe('')
 
-    const onlyPassing = await runCli(['run', path.join(dir, '*.yaml'), '--filter', 'passing'])
+    const onlyPassing = await runLibraryCli(['run', path.join(dir, '*.yaml'), '--filter', 'passing'])
     expect(onlyPassing.code).toBe(0)
     expect(onlyPassing.stdout).toContain('1 passed, 0 failed')
 
-    const bail = await runCli(['run', path.join(dir, '*.yaml'), '--bail', '--concurrency', '1'])
+    const bail = await runLibraryCli(['run', path.join(dir, '*.yaml'), '--bail', '--concurrency', '1'])
     expect(bail.code).toBe(1)
     expect(bail.stdout).toContain('0 passed, 1 failed, 1 skipped')
   }, 60_000)
 
   it('bundlesim init writes a starter scenario that passes, says what to run next, and never overwrites', async () => {
     const target = path.join(dir, 'starter')
-    const init = await runCli(['init', target])
+    const init = await runLibraryCli(['init', target])
     expect(init.code).toBe(0)
     expect(init.stdout).toBe(`Wrote ${path.join(target, 'example.yaml')}\nNext: npx bundlesim run ${target}\n`)
-    const run = await runCli(['run', target])
+    const run = await runLibraryCli(['run', target])
     expect(run.code).toBe(0)
     expect(run.stdout).toContain('1 passed, 0 failed')
-    const again = await runCli(['init', target])
+    const again = await runLibraryCli(['init', target])
     expect(again.code).toBe(1)
     expect(again.stderr).toContain('already exists')
   }, 60_000)
