@@ -138,7 +138,9 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
       retentionSeconds: config.statsRetentionSeconds,
       slotSeconds: config.slotTimeSeconds,
     })
-    const mempool = new PublicMempool(chainId)
+    const recovery = new SenderRecovery()
+    closers.push(() => recovery.close())
+    const mempool = new PublicMempool(chainId, recovery.recover)
     const auction = new RelayAuction({
       fixedBidWei: config.competitorBidWei,
       winProbability: config.competitorWinProbability,
@@ -220,8 +222,6 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
       if (!(data instanceof JSONRPCErrorException)) log.error({ err: data }, message)
     }
     const submission = new JSONRPCServer<RequestContext>({ errorListener })
-    const recovery = new SenderRecovery()
-    closers.push(() => recovery.close())
     registerSubmissionMethods(submission, {
       ingest: new BundleIngest({
         chainId,

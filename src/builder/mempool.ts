@@ -2,6 +2,7 @@ import type { Address, Hash, Hex } from 'viem'
 import { decodeSignedTx, type DecodedTx } from '../bundle/decode.js'
 import type { BundleTx } from '../bundle/types.js'
 import { recoverSenders } from '../bundle/verifySenders.js'
+import { recoverInline, type RecoverFn } from '../bundle/senderRecovery.js'
 
 export interface MempoolTx extends DecodedTx {
   sender: Address
@@ -19,7 +20,11 @@ export class PublicMempool {
   private readonly txs = new Map<Hash, MempoolTx>()
   private sequence = 0
 
-  constructor(private readonly chainId: number) {}
+  /** `recover` does the signature recovery (the service passes its worker thread's). */
+  constructor(
+    private readonly chainId: number,
+    private readonly recover: RecoverFn = recoverInline,
+  ) {}
 
   get size(): number {
     return this.txs.size
@@ -31,7 +36,7 @@ export class PublicMempool {
     if (typeof decoded === 'string') throw new MempoolRejection(decoded)
     const tx: BundleTx = { ...decoded, index: 0 }
     if (this.txs.has(tx.hash)) throw new MempoolRejection(`already known: ${tx.hash}`)
-    const [badSignature] = await recoverSenders({ txs: [tx] })
+    const [badSignature] = await recoverSenders({ txs: [tx] }, this.recover)
     if (badSignature) throw new MempoolRejection(badSignature.replace('txs[0]', 'params[0]'))
     const sender = tx.sender!
     const next = await chainNonce(sender)
