@@ -76,7 +76,7 @@ export class RpcProfile {
 function methodOf(payload: string): string {
   try {
     const body = JSON.parse(payload) as { method?: string } | Array<{ method?: string }>
-    return Array.isArray(body) ? `batch(${body.map((b) => b.method).join(',')})` : (body.method ?? 'unknown')
+    return Array.isArray(body) ? `batch(${[...new Set(body.map((b) => b.method))].join(',')})` : (body.method ?? 'unknown')
   } catch {
     return 'unknown'
   }

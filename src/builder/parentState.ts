@@ -20,6 +20,8 @@ export class ParentState {
     readonly coinbase: Address,
     readonly number: bigint,
     readonly timestamp: bigint,
+    /** Gas limit of the block being built (Anvil keeps the parent's). */
+    readonly gasLimit: bigint,
     /** EIP-1559 base fee of the block being built on this parent. */
     readonly nextBaseFee: bigint,
     readonly coinbaseBalance: bigint,
@@ -40,7 +42,7 @@ export class ParentState {
     ])
     const builder = signer && { ...signer, nonce: await chain.nonce(coinbase, block.number) }
     const baseFee = overrides.baseFee ?? nextBaseFee({ baseFeePerGas: block.baseFeePerGas ?? 0n, gasUsed: block.gasUsed, gasLimit: block.gasLimit })
-    return new ParentState(chain, coinbase, block.number, block.timestamp, baseFee, coinbaseBalance, builder, snapshotId)
+    return new ParentState(chain, coinbase, block.number, block.timestamp, block.gasLimit, baseFee, coinbaseBalance, builder, snapshotId)
   }
 
   /**

@@ -1,4 +1,6 @@
+import type { ChainClient } from '../chain/chainClient.js'
 import type { Bundle } from '../bundle/types.js'
+import { simulateByCalls } from './callSimulation.js'
 import type { BuilderPayments } from './execution.js'
 import type { BundleFailure } from './failures.js'
 import { bundleGroup } from './groups.js'
@@ -7,6 +9,12 @@ import type { ParentState } from './parentState.js'
 export type SimulationResult =
   | ({ ok: true; builderPayment: bigint; gasUsed: bigint } & BuilderPayments)
   | { ok: false; failure: BundleFailure }
+
+/** How a slot's top-of-block simulations were done: as calls, or as real mined blocks. */
+export interface SimulationCounts {
+  byCalls: number
+  byExecution: number
+}
 
 /**
  * Top-of-block simulation: the bundle alone, executed for real on the parent state as the
@@ -19,4 +27,31 @@ export async function simulateTopOfBlock(parent: ParentState, timestamp: bigint,
   if (!result.ok) return { ok: false, failure: result.failure }
   const { sponsorships, refund } = result.groups[0]!
   return { ok: true, builderPayment: result.coinbaseBalance - parent.coinbaseBalance, gasUsed: result.block.gasUsed, sponsorships, refund }
+}
+
+/**
+ * Top-of-block simulation of many bundles: as `eth_simulateV1` calls where those decide
+ * exactly what a mined block would (`simulateByCalls`), and the rest — sponsorship, refunds,
+ * drops, anything a call cannot tell — executed for real one by one (`simulateTopOfBlock`).
+ * Results come back in the bundles' order.
+ *
+ * @example const { results } = await simulateManyTopOfBlock(chain, parent, timestamp, bundles)
+ */
+export async function simulateManyTopOfBlock(
+  chain: ChainClient,
+  parent: ParentState,
+  timestamp: bigint,
+  bundles: readonly Bundle[],
+): Promise<{ results: SimulationResult[]; counts: SimulationCounts }> {
+  // Calls read the parent block, so they all run before any real execution moves the head.
+  const byCalls = await simulateByCalls({ chain, parent, timestamp }, bundles)
+  const results: SimulationResult[] = []
+  const counts: SimulationCounts = { byCalls: 0, byExecution: 0 }
+  for (const [i, bundle] of bundles.entries()) {
+    const result = byCalls[i]
+    if (result) counts.byCalls++
+    else counts.byExecution++
+    results.push(result ?? (await simulateTopOfBlock(parent, timestamp, bundle)))
+  }
+  return { results, counts }
 }

@@ -15,7 +15,7 @@ import { mempoolGroup } from './groups.js'
 import type { PublicMempool } from './mempool.js'
 import type { OrderingAlgorithm, SimulatedBundle } from './ordering.js'
 import { ParentState } from './parentState.js'
-import { simulateTopOfBlock } from './simulate.js'
+import { simulateManyTopOfBlock, type SimulationCounts } from './simulate.js'
 import type { SlotReport, SlotTimings } from './slotReport.js'
 
 /** Coinbase of the competing builder whose block is mined when we lose the auction. */
@@ -117,7 +117,7 @@ export class SlotBuilder {
     const buildTime = Number(timestamp)
 
     let mark = performance.now()
-    const simulated = await this.simulateEligible(parent, blockNumber, timestamp, timings)
+    const { simulated, counts } = await this.simulateEligible(parent, blockNumber, timestamp, timings)
     timings.simulateMs = performance.now() - mark - timings.verifyWaitMs
     mark = performance.now()
     const pool = mempool.ordered(parent.nextBaseFee)
@@ -169,6 +169,7 @@ export class SlotBuilder {
         value: c.value.toString(),
         bundles: c.bundles.map((b) => b.trace.bundle.hash),
       })),
+      simulations: counts,
       timings: roundTimings({ ...timings, totalMs: performance.now() - started }),
     }
     log.info(
@@ -181,7 +182,7 @@ export class SlotBuilder {
   }
 
   /** Top-of-block simulation of the bundles eligible for this block, honouring the cutoffs. */
-  private async simulateEligible(parent: ParentState, blockNumber: bigint, timestamp: bigint, timings: SlotTimings): Promise<SimulatedBundle[]> {
+  private async simulateEligible(parent: ParentState, blockNumber: bigint, timestamp: bigint, timings: SlotTimings): Promise<{ simulated: SimulatedBundle[]; counts: SimulationCounts }> {
     const { traces, cutoffs } = this.deps
     const buildTime = Number(timestamp)
     const pending = traces.pendingFor(blockNumber)
@@ -189,7 +190,7 @@ export class SlotBuilder {
     const waitStarted = performance.now()
     await Promise.all(pending.map((trace) => trace.verified))
     timings.verifyWaitMs = performance.now() - waitStarted
-    const simulated: SimulatedBundle[] = []
+    const eligible: Array<{ trace: BundleTrace; late: number }> = []
     for (const trace of pending.sort((a, b) => a.sequence - b.sequence)) {
       if (trace.state !== 'Received' || !trace.live) continue
       const outside = windowProblem(trace.bundle, timestamp)
@@ -202,7 +203,13 @@ export class SlotBuilder {
         trace.error = `arrived ${late} ms into the slot, after the simulation cutoff (${cutoffs.simulationMs} ms): not simulated for block ${blockNumber}`
         continue
       }
-      const sim = await simulateTopOfBlock(parent, timestamp, trace.bundle)
+      eligible.push({ trace, late })
+    }
+
+    const { results, counts } = await simulateManyTopOfBlock(this.deps.chain, parent, timestamp, eligible.map((e) => e.trace.bundle))
+    const simulated: SimulatedBundle[] = []
+    for (const [i, { trace, late }] of eligible.entries()) {
+      const sim = results[i]!
       if (!sim.ok) {
         traces.transition(trace, 'SimulationFail', {
           simulatedAt: buildTime,
@@ -226,7 +233,7 @@ export class SlotBuilder {
         traces.transition(trace, 'ExcludedFromBlock', { error: 'bundle pays the builder nothing (builderPayment 0): no block includes it' })
       }
     }
-    return simulated
+    return { simulated, counts }
   }
 
   /** Executes the chosen block one last time on the parent state and keeps it. */

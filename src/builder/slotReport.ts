@@ -24,6 +24,8 @@ export interface SlotReport {
     refund: { recipient: string; amount: string } | null
   }>
   candidates: Array<{ algorithm: string; value: string; bundles: Hash[] }>
+  /** How the top-of-block simulations ran: as `eth_simulateV1` calls, or as real mined blocks. */
+  simulations: { byCalls: number; byExecution: number }
   /** Where the slot's wall time went, in ms (what `npm run bench` reports). */
   timings: SlotTimings
 }

@@ -11,7 +11,7 @@ import {
   type TestClient,
   type TransactionReceipt,
 } from 'viem'
-import { keepAliveTransport } from './keepAliveTransport.js'
+import { keepAliveRpc, type BatchAnswer, type KeepAliveRpc } from './keepAliveTransport.js'
 
 /** The outcome of handing one signed tx to Anvil's pool. */
 export type SendOutcome = { accepted: true } | { accepted: false; reason: string }
@@ -45,13 +45,20 @@ export class ChainClient {
   readonly public: PublicClient
   readonly test: TestClient<'anvil'>
   readonly url: string
+  private readonly rpc: KeepAliveRpc
 
   /** Every call fails after `timeoutMs`: a hung Anvil must give errors (and free the chain lock), not hang. */
   constructor(url: string, timeoutMs = 10_000) {
     this.url = url
-    const transport = keepAliveTransport(url, timeoutMs)
+    this.rpc = keepAliveRpc(url, timeoutMs)
+    const transport = this.rpc.transport
     this.public = createPublicClient({ transport })
     this.test = createTestClient({ mode: 'anvil', transport })
+  }
+
+  /** Several calls in one JSON-RPC batch (one round trip); each answer is its result or its own error. */
+  batch(calls: ReadonlyArray<{ method: string; params: unknown }>): Promise<BatchAnswer[]> {
+    return this.rpc.batch(calls)
   }
 
   blockNumber(): Promise<bigint> {

@@ -1,0 +1,121 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { keccak256, parseEther, parseGwei, type Address, type Hex } from 'viem'
+import { launchAnvil, type LaunchedAnvil } from '../src/chain/launchAnvil.js'
+import { ChainClient } from '../src/chain/chainClient.js'
+import { ParentState } from '../src/builder/parentState.js'
+import { simulateByCalls } from '../src/builder/callSimulation.js'
+import { simulateManyTopOfBlock, simulateTopOfBlock } from '../src/builder/simulate.js'
+import { decodeBundle } from '../src/bundle/decode.js'
+import { recoverSenders } from '../src/bundle/verifySenders.js'
+import type { Bundle, BundleSubmission } from '../src/bundle/types.js'
+import { DEV_KEYS, REVERTER_CODE, accountOf, signTx } from './support/harness.js'
+
+/** The builder's key: its coinbase signs sponsorships and refund payouts. */
+const BUILDER = { account: accountOf('0x2222222222222222222222222222222222222222222222222222222222222222'), chainId: 31337 }
+const COINBASE: Address = BUILDER.account.address
+const REVERTER: Address = '0x0000000000000000000000000000000000000bad'
+/** Forwards msg.value to block.coinbase: CALL(GAS, COINBASE, CALLVALUE, 0, 0, 0, 0). */
+const TIPPER: Address = '0x00000000000000000000000000000000000071b0'
+const TIPPER_CODE: Hex = '0x600060006000600034415af100'
+const BROKE_KEY: Hex = '0x1111111111111111111111111111111111111111111111111111111111111111'
+
+let anvil: LaunchedAnvil
+let chain: ChainClient
+
+beforeAll(async () => {
+  anvil = await launchAnvil({ host: '127.0.0.1', port: 0 })
+  chain = new ChainClient(anvil.url)
+  await chain.setCoinbase(COINBASE)
+  await chain.setBalance(COINBASE, parseEther('10'))
+  await chain.test.setCode({ address: REVERTER, bytecode: REVERTER_CODE })
+  await chain.test.setCode({ address: TIPPER, bytecode: TIPPER_CODE })
+  // Dev key 0 has used nonce 0 on chain, so a bundle can carry a stale tx.
+  expect(await chain.sendRawTransaction(await signTx({ key: DEV_KEYS[0], nonce: 0 }))).toEqual({ accepted: true })
+  await chain.test.mine({ blocks: 1 })
+})
+afterAll(() => anvil?.stop())
+
+async function bundleOf(txs: Hex[], extra: Partial<BundleSubmission> = {}): Promise<Bundle> {
+  const decoded = decodeBundle(
+    { txs, revertingTxHashes: [], droppingTxHashes: [], refundTxHashes: [], ...extra },
+    { chainId: 31337, headBlock: await chain.blockNumber(), boosted: false },
+  )
+  if (!('bundle' in decoded)) throw new Error(JSON.stringify(decoded))
+  await recoverSenders(decoded.bundle)
+  return decoded.bundle
+}
+
+const legacyTx = (key: Hex, nonce: number) =>
+  accountOf(key).signTransaction({ type: 'legacy', chainId: 31337, nonce, to: TIPPER, value: parseGwei('50000'), gas: 60_000n, gasPrice: parseGwei('5') })
+const accessListTx = (key: Hex, nonce: number) =>
+  accountOf(key).signTransaction({
+    type: 'eip2930',
+    chainId: 31337,
+    nonce,
+    to: TIPPER,
+    value: 7n,
+    gas: 80_000n,
+    gasPrice: parseGwei('4'),
+    accessList: [{ address: TIPPER, storageKeys: [] }],
+  })
+
+describe('top-of-block simulation as eth_simulateV1 calls', () => {
+  it('decides exactly what real execution decides, and leaves to it what calls cannot tell', async () => {
+    const [k0, k1, k2, k3, k4] = DEV_KEYS
+    const nonce0 = await chain.nonce(accountOf(k0).address, await chain.blockNumber())
+    const cases: Array<{ name: string; bundle: Bundle; byCalls: boolean }> = [
+      { name: 'two transfers', byCalls: true, bundle: await bundleOf([await signTx({ key: k0, nonce: nonce0 }), await signTx({ key: k0, nonce: nonce0 + 1 })]) },
+      { name: 'coinbase tip from a contract', byCalls: true, bundle: await bundleOf([await signTx({ key: k1, nonce: 0, to: TIPPER, value: parseEther('0.01'), data: '0x' })]) },
+      { name: 'reverting tx not allowed', byCalls: true, bundle: await bundleOf([await signTx({ key: k2, nonce: 0 }), await signTx({ key: k2, nonce: 1, to: REVERTER, gas: 50_000n })]) },
+      {
+        name: 'reverting tx allowed',
+        byCalls: true,
+        bundle: await (async () => {
+          const revert = await signTx({ key: k3, nonce: 0, to: REVERTER, gas: 50_000n })
+          return bundleOf([revert, await signTx({ key: k3, nonce: 1, to: TIPPER, value: 5n, data: '0x' })], { revertingTxHashes: [keccak256(revert)] })
+        })(),
+      },
+      { name: 'legacy and access-list txs', byCalls: true, bundle: await bundleOf([await legacyTx(k4, 0), await accessListTx(k4, 1)]) },
+      { name: 'nonce ahead of the chain', byCalls: false, bundle: await bundleOf([await signTx({ key: k1, nonce: 5 })]) },
+      { name: 'used nonce, droppable', byCalls: false, bundle: await droppable(k0, nonce0 - 1) },
+      { name: 'sender without funds', byCalls: false, bundle: await bundleOf([await signTx({ key: BROKE_KEY, nonce: 0 })]) },
+      { name: 'fee cap under the base fee', byCalls: false, bundle: await bundleOf([await signTx({ key: k2, nonce: 0, maxFeePerGas: 1n, maxPriorityFeePerGas: 1n })]) },
+      { name: 'refund terms', byCalls: false, bundle: await bundleOf([await signTx({ key: k3, nonce: 0, to: TIPPER, value: parseEther('0.01'), data: '0x' })], { refundPercent: 50 }) },
+    ]
+
+    const parent = await ParentState.capture(chain, COINBASE, BUILDER)
+    const timestamp = parent.timestamp + 12n
+    const byCalls = await simulateByCalls({ chain, parent, timestamp }, cases.map((c) => c.bundle))
+    const exact = []
+    for (const { bundle } of cases) exact.push(await simulateTopOfBlock(parent, timestamp, bundle))
+    await parent.release()
+
+    expect(cases.map((c, i) => [c.name, byCalls[i] !== undefined])).toEqual(cases.map((c) => [c.name, c.byCalls]))
+    for (const [i, result] of byCalls.entries()) {
+      if (result) expect([cases[i]!.name, result]).toEqual([cases[i]!.name, exact[i]])
+    }
+    // The cases really differ: payments, failures and gas are not all alike.
+    expect(exact[1]).toMatchObject({ ok: true })
+    expect(exact[1]!.ok && exact[1]!.builderPayment > parseEther('0.01')).toBe(true)
+    expect(exact[2]).toMatchObject({ ok: false, failure: { kind: 'TransactionReverted', index: 1 } })
+    expect(exact[3]).toMatchObject({ ok: true })
+  })
+
+  it('a slot simulates ordinary bundles as calls and the rest by real execution, with the same outcome', async () => {
+    const [k0] = DEV_KEYS
+    const nonce = await chain.nonce(accountOf(k0).address, await chain.blockNumber())
+    const bundles = [await bundleOf([await signTx({ key: k0, nonce })]), await bundleOf([await signTx({ key: BROKE_KEY, nonce: 0 })])]
+    const parent = await ParentState.capture(chain, COINBASE)
+    const { results, counts } = await simulateManyTopOfBlock(chain, parent, parent.timestamp + 12n, bundles)
+    await parent.release()
+    expect(counts).toEqual({ byCalls: 1, byExecution: 1 })
+    expect(results[0]).toMatchObject({ ok: true, gasUsed: 21_000n })
+    expect(results[1]).toMatchObject({ ok: false, failure: { kind: 'LackOfFundForGasLimit' } })
+    expect(await chain.blockNumber()).toBe(parent.number)
+  })
+})
+
+async function droppable(key: Hex, usedNonce: number): Promise<Bundle> {
+  const stale = await signTx({ key, nonce: usedNonce, value: 3n })
+  return bundleOf([stale], { droppingTxHashes: [keccak256(stale)] })
+}
