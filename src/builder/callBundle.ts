@@ -127,10 +127,14 @@ async function simulate(deps: CallBundleDeps, request: CallBundleRequest, bundle
       throw new CallBundleError(describeFailure(failure), 'execution', { ...where, failure: failure.kind })
     }
     const { block } = execution
-    const [diffs, calls] = await Promise.all([BlockTrace.of(chain, block.number), traceBlock<CallFrame>(chain, block.number, TOP_CALL)])
+    const [diffs, calls, receipts] = await Promise.all([
+      BlockTrace.of(chain, block.number),
+      traceBlock<CallFrame>(chain, block.number, TOP_CALL),
+      Promise.all(txs.map((tx) => chain.public.getTransactionReceipt({ hash: tx.hash }).catch(() => undefined))),
+    ])
 
-    const results = txs.map((tx): CallBundleTxResult => {
-      const receipt = block.receipts.get(tx.hash)
+    const results = txs.map((tx, i): CallBundleTxResult => {
+      const receipt = receipts[i]
       if (!receipt) throw new Error(`no receipt for ${tx.hash} in simulated block ${block.number}`)
       const gasUsed = receipt.gasUsed
       const gasFees = gasUsed * (receipt.effectiveGasPrice - block.baseFeePerGas)

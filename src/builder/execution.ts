@@ -70,7 +70,8 @@ export interface ExecutionContext {
 
 /**
  * Executes groups, in order, as one real block on Anvil: every tx goes through
- * `eth_sendRawTransaction` (signature, nonce, fee checks are Anvil's own), then one
+ * `eth_sendRawTransaction` (signature, nonce, fee checks are Anvil's own; all sent at once,
+ * pipelined in block order, and one by one only when a refusal needs a resend), then one
  * `evm_mine` at the context's timestamp. Returns the first group that cannot be built as it
  * asks. The caller owns the state: this starts from whatever head Anvil has.
  *
@@ -84,61 +85,23 @@ export async function executeGroups(
   groups: readonly TxGroup[],
   plans: readonly GroupPlan[],
 ): Promise<ExecutionResult> {
+  const steps = await admissionSteps(context, groups, plans)
   await chain.dropAllTransactions()
-  const outcomes: GroupOutcome[] = groups.map(() => ({ included: [], dropped: [], builderTxs: [], sponsorships: [], refund: null }))
-  const sent: Array<{ group: number; index: number; hash: Hash; toppedUp: boolean }> = []
-  let builderNonce = context.builder?.nonce ?? 0
-  // Anvil's pool would let a later tx with the same sender and nonce (and a higher fee)
-  // replace an earlier one; in a block the later one simply cannot be included.
-  const usedNonces = new Set<string>()
-  const nonceKey = (tx: GroupTx) => (tx.sender && tx.nonce !== undefined ? `${tx.sender}:${tx.nonce}` : undefined)
-  const sendBuilderTransfer = async (g: number, to: Address, value: bigint) => {
-    if (!context.builder) throw new Error('builder transfers need the coinbase key')
-    const tx = await signBuilderTransfer(context.builder, to, value, builderNonce++, context.baseFee)
-    const outcome = await chain.sendRawTransaction(tx.raw)
-    if (!outcome.accepted) throw new Error(`builder transfer to ${to} refused by Anvil: ${outcome.reason}`)
-    outcomes[g]!.builderTxs.push(tx.hash)
-    return tx.hash
+  let admission = await admit(groups, steps, await pipelinedPool(chain, steps))
+  if (admission === OUT_OF_ORDER) {
+    await chain.dropAllTransactions()
+    admission = await admit(groups, steps, sequentialPool(chain))
   }
-
-  for (const [g, group] of groups.entries()) {
-    const plan = plans[g] ?? emptyPlan()
-    for (const tx of group.txs) {
-      const sponsorship = plan.sponsorships.get(tx.hash)
-      if (sponsorship !== undefined && tx.sender) {
-        const transferHash = await sendBuilderTransfer(g, tx.sender, sponsorship)
-        outcomes[g]!.sponsorships.push({ txHash: tx.hash, amountWei: sponsorship, transferHash })
-      }
-      const key = nonceKey(tx)
-      let outcome: SendOutcome = key && usedNonces.has(key)
-        ? { accepted: false, reason: `nonce too low: nonce ${tx.nonce} of ${tx.sender} is already used earlier in this block` }
-        : await chain.sendRawTransaction(tx.raw)
-      let toppedUp = false
-      if (!outcome.accepted && group.bundle && tx.sender && tx.maxCost !== undefined && /insufficient funds/i.test(outcome.reason)) {
-        outcome = await admitWithTopUp(chain, tx.raw, tx.sender, tx.maxCost)
-        toppedUp = outcome.accepted
-      }
-      if (outcome.accepted) {
-        if (key) usedNonces.add(key)
-        sent.push({ group: g, index: tx.index, hash: tx.hash, toppedUp })
-      } else if (group.mayDrop(tx.hash)) {
-        outcomes[g]!.dropped.push({ hash: tx.hash, reason: outcome.reason })
-      } else {
-        return { ok: false, failedGroup: g, failure: rejectionFailure(tx.index, tx.hash, outcome.reason) }
-      }
-    }
-    if (plan.payout) {
-      const payoutHash = await sendBuilderTransfer(g, plan.payout.to, plan.payout.value)
-      outcomes[g]!.refund = { recipient: plan.payout.to, amountWei: plan.payout.value, payoutHash }
-    }
-  }
+  if (admission === OUT_OF_ORDER) throw new Error('admission one tx at a time cannot be out of order')
+  if (!admission.ok) return admission
+  const { outcomes, sent } = admission
 
   const { balance: coinbaseBalance, ...block } = await chain.mine(context.timestamp, context.baseFee, context.coinbase)
   const sentBefore = new Set<Hash>()
   for (const { group: g, index, hash, toppedUp } of sent) {
     const group = groups[g]!
-    const receipt = block.receipts.get(hash)
-    if (!receipt) {
+    const mined = block.txs.get(hash)
+    if (!mined) {
       if (!group.mayDrop(hash)) {
         const failure: BundleFailure = toppedUp
           ? { kind: 'LackOfFundForGasLimit', index, hash, reason: 'sender balance at its position in the block is too low' }
@@ -146,7 +109,7 @@ export async function executeGroups(
         return { ok: false, failedGroup: g, failure, block, sentBefore: withBuilderTxs(sentBefore, outcomes, g) }
       }
       outcomes[g]!.dropped.push({ hash, reason: toppedUp ? 'sender cannot pay for it at its position' : 'not included by the node (nonce gap or block gas limit)' })
-    } else if (receipt.status === 'reverted' && !group.mayRevert(hash)) {
+    } else if (mined.status === 'reverted' && !group.mayRevert(hash)) {
       return { ok: false, failedGroup: g, failure: { kind: 'TransactionReverted', index, hash }, block }
     } else {
       outcomes[g]!.included.push(hash)
@@ -155,10 +118,131 @@ export async function executeGroups(
   }
   for (const outcome of outcomes) {
     for (const hash of outcome.builderTxs) {
-      if (!block.receipts.has(hash)) throw new Error(`builder transfer ${hash} was not mined`)
+      if (!block.txs.has(hash)) throw new Error(`builder transfer ${hash} was not mined`)
     }
   }
   return { ok: true, block, coinbaseBalance: coinbaseBalance!, groups: outcomes, plans: [...plans] }
+}
+
+/** One thing handed to Anvil's pool, in block order: a group's tx or a builder transfer for it. */
+type AdmissionStep =
+  | { kind: 'tx'; group: number; tx: GroupTx }
+  | { kind: 'sponsorship'; group: number; txHash: Hash; to: Address; amountWei: bigint; transfer: SignedTransfer }
+  | { kind: 'payout'; group: number; to: Address; amountWei: bigint; transfer: SignedTransfer }
+
+type SignedTransfer = Awaited<ReturnType<typeof signBuilderTransfer>>
+
+/** The block's sends in order, builder transfers signed with consecutive coinbase nonces. */
+async function admissionSteps(context: ExecutionContext, groups: readonly TxGroup[], plans: readonly GroupPlan[]): Promise<AdmissionStep[]> {
+  let builderNonce = context.builder?.nonce ?? 0
+  const sign = (to: Address, value: bigint) => {
+    if (!context.builder) throw new Error('builder transfers need the coinbase key')
+    return signBuilderTransfer(context.builder, to, value, builderNonce++, context.baseFee)
+  }
+  const steps: AdmissionStep[] = []
+  for (const [group, { txs }] of groups.entries()) {
+    const plan = plans[group] ?? emptyPlan()
+    for (const tx of txs) {
+      const sponsorship = plan.sponsorships.get(tx.hash)
+      if (sponsorship !== undefined && tx.sender) {
+        steps.push({ kind: 'sponsorship', group, txHash: tx.hash, to: tx.sender, amountWei: sponsorship, transfer: await sign(tx.sender, sponsorship) })
+      }
+      steps.push({ kind: 'tx', group, tx })
+    }
+    if (plan.payout) steps.push({ kind: 'payout', group, to: plan.payout.to, amountWei: plan.payout.value, transfer: await sign(plan.payout.to, plan.payout.value) })
+  }
+  return steps
+}
+
+/** The way txs reach the pool cannot give this answer in order: admit again one by one. */
+const OUT_OF_ORDER = Symbol('out of order')
+type OutOfOrder = typeof OUT_OF_ORDER
+
+/** How one execution hands txs to Anvil's pool. */
+interface PoolEntry {
+  send(raw: Hex): Promise<SendOutcome | OutOfOrder>
+  /** Admits a tx refused for funds with a momentary top-up of its sender. */
+  topUp(raw: Hex, sender: Address, maxCost: bigint): Promise<SendOutcome | OutOfOrder>
+}
+
+const sequentialPool = (chain: ChainClient): PoolEntry => ({
+  send: (raw) => chain.sendRawTransaction(raw),
+  topUp: (raw, sender, maxCost) => admitWithTopUp(chain, raw, sender, maxCost),
+})
+
+/**
+ * Sends, up front and in order, everything the block holds if Anvil admits every tx (a
+ * later tx reusing a sender's nonce is never sent), then answers from those replies. A
+ * step that needs another send (a top-up, or a nonce reused after a refusal) is out of order.
+ */
+async function pipelinedPool(chain: ChainClient, steps: readonly AdmissionStep[]): Promise<PoolEntry> {
+  const raws: Hex[] = []
+  const nonces = new Set<string>()
+  for (const step of steps) {
+    const key = step.kind === 'tx' ? nonceKey(step.tx) : undefined
+    if (key && nonces.has(key)) continue
+    if (key) nonces.add(key)
+    raws.push(step.kind === 'tx' ? step.tx.raw : step.transfer.raw)
+  }
+  const answers = await chain.sendRawTransactionsInOrder(raws)
+  let next = 0
+  return {
+    send: async (raw) => (raws[next] === raw ? answers[next++]! : OUT_OF_ORDER),
+    topUp: async () => OUT_OF_ORDER,
+  }
+}
+
+/**
+ * Anvil's pool would let a later tx with the same sender and nonce (and a higher fee)
+ * replace an earlier one; in a block the later one simply cannot be included.
+ */
+function nonceKey(tx: GroupTx): string | undefined {
+  return tx.sender && tx.nonce !== undefined ? `${tx.sender}:${tx.nonce}` : undefined
+}
+
+type Admission =
+  | { ok: true; outcomes: GroupOutcome[]; sent: Array<{ group: number; index: number; hash: Hash; toppedUp: boolean }> }
+  | Extract<ExecutionResult, { ok: false }>
+
+/** Hands the steps to the pool in order and decides each refusal: drop, top up, or fail the group. */
+async function admit(groups: readonly TxGroup[], steps: readonly AdmissionStep[], pool: PoolEntry): Promise<Admission | OutOfOrder> {
+  const outcomes: GroupOutcome[] = groups.map(() => ({ included: [], dropped: [], builderTxs: [], sponsorships: [], refund: null }))
+  const sent: Extract<Admission, { ok: true }>['sent'] = []
+  const usedNonces = new Set<string>()
+  for (const step of steps) {
+    const outcomeOf = outcomes[step.group]!
+    if (step.kind !== 'tx') {
+      const outcome = await pool.send(step.transfer.raw)
+      if (outcome === OUT_OF_ORDER) return OUT_OF_ORDER
+      if (!outcome.accepted) throw new Error(`builder transfer to ${step.to} refused by Anvil: ${outcome.reason}`)
+      outcomeOf.builderTxs.push(step.transfer.hash)
+      if (step.kind === 'sponsorship') outcomeOf.sponsorships.push({ txHash: step.txHash, amountWei: step.amountWei, transferHash: step.transfer.hash })
+      else outcomeOf.refund = { recipient: step.to, amountWei: step.amountWei, payoutHash: step.transfer.hash }
+      continue
+    }
+    const { tx } = step
+    const group = groups[step.group]!
+    const key = nonceKey(tx)
+    let outcome = key && usedNonces.has(key)
+      ? { accepted: false as const, reason: `nonce too low: nonce ${tx.nonce} of ${tx.sender} is already used earlier in this block` }
+      : await pool.send(tx.raw)
+    if (outcome === OUT_OF_ORDER) return OUT_OF_ORDER
+    let toppedUp = false
+    if (!outcome.accepted && group.bundle && tx.sender && tx.maxCost !== undefined && /insufficient funds/i.test(outcome.reason)) {
+      outcome = await pool.topUp(tx.raw, tx.sender, tx.maxCost)
+      if (outcome === OUT_OF_ORDER) return OUT_OF_ORDER
+      toppedUp = outcome.accepted
+    }
+    if (outcome.accepted) {
+      if (key) usedNonces.add(key)
+      sent.push({ group: step.group, index: tx.index, hash: tx.hash, toppedUp })
+    } else if (group.mayDrop(tx.hash)) {
+      outcomeOf.dropped.push({ hash: tx.hash, reason: outcome.reason })
+    } else {
+      return { ok: false, failedGroup: step.group, failure: rejectionFailure(tx.index, tx.hash, outcome.reason) }
+    }
+  }
+  return { ok: true, outcomes, sent }
 }
 
 /** Builder txs count as "before" the failing tx when they belong to earlier groups or precede it. */

@@ -78,7 +78,7 @@ export function mineImpersonatedTx(deps: ImpersonatedBlockDeps, tx: Impersonated
     }
     // The builder's head and the slot clock move on past the new block.
     await builder.init()
-    const receipt = mined.receipts.get(hash)
+    const receipt = mined.txs.get(hash)
     if (!receipt) throw new ImpersonationRefused(`the impersonated tx ${hash} from ${tx.from} was not included in block ${mined.number} (fee cap below the base fee, or a nonce gap?)`)
     return { hash, blockNumber: mined.number, status: receipt.status }
   })

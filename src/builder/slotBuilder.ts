@@ -142,7 +142,7 @@ export class SlotBuilder {
     const mined = won ? await this.commit(parent, timestamp, best) : await this.mineCompetitorBlock(parent, timestamp, pool)
     timings.mineMs = performance.now() - mark
     this.recordOutcomes(simulated, candidates, best, mined, won, competitorBid, buildTime)
-    mempool.remove(mined.receipts.keys())
+    mempool.remove(mined.txs.keys())
     mempool.remove(staleMempoolTxs(best))
 
     for (const trace of traces.pendingFor(blockNumber)) {
@@ -159,7 +159,7 @@ export class SlotBuilder {
       timestamp: Number(mined.timestamp),
       value: best.value.toString(),
       bundles: won ? best.bundles.map((b) => b.trace.bundle.hash) : [],
-      mempoolTxs: won ? includedMempoolTxs(best, mined) : [...mined.receipts.keys()],
+      mempoolTxs: won ? includedMempoolTxs(best, mined) : [...mined.txs.keys()],
       won,
       winner: best.algorithm,
       competitorBid: competitorBid?.toString() ?? null,
@@ -327,13 +327,13 @@ function groupOutcome(trace: BundleTrace, best: CandidateBlock): GroupOutcome | 
 function landed(trace: BundleTrace, best: CandidateBlock, mined: MinedBlock): boolean {
   const outcome = groupOutcome(trace, best)
   const onChain = [...(outcome?.included ?? []), ...(outcome?.builderTxs ?? [])]
-  return (outcome?.included.length ?? 0) > 0 && onChain.every((hash) => mined.receipts.has(hash))
+  return (outcome?.included.length ?? 0) > 0 && onChain.every((hash) => mined.txs.has(hash))
 }
 
 function includedMempoolTxs(best: CandidateBlock, mined: MinedBlock): Hash[] {
   return best.items
     .flatMap((item, index) => (item.kind === 'tx' ? best.execution.groups[index]!.included : []))
-    .filter((hash) => mined.receipts.has(hash))
+    .filter((hash) => mined.txs.has(hash))
 }
 
 /** Mempool txs the node refused for a used nonce: they can never be included again. */

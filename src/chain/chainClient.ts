@@ -12,6 +12,7 @@ import {
   type TransactionReceipt,
 } from 'viem'
 import { keepAliveRpc, type BatchAnswer, type KeepAliveRpc } from './keepAliveTransport.js'
+import { pipelinedCalls } from './pipelinedRpc.js'
 
 /** The outcome of handing one signed tx to Anvil's pool. */
 export type SendOutcome = { accepted: true } | { accepted: false; reason: string }
@@ -22,7 +23,20 @@ export interface MinedBlock {
   timestamp: bigint
   baseFeePerGas: bigint
   gasUsed: bigint
-  receipts: Map<Hash, TransactionReceipt>
+  /** The block's txs in block order, with how each ended. */
+  txs: Map<Hash, MinedTx>
+}
+
+/** A tx in a mined block: whether its execution succeeded (a receipt's status). */
+export interface MinedTx {
+  status: 'success' | 'reverted'
+}
+
+/** A top-level frame of Anvil's `trace_block`: its error is the tx's revert. */
+interface TopLevelTrace {
+  traceAddress: number[]
+  transactionHash: Hash | null
+  error?: string
 }
 
 /** Message of the node's own JSON-RPC error, without viem's decorations. */
@@ -48,7 +62,10 @@ export class ChainClient {
   private readonly rpc: KeepAliveRpc
 
   /** Every call fails after `timeoutMs`: a hung Anvil must give errors (and free the chain lock), not hang. */
-  constructor(url: string, timeoutMs = 10_000) {
+  constructor(
+    url: string,
+    private readonly timeoutMs = 10_000,
+  ) {
     this.url = url
     this.rpc = keepAliveRpc(url, timeoutMs)
     const transport = this.rpc.transport
@@ -120,21 +137,37 @@ export class ChainClient {
   }
 
   /**
+   * Sends signed txs to the pool in this order, without a round trip each (HTTP pipelining:
+   * Anvil runs the calls of a JSON-RPC batch concurrently, which would scramble a FIFO block).
+   */
+  async sendRawTransactionsInOrder(raws: readonly Hex[]): Promise<SendOutcome[]> {
+    const answers = await pipelinedCalls(this.url, raws.map((raw) => ({ method: 'eth_sendRawTransaction', params: [raw] })), this.timeoutMs)
+    return answers.map((answer) => (answer.ok ? { accepted: true } : { accepted: false, reason: answer.error.message }))
+  }
+
+  /**
    * Mines one block with exactly what is in the pool, at the given timestamp and base fee.
-   * `balanceOf` is read on the new block alongside its receipts (one round trip less than after).
+   * `balanceOf` is read on the new block alongside its txs (one round trip less than after).
+   * How each tx ended comes from `trace_block` (its top-level frame's error), not from
+   * receipts: Anvil builds a block's receipts in time quadratic in its size (2,000 txs:
+   * ~450 ms, against ~20 ms for the traces).
    */
   async mine(timestamp: bigint, baseFeePerGas?: bigint, balanceOf?: Address): Promise<MinedBlock & { balance?: bigint }> {
     if (baseFeePerGas !== undefined) await this.test.setNextBlockBaseFeePerGas({ baseFeePerGas })
     await this.test.request({ method: 'evm_mine' as never, params: [{ timestamp: Number(timestamp) }] as never })
-    const [block, receipts, balance] = await Promise.all([
+    const [block, traces, balance] = await Promise.all([
       this.public.getBlock({ blockTag: 'latest' }),
-      this.public.request({ method: 'eth_getBlockReceipts', params: ['latest'] }),
+      this.public.request({ method: 'trace_block' as never, params: ['latest'] as never }) as Promise<TopLevelTrace[]>,
       balanceOf === undefined ? undefined : this.balance(balanceOf),
     ])
-    const byHash = new Map<Hash, TransactionReceipt>()
-    for (const raw of receipts ?? []) {
-      const receipt = formatTransactionReceipt(raw)
-      byHash.set(receipt.transactionHash, receipt)
+    const reverted = new Map<Hash, boolean>()
+    for (const trace of traces) {
+      if (trace.traceAddress.length === 0 && trace.transactionHash) reverted.set(trace.transactionHash, trace.error !== undefined)
+    }
+    const txs = new Map<Hash, MinedTx>()
+    for (const hash of block.transactions) {
+      const failed = reverted.get(hash) ?? (await this.public.getTransactionReceipt({ hash })).status === 'reverted'
+      txs.set(hash, { status: failed ? 'reverted' : 'success' })
     }
     return {
       number: block.number,
@@ -142,8 +175,9 @@ export class ChainClient {
       timestamp: block.timestamp,
       baseFeePerGas: block.baseFeePerGas ?? 0n,
       gasUsed: block.gasUsed,
-      receipts: byHash,
+      txs,
       balance,
     }
   }
+
 }
