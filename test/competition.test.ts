@@ -175,7 +175,7 @@ describe('block gas limit', () => {
     expect((await stats(harness, hashes[1]!)).status).toBe('landed')
     const overflow = await stats(harness, hashes[2]!)
     expect(overflow.status).toBe('excludedfromblock')
-    expect(overflow.error).toContain('block gas limit')
+    expect(overflow.error).toContain('BlockGasLimitReached: the bundle needs 21000 gas (top of block) but 8000 gas is left under the block gas limit')
   })
 })
 

@@ -9,6 +9,8 @@ export type BundleFailure =
   | { kind: 'LackOfFundForGasLimit'; index: number; hash: Hash; reason: string }
   | { kind: 'TransactionRejected'; index: number; hash: Hash; reason: string }
   | { kind: 'TransactionNotIncluded'; index: number; hash: Hash }
+  /** The block's gas limit is used up by what comes before the bundle in the block. */
+  | { kind: 'BlockGasLimitReached'; gasUsed: bigint; gasLeft: bigint }
   /** Sponsored transfers plus their gas are not covered by what the bundle pays. */
   | { kind: 'SponsorshipNotCovered'; sponsoredWei: bigint; gasWei: bigint; grossPaymentWei: bigint }
   | { kind: 'RefundNotPositive'; rewardWei: bigint; percent: number; payoutGasWei: bigint }
@@ -26,6 +28,8 @@ export function describeFailure(failure: BundleFailure): string {
       return `txs[${failure.index}] ${failure.hash} cannot be included: ${failure.reason}`
     case 'TransactionNotIncluded':
       return `txs[${failure.index}] ${failure.hash} was not included by the node (nonce gap or block gas limit)`
+    case 'BlockGasLimitReached':
+      return `BlockGasLimitReached: the bundle needs ${failure.gasUsed} gas (top of block) but ${failure.gasLeft} gas is left under the block gas limit`
     case 'SponsorshipNotCovered':
       return `LackOfFundForGasLimit: sponsorship ${eth(failure.sponsoredWei + failure.gasWei)} (transfers ${eth(failure.sponsoredWei)} + gas ${eth(failure.gasWei)}) not covered by builder payment ${eth(failure.grossPaymentWei)}`
     case 'RefundNotPositive':
