@@ -1,9 +1,11 @@
 import http from 'node:http'
+import { PIPELINE_CHANNEL, type PipelineEvent } from '../../src/chain/pipelinedRpc.js'
 
 /**
  * Counts and times the JSON-RPC calls this process makes to one URL (the harness's Anvil),
- * by wrapping `http.request`, which the builder's Anvil transport calls. Each call is timed
- * from the request to the end of its response: the round trip plus Anvil's work.
+ * by wrapping `http.request`, which the builder's Anvil transport calls, and listening to its
+ * pipelines (one entry each). Each call is timed from the request to the end of its
+ * response: the round trip plus Anvil's work.
  */
 export interface RpcCall {
   method: string
@@ -16,8 +18,14 @@ type Request = typeof http.request
 export class RpcProfile {
   readonly calls: RpcCall[] = []
   private readonly original: Request = http.request
+  private readonly onPipeline: (event: unknown) => void
 
   constructor(url: string) {
+    this.onPipeline = (event) => {
+      const { url: target, method, start, ms } = event as PipelineEvent
+      if (target === url) this.calls.push({ method: `pipeline(${method})`, start, ms })
+    }
+    PIPELINE_CHANNEL.subscribe(this.onPipeline)
     const original = this.original
     const calls = this.calls
     const port = new URL(url).port
@@ -38,6 +46,7 @@ export class RpcProfile {
 
   stop(): void {
     http.request = this.original
+    PIPELINE_CHANNEL.unsubscribe(this.onPipeline)
   }
 
   /** Calls that started in [from, to), by method: count and total ms, most expensive first. */

@@ -1,8 +1,19 @@
+import diagnostics from 'node:diagnostics_channel'
 import net from 'node:net'
 import { HttpRequestError, TimeoutError } from 'viem'
 import type { BatchAnswer } from './keepAliveTransport.js'
 
 const HEADER_END = Buffer.from('\r\n\r\n')
+
+/** Each finished pipeline is published here (`PipelineEvent`), for profilers such as `npm run bench`. */
+export const PIPELINE_CHANNEL = diagnostics.channel('bundlesim:anvil-pipeline')
+export interface PipelineEvent {
+  url: string
+  method: string
+  calls: number
+  start: number
+  ms: number
+}
 
 /**
  * Sends JSON-RPC calls over one connection with HTTP/1.1 pipelining: every request is written
@@ -18,7 +29,8 @@ export function pipelinedCalls(url: string, calls: ReadonlyArray<{ method: strin
   if (calls.length === 0) return Promise.resolve([])
   const target = new URL(url)
   const body = { method: `${calls.length} pipelined × ${calls[0]!.method}`, params: [] }
-  return new Promise((resolve, reject) => {
+  const start = performance.now()
+  return new Promise<BatchAnswer[]>((resolve, reject) => {
     const answers: BatchAnswer[] = []
     let buffer: Buffer = Buffer.alloc(0)
     const socket = net.connect({ host: target.hostname, port: Number(target.port) })
@@ -63,5 +75,9 @@ export function pipelinedCalls(url: string, calls: ReadonlyArray<{ method: strin
       return `POST ${path} HTTP/1.1\r\nHost: ${target.host}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(payload)}\r\n\r\n${payload}`
     })
     socket.write(requests.join(''))
+  }).finally(() => {
+    if (PIPELINE_CHANNEL.hasSubscribers) {
+      PIPELINE_CHANNEL.publish({ url, method: calls[0]!.method, calls: calls.length, start, ms: performance.now() - start } satisfies PipelineEvent)
+    }
   })
 }
