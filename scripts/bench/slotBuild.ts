@@ -1,5 +1,6 @@
 import { plain, versus, type BenchResult } from './report.js'
 import { profiledSlot } from './simulation.js'
+import { parseGwei } from 'viem'
 import { pipelinedCalls } from '../../src/chain/pipelinedRpc.js'
 import { baselineAnvil, benchHarness, fund, independentBundles, rpc, submitBundles, using, type BenchOptions, type SignedTx } from './support.js'
 
@@ -10,7 +11,9 @@ import { baselineAnvil, benchHarness, fund, independentBundles, rpc, submitBundl
  */
 export async function benchSlotBuild({ quick, size }: BenchOptions): Promise<BenchResult> {
   const count = size ?? (quick ? 30 : 1_000)
-  const { accounts, bundles } = await independentBundles(count, 'slot')
+  // Tips and gas vary so that the three algorithms order the bundles three different ways:
+  // total payment (gas × tip), tip per gas, and arrival.
+  const { accounts, bundles } = await independentBundles(count, 'slot', (i) => ({ tip: parseGwei(String(1 + (i % 5))), dataBytes: ((i * 7) % 3) * 200 }))
   const addresses = accounts.map((a) => a.address)
 
   const floorMs = await using(baselineAnvil(), async (node) => {
@@ -41,7 +44,7 @@ export async function benchSlotBuild({ quick, size }: BenchOptions): Promise<Ben
       plain('distinct candidate blocks executed', new Set(slot.candidates.map((c) => c.bundles.join())).size, 'blocks'),
     ],
     notes: [
-      `${count} independent 2-tx bundles submitted right before the slot; algorithms ${algorithms.join(', ')}; every bundle landed.`,
+      `${count} independent 2-tx bundles (tips 1–5 gwei, 0–400 calldata bytes) submitted right before the slot; algorithms ${algorithms.join(', ')}; every bundle landed.`,
       `the total excludes the wait for deferred sender checks still running when the slot began (${Math.round(verifyWaitMs)} ms here), which a 12 s slot normally absorbs.`,
     ],
   }

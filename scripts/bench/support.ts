@@ -31,29 +31,45 @@ export interface SignedTx {
   nonce: number
 }
 
-/** Signs a 21000-gas EIP-1559 transfer of `value` wei to the sink. */
-export async function signTransfer(account: PrivateKeyAccount, nonce: number, value = 1n, chainId = 31337): Promise<SignedTx> {
+/** How a bench tx pays: its tip, and calldata bytes that make it use more gas than 21000. */
+export interface TxShape {
+  tip?: bigint
+  dataBytes?: number
+}
+
+/** Signs an EIP-1559 transfer of `value` wei to the sink (21000 gas, plus 40 per calldata byte: EIP-7623's floor). */
+export async function signTransfer(account: PrivateKeyAccount, nonce: number, value = 1n, chainId = 31337, shape: TxShape = {}): Promise<SignedTx> {
+  const dataBytes = shape.dataBytes ?? 0
   const raw = await account.signTransaction({
     type: 'eip1559',
     chainId,
     nonce,
     to: SINK,
     value,
-    gas: 21_000n,
+    data: dataBytes ? toHex(new Uint8Array(dataBytes).fill(0xab)) : undefined,
+    gas: 21_000n + 40n * BigInt(dataBytes),
     maxFeePerGas: MAX_FEE,
-    maxPriorityFeePerGas: TIP,
+    maxPriorityFeePerGas: shape.tip ?? TIP,
   })
   return { raw, hash: keccak256(raw), from: account.address, nonce }
 }
 
 /**
  * `count` independent 2-tx bundles: bundle i is nonces 0 and 1 of its own account, so every
- * bundle can go top-of-block on its own and all of them fit in one block together.
+ * bundle can go top-of-block on its own and all of them fit in one block together. `shapeOf`
+ * varies tips and gas per bundle (so ordering algorithms disagree).
  */
-export async function independentBundles(count: number, label: string): Promise<{ accounts: PrivateKeyAccount[]; bundles: SignedTx[][] }> {
+export async function independentBundles(
+  count: number,
+  label: string,
+  shapeOf: (i: number) => TxShape = () => ({}),
+): Promise<{ accounts: PrivateKeyAccount[]; bundles: SignedTx[][] }> {
   const accounts = benchAccounts(count, label)
   const bundles: SignedTx[][] = []
-  for (const account of accounts) bundles.push([await signTransfer(account, 0), await signTransfer(account, 1)])
+  for (const [i, account] of accounts.entries()) {
+    const shape = shapeOf(i)
+    bundles.push([await signTransfer(account, 0, 1n, 31337, shape), await signTransfer(account, 1, 1n, 31337, shape)])
+  }
   return { accounts, bundles }
 }
 

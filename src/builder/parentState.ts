@@ -1,4 +1,4 @@
-import type { Address, Hex } from 'viem'
+import type { Address, Hash, Hex } from 'viem'
 import type { ChainClient } from '../chain/chainClient.js'
 import type { BuilderSigner } from './builderTxs.js'
 import { executeWithEconomics } from './economics.js'
@@ -6,14 +6,22 @@ import { emptyPlan, executeGroups, type ExecutionContext, type ExecutionResult, 
 import { nextBaseFee } from '../chain/baseFee.js'
 
 /**
- * The parent block of the slot being built, held as an Anvil snapshot. Every simulation and
- * candidate block executes on it and is reverted; `commit` executes the chosen block one
- * last time and keeps it. Anvil snapshots are single-use, so each revert re-takes one.
+ * The parent block of the slot being built. Every simulation and candidate block executes
+ * on it and is then undone; `commit` keeps the chosen block.
+ *
+ * Two ways back to the parent: when Anvil mined the parent itself (`minedHere`), an
+ * execution is undone by dropping the block it mined (`anvil_rollback`), so the chosen
+ * block, if it was the last one executed, is kept as it is instead of executed again.
+ * Otherwise (a fork block, a loaded state) the parent is held as an Anvil snapshot; snapshots
+ * are single-use and are full copies of the state, so each revert re-takes one and none may
+ * be left behind.
  */
 export class ParentState {
   private dirty = false
-  /** Once released or committed the snapshot is gone: nothing may revert to it again. */
+  /** Once released or committed the parent is let go: nothing may go back to it again. */
   private open = true
+  /** The last execution, if its block is on top of the parent right now. */
+  private onTop: Extract<ExecutionResult, { ok: true }> | undefined
 
   private constructor(
     private readonly chain: ChainClient,
@@ -26,23 +34,31 @@ export class ParentState {
     readonly nextBaseFee: bigint,
     readonly coinbaseBalance: bigint,
     private readonly builder: (BuilderSigner & { nonce: number }) | undefined,
-    private snapshotId: Hex,
+    /** How executions are undone: by dropping their block, or by reverting to a snapshot of the parent. */
+    private readonly undo: { by: 'rollback' } | { by: 'snapshot'; id: Hex | undefined },
   ) {}
 
   /**
    * Without a signer the builder cannot sponsor or refund (e.g. `eth_callBundle`).
-   * `baseFee` overrides the EIP-1559 successor base fee (a what-if simulation).
+   * `baseFee` overrides the EIP-1559 successor base fee (a what-if simulation). `minedHere`
+   * is a block this Anvil mined itself: if it is the head, executions are undone by rollback.
    */
-  static async capture(chain: ChainClient, coinbase: Address, signer?: BuilderSigner, overrides: { baseFee?: bigint } = {}): Promise<ParentState> {
+  static async capture(
+    chain: ChainClient,
+    coinbase: Address,
+    signer?: BuilderSigner,
+    overrides: { baseFee?: bigint; minedHere?: Hash } = {},
+  ): Promise<ParentState> {
     await chain.dropAllTransactions()
-    const [block, coinbaseBalance, snapshotId] = await Promise.all([
-      chain.latestBlock(),
-      chain.balance(coinbase),
-      chain.snapshot(),
+    const [block, coinbaseBalance] = await Promise.all([chain.latestBlock(), chain.balance(coinbase)])
+    const [snapshotId, builderNonce] = await Promise.all([
+      block.hash === overrides.minedHere ? undefined : chain.snapshot(),
+      signer && chain.nonce(coinbase, block.number),
     ])
-    const builder = signer && { ...signer, nonce: await chain.nonce(coinbase, block.number) }
+    const builder = signer && { ...signer, nonce: builderNonce! }
     const baseFee = overrides.baseFee ?? nextBaseFee({ baseFeePerGas: block.baseFeePerGas ?? 0n, gasUsed: block.gasUsed, gasLimit: block.gasLimit })
-    return new ParentState(chain, coinbase, block.number, block.timestamp, block.gasLimit, baseFee, coinbaseBalance, builder, snapshotId)
+    const undo = snapshotId ? { by: 'snapshot' as const, id: snapshotId } : { by: 'rollback' as const }
+    return new ParentState(chain, coinbase, block.number, block.timestamp, block.gasLimit, baseFee, coinbaseBalance, builder, undo)
   }
 
   /**
@@ -58,19 +74,18 @@ export class ParentState {
       canSignBuilderTxs: this.builder !== undefined,
     }
     return executeWithEconomics(context, groups, async (plans) => {
-      if (this.dirty) {
-        await this.chain.revert(this.snapshotId)
-        this.snapshotId = await this.chain.snapshot()
-      }
+      if (this.dirty) await this.backToParent({ again: true })
       this.dirty = true
-      return executeGroups(this.chain, this.executionContext(timestamp), groups, plans)
+      const result = await executeGroups(this.chain, this.executionContext(timestamp), groups, plans)
+      this.onTop = result.ok ? result : undefined
+      return result
     })
   }
 
-  /** Restores the parent state and gives up the snapshot (a simulation that keeps nothing). */
+  /** Restores the parent state and lets it go (a simulation that keeps nothing). */
   async release(): Promise<void> {
     this.open = false
-    await this.chain.revert(this.snapshotId)
+    await this.backToParent({ again: false })
   }
 
   /**
@@ -80,18 +95,32 @@ export class ParentState {
   async abandon(): Promise<void> {
     if (!this.open) return
     this.open = false
-    await this.chain.revert(this.snapshotId).catch(() => undefined)
+    await this.backToParent({ again: false }).catch(() => undefined)
   }
 
   /**
-   * Executes the groups on the parent state and keeps the block: the slot's canonical block.
-   * Pass the result of an earlier `execute` of the same groups so its settled builder txs
-   * are reproduced exactly.
+   * Keeps the groups' block on the parent: the slot's canonical block. Pass the result of an
+   * earlier `execute` of the same groups: if its block is still on top it is kept as it is,
+   * otherwise the groups are executed again with its settled builder txs.
    */
   async commit(timestamp: bigint, groups: readonly TxGroup[], settled?: Extract<ExecutionResult, { ok: true }>): Promise<ExecutionResult> {
     this.open = false
-    await this.chain.revert(this.snapshotId)
+    if (settled && this.onTop === settled) return settled
+    await this.backToParent({ again: false })
     return executeGroups(this.chain, this.executionContext(timestamp), groups, settled?.plans ?? groups.map(emptyPlan))
+  }
+
+  /** Undoes whatever was executed on the parent; `again` when another execution follows. */
+  private async backToParent({ again }: { again: boolean }): Promise<void> {
+    this.onTop = undefined
+    const { undo } = this
+    if (undo.by === 'rollback') {
+      const above = Number((await this.chain.blockNumber()) - this.number)
+      if (above > 0) await this.chain.rollback(above)
+    } else if (undo.id) {
+      await this.chain.revert(undo.id)
+      undo.id = again ? await this.chain.snapshot() : undefined
+    }
   }
 
   private executionContext(timestamp: bigint): ExecutionContext {

@@ -13,7 +13,7 @@ import type { RelayAuction } from './auction.js'
 import { describeFailure } from './failures.js'
 import { mempoolGroup } from './groups.js'
 import type { PublicMempool } from './mempool.js'
-import type { OrderingAlgorithm, SimulatedBundle } from './ordering.js'
+import type { BlockItem, OrderingAlgorithm, SimulatedBundle } from './ordering.js'
 import { ParentState } from './parentState.js'
 import { simulateManyTopOfBlock, type SimulationCounts } from './simulate.js'
 import type { SlotReport, SlotTimings } from './slotReport.js'
@@ -63,6 +63,8 @@ export class SlotAbortedError extends Error {
  */
 export class SlotBuilder {
   head: ChainHead = { number: 0n, timestamp: 0n, hash: '0x' }
+  /** The last block this builder mined on the running Anvil: the next slot can roll back to it. */
+  private minedHere: Hash | undefined
   private building: bigint | null = null
   /** The running slot's parent state, put back if the slot aborts half-way. */
   private parent: ParentState | undefined
@@ -83,6 +85,7 @@ export class SlotBuilder {
   async init(): Promise<void> {
     const block = await this.deps.chain.latestBlock()
     this.head = { number: block.number, timestamp: block.timestamp, hash: block.hash }
+    this.minedHere = undefined
     this.deps.clock.startSlotAfter(block.timestamp)
   }
 
@@ -110,7 +113,7 @@ export class SlotBuilder {
     const { chain, clock, traces, mempool, coinbase, signer, algorithms, auction, log } = this.deps
     const started = performance.now()
     const timings: SlotTimings = { verifyWaitMs: 0, simulateMs: 0, assembleMs: 0, mineMs: 0, totalMs: 0 }
-    const parent = await ParentState.capture(chain, coinbase, signer)
+    const parent = await ParentState.capture(chain, coinbase, signer, { minedHere: this.minedHere })
     this.parent = parent
     const blockNumber = parent.number + 1n
     const timestamp = clock.nextBlockTimestamp()
@@ -121,18 +124,7 @@ export class SlotBuilder {
     timings.simulateMs = performance.now() - mark - timings.verifyWaitMs
     mark = performance.now()
     const pool = mempool.ordered(parent.nextBaseFee)
-    const candidates: CandidateBlock[] = []
-    // Algorithms often agree (e.g. equal-gas bundles rank the same by payment and by fee per
-    // gas); the same order on the same parent assembles the same block, so build it once.
-    const byOrder = new Map<string, CandidateBlock>()
-    for (const algorithm of algorithms) {
-      const items = algorithm.order(simulated, pool, parent.nextBaseFee)
-      const order = items.map((item) => (item.kind === 'bundle' ? item.bundle.trace.bundle.hash : item.tx.hash)).join()
-      const same = byOrder.get(order)
-      const candidate = same ? { ...same, algorithm: algorithm.name } : await assembleBlock(parent, timestamp, algorithm, items)
-      byOrder.set(order, candidate)
-      candidates.push(candidate)
-    }
+    const candidates = await assembleCandidates(parent, timestamp, algorithms, algorithms.map((a) => a.order(simulated, pool, parent.nextBaseFee)))
     // Ties go to the first algorithm, so the choice is deterministic.
     const best = candidates.reduce((a, b) => (b.value > a.value ? b : a))
     const { won, competitorBid } = auction.decide(best.value)
@@ -150,6 +142,7 @@ export class SlotBuilder {
     }
     traces.closeBlock(blockNumber)
     this.head = { number: mined.number, timestamp: mined.timestamp, hash: mined.hash }
+    this.minedHere = mined.hash
     clock.startSlotAfter(mined.timestamp)
     traces.expire(clock.nowSeconds())
 
@@ -296,6 +289,33 @@ export class SlotBuilder {
       }
     }
   }
+}
+
+/**
+ * One candidate block per algorithm. Algorithms often agree (e.g. equal-gas bundles rank the
+ * same by payment and by fee per gas); the same order on the same parent assembles the same
+ * block, so each distinct order is built once. The order worth most at top of block is built
+ * last: the chosen block is usually the last executed, and then it is kept, not re-executed.
+ */
+async function assembleCandidates(
+  parent: ParentState,
+  timestamp: bigint,
+  algorithms: readonly OrderingAlgorithm[],
+  orders: BlockItem[][],
+): Promise<CandidateBlock[]> {
+  const keyOf = (items: readonly BlockItem[]) => items.map((item) => (item.kind === 'bundle' ? item.bundle.trace.bundle.hash : item.tx.hash)).join()
+  const topOfBlockValue = (items: readonly BlockItem[]) => items.reduce((sum, item) => sum + (item.kind === 'bundle' ? item.bundle.builderPayment : 0n), 0n)
+  const distinct = new Map<string, { items: BlockItem[]; algorithm: OrderingAlgorithm; value: bigint }>()
+  orders.forEach((items, i) => {
+    const key = keyOf(items)
+    if (!distinct.has(key)) distinct.set(key, { items, algorithm: algorithms[i]!, value: topOfBlockValue(items) })
+  })
+  const built = new Map<string, CandidateBlock>()
+  // Ascending value; reversed first so that among equal values the first algorithm's order,
+  // the one a tie goes to, is built last.
+  const schedule = [...distinct.entries()].reverse().sort(([, a], [, b]) => (a.value < b.value ? -1 : a.value > b.value ? 1 : 0))
+  for (const [key, { items, algorithm }] of schedule) built.set(key, await assembleBlock(parent, timestamp, algorithm, items))
+  return orders.map((items, i) => ({ ...built.get(keyOf(items))!, algorithm: algorithms[i]!.name }))
 }
 
 /** Timings to 0.1 ms: enough for a report, and stable to read. */

@@ -122,6 +122,14 @@ export class ChainClient {
     return this.test.revert({ id })
   }
 
+  /**
+   * Drops the last `blocks` blocks (`anvil_rollback`). Anvil can only go back to a block whose
+   * state it keeps: one it mined itself, not a fork block or a block from a loaded state.
+   */
+  async rollback(blocks: number): Promise<void> {
+    await this.test.request({ method: 'anvil_rollback' as never, params: [blocks] as never })
+  }
+
   /** Empties Anvil's pool, including txs users sent straight to Anvil. */
   async dropAllTransactions(): Promise<void> {
     await this.test.request({ method: 'anvil_dropAllTransactions' as never, params: [] as never })
