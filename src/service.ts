@@ -138,7 +138,7 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
       retentionSeconds: config.statsRetentionSeconds,
       slotSeconds: config.slotTimeSeconds,
     })
-    const recovery = new SenderRecovery()
+    const recovery = new SenderRecovery({ anvilUrl: supervisor.url, anvilTimeoutMs: config.anvilTimeoutMs })
     closers.push(() => recovery.close())
     const mempool = new PublicMempool(chainId, recovery.recover)
     const auction = new RelayAuction({

@@ -1,10 +1,14 @@
-import { afterAll, describe, expect, it } from 'vitest'
-import type { Hex } from 'viem'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { parseGwei, type Hex } from 'viem'
 import { SenderRecovery, recoverInline } from '../src/bundle/senderRecovery.js'
-import { DEV_KEYS, addressOf, signTx } from './support/harness.js'
+import { launchAnvil, type LaunchedAnvil } from '../src/chain/launchAnvil.js'
+import { DEV_KEYS, accountOf, addressOf, signTx } from './support/harness.js'
 
 const recovery = new SenderRecovery()
 afterAll(() => recovery.close())
+
+/** r = 0 cannot be a valid signature point. */
+const withZeroR = (raw: Hex) => raw.replace(/a0[0-9a-f]{64}(a0[0-9a-f]{64})$/, `a0${'00'.repeat(32)}$1`) as Hex
 
 describe('SenderRecovery (signature recovery off the ingest thread)', () => {
   it('recovers senders on its worker thread, in order, as the inline recovery does', async () => {
@@ -16,12 +20,16 @@ describe('SenderRecovery (signature recovery off the ingest thread)', () => {
   })
 
   it('answers a signature that does not recover with the same one-line error as inline recovery', async () => {
-    const raw = await signTx({ key: DEV_KEYS[0], nonce: 1 })
-    // r = 0 cannot be a valid signature point.
-    const bad = raw.replace(/a0[0-9a-f]{64}(a0[0-9a-f]{64})$/, `a0${'00'.repeat(32)}$1`) as Hex
+    const bad = withZeroR(await signTx({ key: DEV_KEYS[0], nonce: 1 }))
     const [onWorker] = await recovery.recover([bad])
     expect(onWorker).toHaveProperty('error')
     expect(onWorker).toEqual((await recoverInline([bad]))[0])
+  })
+
+  it('answers recoveries asked for together, each with its own senders', async () => {
+    const jobs = await Promise.all(DEV_KEYS.slice(0, 4).map(async (key, i) => [await signTx({ key, nonce: i }), await signTx({ key, nonce: i + 1 })]))
+    const answers = await Promise.all(jobs.map((raws) => recovery.recover(raws)))
+    expect(answers).toEqual(DEV_KEYS.slice(0, 4).map((key) => [{ sender: addressOf(key) }, { sender: addressOf(key) }]))
   })
 
   it('falls back to the calling thread once closed', async () => {
@@ -30,5 +38,67 @@ describe('SenderRecovery (signature recovery off the ingest thread)', () => {
     const raw = await signTx({ key: DEV_KEYS[2], nonce: 0 })
     expect(await other.recover([raw])).toEqual([{ sender: addressOf(DEV_KEYS[2]) }])
     expect(other.onWorker).toBe(false)
+  })
+})
+
+describe('SenderRecovery through Anvil\'s ecrecover precompile', () => {
+  let anvil: LaunchedAnvil
+  let onAnvil: SenderRecovery
+  beforeAll(async () => {
+    anvil = await launchAnvil({ host: '127.0.0.1', port: 0 })
+    onAnvil = new SenderRecovery({ anvilUrl: anvil.url, anvilTimeoutMs: 5_000 })
+  })
+  afterAll(async () => {
+    await onAnvil?.close()
+    await anvil?.stop()
+  })
+
+  /** One tx of every signed type, from different keys. */
+  async function everyTxType(): Promise<Hex[]> {
+    const to = '0x00000000000000000000000000000000000c0ffe'
+    const fees = { maxFeePerGas: parseGwei('10'), maxPriorityFeePerGas: parseGwei('2') }
+    const delegate = accountOf(DEV_KEYS[4])
+    return [
+      await signTx({ key: DEV_KEYS[0], nonce: 3 }),
+      await accountOf(DEV_KEYS[1]).signTransaction({ type: 'legacy', chainId: 31337, nonce: 0, to, value: 1n, gas: 21_000n, gasPrice: parseGwei('10') }),
+      // Before EIP-155: v is 27 or 28, no chain id.
+      await accountOf(DEV_KEYS[2]).signTransaction({ type: 'legacy', nonce: 1, to, value: 1n, gas: 21_000n, gasPrice: parseGwei('10') }),
+      await accountOf(DEV_KEYS[3]).signTransaction({ type: 'eip2930', chainId: 31337, nonce: 2, to, value: 1n, gas: 30_000n, gasPrice: parseGwei('10'), accessList: [{ address: to, storageKeys: [] }] }),
+      await delegate.signTransaction({
+        type: 'eip7702',
+        chainId: 31337,
+        nonce: 5,
+        to,
+        gas: 100_000n,
+        ...fees,
+        authorizationList: [await delegate.signAuthorization({ chainId: 31337, nonce: 6, contractAddress: to })],
+      }),
+    ]
+  }
+
+  it('recovers every tx type as the JS recovery does', async () => {
+    const raws = await everyTxType()
+    const recovered = await onAnvil.recover(raws)
+    expect(recovered).toEqual(DEV_KEYS.slice(0, 5).map((key) => ({ sender: addressOf(key) })))
+    expect(recovered).toEqual(await recoverInline(raws))
+  })
+
+  it('gives a signature the precompile cannot recover the JS recovery\'s error, and the rest of the batch their senders', async () => {
+    const good = await signTx({ key: DEV_KEYS[3], nonce: 0 })
+    const bad = withZeroR(await signTx({ key: DEV_KEYS[0], nonce: 9 }))
+    const recovered = await onAnvil.recover([good, bad, '0x02c0' as Hex])
+    expect(recovered).toEqual(await recoverInline([good, bad, '0x02c0' as Hex]))
+    expect(recovered[0]).toEqual({ sender: addressOf(DEV_KEYS[3]) })
+    expect(recovered[1]).toHaveProperty('error')
+  })
+
+  it('recovers in JS when Anvil does not answer', async () => {
+    const closedPort = new SenderRecovery({ anvilUrl: 'http://127.0.0.1:1/', anvilTimeoutMs: 1_000 })
+    try {
+      const raws = await everyTxType()
+      expect(await closedPort.recover(raws)).toEqual(await recoverInline(raws))
+    } finally {
+      await closedPort.close()
+    }
   })
 })

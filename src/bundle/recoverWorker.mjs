@@ -1,16 +1,55 @@
 // Worker thread of SenderRecovery (senderRecovery.ts): recovers the senders of signed txs.
 // Plain JavaScript so it loads the same way under tsx, vitest and node.
-import { parentPort } from 'node:worker_threads'
+//
+// Each message is a batch of jobs, answered with one message. With an Anvil URL, senders
+// come from Anvil's ecrecover precompile; whatever it does not recover (an invalid
+// signature, or Anvil not answering) is recovered here in JS, which gives the same sender
+// or the error message the JS recovery always gave.
+import { setPriority } from 'node:os'
+import { parentPort, workerData } from 'node:worker_threads'
 import { recoverTransactionAddress } from 'viem'
+import { ecrecoverInput, recoverOnAnvil } from './ecrecoverOnAnvil.mjs'
 
-parentPort.on('message', async ({ id, raws }) => {
+const { anvilUrl = null, timeoutMs = 10_000 } = workerData ?? {}
+/** Most txs in one JSON-RPC batch to Anvil (a few ms of its time). */
+const ANVIL_BATCH_TXS = 1_000
+
+// The lowest priority, for this thread only (Linux nice values are per thread): the checks
+// are background work, and where cores are short the requests come first. Best effort.
+try {
+  setPriority(19)
+} catch {}
+
+parentPort.on('message', async (jobs) => {
+  const raws = jobs.flatMap((job) => job.raws)
   const results = []
-  for (const raw of raws) {
+  for (let i = 0; i < raws.length; i += ANVIL_BATCH_TXS) results.push(...(await recoverAll(raws.slice(i, i + ANVIL_BATCH_TXS))))
+  let offset = 0
+  const answers = jobs.map((job) => {
+    offset += job.raws.length
+    return { id: job.id, results: results.slice(offset - job.raws.length, offset) }
+  })
+  parentPort.postMessage(answers)
+})
+
+async function recoverAll(raws) {
+  let senders = raws.map(() => null)
+  if (anvilUrl !== null) {
     try {
-      results.push({ sender: (await recoverTransactionAddress({ serializedTransaction: raw })).toLowerCase() })
-    } catch (error) {
-      results.push({ error: String(error?.message ?? error).split('\n')[0] })
+      senders = await recoverOnAnvil(anvilUrl, raws.map(ecrecoverInput), timeoutMs)
+    } catch {
+      // Anvil is down or slow: the JS recovery below does it all.
     }
   }
-  parentPort.postMessage({ id, results })
-})
+  const results = []
+  for (let i = 0; i < raws.length; i++) results.push(senders[i] !== null ? { sender: senders[i] } : await recoverInJs(raws[i]))
+  return results
+}
+
+async function recoverInJs(raw) {
+  try {
+    return { sender: (await recoverTransactionAddress({ serializedTransaction: raw })).toLowerCase() }
+  } catch (error) {
+    return { error: String(error?.message ?? error).split('\n')[0] }
+  }
+}
