@@ -1,6 +1,6 @@
 import { JSONRPCErrorException, JSONRPCServer } from 'json-rpc-2.0'
 import { privateKeyToAccount } from 'viem/accounts'
-import type { Address } from 'viem'
+import { hexToNumber, toHex, type Address } from 'viem'
 import { resolveConfig, slotCutoffs, type BundlesimConfig } from './config.js'
 import { createLogger } from './log.js'
 import { launchAnvil, type LaunchAnvilOptions } from './chain/launchAnvil.js'
@@ -14,6 +14,7 @@ import { SlotTicker } from './clock/slotTicker.js'
 import { TraceStore } from './bundle/traceStore.js'
 import { BundleIngest } from './bundle/ingest.js'
 import { SenderRecovery } from './bundle/senderRecovery.js'
+import { BatchedNonceReads } from './bundle/batchedNonceReads.js'
 import { PublicMempool } from './builder/mempool.js'
 import { algorithmsNamed } from './builder/ordering.js'
 import { RelayAuction } from './builder/auction.js'
@@ -204,6 +205,10 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
       return reports
     }
     const headNonce = (address: Address) => chain.nonce(address, builder.head.number)
+    const nonceReads = new BatchedNonceReads(async (reads) => {
+      const answers = await chain.batch(reads.map(({ address, blockNumber }) => ({ method: 'eth_getTransactionCount', params: [address, toHex(blockNumber)] })))
+      return answers.map((answer) => (answer.ok ? hexToNumber(answer.result) : new Error(answer.error.message)))
+    })
     const status = (): HarnessStatus => ({
       clock: config.clock,
       slot: slotsRun,
@@ -231,7 +236,7 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
         // Mid-build arrivals belong to the next slot, at its very start.
         msIntoSlot: () => (builder.sealedBlock === builder.head.number ? clock.msIntoSlot() : 0),
         // Mid-build, the sealed block does not exist on Anvil yet: its nonces are the head's.
-        readNonce: (address, blockNumber) => chain.nonce(address, blockNumber < builder.head.number ? blockNumber : builder.head.number),
+        readNonce: (address, blockNumber) => nonceReads.read(address, blockNumber < builder.head.number ? blockNumber : builder.head.number),
         recover: recovery.recover,
         log,
       }),
