@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseGwei, type Hex } from 'viem'
 import { SenderRecovery, recoverInline } from '../src/bundle/senderRecovery.js'
+import { ecrecoverInput, recoverOnAnvil } from '../src/bundle/ecrecoverOnAnvil.mjs'
 import { launchAnvil, type LaunchedAnvil } from '../src/chain/launchAnvil.js'
 import { DEV_KEYS, accountOf, addressOf, signTx } from './support/harness.js'
 
@@ -75,6 +76,17 @@ describe('SenderRecovery through Anvil\'s ecrecover precompile', () => {
       }),
     ]
   }
+
+  it('the precompile itself recovers every tx type, over several calls, and nothing for an invalid signature', async () => {
+    const raws = await everyTxType()
+    const bad = withZeroR(raws[0]!)
+    // More inputs than one eth_call takes, with gaps (null inputs) and an invalid one.
+    const inputs = Array.from({ length: 600 }, (_, i) => (i % 7 === 3 ? null : i === 500 ? ecrecoverInput(bad) : ecrecoverInput(raws[i % raws.length]!)))
+    const senders = await recoverOnAnvil(anvil.url, inputs, 5_000)
+    const expected = await Promise.all(raws.map(async (raw) => ((await recoverInline([raw]))[0] as { sender: string }).sender))
+    expect(senders).toEqual(inputs.map((input, i) => (input === null || i === 500 ? null : expected[i % raws.length])))
+    expect(ecrecoverInput('0x02c0')).toBeNull()
+  })
 
   it('recovers every tx type as the JS recovery does', async () => {
     const raws = await everyTxType()
