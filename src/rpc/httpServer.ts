@@ -43,6 +43,8 @@ export interface HttpServerOptions {
 export function createRpcApp(rpc: JSONRPCServer<RequestContext>, options: HttpServerOptions): express.Express {
   const app = express()
   app.disable('x-powered-by')
+  // JSON-RPC answers to POSTs are never cached: no ETag (express would hash every answer's body).
+  app.disable('etag')
   app.get('/health', (_req, res) => {
     const healthy = options.health()
     res.status(healthy ? 200 : 503).json({ healthy, ...options.healthDetail?.() })
@@ -73,7 +75,8 @@ export function createRpcApp(rpc: JSONRPCServer<RequestContext>, options: HttpSe
       return
     }
     const apiKey = req.headers['x-api-key']
-    if (!byIp.take(req.ip ?? 'unknown', requests.length) || (typeof apiKey === 'string' && !byKey.take(apiKey, requests.length))) {
+    // req.ip is worked out (proxy rules) only when it is needed.
+    if ((byIp.limited && !byIp.take(req.ip ?? 'unknown', requests.length)) || (typeof apiKey === 'string' && !byKey.take(apiKey, requests.length))) {
       res.status(429).json(errorResponse(RpcErrorCode.RateLimited, 'rate limit exceeded: slow down and retry'))
       return
     }

@@ -9,6 +9,11 @@ export class RateLimiter {
 
   constructor(readonly perSecond: number) {}
 
+  /** False when there is no limit: every take succeeds. */
+  get limited(): boolean {
+    return this.perSecond > 0
+  }
+
   /** Takes `cost` tokens for the key; false when its bucket cannot pay (the request is refused). */
   take(key: string, cost = 1, now = Date.now()): boolean {
     if (this.perSecond <= 0) return true
