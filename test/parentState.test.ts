@@ -38,6 +38,16 @@ describe('ParentState', () => {
     expect(await chain.blockNumber()).toBe(parent.number)
   })
 
+  it('on a snapshotted parent, commit executes the block again rather than leave the snapshot behind', async () => {
+    const parent = await ParentState.capture(chain, COINBASE)
+    const txs = [await group()]
+    const executed = await parent.execute(parent.timestamp + 12n, txs)
+    const committed = await parent.commit(parent.timestamp + 12n, txs, executed.ok ? executed : undefined)
+    expect(committed.ok).toBe(true)
+    expect(committed).not.toBe(executed)
+    expect(await chain.blockNumber()).toBe(parent.number + 1n)
+  })
+
   it('abandon() after commit keeps the committed block', async () => {
     const parent = await ParentState.capture(chain, COINBASE)
     const committed = await parent.commit(parent.timestamp + 12n, [await group()])

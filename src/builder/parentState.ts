@@ -100,12 +100,14 @@ export class ParentState {
 
   /**
    * Keeps the groups' block on the parent: the slot's canonical block. Pass the result of an
-   * earlier `execute` of the same groups: if its block is still on top it is kept as it is,
-   * otherwise the groups are executed again with its settled builder txs.
+   * earlier `execute` of the same groups: if its block is still on top of a parent undone by
+   * rollback it is kept as it is, otherwise the groups are executed again with its settled
+   * builder txs.
    */
   async commit(timestamp: bigint, groups: readonly TxGroup[], settled?: Extract<ExecutionResult, { ok: true }>): Promise<ExecutionResult> {
     this.open = false
-    if (settled && this.onTop === settled) return settled
+    // Keeping a block on a snapshotted parent would leave the snapshot (a full state copy) behind.
+    if (settled && this.onTop === settled && this.undo.by === 'rollback') return settled
     await this.backToParent({ again: false })
     return executeGroups(this.chain, this.executionContext(timestamp), groups, settled?.plans ?? groups.map(emptyPlan))
   }
