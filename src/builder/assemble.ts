@@ -4,8 +4,8 @@ import { bundleGroup, mempoolGroup } from './groups.js'
 import type { BlockItem, OrderingAlgorithm, SimulatedBundle } from './ordering.js'
 import type { ParentState } from './parentState.js'
 
-/** One algorithm's block: what it holds, what it left out and why, and what it is worth. */
-export interface CandidateBlock {
+/** One algorithm's block as compared and reported: what it holds, what it left out and why, and what it is worth. */
+export interface CandidateSummary {
   algorithm: string
   /** Final block order (bundles that failed in place removed). */
   items: BlockItem[]
@@ -13,6 +13,10 @@ export interface CandidateBlock {
   leftOut: Array<{ bundle: SimulatedBundle; failure: BundleFailure }>
   /** Builder balance increase over the parent block, in wei. */
   value: bigint
+}
+
+/** A candidate executed for real: the block that can be kept. */
+export interface CandidateBlock extends CandidateSummary {
   execution: Extract<ExecutionResult, { ok: true }>
 }
 
@@ -60,7 +64,7 @@ export async function assembleBlock(
  * top of block, a mempool tx its gas limit (it has not been simulated). What does not fit is
  * left out (bundles with the gas they need); later, smaller items may still fit.
  */
-function withinGasLimit(items: readonly BlockItem[], gasLimit: bigint, leftOut: CandidateBlock['leftOut']): BlockItem[] {
+export function withinGasLimit(items: readonly BlockItem[], gasLimit: bigint, leftOut: CandidateBlock['leftOut']): BlockItem[] {
   let gasLeft = gasLimit
   return items.filter((item) => {
     const gas = item.kind === 'bundle' ? item.bundle.gasUsed : item.tx.gas

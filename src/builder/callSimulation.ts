@@ -18,6 +18,9 @@ const BALANCE_PROBE: Address = '0x00000000000000000000000000000000b0b0e000'
 const PROBE_CALLER: Address = '0x00000000000000000000000000000000b0b0e001'
 const PROBE_GAS = 50_000n
 
+/** A signed tx as decoded at submission (bundle or public mempool), its sender recovered. */
+export type CallableTx = Pick<BundleTx, 'raw' | 'nonce' | 'gas' | 'maxFeePerGas' | 'maxPriorityFeePerGas' | 'value' | 'to' | 'sender'>
+
 /** What the parent block offers to a call simulation. */
 export interface CallSimulationContext {
   chain: ChainClient
@@ -44,14 +47,11 @@ export async function simulateByCalls(context: CallSimulationContext, bundles: r
   const { chain, parent } = context
   const requests = bundles.map((bundle) => simulationRequest(context, bundle))
   const candidates = requests.flatMap((request, i) => (request ? [i] : []))
-  const senders = [...new Set(candidates.flatMap((i) => bundles[i]!.txs.map((tx) => tx.sender!)))]
-
-  const [nonceAnswers, simAnswers] = await Promise.all([
-    chain.batch(senders.map((sender) => ({ method: 'eth_getTransactionCount', params: [sender, toHex(parent.number)] }))),
+  const senders = candidates.flatMap((i) => bundles[i]!.txs.map((tx) => tx.sender!))
+  const [nonces, simAnswers] = await Promise.all([
+    parentNonces(chain, parent, senders),
     inBatches(chain, candidates.map((i) => ({ method: 'eth_simulateV1', params: requests[i]! }))),
   ])
-  const nonces = new Map<Address, number>()
-  nonceAnswers.forEach((answer, i) => answer.ok && nonces.set(senders[i]!, Number(answer.result)))
 
   const results: Array<SimulationResult | undefined> = bundles.map(() => undefined)
   candidates.forEach((bundleIndex, i) => {
@@ -61,12 +61,12 @@ export async function simulateByCalls(context: CallSimulationContext, bundles: r
   return results
 }
 
-interface SimulatedCall {
+export interface SimulatedCall {
   status: Hex
   gasUsed: Hex
   returnData: Hex
 }
-interface SimulatedBlock {
+export interface SimulatedBlock {
   calls: SimulatedCall[]
 }
 
@@ -94,7 +94,15 @@ function simulationRequest({ parent, timestamp }: CallSimulationContext, bundle:
     if (!call) return undefined
     calls.push(call)
   }
-  calls.push({ from: PROBE_CALLER, to: BALANCE_PROBE, gas: toHex(PROBE_GAS), maxFeePerGas: toHex(parent.nextBaseFee), maxPriorityFeePerGas: '0x0' })
+  return probedBlockParams({ parent, timestamp }, calls)
+}
+
+/**
+ * `eth_simulateV1` params: the calls as the next block on the parent (its number, timestamp,
+ * coinbase, base fee, gas limit), then the coinbase balance probe as the last call.
+ */
+export function probedBlockParams({ parent, timestamp }: Pick<CallSimulationContext, 'parent' | 'timestamp'>, calls: readonly Record<string, unknown>[]): unknown[] {
+  const probe = { from: PROBE_CALLER, to: BALANCE_PROBE, gas: toHex(PROBE_GAS), maxFeePerGas: toHex(parent.nextBaseFee), maxPriorityFeePerGas: '0x0' }
   return [
     {
       blockStateCalls: [
@@ -110,7 +118,7 @@ function simulationRequest({ parent, timestamp }: CallSimulationContext, bundle:
             [BALANCE_PROBE]: { code: BALANCE_PROBE_CODE },
             [PROBE_CALLER]: { balance: toHex(PROBE_GAS * parent.nextBaseFee) },
           },
-          calls,
+          calls: [...calls, probe],
         },
       ],
       validation: true,
@@ -119,12 +127,36 @@ function simulationRequest({ parent, timestamp }: CallSimulationContext, bundle:
   ]
 }
 
+/** The coinbase balance the probe read after the calls, or undefined if the probe failed. */
+export function probedCoinbaseBalance(calls: readonly SimulatedCall[]): bigint | undefined {
+  const probe = calls.at(-1)
+  return probe?.status === '0x1' ? BigInt(probe.returnData) : undefined
+}
+
+/** Each sender's nonce on the parent block (missing if the node did not answer). */
+export async function parentNonces(chain: ChainClient, parent: ParentState, senders: Iterable<Address>): Promise<Map<Address, number>> {
+  const list = [...new Set(senders)]
+  const answers = await chain.batch(list.map((sender) => ({ method: 'eth_getTransactionCount', params: [sender, toHex(parent.number)] })))
+  const nonces = new Map<Address, number>()
+  answers.forEach((answer, i) => answer.ok && nonces.set(list[i]!, Number(answer.result)))
+  return nonces
+}
+
 /** The tx as an `eth_simulateV1` call; undefined for what a call cannot reproduce (or a fee cap under the base fee). */
-function callOf(tx: BundleTx, baseFee: bigint): Record<string, unknown> | undefined {
+export function callOf(tx: CallableTx, baseFee: bigint): Record<string, unknown> | undefined {
   if (!tx.sender || tx.maxFeePerGas < baseFee) return undefined
+  // A slot values each tx several times (top of block, then in each candidate order).
+  let call = callCache.get(tx)
+  if (call === undefined) callCache.set(tx, (call = decodedCall(tx, tx.sender) ?? null))
+  return call ?? undefined
+}
+
+const callCache = new WeakMap<CallableTx, Record<string, unknown> | null>()
+
+function decodedCall(tx: CallableTx, sender: Address): Record<string, unknown> | undefined {
   const parsed = parseTransaction(tx.raw)
   const common = {
-    from: tx.sender,
+    from: sender,
     ...(tx.to ? { to: tx.to } : {}),
     input: parsed.data ?? '0x',
     value: toHex(tx.value),
@@ -164,8 +196,7 @@ function judge(parent: ParentState, bundle: Bundle, blocks: SimulatedBlock[], no
     }
     gasUsed += BigInt(call.gasUsed)
   }
-  const probe = calls.at(-1)!
-  if (probe.status !== '0x1') return undefined
-  const coinbaseBalance = BigInt(probe.returnData)
+  const coinbaseBalance = probedCoinbaseBalance(calls)
+  if (coinbaseBalance === undefined) return undefined
   return { ok: true, builderPayment: coinbaseBalance - parent.coinbaseBalance, gasUsed, sponsorships: [], refund: null }
 }

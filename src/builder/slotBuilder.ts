@@ -6,7 +6,8 @@ import type { SlotClock } from '../clock/slotClock.js'
 import type { SlotCutoffs } from '../config.js'
 import type { BundleTrace, TraceStore } from '../bundle/traceStore.js'
 import type { Bundle } from '../bundle/types.js'
-import { assembleBlock, itemGroups, type CandidateBlock } from './assemble.js'
+import { assembleBlock, itemGroups, withinGasLimit, type CandidateBlock, type CandidateSummary } from './assemble.js'
+import { blockValueByCalls } from './callBlockValue.js'
 import type { BuilderSigner } from './builderTxs.js'
 import type { GroupOutcome } from './execution.js'
 import type { RelayAuction } from './auction.js'
@@ -124,9 +125,8 @@ export class SlotBuilder {
     timings.simulateMs = performance.now() - mark - timings.verifyWaitMs
     mark = performance.now()
     const pool = mempool.ordered(parent.nextBaseFee)
-    const candidates = await assembleCandidates(parent, timestamp, algorithms, algorithms.map((a) => a.order(simulated, pool, parent.nextBaseFee)))
-    // Ties go to the first algorithm, so the choice is deterministic.
-    const best = candidates.reduce((a, b) => (b.value > a.value ? b : a))
+    const orders = algorithms.map((a) => a.order(simulated, pool, parent.nextBaseFee))
+    const { candidates, best } = await assembleCandidates(chain, parent, timestamp, algorithms, orders)
     const { won, competitorBid } = auction.decide(best.value)
     timings.assembleMs = performance.now() - mark
 
@@ -256,7 +256,7 @@ export class SlotBuilder {
 
   private recordOutcomes(
     simulated: readonly SimulatedBundle[],
-    candidates: readonly CandidateBlock[],
+    candidates: readonly CandidateSummary[],
     best: CandidateBlock,
     mined: MinedBlock,
     won: boolean,
@@ -292,30 +292,75 @@ export class SlotBuilder {
 }
 
 /**
- * One candidate block per algorithm. Algorithms often agree (e.g. equal-gas bundles rank the
- * same by payment and by fee per gas); the same order on the same parent assembles the same
- * block, so each distinct order is built once. The order worth most at top of block is built
- * last: the chosen block is usually the last executed, and then it is kept, not re-executed.
+ * One candidate block per algorithm, and the one to submit (most valuable; ties go to the
+ * first algorithm, so the choice is deterministic). Algorithms often agree (e.g. equal-gas
+ * bundles rank the same by payment and by fee per gas); the same order on the same parent
+ * makes the same block, so each distinct order is built once.
+ *
+ * Each distinct order is first valued as calls (`blockValueByCalls`); when calls can value
+ * them all, only the most valuable is executed for real, and its block is kept if it is
+ * worth what the calls said. Otherwise every order is executed for real, in ascending
+ * top-of-block value: the chosen block is usually the last executed, and then it is kept.
  */
 async function assembleCandidates(
+  chain: ChainClient,
   parent: ParentState,
   timestamp: bigint,
   algorithms: readonly OrderingAlgorithm[],
   orders: BlockItem[][],
-): Promise<CandidateBlock[]> {
+): Promise<{ candidates: CandidateSummary[]; best: CandidateBlock }> {
   const keyOf = (items: readonly BlockItem[]) => items.map((item) => (item.kind === 'bundle' ? item.bundle.trace.bundle.hash : item.tx.hash)).join()
+  const distinct = new Map<string, { items: BlockItem[]; algorithm: OrderingAlgorithm }>()
+  orders.forEach((items, i) => distinct.has(keyOf(items)) || distinct.set(keyOf(items), { items, algorithm: algorithms[i]! }))
+  const perAlgorithm = (built: Map<string, CandidateSummary>) => orders.map((items, i) => ({ ...built.get(keyOf(items))!, algorithm: algorithms[i]!.name }))
+
+  const valued = await valueByCalls(chain, parent, timestamp, [...distinct.values()])
+  if (valued) {
+    const { order, summary } = valued.best
+    const winner = await assembleBlock(parent, timestamp, order.algorithm, order.items)
+    if (winner.value === summary.value && winner.leftOut.length === summary.leftOut.length) {
+      const built = new Map(valued.summaries.map((s) => [keyOf(s.items), s]))
+      built.set(keyOf(order.items), winner)
+      const candidates = perAlgorithm(built)
+      return { candidates, best: candidates[orders.findIndex((items) => keyOf(items) === keyOf(order.items))] as CandidateBlock }
+    }
+  }
+
   const topOfBlockValue = (items: readonly BlockItem[]) => items.reduce((sum, item) => sum + (item.kind === 'bundle' ? item.bundle.builderPayment : 0n), 0n)
-  const distinct = new Map<string, { items: BlockItem[]; algorithm: OrderingAlgorithm; value: bigint }>()
-  orders.forEach((items, i) => {
-    const key = keyOf(items)
-    if (!distinct.has(key)) distinct.set(key, { items, algorithm: algorithms[i]!, value: topOfBlockValue(items) })
-  })
-  const built = new Map<string, CandidateBlock>()
+  const built = new Map<string, CandidateSummary>()
   // Ascending value; reversed first so that among equal values the first algorithm's order,
   // the one a tie goes to, is built last.
-  const schedule = [...distinct.entries()].reverse().sort(([, a], [, b]) => (a.value < b.value ? -1 : a.value > b.value ? 1 : 0))
+  const schedule = [...distinct.entries()].reverse().sort(([, a], [, b]) => compare(topOfBlockValue(a.items), topOfBlockValue(b.items)))
   for (const [key, { items, algorithm }] of schedule) built.set(key, await assembleBlock(parent, timestamp, algorithm, items))
-  return orders.map((items, i) => ({ ...built.get(keyOf(items))!, algorithm: algorithms[i]!.name }))
+  const candidates = perAlgorithm(built) as CandidateBlock[]
+  return { candidates, best: candidates.reduce((a, b) => (b.value > a.value ? b : a)) }
+}
+
+/**
+ * Every order's block value from calls (after the gas-limit check), and the most valuable
+ * (the first of equals); undefined if calls cannot value one of them.
+ */
+async function valueByCalls(
+  chain: ChainClient,
+  parent: ParentState,
+  timestamp: bigint,
+  orders: ReadonlyArray<{ items: BlockItem[]; algorithm: OrderingAlgorithm }>,
+): Promise<{ summaries: CandidateSummary[]; best: { order: (typeof orders)[number]; summary: CandidateSummary } } | undefined> {
+  const summaries: CandidateSummary[] = []
+  for (const { items, algorithm } of orders) {
+    const leftOut: CandidateSummary['leftOut'] = []
+    const fitting = withinGasLimit(items, parent.gasLimit, leftOut)
+    const value = await blockValueByCalls({ chain, parent, timestamp }, fitting)
+    if (value === undefined) return undefined
+    const bundles = fitting.flatMap((item) => (item.kind === 'bundle' ? [item.bundle] : []))
+    summaries.push({ algorithm: algorithm.name, items, bundles, leftOut, value })
+  }
+  const bestIndex = summaries.reduce((best, s, i) => (s.value > summaries[best]!.value ? i : best), 0)
+  return { summaries, best: { order: orders[bestIndex]!, summary: summaries[bestIndex]! } }
+}
+
+function compare(a: bigint, b: bigint): number {
+  return a < b ? -1 : a > b ? 1 : 0
 }
 
 /** Timings to 0.1 ms: enough for a report, and stable to read. */

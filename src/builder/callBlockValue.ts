@@ -1,0 +1,55 @@
+import { callOf, parentNonces, probedBlockParams, probedCoinbaseBalance, type CallSimulationContext, type CallableTx, type SimulatedBlock } from './callSimulation.js'
+import type { BlockItem } from './ordering.js'
+
+/**
+ * What a candidate block is worth to the builder, from one `eth_simulateV1` request: every
+ * item's txs as calls in block order, then the coinbase balance probe. Nothing is mined.
+ *
+ * Like `simulateByCalls`, it answers only where the calls decide exactly what the mined block
+ * would, and `undefined` otherwise, for the block to be executed for real: a bundle tx whose
+ * nonce does not follow its sender's earlier txs in the block, or that reverts without being
+ * allowed to (the bundle fails in place), refund terms, a tx a call cannot reproduce, or an
+ * error of the request (e.g. a sender that cannot pay at its position). A public tx with a
+ * nonce or fee cap a block cannot take is left out, as the node leaves it out.
+ *
+ * @example const value = await blockValueByCalls({ chain, parent, timestamp }, items)
+ */
+export async function blockValueByCalls(context: CallSimulationContext, items: readonly BlockItem[]): Promise<bigint | undefined> {
+  const { chain, parent } = context
+  const baseFee = parent.nextBaseFee
+  const txsOf = (item: BlockItem): readonly CallableTx[] => (item.kind === 'tx' ? [item.tx] : item.bundle.trace.bundle.txs)
+  if (items.some((item) => item.kind === 'bundle' && item.bundle.trace.bundle.refundPercent)) return undefined
+  if (items.some((item) => txsOf(item).some((tx) => !tx.sender))) return undefined
+  const expected = await parentNonces(chain, parent, items.flatMap((item) => txsOf(item).map((tx) => tx.sender!)))
+
+  const calls: Record<string, unknown>[] = []
+  const mayRevert: boolean[] = []
+  for (const item of items) {
+    if (item.kind === 'tx') {
+      const { tx } = item
+      if (tx.nonce !== expected.get(tx.sender) || tx.maxFeePerGas < baseFee) continue
+      const call = callOf(tx, baseFee)
+      if (!call) return undefined
+      expected.set(tx.sender, tx.nonce + 1)
+      calls.push(call)
+      mayRevert.push(true)
+      continue
+    }
+    const bundle = item.bundle.trace.bundle
+    for (const tx of bundle.txs) {
+      const call = callOf(tx, baseFee)
+      if (!call || tx.nonce !== expected.get(tx.sender!)) return undefined
+      expected.set(tx.sender!, tx.nonce + 1)
+      calls.push(call)
+      mayRevert.push(bundle.revertingTxHashes.has(tx.hash))
+    }
+  }
+
+  const [answer] = await chain.batch([{ method: 'eth_simulateV1', params: probedBlockParams(context, calls) }])
+  if (!answer?.ok) return undefined
+  const simulated = (answer.result as SimulatedBlock[])[0]?.calls
+  if (simulated?.length !== calls.length + 1) return undefined
+  if (simulated.some((call, i) => i < calls.length && call.status !== '0x1' && !mayRevert[i])) return undefined
+  const balance = probedCoinbaseBalance(simulated)
+  return balance === undefined ? undefined : balance - parent.coinbaseBalance
+}
