@@ -4,6 +4,12 @@ import { launchAnvil, type LaunchedAnvil } from '../src/chain/launchAnvil.js'
 import { ChainClient } from '../src/chain/chainClient.js'
 import { ParentState } from '../src/builder/parentState.js'
 import { simulateByCalls } from '../src/builder/callSimulation.js'
+import { blockValueByCalls } from '../src/builder/callBlockValue.js'
+import { assembleBlock } from '../src/builder/assemble.js'
+import { byArrivalOrder, type BlockItem } from '../src/builder/ordering.js'
+import { decodeSignedTx } from '../src/bundle/decode.js'
+import type { BundleTrace } from '../src/bundle/traceStore.js'
+import type { MempoolTx } from '../src/builder/mempool.js'
 import { simulateManyTopOfBlock, simulateTopOfBlock } from '../src/builder/simulate.js'
 import { decodeBundle } from '../src/bundle/decode.js'
 import { recoverSenders } from '../src/bundle/verifySenders.js'
@@ -113,7 +119,47 @@ describe('top-of-block simulation as eth_simulateV1 calls', () => {
     expect(results[1]).toMatchObject({ ok: false, failure: { kind: 'LackOfFundForGasLimit' } })
     expect(await chain.blockNumber()).toBe(parent.number)
   })
+
+  it('a candidate block valued as calls is worth what the mined block is worth; a bundle failing in place is left to execution', async () => {
+    const [k0, k1, k2] = DEV_KEYS
+    const head = await chain.blockNumber()
+    const nonceOf = (key: Hex) => chain.nonce(accountOf(key).address, head)
+    const n0 = await nonceOf(k0)
+    const n2 = await nonceOf(k2)
+    const tip = await bundleOf([await signTx({ key: k1, nonce: await nonceOf(k1), to: TIPPER, value: parseEther('0.02'), data: '0x' })])
+    const pair = await bundleOf([await signTx({ key: k0, nonce: n0 }), await signTx({ key: k0, nonce: n0 + 1, maxPriorityFeePerGas: parseGwei('3') })])
+    const publicTx = await mempoolTx(await signTx({ key: k2, nonce: n2, maxPriorityFeePerGas: parseGwei('4') }))
+    const staleTx = await mempoolTx(await signTx({ key: k2, nonce: n2 + 5 }))
+    const items: BlockItem[] = [bundleItem(tip), { kind: 'tx', tx: publicTx }, bundleItem(pair), { kind: 'tx', tx: staleTx }]
+    // The same nonce of k0 again, after `pair` spent it: this bundle fails in place.
+    const clash = await bundleOf([await signTx({ key: k0, nonce: n0, value: 2n })])
+
+    const parent = await ParentState.capture(chain, COINBASE, BUILDER)
+    const timestamp = parent.timestamp + 12n
+    const value = await blockValueByCalls({ chain, parent, timestamp }, items)
+    const clashing = await blockValueByCalls({ chain, parent, timestamp }, [...items, bundleItem(clash)])
+    const mined = await assembleBlock(parent, timestamp, byArrivalOrder, [...items])
+    await parent.release()
+
+    expect(mined.leftOut).toEqual([])
+    expect(mined.execution.groups[3]!.dropped).toHaveLength(1)
+    expect(value).toBe(mined.value)
+    expect(value! > parseEther('0.02')).toBe(true)
+    expect(clashing).toBeUndefined()
+  })
 })
+
+/** A simulated bundle as the ordering algorithms see it (only its bundle matters for valuing a block). */
+function bundleItem(bundle: Bundle): BlockItem {
+  return { kind: 'bundle', bundle: { trace: { bundle } as BundleTrace, builderPayment: 0n, gasUsed: 0n } }
+}
+
+async function mempoolTx(raw: Hex): Promise<MempoolTx> {
+  const decoded = decodeSignedTx(raw, 'tx', 31337)
+  if (typeof decoded === 'string') throw new Error(decoded)
+  const { txs } = await bundleOf([raw]) // recovers the sender
+  return { ...decoded, sender: txs[0]!.sender!, sequence: 0 }
+}
 
 async function droppable(key: Hex, usedNonce: number): Promise<Bundle> {
   const stale = await signTx({ key, nonce: usedNonce, value: 3n })
