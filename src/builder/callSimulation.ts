@@ -133,14 +133,21 @@ export function probedCoinbaseBalance(calls: readonly SimulatedCall[]): bigint |
   return probe?.status === '0x1' ? BigInt(probe.returnData) : undefined
 }
 
-/** Each sender's nonce on the parent block (missing if the node did not answer). */
+/**
+ * Each sender's nonce on the parent block (missing if the node did not answer). The parent
+ * never changes, so a slot reads each sender once (top of block, then every candidate order).
+ */
 export async function parentNonces(chain: ChainClient, parent: ParentState, senders: Iterable<Address>): Promise<Map<Address, number>> {
-  const list = [...new Set(senders)]
-  const answers = await chain.batch(list.map((sender) => ({ method: 'eth_getTransactionCount', params: [sender, toHex(parent.number)] })))
-  const nonces = new Map<Address, number>()
-  answers.forEach((answer, i) => answer.ok && nonces.set(list[i]!, Number(answer.result)))
-  return nonces
+  let known = nonceCache.get(parent)
+  if (!known) nonceCache.set(parent, (known = new Map()))
+  const wanted = new Set(senders)
+  const missing = [...wanted].filter((sender) => !known.has(sender))
+  const answers = await chain.batch(missing.map((sender) => ({ method: 'eth_getTransactionCount', params: [sender, toHex(parent.number)] })))
+  answers.forEach((answer, i) => answer.ok && known.set(missing[i]!, Number(answer.result)))
+  return new Map([...wanted].flatMap((sender) => (known.has(sender) ? [[sender, known.get(sender)!] as const] : [])))
 }
+
+const nonceCache = new WeakMap<ParentState, Map<Address, number>>()
 
 /** The tx as an `eth_simulateV1` call; undefined for what a call cannot reproduce (or a fee cap under the base fee). */
 export function callOf(tx: CallableTx, baseFee: bigint): Record<string, unknown> | undefined {
