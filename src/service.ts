@@ -1,6 +1,6 @@
 import { JSONRPCErrorException, JSONRPCServer } from 'json-rpc-2.0'
 import { privateKeyToAccount } from 'viem/accounts'
-import { hexToNumber, toHex, type Address } from 'viem'
+import type { Address } from 'viem'
 import { resolveConfig, slotCutoffs, type BundlesimConfig } from './config.js'
 import { createLogger } from './log.js'
 import { launchAnvil, type LaunchAnvilOptions } from './chain/launchAnvil.js'
@@ -205,10 +205,7 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
       return reports
     }
     const headNonce = (address: Address) => chain.nonce(address, builder.head.number)
-    const nonceReads = new BatchedNonceReads(async (reads) => {
-      const answers = await chain.batch(reads.map(({ address, blockNumber }) => ({ method: 'eth_getTransactionCount', params: [address, toHex(blockNumber)] })))
-      return answers.map((answer) => (answer.ok ? hexToNumber(answer.result) : new Error(answer.error.message)))
-    })
+    const nonceReads = new BatchedNonceReads((reads) => chain.noncesAt(reads))
     const status = (): HarnessStatus => ({
       clock: config.clock,
       slot: slotsRun,

@@ -1,4 +1,5 @@
-import { callOf, parentNonces, probedBlockParams, probedCoinbaseBalance, type CallSimulationContext, type CallableTx, type SimulatedBlock } from './callSimulation.js'
+import type { Address } from 'viem'
+import { callOf, followNonces, parentNonces, probedBlockParams, probedCoinbaseBalance, type CallSimulationContext, type CallableTx, type SimulatedBlock } from './callSimulation.js'
 import type { BlockItem } from './ordering.js'
 
 /**
@@ -20,26 +21,27 @@ export async function blockValueByCalls(context: CallSimulationContext, items: r
   const txsOf = (item: BlockItem): readonly CallableTx[] => (item.kind === 'tx' ? [item.tx] : item.bundle.trace.bundle.txs)
   if (items.some((item) => item.kind === 'bundle' && item.bundle.trace.bundle.refundPercent)) return undefined
   if (items.some((item) => txsOf(item).some((tx) => !tx.sender))) return undefined
-  const expected = await parentNonces(chain, parent, items.flatMap((item) => txsOf(item).map((tx) => tx.sender!)))
+  const expected: Map<Address, number | undefined> = await parentNonces(chain, parent, items.flatMap((item) => txsOf(item).map((tx) => tx.sender!)))
 
   const calls: Record<string, unknown>[] = []
   const mayRevert: boolean[] = []
   for (const item of items) {
     if (item.kind === 'tx') {
       const { tx } = item
-      if (tx.nonce !== expected.get(tx.sender) || tx.maxFeePerGas < baseFee) continue
+      // A public tx the block cannot take is left out, as the node leaves it out.
+      if (tx.maxFeePerGas < baseFee || tx.nonce !== expected.get(tx.sender)) continue
       const call = callOf(tx, baseFee)
       if (!call) return undefined
-      expected.set(tx.sender, tx.nonce + 1)
+      followNonces([tx], expected)
       calls.push(call)
       mayRevert.push(true)
       continue
     }
     const bundle = item.bundle.trace.bundle
+    if (!followNonces(bundle.txs, expected)) return undefined
     for (const tx of bundle.txs) {
       const call = callOf(tx, baseFee)
-      if (!call || tx.nonce !== expected.get(tx.sender!)) return undefined
-      expected.set(tx.sender!, tx.nonce + 1)
+      if (!call) return undefined
       calls.push(call)
       mayRevert.push(bundle.revertingTxHashes.has(tx.hash))
     }

@@ -142,12 +142,24 @@ export async function parentNonces(chain: ChainClient, parent: ParentState, send
   if (!known) nonceCache.set(parent, (known = new Map()))
   const wanted = new Set(senders)
   const missing = [...wanted].filter((sender) => !known.has(sender))
-  const answers = await chain.batch(missing.map((sender) => ({ method: 'eth_getTransactionCount', params: [sender, toHex(parent.number)] })))
-  answers.forEach((answer, i) => answer.ok && known.set(missing[i]!, Number(answer.result)))
+  const answers = await chain.noncesAt(missing.map((address) => ({ address, blockNumber: parent.number })))
+  answers.forEach((answer, i) => typeof answer === 'number' && known.set(missing[i]!, answer))
   return new Map([...wanted].flatMap((sender) => (known.has(sender) ? [[sender, known.get(sender)!] as const] : [])))
 }
 
 const nonceCache = new WeakMap<ParentState, Map<Address, number>>()
+
+/**
+ * Whether each tx carries its sender's next nonce, in order, as a block needs; `next` (each
+ * sender's next nonce) is advanced past the txs that do.
+ */
+export function followNonces(txs: readonly CallableTx[], next: Map<Address, number | undefined>): boolean {
+  for (const tx of txs) {
+    if (!tx.sender || tx.nonce !== next.get(tx.sender)) return false
+    next.set(tx.sender, tx.nonce + 1)
+  }
+  return true
+}
 
 /** The tx as an `eth_simulateV1` call; undefined for what a call cannot reproduce (or a fee cap under the base fee). */
 export function callOf(tx: CallableTx, baseFee: bigint): Record<string, unknown> | undefined {
@@ -186,15 +198,10 @@ function decodedCall(tx: CallableTx, sender: Address): Record<string, unknown> |
 function judge(parent: ParentState, bundle: Bundle, blocks: SimulatedBlock[], nonces: ReadonlyMap<Address, number>): SimulationResult | undefined {
   const calls = blocks[0]?.calls
   if (calls?.length !== bundle.txs.length + 1) return undefined
-  // Nonces first: Anvil refuses a tx with a wrong nonce when it is sent, before any revert counts.
-  const expected = new Map<Address, number>()
-  for (const tx of bundle.txs) {
-    const sender = tx.sender!
-    const nonce = expected.get(sender) ?? nonces.get(sender)
-    // The bundle may drop such a tx: real execution says how it ends.
-    if (nonce !== tx.nonce) return undefined
-    expected.set(sender, nonce + 1)
-  }
+  // Nonces first: Anvil refuses a tx with a wrong nonce when it is sent, before any revert
+  // counts. The bundle may drop such a tx: real execution says how it ends.
+  const next = new Map(bundle.txs.map((tx) => [tx.sender!, nonces.get(tx.sender!)]))
+  if (!followNonces(bundle.txs, next)) return undefined
   let gasUsed = 0n
   for (const [i, tx] of bundle.txs.entries()) {
     const call = calls[i]!

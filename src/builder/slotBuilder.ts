@@ -309,54 +309,64 @@ async function assembleCandidates(
   algorithms: readonly OrderingAlgorithm[],
   orders: BlockItem[][],
 ): Promise<{ candidates: CandidateSummary[]; best: CandidateBlock }> {
-  const keyOf = (items: readonly BlockItem[]) => items.map((item) => (item.kind === 'bundle' ? item.bundle.trace.bundle.hash : item.tx.hash)).join()
-  const distinct = new Map<string, { items: BlockItem[]; algorithm: OrderingAlgorithm }>()
-  orders.forEach((items, i) => distinct.has(keyOf(items)) || distinct.set(keyOf(items), { items, algorithm: algorithms[i]! }))
-  const perAlgorithm = (built: Map<string, CandidateSummary>) => orders.map((items, i) => ({ ...built.get(keyOf(items))!, algorithm: algorithms[i]!.name }))
+  const keys = orders.map((items) => items.map((item) => (item.kind === 'bundle' ? item.bundle.trace.bundle.hash : item.tx.hash)).join())
+  const distinct = new Map<string, DistinctOrder>()
+  keys.forEach((key, i) => distinct.has(key) || distinct.set(key, { key, items: orders[i]!, algorithm: algorithms[i]! }))
+  const built = new Map<string, CandidateSummary>()
+  const perAlgorithm = () => keys.map((key, i) => ({ ...built.get(key)!, algorithm: algorithms[i]!.name }))
 
   const valued = await valueByCalls(chain, parent, timestamp, [...distinct.values()])
   if (valued) {
     const { order, summary } = valued.best
     const winner = await assembleBlock(parent, timestamp, order.algorithm, order.items)
+    built.set(order.key, winner)
     if (winner.value === summary.value && winner.leftOut.length === summary.leftOut.length) {
-      const built = new Map(valued.summaries.map((s) => [keyOf(s.items), s]))
-      built.set(keyOf(order.items), winner)
-      const candidates = perAlgorithm(built)
-      return { candidates, best: candidates[orders.findIndex((items) => keyOf(items) === keyOf(order.items))] as CandidateBlock }
+      for (const [key, other] of valued.summaries) if (key !== order.key) built.set(key, other)
+      const candidates = perAlgorithm()
+      return { candidates, best: candidates[keys.indexOf(order.key)] as CandidateBlock }
     }
+    // The mined block is not worth what the calls said: every order is executed for real.
   }
 
   const topOfBlockValue = (items: readonly BlockItem[]) => items.reduce((sum, item) => sum + (item.kind === 'bundle' ? item.bundle.builderPayment : 0n), 0n)
-  const built = new Map<string, CandidateSummary>()
   // Ascending value; reversed first so that among equal values the first algorithm's order,
   // the one a tie goes to, is built last.
-  const schedule = [...distinct.entries()].reverse().sort(([, a], [, b]) => compare(topOfBlockValue(a.items), topOfBlockValue(b.items)))
-  for (const [key, { items, algorithm }] of schedule) built.set(key, await assembleBlock(parent, timestamp, algorithm, items))
-  const candidates = perAlgorithm(built) as CandidateBlock[]
+  const schedule = [...distinct.values()].filter((order) => !built.has(order.key)).reverse()
+  schedule.sort((a, b) => compare(topOfBlockValue(a.items), topOfBlockValue(b.items)))
+  for (const { key, items, algorithm } of schedule) built.set(key, await assembleBlock(parent, timestamp, algorithm, items))
+  const candidates = perAlgorithm() as CandidateBlock[]
   return { candidates, best: candidates.reduce((a, b) => (b.value > a.value ? b : a)) }
 }
 
+interface DistinctOrder {
+  key: string
+  items: BlockItem[]
+  algorithm: OrderingAlgorithm
+}
+
 /**
- * Every order's block value from calls (after the gas-limit check), and the most valuable
- * (the first of equals); undefined if calls cannot value one of them.
+ * Every order's block value from calls (after the gas-limit check), by order key, and the
+ * most valuable (the first of equals); undefined if calls cannot value one of them.
  */
 async function valueByCalls(
   chain: ChainClient,
   parent: ParentState,
   timestamp: bigint,
-  orders: ReadonlyArray<{ items: BlockItem[]; algorithm: OrderingAlgorithm }>,
-): Promise<{ summaries: CandidateSummary[]; best: { order: (typeof orders)[number]; summary: CandidateSummary } } | undefined> {
-  const summaries: CandidateSummary[] = []
-  for (const { items, algorithm } of orders) {
+  orders: readonly DistinctOrder[],
+): Promise<{ summaries: Map<string, CandidateSummary>; best: { order: DistinctOrder; summary: CandidateSummary } } | undefined> {
+  const summaries = new Map<string, CandidateSummary>()
+  let best: { order: DistinctOrder; summary: CandidateSummary } | undefined
+  for (const order of orders) {
     const leftOut: CandidateSummary['leftOut'] = []
-    const fitting = withinGasLimit(items, parent.gasLimit, leftOut)
-    const value = await blockValueByCalls({ chain, parent, timestamp }, fitting)
+    const items = withinGasLimit(order.items, parent.gasLimit, leftOut)
+    const value = await blockValueByCalls({ chain, parent, timestamp }, items)
     if (value === undefined) return undefined
-    const bundles = fitting.flatMap((item) => (item.kind === 'bundle' ? [item.bundle] : []))
-    summaries.push({ algorithm: algorithm.name, items, bundles, leftOut, value })
+    const bundles = items.flatMap((item) => (item.kind === 'bundle' ? [item.bundle] : []))
+    const summary = { algorithm: order.algorithm.name, items, bundles, leftOut, value }
+    summaries.set(order.key, summary)
+    if (!best || value > best.summary.value) best = { order, summary }
   }
-  const bestIndex = summaries.reduce((best, s, i) => (s.value > summaries[best]!.value ? i : best), 0)
-  return { summaries, best: { order: orders[bestIndex]!, summary: summaries[bestIndex]! } }
+  return best && { summaries, best }
 }
 
 function compare(a: bigint, b: bigint): number {

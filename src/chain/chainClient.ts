@@ -3,13 +3,13 @@ import {
   RpcRequestError,
   createPublicClient,
   createTestClient,
-  formatTransactionReceipt,
+  hexToNumber,
+  toHex,
   type Address,
   type Hash,
   type Hex,
   type PublicClient,
   type TestClient,
-  type TransactionReceipt,
 } from 'viem'
 import { keepAliveRpc, type BatchAnswer, type KeepAliveRpc } from './keepAliveTransport.js'
 import { pipelinedCalls } from './pipelinedRpc.js'
@@ -104,6 +104,12 @@ export class ChainClient {
    */
   nonce(address: Address, blockNumber: bigint): Promise<number> {
     return this.public.getTransactionCount({ address, blockNumber })
+  }
+
+  /** Nonces of many accounts, each at its block, in one round trip; per read its nonce or that read's error. */
+  async noncesAt(reads: ReadonlyArray<{ address: Address; blockNumber: bigint }>): Promise<Array<number | Error>> {
+    const answers = await this.batch(reads.map(({ address, blockNumber }) => ({ method: 'eth_getTransactionCount', params: [address, toHex(blockNumber)] })))
+    return answers.map((answer) => (answer.ok ? hexToNumber(answer.result) : new Error(answer.error.message)))
   }
 
   setBalance(address: Address, value: bigint): Promise<void> {
