@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { concat, keccak256, parseGwei, type Address, type Hash, type Hex } from 'viem'
+import fc from 'fast-check'
+import { concat, keccak256, parseGwei, toHex, type Address, type Hash, type Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { bundleHash, txHash } from '../src/bundle/hash.js'
 import { bundleObjectSchema, describeIssues, toSubmission } from '../src/bundle/schema.js'
@@ -38,6 +39,19 @@ describe('bundle hash (SPEC §4: keccak256 of the concatenated tx hashes, in ord
     const raw = await signTx(0)
     expect(txHash(raw)).toBe(keccak256(raw))
     expect(txHash('0x1234')).toBe(keccak256('0x1234'))
+  })
+
+  it('txHash and bundleHash agree with viem on any bytes (sizes across keccak block edges, upper-case hex)', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 600 }), fc.array(fc.uint8Array({ minLength: 32, maxLength: 32 }), { maxLength: 6 }), (bytes, hashes) => {
+        const raw = toHex(bytes)
+        expect(txHash(raw)).toBe(keccak256(raw))
+        expect(txHash(raw.toUpperCase().replace('0X', '0x') as Hex)).toBe(keccak256(raw))
+        const parts = hashes.map((h) => toHex(h))
+        expect(bundleHash(parts)).toBe(keccak256(parts.length === 0 ? '0x' : concat(parts)))
+      }),
+      { numRuns: 300 },
+    )
   })
 
   it('one hash: keccak256 of that hash', () => {

@@ -1,8 +1,24 @@
-import { concat, keccak256, type Hash, type Hex } from 'viem'
+import { createKeccak } from 'hash-wasm'
+import type { Hash, Hex } from 'viem'
+
+/**
+ * One Keccak-256 hasher (hash-wasm, WebAssembly) for the hashes every submission needs:
+ * ~1.3 µs for a signed transfer against ~10–18 µs with viem's pure-JS `keccak256`, and the
+ * ingest path hashes each tx and the bundle. Sharing it is safe: a hash is computed
+ * synchronously from init to digest.
+ */
+const keccak = await createKeccak(256)
+
+/** keccak256 of the bytes of one or more 0x hex strings, concatenated. */
+function keccakOfHex(parts: readonly Hex[]): Hash {
+  keccak.init()
+  for (const part of parts) keccak.update(Buffer.from(part.slice(2), 'hex'))
+  return `0x${keccak.digest('hex')}`
+}
 
 /** Hash of a signed tx: keccak256 of its raw bytes. */
 export function txHash(raw: Hex): Hash {
-  return keccak256(raw)
+  return keccakOfHex([raw])
 }
 
 /**
@@ -12,5 +28,5 @@ export function txHash(raw: Hex): Hash {
  * @example bundleHash([txHash(raw0), txHash(raw1)])
  */
 export function bundleHash(txHashes: readonly Hash[]): Hash {
-  return keccak256(txHashes.length === 0 ? '0x' : concat(txHashes as Hash[]))
+  return keccakOfHex(txHashes)
 }
