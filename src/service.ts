@@ -14,6 +14,8 @@ import { SlotTicker } from './clock/slotTicker.js'
 import { TraceStore } from './bundle/traceStore.js'
 import { BundleIngest } from './bundle/ingest.js'
 import { SenderRecovery } from './bundle/senderRecovery.js'
+import { IdleGate } from './bundle/idleGate.js'
+import { RequestActivity } from './rpc/requestActivity.js'
 import { BatchedNonceReads } from './bundle/batchedNonceReads.js'
 import { PublicMempool } from './builder/mempool.js'
 import { algorithmsNamed } from './builder/ordering.js'
@@ -140,6 +142,9 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
       slotSeconds: config.slotTimeSeconds,
     })
     const recovery = new SenderRecovery({ anvilUrl: supervisor.url, anvilTimeoutMs: config.anvilTimeoutMs })
+    // Deferred sender checks wait while the servers answer a burst; the slot lets them through.
+    const activity = new RequestActivity()
+    const checksGate = new IdleGate(() => activity.quietForMs())
     closers.push(() => recovery.close())
     const mempool = new PublicMempool(chainId, recovery.recover)
     const auction = new RelayAuction({
@@ -161,6 +166,7 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
       cutoffs,
       log,
       explainAbort: (error) => supervisor.explain(error),
+      releaseDeferredChecks: () => checksGate.open(),
     })
     await builder.init()
     if (saved) {
@@ -215,6 +221,7 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
       chainId,
       coinbase,
       pendingBundles: traces.pendingCount(),
+      heldChecks: checksGate.heldCount,
       mempoolTxs: mempool.size,
       healthy: supervisor.healthy,
     })
@@ -235,6 +242,7 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
         // Mid-build, the sealed block does not exist on Anvil yet: its nonces are the head's.
         readNonce: (address, blockNumber) => nonceReads.read(address, blockNumber < builder.head.number ? blockNumber : builder.head.number),
         recover: recovery.recover,
+        idle: () => checksGate.passed(),
         log,
       }),
       mempool,
@@ -274,6 +282,7 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
       rateLimitPerKey: config.rateLimitPerKey,
       health: () => supervisor.healthy,
       healthDetail: () => (supervisor.healthy ? {} : { anvil: `restarting (${supervisor.downReason})` }),
+      activity,
     }
     nameUnknownMethods(submission)
     nameUnknownMethods(stats)

@@ -37,6 +37,8 @@ export interface SlotBuilderDeps {
   log: Logger
   /** Why a slot failed, for its bundles' traces (e.g. "Anvil exited (signal SIGKILL)"). */
   explainAbort?(error: unknown): Promise<string>
+  /** Lets the deferred sender checks held back during a burst of requests run now (`IdleGate.open`). */
+  releaseDeferredChecks?(): void
 }
 
 /** The head the builder last mined; the default target of new bundles is the next block. */
@@ -181,6 +183,7 @@ export class SlotBuilder {
     const pending = traces.pendingFor(blockNumber)
     this.taken = pending
     const waitStarted = performance.now()
+    this.deps.releaseDeferredChecks?.()
     await Promise.all(pending.map((trace) => trace.verified))
     timings.verifyWaitMs = performance.now() - waitStarted
     const eligible: Array<{ trace: BundleTrace; late: number }> = []

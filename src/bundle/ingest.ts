@@ -19,6 +19,11 @@ export interface IngestDeps {
   readNonce(address: Address, blockNumber: bigint): Promise<number>
   /** Signature recovery for the deferred checks (default: on this thread). */
   recover?: RecoverFn
+  /**
+   * Resolves when the deferred checks may take the CPU (e.g. `IdleGate.passed`: once the
+   * servers are quiet). Default: right after the current turn, behind the response.
+   */
+  idle?(): Promise<void>
   log: Logger
 }
 
@@ -29,7 +34,8 @@ export interface SubmitOptions {
 
 /**
  * Accepts a schema-valid bundle: decodes and hashes it at once, records its trace, and
- * leaves signature recovery and the chain-nonce check to run right after the response.
+ * leaves signature recovery and the chain-nonce check to run after the response, when
+ * `idle` lets them (the slot waits for them before it simulates).
  */
 export class BundleIngest {
   private sequence = 0
@@ -74,7 +80,8 @@ export class BundleIngest {
 
   private verifyLater(trace: BundleTrace): Promise<void> {
     const head = this.deps.headBlock()
-    return new Promise<void>((resolve) => setImmediate(resolve))
+    const idle = this.deps.idle?.() ?? new Promise<void>((resolve) => setImmediate(resolve))
+    return idle
       .then(() => verifySenders(trace.bundle, (address) => this.deps.readNonce(address, head), this.deps.recover))
       .then((problems) => {
         if (problems.length > 0) this.deps.traces.transition(trace, 'Invalid', { error: problems.join('; ') })

@@ -16,6 +16,8 @@ export interface HarnessStatus {
   chainId: number
   coinbase: string
   pendingBundles: number
+  /** Bundles whose deferred sender checks wait for the servers to go quiet (or the next slot). */
+  heldChecks: number
   mempoolTxs: number
   healthy: boolean
 }

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net'
 import { JSONRPCServer, createJSONRPCErrorResponse, type JSONRPCRequest, type JSONRPCResponse } from 'json-rpc-2.0'
 import { envelopeError } from './envelope.js'
 import { RateLimiter } from './rateLimit.js'
+import type { RequestActivity } from './requestActivity.js'
 import type { Address } from 'viem'
 import { RpcErrorCode, httpStatusFor } from './errors.js'
 
@@ -34,6 +35,8 @@ export interface HttpServerOptions {
    * request with HTTP 403 / `-32003`.
    */
   authenticate?(headers: IncomingHttpHeaders, rawBody: string): Promise<RequestAuth>
+  /** Counts the requests being answered (background work waits for quiet). */
+  activity?: RequestActivity
 }
 
 /**
@@ -49,6 +52,13 @@ export function createRpcApp(rpc: JSONRPCServer<RequestContext>, options: HttpSe
     const healthy = options.health()
     res.status(healthy ? 200 : 503).json({ healthy, ...options.healthDetail?.() })
   })
+  const activity = options.activity
+  if (activity) {
+    app.use((_req, res, next) => {
+      activity.begin(res)
+      next()
+    })
+  }
   const byIp = new RateLimiter(options.rateLimitPerIp ?? 0)
   const byKey = new RateLimiter(options.rateLimitPerKey ?? 0)
   app.post('/', express.text({ type: () => true, limit: options.bodyLimitBytes }), async (req: Request, res: Response) => {
