@@ -72,7 +72,7 @@ function openRequest(url: string): { finish(): Promise<string> } {
 
 describe('deferred sender checks under load (real HTTP, real Anvil)', () => {
   let harness: Harness
-  const key = DEV_KEYS[5]
+  const key = DEV_KEYS[0]
 
   beforeAll(async () => {
     harness = await startTestHarness()
