@@ -1,7 +1,7 @@
 import express from 'express'
 import { JSONRPCServer } from 'json-rpc-2.0'
 import type { AddressInfo } from 'node:net'
-import { runLoad, type LoadOutcome } from './load.js'
+import { startLoadClient, type LoadOutcome } from './load.js'
 import { plain, versus, type BenchResult } from './report.js'
 import { advanceSlot, benchAccounts, benchHarness, percentile, signTransfer, using, type BenchOptions } from './support.js'
 
@@ -26,6 +26,8 @@ export async function benchIngest({ quick, size }: BenchOptions): Promise<BenchR
   const warmupBodies = bodies.splice(0, Math.ceil(bundleCount / 8))
   const perRound = Math.floor(bodies.length / rounds)
 
+  const client = startLoadClient()
+  const runLoad = client.run
   const measured = await withConstantServer((baselineUrl) =>
     using(benchHarness(), async (harness) => {
       await runLoad({ url: baselineUrl, bodies: warmupBodies, connections: CONNECTIONS, durationMs: warmupMs, maxRequests: 1e7 })
@@ -44,7 +46,7 @@ export async function benchIngest({ quick, size }: BenchOptions): Promise<BenchR
       }
       return { baseline, bundlesim, drains }
     }),
-  )
+  ).finally(() => client.close())
   for (const [name, outcomes] of [['baseline', measured.baseline], ['bundlesim', measured.bundlesim]] as const) {
     const failed = outcomes.find((o) => o.errors > 0)
     if (failed) throw new Error(`ingest ${name}: ${failed.errors} failed requests, first: ${failed.firstError}`)
