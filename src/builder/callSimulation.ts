@@ -2,6 +2,7 @@ import { parseTransaction, toHex, type Address, type Hex } from 'viem'
 import type { ChainClient } from '../chain/chainClient.js'
 import type { BatchAnswer } from '../chain/keepAliveTransport.js'
 import type { Bundle, BundleTx } from '../bundle/types.js'
+import { readPlainEip1559 } from '../bundle/plainTx.js'
 import type { ParentState } from './parentState.js'
 import type { SimulationResult } from './simulate.js'
 
@@ -173,22 +174,25 @@ export function callOf(tx: CallableTx, baseFee: bigint): Record<string, unknown>
 const callCache = new WeakMap<CallableTx, Record<string, unknown> | null>()
 
 function decodedCall(tx: CallableTx, sender: Address): Record<string, unknown> | undefined {
-  const parsed = parseTransaction(tx.raw)
   const common = {
     from: sender,
     ...(tx.to ? { to: tx.to } : {}),
-    input: parsed.data ?? '0x',
     value: toHex(tx.value),
     gas: toHex(tx.gas),
     nonce: toHex(tx.nonce),
   }
+  const fees = { maxFeePerGas: toHex(tx.maxFeePerGas), maxPriorityFeePerGas: toHex(tx.maxPriorityFeePerGas) }
+  const plain = readPlainEip1559(tx.raw)
+  if (plain) return { ...common, input: plain.data, ...fees }
+  const parsed = parseTransaction(tx.raw)
+  const input = parsed.data ?? '0x'
   switch (parsed.type) {
     case 'legacy':
-      return { ...common, gasPrice: toHex(tx.maxFeePerGas) }
+      return { ...common, input, gasPrice: toHex(tx.maxFeePerGas) }
     case 'eip2930':
-      return { ...common, gasPrice: toHex(tx.maxFeePerGas), accessList: parsed.accessList }
+      return { ...common, input, gasPrice: toHex(tx.maxFeePerGas), accessList: parsed.accessList }
     case 'eip1559':
-      return { ...common, maxFeePerGas: toHex(tx.maxFeePerGas), maxPriorityFeePerGas: toHex(tx.maxPriorityFeePerGas), accessList: parsed.accessList }
+      return { ...common, input, ...fees, accessList: parsed.accessList }
     default:
       return undefined
   }

@@ -1,5 +1,6 @@
 import { parseTransaction, type Hash, type Hex } from 'viem'
 import { bundleHash, txHash } from './hash.js'
+import { readPlainEip1559, type PlainEip1559 } from './plainTx.js'
 import type { Bundle, BundleSubmission, BundleTx } from './types.js'
 
 export interface DecodeContext {
@@ -79,21 +80,36 @@ export type DecodedTx = Omit<BundleTx, 'index'>
  * message starting with `where` (e.g. `txs[1]`). Pass `hash` when it is already known.
  */
 export function decodeSignedTx(raw: Hex, where: string, chainId: number, hash: Hash = txHash(raw)): DecodedTx | string {
+  const tx = readPlainEip1559(raw) ?? parsedFields(raw)
+  if (typeof tx === 'string') return `${where}: ${tx}`
+  if (tx.chainId !== undefined && tx.chainId !== chainId) {
+    return `${where}: wrong chain id ${tx.chainId}, expected ${chainId}`
+  }
+  return {
+    raw,
+    hash,
+    nonce: tx.nonce,
+    gas: tx.gas,
+    maxFeePerGas: tx.maxFeePerGas,
+    maxPriorityFeePerGas: tx.maxPriorityFeePerGas,
+    value: tx.value,
+    to: tx.to,
+  }
+}
+
+/** The fields decodeSignedTx needs, by viem's `parseTransaction` (any tx type), or why it cannot. */
+function parsedFields(raw: Hex): Omit<PlainEip1559, 'chainId' | 'data'> & { chainId?: number } | string {
   let tx: ReturnType<typeof parseTransaction>
   try {
     tx = parseTransaction(raw)
   } catch (error) {
     const reason = (error as { shortMessage?: string }).shortMessage ?? (error as Error).message
-    return `${where}: undecodable transaction (${reason.split('\n')[0]})`
+    return `undecodable transaction (${reason.split('\n')[0]})`
   }
-  if (tx.r === undefined || tx.s === undefined) return `${where}: transaction is not signed`
-  if (tx.chainId !== undefined && tx.chainId !== chainId) {
-    return `${where}: wrong chain id ${tx.chainId}, expected ${chainId}`
-  }
+  if (tx.r === undefined || tx.s === undefined) return 'transaction is not signed'
   const gasPrice = 'gasPrice' in tx && tx.gasPrice !== undefined ? tx.gasPrice : undefined
   return {
-    raw,
-    hash,
+    chainId: tx.chainId,
     nonce: tx.nonce ?? 0,
     gas: tx.gas ?? 0n,
     maxFeePerGas: tx.maxFeePerGas ?? gasPrice ?? 0n,
