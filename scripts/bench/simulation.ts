@@ -1,3 +1,4 @@
+import type { PrivateKeyAccount } from 'viem/accounts'
 import type { Harness } from '../../src/index.js'
 import type { SlotReport } from '../../src/builder/slotReport.js'
 import { plain, versus, type BenchResult, type Figure } from './report.js'
@@ -23,63 +24,87 @@ import {
  * Top-of-block simulation: N independent 2-tx bundles through the builder (submit all, time
  * one slot, read its `simulateMs`), against the rate at which a separate Anvil executes the
  * same txs through `eth_simulateV1` (one request per bundle, and JSON-RPC batches of 100;
- * the faster is the baseline). The builder's RPCs to its Anvil are profiled per method.
+ * the faster is the baseline). Builder and baseline are measured in alternating rounds (the
+ * builder's round r lands nonces 2r and 2r+1 of the same accounts), so that a machine
+ * slowing mid-run blurs both alike. The builder's RPCs to its Anvil are profiled per method.
  */
 export async function benchSimulation({ quick, size }: BenchOptions): Promise<BenchResult> {
   const count = size ?? (quick ? 50 : 2_000)
-  const { accounts, bundles } = await independentBundles(count, 'simulation')
+  const rounds = quick ? 1 : 3
+  const roundBundles: SignedTx[][][] = []
+  let accounts: PrivateKeyAccount[] = []
+  for (let round = 0; round < rounds; round++) {
+    const signed = await independentBundles(count, 'simulation', () => ({}), 2 * round)
+    accounts = signed.accounts
+    roundBundles.push(signed.bundles)
+  }
   const addresses = accounts.map((a) => a.address)
+  const firstRound = roundBundles[0]!
 
-  const anvil = await using(baselineAnvil(), async (node) => {
-    await fund(node.url, addresses)
-    return simulateV1Rates(node.url, bundles)
-  })
+  const measured = await using(baselineAnvil(), (node) =>
+    using(benchHarness({ algorithms: ['arrival'] }), async (harness) => {
+      await fund(node.url, addresses)
+      await fund(harness.anvilUrl, addresses)
+      const singleRate = await simulateV1SingleRate(node.url, firstRound)
+      const batchRates: number[] = []
+      const slots: Array<Awaited<ReturnType<typeof profiledSlot>>> = []
+      for (const bundles of roundBundles) {
+        batchRates.push(await simulateV1BatchRate(node.url, firstRound))
+        await submitBundles(harness.rpcUrl, bundles)
+        const slot = await profiledSlot(harness)
+        if (slot.slot.bundles.length !== count) throw new Error(`simulation: ${slot.slot.bundles.length} of ${count} bundles landed`)
+        slots.push(slot)
+      }
+      return { singleRate, batchRates, slots }
+    }),
+  )
 
-  const { slot, profile, simulateRpcBusyMs } = await using(benchHarness({ algorithms: ['arrival'] }), async (harness) => {
-    await fund(harness.anvilUrl, addresses)
-    await submitBundles(harness.rpcUrl, bundles)
-    return profiledSlot(harness)
-  })
-  if (slot.bundles.length !== count) throw new Error(`simulation: ${slot.bundles.length} of ${count} bundles landed`)
-
-  const builderRate = (count / slot.timings.simulateMs) * 1000
-  const anvilRate = Math.max(anvil.singleRate, anvil.batchRate)
-  const perSim = profile.simulate
+  const simulateMs = measured.slots.reduce((sum, s) => sum + s.slot.timings.simulateMs, 0)
+  const builderRate = ((count * rounds) / simulateMs) * 1000
+  const batchRate = measured.batchRates.length / measured.batchRates.reduce((sum, rate) => sum + 1 / rate, 0)
+  const anvilRate = Math.max(measured.singleRate, batchRate)
+  const last = measured.slots[measured.slots.length - 1]!
+  const perSim = last.profile.simulate
   const calls = perSim.reduce((sum, m) => sum + m.count, 0)
   const figures: Figure[] = [
     versus('top-of-block simulation rate', builderRate, 'bundles/s', { name: 'Anvil eth_simulateV1, same txs', value: anvilRate }, 'ratio ≥ 0.5'),
-    plain('Anvil eth_simulateV1, one request per bundle', anvil.singleRate, 'bundles/s'),
-    plain('Anvil eth_simulateV1, batches of 100', anvil.batchRate, 'bundles/s'),
-    plain('simulated as eth_simulateV1 calls (the rest executed as blocks)', slot.simulations.byCalls, 'bundles'),
+    plain('Anvil eth_simulateV1, one request per bundle', measured.singleRate, 'bundles/s'),
+    plain('Anvil eth_simulateV1, batches of 100', batchRate, 'bundles/s'),
+    plain('simulated as eth_simulateV1 calls (the rest executed as blocks)', last.slot.simulations.byCalls, 'bundles'),
     plain('RPC round trips per 100 simulations', (calls / count) * 100, 'calls'),
-    versus('wall time waiting on Anvil per simulation', simulateRpcBusyMs / count, 'ms', { name: 'simulateMs per bundle', value: slot.timings.simulateMs / count }),
+    versus('wall time waiting on Anvil per simulation', last.simulateRpcBusyMs / count, 'ms', { name: 'simulateMs per bundle', value: last.slot.timings.simulateMs / count }),
   ]
+  const rate = (n: number, ms: number) => Math.round((n / ms) * 1000)
   return {
     name: 'simulation',
     title: 'Simulation',
     figures,
     notes: [
-      `${count} independent 2-tx bundles (own sender each), one slot, algorithm arrival; the builder rate is bundles ÷ the slot's simulateMs (deferred-check wait excluded).`,
-      `builder RPCs per 100 simulations, by method (round trip incl. Anvil's work; batches overlap): ${perSim.map((m) => `${m.method} ×${round2((m.count / count) * 100)} ${round2((m.ms / count) * 100)} ms`).join(', ')}.`,
+      `${count} independent 2-tx bundles (own sender each) a slot, ${rounds} slots alternating with the baseline's batches, algorithm arrival; the builder rate is bundles ÷ the slots' simulateMs (deferred-check wait excluded).`,
+      `rounds, bundles/s: Anvil batches ${measured.batchRates.map(Math.round).join(' / ')}; builder ${measured.slots.map((s) => rate(count, s.slot.timings.simulateMs)).join(' / ')}.`,
+      `builder RPCs per 100 simulations in the last slot, by method (round trip incl. Anvil's work; batches overlap): ${perSim.map((m) => `${m.method} ×${round2((m.count / count) * 100)} ${round2((m.ms / count) * 100)} ms`).join(', ')}.`,
     ],
   }
 }
 
-async function simulateV1Rates(url: string, bundles: readonly SignedTx[][]): Promise<{ singleRate: number; batchRate: number }> {
-  const hex = (n: bigint | number) => `0x${n.toString(16)}`
-  const call = (tx: SignedTx) => ({ from: tx.from, to: SINK, value: '0x1', gas: hex(21_000), maxFeePerGas: hex(MAX_FEE), maxPriorityFeePerGas: hex(TIP), nonce: hex(tx.nonce) })
-  const request = (txs: SignedTx[]) => ({ method: 'eth_simulateV1', params: [{ blockStateCalls: [{ calls: txs.map(call) }], validation: true }, 'latest'] })
-  // Warm up, and check the calls really execute.
-  const [first] = await rpc<Array<{ calls: Array<{ status: string }> }>>(url, 'eth_simulateV1', request(bundles[0]!).params)
-  if (!first?.calls.every((c) => c.status === '0x1')) throw new Error(`eth_simulateV1 baseline: calls did not succeed: ${JSON.stringify(first)}`)
+const hex = (n: bigint | number) => `0x${n.toString(16)}`
+const simulateV1Call = (tx: SignedTx) => ({ from: tx.from, to: SINK, value: '0x1', gas: hex(21_000), maxFeePerGas: hex(MAX_FEE), maxPriorityFeePerGas: hex(TIP), nonce: hex(tx.nonce) })
+const simulateV1Request = (txs: SignedTx[]) => ({ method: 'eth_simulateV1', params: [{ blockStateCalls: [{ calls: txs.map(simulateV1Call) }], validation: true }, 'latest'] })
 
-  let started = performance.now()
-  for (const txs of bundles) await rpc(url, 'eth_simulateV1', request(txs).params)
-  const singleRate = (bundles.length / (performance.now() - started)) * 1000
-  started = performance.now()
-  for (let i = 0; i < bundles.length; i += 100) await rpcBatch(url, bundles.slice(i, i + 100).map(request))
-  const batchRate = (bundles.length / (performance.now() - started)) * 1000
-  return { singleRate, batchRate }
+/** One `eth_simulateV1` request per bundle, one at a time; first checks the calls really execute. */
+async function simulateV1SingleRate(url: string, bundles: readonly SignedTx[][]): Promise<number> {
+  const [first] = await rpc<Array<{ calls: Array<{ status: string }> }>>(url, 'eth_simulateV1', simulateV1Request(bundles[0]!).params)
+  if (!first?.calls.every((c) => c.status === '0x1')) throw new Error(`eth_simulateV1 baseline: calls did not succeed: ${JSON.stringify(first)}`)
+  const started = performance.now()
+  for (const txs of bundles) await rpc(url, 'eth_simulateV1', simulateV1Request(txs).params)
+  return (bundles.length / (performance.now() - started)) * 1000
+}
+
+/** The same requests in JSON-RPC batches of 100, one batch at a time. */
+async function simulateV1BatchRate(url: string, bundles: readonly SignedTx[][]): Promise<number> {
+  const started = performance.now()
+  for (let i = 0; i < bundles.length; i += 100) await rpcBatch(url, bundles.slice(i, i + 100).map(simulateV1Request))
+  return (bundles.length / (performance.now() - started)) * 1000
 }
 
 /**

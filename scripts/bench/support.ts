@@ -55,20 +55,21 @@ export async function signTransfer(account: PrivateKeyAccount, nonce: number, va
 }
 
 /**
- * `count` independent 2-tx bundles: bundle i is nonces 0 and 1 of its own account, so every
- * bundle can go top-of-block on its own and all of them fit in one block together. `shapeOf`
- * varies tips and gas per bundle (so ordering algorithms disagree).
+ * `count` independent 2-tx bundles: bundle i is nonces `firstNonce` and `firstNonce + 1` of
+ * its own account, so every bundle can go top-of-block on its own and all of them fit in one
+ * block together. `shapeOf` varies tips and gas per bundle (so ordering algorithms disagree).
  */
 export async function independentBundles(
   count: number,
   label: string,
   shapeOf: (i: number) => TxShape = () => ({}),
+  firstNonce = 0,
 ): Promise<{ accounts: PrivateKeyAccount[]; bundles: SignedTx[][] }> {
   const accounts = benchAccounts(count, label)
   const bundles: SignedTx[][] = []
   for (const [i, account] of accounts.entries()) {
     const shape = shapeOf(i)
-    bundles.push([await signTransfer(account, 0, 1n, 31337, shape), await signTransfer(account, 1, 1n, 31337, shape)])
+    bundles.push([await signTransfer(account, firstNonce, 1n, 31337, shape), await signTransfer(account, firstNonce + 1, 1n, 31337, shape)])
   }
   return { accounts, bundles }
 }
