@@ -146,6 +146,7 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
     const activity = new RequestActivity()
     const checksGate = new IdleGate(() => activity.quietForMs())
     closers.push(() => recovery.close())
+    recovery.startEarly()
     const mempool = new PublicMempool(chainId, recovery.recover)
     const auction = new RelayAuction({
       fixedBidWei: config.competitorBidWei,

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { parseGwei, type Hex } from 'viem'
+import { fromRlp, parseGwei, toRlp, type Hex } from 'viem'
 import { SenderRecovery, recoverInline } from '../src/bundle/senderRecovery.js'
-import { ecrecoverInput, recoverOnAnvil } from '../src/bundle/ecrecoverOnAnvil.mjs'
+import fc from 'fast-check'
+import { ecrecoverInput, parsedInput, plainEip1559Input, recoverOnAnvil } from '../src/bundle/ecrecoverOnAnvil.mjs'
+import { corruptedEip1559, eip1559 } from './support/txArbitraries.js'
 import { launchAnvil, type LaunchedAnvil } from '../src/chain/launchAnvil.js'
 import { DEV_KEYS, accountOf, addressOf, signTx } from './support/harness.js'
 
@@ -86,6 +88,28 @@ describe('SenderRecovery through Anvil\'s ecrecover precompile', () => {
     const expected = await Promise.all(raws.map(async (raw) => ((await recoverInline([raw]))[0] as { sender: string }).sender))
     expect(senders).toEqual(inputs.map((input, i) => (input === null || i === 500 ? null : expected[i % raws.length])))
     expect(ecrecoverInput('0x02c0')).toBeNull()
+  })
+
+  it('the quick input of a plain EIP-1559 tx equals the one through viem, for random and corrupted txs', () => {
+    let quick = 0
+    for (const txs of [eip1559, corruptedEip1559]) {
+      fc.assert(
+        fc.property(txs, (raw) => {
+          if (plainEip1559Input(raw) !== null) quick++
+          expect(ecrecoverInput(raw)).toBe(parsedInput(raw))
+        }),
+        { numRuns: 500 },
+      )
+    }
+    // Most of the random txs have no access list: they take the quick way.
+    expect(quick).toBeGreaterThan(200)
+    // A y-parity other than 0/1, or written 0x00: viem refuses the one and re-encodes the other.
+    const [plain] = fc.sample(eip1559.filter((raw) => (fromRlp(`0x${raw.slice(4)}`) as unknown[])[8]?.toString() === ''), { numRuns: 1, seed: 7 })
+    const fields = fromRlp(`0x${plain!.slice(4)}`) as Hex[]
+    for (const yParity of ['0x02', '0x00'] as const) {
+      const raw = `0x02${toRlp([...fields.slice(0, 9), yParity, ...fields.slice(10)]).slice(2)}` as Hex
+      expect(ecrecoverInput(raw)).toBe(parsedInput(raw))
+    }
   })
 
   it('recovers every tx type as the JS recovery does', async () => {

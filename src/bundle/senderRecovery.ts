@@ -40,8 +40,8 @@ export interface SenderRecoveryOptions {
  * One batch is with the worker at a time; recoveries asked for meanwhile wait and go
  * together as the next batch, so a burst costs a few messages, not one per bundle (the
  * ingest benchmark's ~4,500 bundles in 3 s go in ~50 batches).
- * The worker starts on first use; if it cannot start or dies, recovery falls back to the
- * calling thread.
+ * The worker starts on first use (or `startEarly()`); if it cannot start or dies, recovery
+ * falls back to the calling thread.
  */
 export class SenderRecovery {
   private worker: Worker | null = null
@@ -69,6 +69,14 @@ export class SenderRecovery {
         setImmediate(() => this.postBatch())
       }
     })
+  }
+
+  /**
+   * Starts the worker now rather than on first use: its start-up (loading viem, compiling)
+   * then happens before the first burst, not in the slot that waits for the checks.
+   */
+  startEarly(): void {
+    if (!this.broken) this.start()
   }
 
   /** Whether recovery runs on the worker thread (false before first use or after a fallback). */
