@@ -7,7 +7,8 @@
 // is the call's own overhead). Only the signing hash is computed here, exactly as viem's
 // recoverTransactionAddress computes it.
 import { createKeccak } from 'hash-wasm'
-import { fromRlp, keccak256, pad, parseTransaction, serializeTransaction, toRlp } from 'viem'
+import { keccak256, pad, parseTransaction, serializeTransaction, toRlp } from 'viem'
+import { plainEip1559Fields } from './plainEip1559Fields.mjs'
 
 const keccak = await createKeccak(256)
 
@@ -65,30 +66,17 @@ export function parsedInput(raw) {
   }
 }
 
-/** RLP of a canonical integer: empty for zero, no leading zero byte. */
-const isCanonicalInteger = (hex) => !hex.startsWith('0x00')
-
 /**
  * The same input for a plain EIP-1559 tx (no access list) in a few µs instead of ~30+: the
  * unsigned payload is its first nine RLP fields re-encoded, which is what viem's
- * re-serialization gives when every integer is canonical, yParity is 0/1 and r, s are at most
- * one word each. Null for anything else (the caller then asks parsedInput).
+ * re-serialization gives when every integer is canonical (no leading zero byte) and the
+ * y-parity is written canonically. Null for anything else (the caller then asks parsedInput).
  */
 export function plainEip1559Input(raw) {
-  if (!raw.startsWith('0x02')) return null
-  let fields
-  try {
-    fields = fromRlp(`0x${raw.slice(4)}`, 'hex')
-  } catch {
-    return null
-  }
-  if (!Array.isArray(fields) || fields.length !== 12 || !Array.isArray(fields[8]) || fields[8].length !== 0) return null
-  if (fields.some((field, i) => i !== 8 && typeof field !== 'string')) return null
-  const [chainId, nonce, tip, feeCap, gas, to, value, , , yParity, r, s] = fields
-  if (![chainId, nonce, tip, feeCap, gas, value].every(isCanonicalInteger) || chainId === '0x') return null
-  if ((to !== '0x' && to.length !== 42) || r.length > 66 || s.length > 66) return null
-  if (yParity !== '0x' && yParity !== '0x01') return null
-  if (BigInt(tip === '0x' ? 0 : tip) > BigInt(feeCap === '0x' ? 0 : feeCap)) return null
+  const fields = plainEip1559Fields(raw)
+  if (!fields) return null
+  const [chainId, nonce, tip, feeCap, gas, , value, , , yParity, r, s] = fields
+  if ([chainId, nonce, tip, feeCap, gas, value, yParity].some((n) => n.startsWith('0x00'))) return null
   keccak.init()
   keccak.update(Buffer.from(`02${toRlp(fields.slice(0, 9)).slice(2)}`, 'hex'))
   return `0x${keccak.digest('hex')}${word(yParity === '0x' ? 27 : 28)}${pad(r, { size: 32 }).slice(2)}${pad(s, { size: 32 }).slice(2)}`
