@@ -51,20 +51,19 @@ describe('IdleGate and RequestActivity (deferred work waits for quiet servers)',
 /** A POST whose body is not sent yet: the server is answering a request until `finish()`. */
 function openRequest(url: string): { finish(): Promise<string> } {
   const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] })
-  const pending = new Map<ReturnType<typeof request>, string>()
+  const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } })
   const answer = new Promise<string>((resolve, reject) => {
-    const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+    req.on('response', (res) => {
       let text = ''
       res.on('data', (chunk) => (text += chunk))
       res.on('end', () => resolve(text))
     })
     req.on('error', reject)
-    req.write(body.slice(0, 10))
-    pending.set(req, body.slice(10))
   })
+  req.write(body.slice(0, 10))
   return {
     finish: () => {
-      for (const [req, rest] of pending) req.end(rest)
+      req.end(body.slice(10))
       return answer
     },
   }
