@@ -1,8 +1,8 @@
 import { Command, InvalidArgumentError, Option } from 'commander'
 import type { Hex } from 'viem'
-import { startHarness } from './service.js'
-import type { BundlesimConfig } from './config.js'
-import { DEFAULT_CONFIG } from './config.js'
+import { startHarness } from './harness/startHarness.js'
+import type { BundlesimConfig } from './config/config.js'
+import { DEFAULT_CONFIG } from './config/config.js'
 import { registerScenarioCommands } from './scenario/cliCommands.js'
 import { registerSnapshotCommand } from './snapshot/cliCommand.js'
 

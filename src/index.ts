@@ -7,8 +7,8 @@
  * const harness = await startHarness({ clock: 'manual', port: 0, statsPort: 0, anvilPort: 0 })
  * const result = await runScenario('scenarios/landed.yaml') // result.passed, result.failures
  */
-export { startHarness, type Harness } from './service.js'
-export { DEFAULT_CONFIG, type BundlesimConfig } from './config.js'
+export { startHarness, type Harness } from './harness/startHarness.js'
+export { DEFAULT_CONFIG, type BundlesimConfig } from './config/config.js'
 export { bundleHash, txHash } from './bundle/hash.js'
 export { BUNDLE_STATES, type BundleState } from './bundle/types.js'
 export type { BundleStats } from './bundle/stats.js'

@@ -1,7 +1,7 @@
 import { keccak256, parseGwei, toHex, type Address, type Hash, type Hex } from 'viem'
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
 import { startHarness, type Harness } from '../../src/index.js'
-import type { BundlesimConfig } from '../../src/config.js'
+import type { BundlesimConfig } from '../../src/config/config.js'
 import { launchAnvil, type LaunchedAnvil } from '../../src/chain/launchAnvil.js'
 import type { SlotReport } from '../../src/builder/slotReport.js'
 

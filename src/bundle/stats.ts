@@ -1,5 +1,5 @@
 import type { Address, Hash } from 'viem'
-import type { StatusCase } from '../config.js'
+import type { StatusCase } from '../config/config.js'
 import type { BundleState } from './types.js'
 import type { BundleTrace } from './traceStore.js'
 

@@ -1,5 +1,5 @@
 import type { Hash } from 'viem'
-import type { BundlesimConfig } from '../config.js'
+import type { BundlesimConfig } from '../config/config.js'
 import type { ChainClient } from './chainClient.js'
 import { checkForkSource, describeUrl, type ForkPoint } from './forkCheck.js'
 import type { LaunchAnvilOptions } from './launchAnvil.js'

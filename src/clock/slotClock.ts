@@ -1,4 +1,4 @@
-import type { ClockMode } from '../config.js'
+import type { ClockMode } from '../config/config.js'
 
 /**
  * The chain clock. A slot starts at its parent block's timestamp and lasts `slotSeconds`;

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import type { JSONRPCServer } from 'json-rpc-2.0'
 import type { Hash } from 'viem'
-import type { StatusCase } from '../config.js'
+import type { StatusCase } from '../config/config.js'
 import { toBundleStats } from '../bundle/stats.js'
 import type { TraceStore } from '../bundle/traceStore.js'
 import { RpcErrorCode, rpcError } from './errors.js'

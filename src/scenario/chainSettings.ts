@@ -1,5 +1,5 @@
 import path from 'node:path'
-import type { BundlesimConfig } from '../config.js'
+import type { BundlesimConfig } from '../config/config.js'
 import type { LoadedScenario } from './load.js'
 
 /** Genesis timestamp of scenario devnets unless set: the same file mines the same blocks. */

@@ -1,7 +1,7 @@
 import { parseGwei, type Address, type Hash, type Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { startHarness, type Harness } from '../../src/index.js'
-import type { BundlesimConfig } from '../../src/config.js'
+import type { BundlesimConfig } from '../../src/config/config.js'
 
 /** Anvil's funded dev keys (mnemonic `test test … junk`). */
 export const DEV_KEYS = [
