@@ -157,9 +157,15 @@ describe('rate limits', () => {
     for (let i = 0; i < 8; i++) statuses.push((await rpc(limited.rpcUrl, 'harness_status')).status)
     expect(statuses.slice(0, 5)).toEqual([200, 200, 200, 200, 200])
     expect(statuses).toContain(429)
-    const refused = await rpc(limited.rpcUrl, 'harness_status')
-    expect(refused.body.error).toMatchObject({ code: -32005, message: expect.stringContaining('rate limit') })
-    await new Promise((resolve) => setTimeout(resolve, 1100))
+    const refusedResponse = await fetch(limited.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: envelope('harness_status', []) })
+    const refused = { headers: refusedResponse.headers, body: (await refusedResponse.json()) as { error: { data: { retryAfterMs: number } } } }
+    expect(refused.body.error).toMatchObject({ code: -32005, message: expect.stringContaining('rate limit'), data: { retryAfterMs: expect.any(Number) } })
+    const { retryAfterMs } = refused.body.error.data
+    expect(retryAfterMs).toBeGreaterThan(0)
+    expect(retryAfterMs).toBeLessThanOrEqual(1000)
+    expect(Number(refused.headers.get('retry-after'))).toBe(1)
+    // Back exactly when the answer said, not after a guessed sleep.
+    await new Promise((resolve) => setTimeout(resolve, retryAfterMs))
     expect((await rpc(limited.rpcUrl, 'harness_status')).status).toBe(200)
   })
 })

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { EventEmitter } from 'node:events'
 import { request } from 'node:http'
 import type { Harness } from '../src/index.js'
@@ -6,33 +6,43 @@ import { IdleGate } from '../src/bundle/idleGate.js'
 import { RequestActivity } from '../src/rpc/requestActivity.js'
 import { DEV_KEYS, sendBundle, signTx, startTestHarness, stats } from './support/harness.js'
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
 describe('IdleGate and RequestActivity (deferred work waits for quiet servers)', () => {
+  // The gate measures quiet with timers and performance.now(): fake both, so time moves only when told.
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'performance'] })
+  })
+  afterEach(() => {
+    vi.useRealTimers()
+  })
+
   it('holds work while requests are in flight and lets it through once quiet', async () => {
     const activity = new RequestActivity()
-    const gate = new IdleGate(() => activity.quietForMs(), 20, 5)
+    const held: number[] = []
+    const gate = new IdleGate({ quietForMs: () => activity.quietForMs(), quietMs: 20, pollMs: 5, onHeldChange: (count) => held.push(count) })
     const response = new EventEmitter()
     activity.begin(response)
     let passed = false
     void gate.passed().then(() => (passed = true))
-    await sleep(60)
+    await vi.advanceTimersByTimeAsync(60)
     expect(activity.quietForMs()).toBe(0)
     expect(passed).toBe(false)
     expect(gate.heldCount).toBe(1)
 
     response.emit('close')
-    await sleep(60)
+    await vi.advanceTimersByTimeAsync(19)
+    expect(passed).toBe(false)
+    await vi.advanceTimersByTimeAsync(10)
     expect(passed).toBe(true)
     expect(gate.heldCount).toBe(0)
     expect(activity.quietForMs()).toBeGreaterThanOrEqual(20)
+    expect(held).toEqual([1, 0])
   })
 
   it('open() lets everything held through at once, busy or not', async () => {
-    const gate = new IdleGate(() => 0)
+    const gate = new IdleGate({ quietForMs: () => 0 })
     const order: number[] = []
     const done = Promise.all([1, 2, 3].map((n) => gate.passed().then(() => order.push(n))))
-    await sleep(30)
+    await vi.advanceTimersByTimeAsync(1_000)
     expect(order).toEqual([])
     gate.open()
     await done
@@ -40,7 +50,7 @@ describe('IdleGate and RequestActivity (deferred work waits for quiet servers)',
   })
 
   it('passes at once when the servers are already quiet', async () => {
-    const gate = new IdleGate(() => 1_000)
+    const gate = new IdleGate({ quietForMs: () => 1_000 })
     let passed = false
     void gate.passed().then(() => (passed = true))
     await Promise.resolve()
@@ -84,12 +94,10 @@ describe('deferred sender checks under load (real HTTP, real Anvil)', () => {
   it('wait while a request is being answered, run once the servers are quiet', async () => {
     const busy = openRequest(harness.rpcUrl)
     const hash = await sendBundle(harness, { txs: [await signTx({ key, nonce: 0, value: 2n })] })
-    await sleep(300)
-    expect(harness.status().heldChecks).toBe(1)
+    await harness.events.until('heldChecks', () => harness.status().heldChecks === 1)
 
     expect(JSON.parse(await busy.finish()).result).toBe('0x7a69')
-    for (let i = 0; i < 40 && harness.status().heldChecks > 0; i++) await sleep(25)
-    expect(harness.status().heldChecks).toBe(0)
+    await harness.events.until('heldChecks', () => harness.status().heldChecks === 0)
     await harness.advanceSlot()
     expect(await stats(harness, hash)).toMatchObject({ status: 'invalid', error: expect.stringMatching(/txs\[0\]: nonce 0 of 0x[0-9a-f]{40} already used on chain/) })
   })
@@ -97,8 +105,7 @@ describe('deferred sender checks under load (real HTTP, real Anvil)', () => {
   it('a slot lets them through mid-burst: the bundle is judged on checked senders', async () => {
     const busy = openRequest(harness.rpcUrl)
     const hash = await sendBundle(harness, { txs: [await signTx({ key, nonce: 0, value: 3n })] })
-    await sleep(100)
-    expect(harness.status().heldChecks).toBe(1)
+    await harness.events.until('heldChecks', () => harness.status().heldChecks === 1)
     await harness.advanceSlot()
     expect(harness.status().heldChecks).toBe(0)
     expect(await stats(harness, hash)).toMatchObject({ status: 'invalid', error: expect.stringMatching(/already used on chain/) })

@@ -3,6 +3,7 @@ import type { Logger } from 'pino'
 import type { ChainClient, MinedBlock } from '../chain/chainClient.js'
 import type { ChainLock } from '../chain/chainLock.js'
 import type { SlotClock } from '../clock/slotClock.js'
+import type { SlotState } from '../clock/slotState.js'
 import type { SlotCutoffs } from '../config/config.js'
 import type { BundleTrace, TraceStore } from '../bundle/traceStore.js'
 import type { Bundle } from '../bundle/types.js'
@@ -26,6 +27,8 @@ export interface SlotBuilderDeps {
   chain: ChainClient
   lock: ChainLock
   clock: SlotClock
+  /** Written here only: the head after each slot, and the block being built during one. */
+  slot: SlotState
   traces: TraceStore
   mempool: PublicMempool
   auction: RelayAuction
@@ -39,13 +42,6 @@ export interface SlotBuilderDeps {
   explainAbort?(error: unknown): Promise<string>
   /** Lets the deferred sender checks held back during a burst of requests run now (`IdleGate.open`). */
   releaseDeferredChecks?(): void
-}
-
-/** The head the builder last mined; the default target of new bundles is the next block. */
-export interface ChainHead {
-  number: bigint
-  timestamp: bigint
-  hash: Hash
 }
 
 /** A slot that failed half-way; its bundles' traces say so (`TraceStore.abortBlock`). */
@@ -65,37 +61,26 @@ export class SlotAbortedError extends Error {
  * on Anvil and writes every bundle's outcome into its trace.
  */
 export class SlotBuilder {
-  head: ChainHead = { number: 0n, timestamp: 0n, hash: '0x' }
   /** The last block this builder mined on the running Anvil: the next slot can roll back to it. */
   private minedHere: Hash | undefined
-  private building: bigint | null = null
   /** The running slot's parent state, put back if the slot aborts half-way. */
   private parent: ParentState | undefined
   /** The bundles the running slot took for its block (marked if the slot aborts). */
   private taken: BundleTrace[] = []
-
-  /**
-   * The last block closed to new bundles: the head, or the block being built right now.
-   * A bundle arriving mid-build defaults to the block after it instead of missing it.
-   */
-  get sealedBlock(): bigint {
-    return this.building ?? this.head.number
-  }
 
   constructor(private readonly deps: SlotBuilderDeps) {}
 
   /** Reads the head from Anvil and starts the clock's slot after it. */
   async init(): Promise<void> {
     const block = await this.deps.chain.latestBlock()
-    this.head = { number: block.number, timestamp: block.timestamp, hash: block.hash }
+    this.deps.slot.advanceTo({ number: block.number, timestamp: block.timestamp, hash: block.hash })
     this.minedHere = undefined
-    this.deps.clock.startSlotAfter(block.timestamp)
   }
 
   runSlot(): Promise<SlotReport> {
     return this.deps.lock.write(async () => {
-      const block = this.head.number + 1n
-      this.building = block
+      const block = this.deps.slot.head.number + 1n
+      this.deps.slot.building = block
       this.taken = []
       try {
         return await this.buildAndMine()
@@ -105,7 +90,7 @@ export class SlotBuilder {
         this.deps.traces.abortBlock(block, this.taken, reason)
         throw new SlotAbortedError(block, reason, { cause: error })
       } finally {
-        this.building = null
+        this.deps.slot.building = null
         this.taken = []
         this.parent = undefined
       }
@@ -143,9 +128,8 @@ export class SlotBuilder {
       trace.error ??= `not considered for block ${blockNumber}: it arrived after the block was built`
     }
     traces.closeBlock(blockNumber)
-    this.head = { number: mined.number, timestamp: mined.timestamp, hash: mined.hash }
+    this.deps.slot.advanceTo({ number: mined.number, timestamp: mined.timestamp, hash: mined.hash })
     this.minedHere = mined.hash
-    clock.startSlotAfter(mined.timestamp)
     traces.expire(clock.nowSeconds())
 
     const report: SlotReport = {

@@ -5,29 +5,40 @@
  * reads cost more than the request itself); the slot opens the gate before it waits for them.
  *
  * @example
- * const gate = new IdleGate(() => activity.quietForMs())
+ * const gate = new IdleGate({ quietForMs: () => activity.quietForMs() })
  * await gate.passed() // later: resolves once requests stop, or at gate.open()
  */
+export interface IdleGateOptions {
+  /** How long the servers have had nothing to answer. */
+  quietForMs(): number
+  /** How long that must be before held work runs (default 20). */
+  quietMs?: number
+  /** How often a held gate looks again (default 10). */
+  pollMs?: number
+  /** Told each time the amount of held work changes (harness events; tests wait on it). */
+  onHeldChange?(held: number): void
+}
+
 export class IdleGate {
   private held: Array<() => void> = []
   private timer: NodeJS.Timeout | null = null
 
-  /**
-   * @param quietForMs how long the servers have had nothing to answer
-   * @param quietMs how long that must be before held work runs
-   * @param pollMs how often a held gate looks again
-   */
-  constructor(
-    private readonly quietForMs: () => number,
-    private readonly quietMs = 20,
-    private readonly pollMs = 10,
-  ) {}
+  private readonly quietForMs: () => number
+  private readonly quietMs: number
+  private readonly pollMs: number
+
+  constructor(private readonly options: IdleGateOptions) {
+    this.quietForMs = options.quietForMs
+    this.quietMs = options.quietMs ?? 20
+    this.pollMs = options.pollMs ?? 10
+  }
 
   /** Resolves when the servers are quiet (at once when they already are), or at `open()`. */
   passed(): Promise<void> {
     if (this.held.length === 0 && this.quietForMs() >= this.quietMs) return Promise.resolve()
     return new Promise((resolve) => {
       this.held.push(resolve)
+      this.options.onHeldChange?.(this.held.length)
       this.schedulePoll()
     })
   }
@@ -37,8 +48,10 @@ export class IdleGate {
     if (this.timer) clearTimeout(this.timer)
     this.timer = null
     const held = this.held
+    if (held.length === 0) return
     this.held = []
     for (const resolve of held) resolve()
+    this.options.onHeldChange?.(0)
   }
 
   /** How much work is held. */

@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events'
 import type { Logger } from 'pino'
 import type { ChainLock } from './chainLock.js'
 import type { LaunchedAnvil } from './launchAnvil.js'
@@ -5,15 +6,6 @@ import type { LaunchedAnvil } from './launchAnvil.js'
 export interface AnvilSupervisorOptions {
   /** Launches Anvil with the run's options (same port and chain settings every time). */
   launch(): Promise<LaunchedAnvil>
-  /**
-   * Re-initialises what depends on Anvil once a new one is up (coinbase, head, clock). Runs
-   * under the chain lock's write side; throwing means Anvil is still not usable.
-   */
-  recover(reason: string): Promise<void>
-  /** Anvil was just found down (e.g. stop the realtime ticker). */
-  onDown(reason: string): void
-  /** Anvil is back and recovered (e.g. restart the ticker). */
-  onUp(): void
   lock: ChainLock
   /** ms between liveness probes while healthy. */
   probeIntervalMs: number
@@ -22,6 +14,18 @@ export interface AnvilSupervisorOptions {
   /** Wait before the first relaunch (default 0). */
   restartDelayMs?: number
   log: Logger
+}
+
+/**
+ * Re-initialises what depends on Anvil once a new one is up (coinbase, head, clock). Runs
+ * under the chain lock's write side; throwing means Anvil is still not usable.
+ */
+export type RecoveryStep = (reason: string) => Promise<void>
+
+/** `down`: Anvil was just found down (e.g. stop the realtime ticker); `up`: it is back and recovered. */
+export interface SupervisorEvents {
+  down: [reason: string]
+  up: []
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
@@ -36,7 +40,8 @@ const MAX_BACKOFF_MS = 5_000
  * a hung node ignores SIGTERM), launches a new one on the same port and lets the service
  * re-initialise, retrying with backoff until it works or the service stops.
  */
-export class AnvilSupervisor {
+export class AnvilSupervisor extends EventEmitter<SupervisorEvents> {
+  private readonly recoverySteps: RecoveryStep[] = []
   private down: string | null = null
   private stopped = false
   private restarting: Promise<void> | null = null
@@ -47,6 +52,7 @@ export class AnvilSupervisor {
     private readonly options: AnvilSupervisorOptions,
     private anvil: LaunchedAnvil,
   ) {
+    super()
     this.watch(anvil)
     this.scheduleProbe()
   }
@@ -54,6 +60,14 @@ export class AnvilSupervisor {
   /** Launches the first Anvil and starts watching it. */
   static async start(options: AnvilSupervisorOptions): Promise<AnvilSupervisor> {
     return new AnvilSupervisor(options, await options.launch())
+  }
+
+  /**
+   * Adds a step to run, in the order added, after each restart. Until the service has added
+   * its steps, a restart only relaunches Anvil: the service reads the new chain as it starts.
+   */
+  onRecover(step: RecoveryStep): void {
+    this.recoverySteps.push(step)
   }
 
   get healthy(): boolean {
@@ -153,14 +167,14 @@ export class AnvilSupervisor {
     if (this.down !== null || this.stopped) return
     this.down = reason
     this.options.log.error({ reason }, `Anvil is down: ${reason}; restarting it`)
-    this.options.onDown(reason)
+    this.emit('down', reason)
     this.restarting = this.restart(reason).finally(() => {
       this.restarting = null
     })
   }
 
   private async restart(reason: string): Promise<void> {
-    const { lock, launch, recover, log } = this.options
+    const { lock, launch, log } = this.options
     await this.anvil.kill()
     if (this.options.restartDelayMs) await sleep(this.options.restartDelayMs)
     for (let attempt = 1; !this.stopped; attempt++) {
@@ -172,14 +186,14 @@ export class AnvilSupervisor {
             this.anvil = await launch()
             this.watch(this.anvil)
           }
-          await recover(reason)
+          for (const step of this.recoverySteps) await step(reason)
           return true
         })
         if (!recovered || this.stopped) return
         this.down = null
         this.restartCount++
         log.warn({ url: this.anvil.url, attempt }, `Anvil restarted after: ${reason}`)
-        this.options.onUp()
+        this.emit('up')
         return
       } catch (error) {
         log.error({ err: error, attempt }, 'Anvil restart failed; retrying')

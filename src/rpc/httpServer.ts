@@ -86,8 +86,12 @@ export function createRpcApp(rpc: JSONRPCServer<RequestContext>, options: HttpSe
     }
     const apiKey = req.headers['x-api-key']
     // req.ip is worked out (proxy rules) only when it is needed.
-    if ((byIp.limited && !byIp.take(req.ip ?? 'unknown', requests.length)) || (typeof apiKey === 'string' && !byKey.take(apiKey, requests.length))) {
-      res.status(429).json(errorResponse(RpcErrorCode.RateLimited, 'rate limit exceeded: slow down and retry'))
+    const ip = byIp.limited ? (req.ip ?? 'unknown') : ''
+    if ((byIp.limited && !byIp.take(ip, requests.length)) || (typeof apiKey === 'string' && !byKey.take(apiKey, requests.length))) {
+      // As HTTP 429 answers do: say when to come back (Retry-After in seconds, and exactly in ms).
+      const retryAfterMs = Math.max(byIp.waitMs(ip, requests.length), typeof apiKey === 'string' ? byKey.waitMs(apiKey, requests.length) : 0)
+      res.setHeader('retry-after', String(Math.max(1, Math.ceil(retryAfterMs / 1000))))
+      res.status(429).json(createJSONRPCErrorResponse(null, RpcErrorCode.RateLimited, 'rate limit exceeded: slow down and retry', { retryAfterMs }))
       return
     }
     let searcher: Address | null = null

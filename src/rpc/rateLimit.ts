@@ -27,6 +27,15 @@ export class RateLimiter {
     return true
   }
 
+  /** Milliseconds until the key's bucket can pay `cost` (0 when it can now; never for a cost over the burst). */
+  waitMs(key: string, cost = 1, now = Date.now()): number {
+    const bucket = this.buckets.get(key)
+    if (this.perSecond <= 0 || !bucket) return 0
+    const tokens = Math.min(this.perSecond, bucket.tokens + ((now - bucket.at) / 1000) * this.perSecond)
+    const missing = Math.min(cost, this.perSecond) - tokens
+    return missing <= 0 ? 0 : Math.ceil((missing / this.perSecond) * 1000)
+  }
+
   private sweep(now: number): void {
     if (now - this.sweptAt < 60_000) return
     this.sweptAt = now

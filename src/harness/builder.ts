@@ -1,0 +1,114 @@
+import type { Logger } from 'pino'
+import type { BundlesimConfig, SlotCutoffs } from '../config/config.js'
+import type { SlotState } from '../clock/slotState.js'
+import { SlotTicker } from '../clock/slotTicker.js'
+import type { TraceStore } from '../bundle/traceStore.js'
+import type { OrderingAlgorithm } from '../builder/ordering.js'
+import { RelayAuction } from '../builder/auction.js'
+import { SlotAbortedError, SlotBuilder } from '../builder/slotBuilder.js'
+import type { SlotReport } from '../builder/slotReport.js'
+import { RpcErrorCode, rpcError } from '../rpc/errors.js'
+import type { ChainSubsystem } from './chain.js'
+import type { HarnessEvents } from './events.js'
+import type { OrderFlow } from './orderFlow.js'
+import type { Shutdown } from './shutdown.js'
+
+/** The builder and what drives it: the relay auction, the realtime ticker, slots on demand. */
+export interface BuilderSubsystem {
+  builder: SlotBuilder
+  auction: RelayAuction
+  /** Runs `slots` slots one after another (manual clock, or out of turn in realtime). */
+  advanceSlots(slots?: number): Promise<SlotReport[]>
+  /** Slots run since the start. */
+  slotsRun(): number
+  /** Starts the realtime ticker (the manual clock moves only on `advanceSlots`). */
+  start(): void
+}
+
+export interface BuilderOptions {
+  config: BundlesimConfig
+  cutoffs: SlotCutoffs
+  algorithms: readonly OrderingAlgorithm[]
+  chain: ChainSubsystem
+  slot: SlotState
+  traces: TraceStore
+  orders: OrderFlow
+  events: HarnessEvents
+  shutdown: Shutdown
+  log: Logger
+}
+
+/**
+ * Creates the slot builder on the chain's head, the auction it bids in, and the ticker that
+ * runs a slot whenever the realtime clock's slot ends. After an Anvil restart the builder
+ * re-reads the head; a new chain (fresh devnet or re-fork) closes the traces of the old one.
+ */
+export async function createBuilder({ config, cutoffs, algorithms, chain, slot, traces, orders, events, shutdown, log }: BuilderOptions): Promise<BuilderSubsystem> {
+  const { supervisor, coinbase } = chain
+  const auction = new RelayAuction({
+    fixedBidWei: config.competitorBidWei,
+    winProbability: config.competitorWinProbability,
+    seed: config.auctionSeed,
+  })
+  const builder = new SlotBuilder({
+    chain: chain.chain,
+    lock: chain.lock,
+    clock: slot.clock,
+    slot,
+    traces,
+    mempool: orders.mempool,
+    auction,
+    coinbase,
+    signer: { account: chain.builderAccount, chainId: chain.chainId },
+    algorithms,
+    cutoffs,
+    log,
+    explainAbort: (error) => supervisor.explain(error),
+    releaseDeferredChecks: () => orders.checksGate.open(),
+  })
+  await builder.init()
+
+  let slotsRun = 0
+  const runSlot = async () => {
+    if (!supervisor.healthy) throw rpcError(RpcErrorCode.Unavailable, `Anvil is down: restarting (${supervisor.downReason})`)
+    try {
+      const report = await builder.runSlot()
+      slotsRun++
+      events.emit('slot', report)
+      return report
+    } catch (error) {
+      if (error instanceof SlotAbortedError) throw rpcError(RpcErrorCode.Unavailable, error.message)
+      throw error
+    }
+  }
+  const ticker = new SlotTicker(slot.clock, runSlot, (error) => log.error({ err: error }, 'slot failed'))
+  supervisor.on('down', () => ticker.stop())
+  supervisor.onRecover(async (reason) => {
+    const head = await chain.chain.latestBlock()
+    // A fresh devnet (or re-fork, or an older saved state) is another chain than the one traced so far.
+    if (head.hash !== slot.head.hash) {
+      await chain.chain.setBalance(coinbase, config.coinbaseFunding)
+      const closed = traces.chainReplaced(`Anvil restarted (${reason}) as a new chain at block ${head.number}`)
+      orders.mempool.clear()
+      log.warn({ head: Number(head.number), closedBundles: closed }, 'Anvil came back as a new chain: earlier traces are kept, pending bundles closed')
+    }
+    await builder.init()
+  })
+  const start = () => {
+    if (config.clock === 'realtime') ticker.start()
+  }
+  supervisor.on('up', () => {
+    start()
+    events.emit('anvilUp')
+  })
+  // Let a slot being built finish before Anvil goes away.
+  shutdown.add(() => chain.lock.write(async () => ticker.stop()))
+
+  const advanceSlots = async (slots = 1) => {
+    const reports: SlotReport[] = []
+    for (let i = 0; i < slots; i++) reports.push(await runSlot())
+    ticker.schedule()
+    return reports
+  }
+  return { builder, auction, advanceSlots, slotsRun: () => slotsRun, start }
+}

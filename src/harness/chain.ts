@@ -1,0 +1,92 @@
+import type { Logger } from 'pino'
+import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
+import type { Address } from 'viem'
+import type { BundlesimConfig } from '../config/config.js'
+import { launchAnvil, type LaunchAnvilOptions } from '../chain/launchAnvil.js'
+import { AnvilSupervisor } from '../chain/anvilSupervisor.js'
+import { verifyChainSource, type ChainSource } from '../chain/chainSource.js'
+import { ChainClient } from '../chain/chainClient.js'
+import { ChainLock } from '../chain/chainLock.js'
+import { readSavedRun, type SavedRun } from '../persist/dataDir.js'
+import type { HarnessEvents } from './events.js'
+import type { Shutdown } from './shutdown.js'
+
+/** Anvil under its supervisor, the builder's view of it, and the builder's identity on it. */
+export interface ChainSubsystem {
+  supervisor: AnvilSupervisor
+  chain: ChainClient
+  /** Slots write, forwarded reads and cheats read: no one sees a slot's transient blocks. */
+  lock: ChainLock
+  chainId: number
+  builderAccount: PrivateKeyAccount
+  /** The builder's coinbase, lowercase. */
+  coinbase: Address
+  /** Anvil came back from the data dir's save at the saved head: the run goes on where it was. */
+  resumed: boolean
+}
+
+export interface StartChainOptions {
+  config: BundlesimConfig
+  source: ChainSource
+  /** The data dir's last save, if any. */
+  saved: SavedRun | null
+  events: HarnessEvents
+  shutdown: Shutdown
+  log: Logger
+}
+
+/**
+ * Launches Anvil under a supervisor that relaunches it after a fault (same port and chain
+ * options, from the data dir's last save when there is one), sets the builder's coinbase and
+ * funds it on a new chain.
+ */
+export async function startChain({ config, source, saved, events, shutdown, log }: StartChainOptions): Promise<ChainSubsystem> {
+  const anvilOptions: LaunchAnvilOptions = {
+    host: '127.0.0.1',
+    port: config.anvilPort,
+    chainId: config.chainId,
+    forkUrl: config.forkUrl,
+    forkBlockNumber: config.forkBlockNumber,
+    gasLimit: config.blockGasLimit,
+    timestamp: config.genesisTimestamp,
+    ...source.anvil,
+  }
+  const lock = new ChainLock()
+  const supervisor = await AnvilSupervisor.start({
+    launch: async () => {
+      const state = config.dataDir ? (await readSavedRun(config.dataDir))?.anvilState : undefined
+      if (state === undefined) return launchAnvil(anvilOptions)
+      try {
+        return await launchAnvil({ ...anvilOptions, state })
+      } catch (error) {
+        log.warn({ err: error }, 'the saved Anvil state could not be loaded: starting a new chain')
+        return launchAnvil(anvilOptions)
+      }
+    },
+    lock,
+    probeIntervalMs: config.anvilProbeIntervalMs,
+    probeTimeoutMs: config.anvilTimeoutMs,
+    restartDelayMs: config.anvilRestartDelayMs,
+    log,
+  })
+  shutdown.add(() => supervisor.stop())
+  shutdown.atStart(() => supervisor.halt())
+  // Restarts reuse the port Anvil got, so every URL handed out stays valid.
+  anvilOptions.port = Number(new URL(supervisor.url).port)
+  supervisor.on('down', (reason) => events.emit('anvilDown', reason))
+
+  const chain = new ChainClient(supervisor.url, config.anvilTimeoutMs)
+  if (saved === null) {
+    const warning = await verifyChainSource(source, chain)
+    if (warning) log.warn(warning)
+  }
+  const chainId = await chain.chainId()
+  const builderAccount = privateKeyToAccount(config.coinbaseKey)
+  const coinbase = builderAccount.address.toLowerCase() as Address
+  await chain.setCoinbase(coinbase)
+  // A run resumed from the data dir continues its chain: the coinbase keeps its balance.
+  const resumed = saved !== null && (await chain.latestBlock()).hash === saved.head.hash
+  if (!resumed) await chain.setBalance(coinbase, config.coinbaseFunding)
+  supervisor.onRecover(() => chain.setCoinbase(coinbase))
+  return { supervisor, chain, lock, chainId, builderAccount, coinbase, resumed }
+}

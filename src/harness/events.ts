@@ -1,0 +1,49 @@
+import { EventEmitter } from 'node:events'
+import type { SlotReport } from '../builder/slotReport.js'
+
+/** What a running harness tells whoever listens (tests wait on these instead of sleeping). */
+export interface HarnessEventMap {
+  /** A slot ended: its block is on chain and every trace of it is final. */
+  slot: [report: SlotReport]
+  /** `harness_sendImpersonatedTx` mined a block of its own (its number). */
+  impersonatedBlock: [blockNumber: bigint]
+  /** The number of bundles whose deferred sender checks wait for quiet servers changed. */
+  heldChecks: [count: number]
+  /** Anvil was found down; the harness refuses work that needs it until `anvilUp`. */
+  anvilDown: [reason: string]
+  /** Anvil is back and the builder re-initialised on it. */
+  anvilUp: []
+}
+
+/**
+ * The harness's events.
+ *
+ * @example
+ * harness.events.on('slot', (report) => console.log(report.blockNumber))
+ * await harness.events.until('heldChecks', () => harness.status().heldChecks === 0)
+ */
+export class HarnessEvents extends EventEmitter<HarnessEventMap> {
+  /**
+   * Resolves once `condition()` holds: at once, or after an `event` that makes it hold.
+   * Rejects after `timeoutMs` naming the event waited for.
+   */
+  until<K extends keyof HarnessEventMap>(event: K, condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+    if (condition()) return Promise.resolve()
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        if (!condition()) return
+        cleanUp()
+        resolve()
+      }
+      const timer = setTimeout(() => {
+        cleanUp()
+        reject(new Error(`timed out after ${timeoutMs} ms waiting for '${String(event)}' to satisfy the condition`))
+      }, timeoutMs)
+      const cleanUp = () => {
+        clearTimeout(timer)
+        this.off(event, check as never)
+      }
+      this.on(event, check as never)
+    })
+  }
+}

@@ -1,0 +1,64 @@
+import type { Logger } from 'pino'
+import type { BundlesimConfig } from '../config/config.js'
+import type { SlotState } from '../clock/slotState.js'
+import type { TraceStore } from '../bundle/traceStore.js'
+import { BundleIngest } from '../bundle/ingest.js'
+import { SenderRecovery } from '../bundle/senderRecovery.js'
+import { IdleGate } from '../bundle/idleGate.js'
+import { BatchedNonceReads } from '../bundle/batchedNonceReads.js'
+import { PublicMempool } from '../builder/mempool.js'
+import { RequestActivity } from '../rpc/requestActivity.js'
+import type { ChainSubsystem } from './chain.js'
+import type { HarnessEvents } from './events.js'
+import type { Shutdown } from './shutdown.js'
+
+/** Orders coming in: bundles (checked off the request path) and the public mempool. */
+export interface OrderFlow {
+  ingest: BundleIngest
+  mempool: PublicMempool
+  /** Requests being answered by the RPC servers: deferred checks wait while they are busy. */
+  activity: RequestActivity
+  /** Holds deferred sender checks during a burst of requests; a slot opens it. */
+  checksGate: IdleGate
+}
+
+export interface OrderFlowOptions {
+  config: BundlesimConfig
+  chain: ChainSubsystem
+  slot: SlotState
+  traces: TraceStore
+  events: HarnessEvents
+  shutdown: Shutdown
+  log: Logger
+}
+
+/**
+ * Bundle ingest and the public mempool, with the sender checks they defer: signature
+ * recovery on a worker thread (through Anvil's ecrecover precompile) and nonce reads batched
+ * per turn, run once the servers are quiet.
+ */
+export function createOrderFlow({ config, chain, slot, traces, events, shutdown, log }: OrderFlowOptions): OrderFlow {
+  const recovery = new SenderRecovery({ anvilUrl: chain.supervisor.url, anvilTimeoutMs: config.anvilTimeoutMs })
+  shutdown.add(() => recovery.close())
+  recovery.startEarly()
+  const activity = new RequestActivity()
+  const checksGate = new IdleGate({
+    quietForMs: () => activity.quietForMs(),
+    onHeldChange: (held) => events.emit('heldChecks', held),
+  })
+  const nonceReads = new BatchedNonceReads((reads) => chain.chain.noncesAt(reads))
+  const ingest = new BundleIngest({
+    chainId: chain.chainId,
+    traces,
+    headBlock: () => slot.sealedBlock,
+    nowSeconds: () => slot.clock.nowSeconds(),
+    msIntoSlot: () => slot.arrivalMsIntoSlot(),
+    // Mid-build, the sealed block does not exist on Anvil yet: its nonces are the head's.
+    readNonce: (address, blockNumber) => nonceReads.read(address, blockNumber < slot.head.number ? blockNumber : slot.head.number),
+    recover: recovery.recover,
+    idle: () => checksGate.passed(),
+    log,
+  })
+  const mempool = new PublicMempool(chain.chainId, recovery.recover)
+  return { ingest, mempool, activity, checksGate }
+}

@@ -1,0 +1,107 @@
+import { JSONRPCErrorException, JSONRPCServer } from 'json-rpc-2.0'
+import type { Logger } from 'pino'
+import type { BundlesimConfig } from '../config/config.js'
+import type { SlotState } from '../clock/slotState.js'
+import type { TraceStore } from '../bundle/traceStore.js'
+import { mineImpersonatedTx } from '../builder/impersonatedBlock.js'
+import { createApiKeyCheck } from '../rpc/auth.js'
+import { createRpcApp, listen, type ListeningServer, type RequestContext } from '../rpc/httpServer.js'
+import { nameUnknownMethods } from '../rpc/envelope.js'
+import { forwardReadsTo } from '../rpc/proxy.js'
+import { refuseWhileAnvilDown } from '../rpc/anvilGuard.js'
+import { registerCallBundleMethod } from '../rpc/callBundleMethod.js'
+import { FLASHBOTS_SIGNATURE_HEADER, checkFlashbotsSignature } from '../rpc/flashbotsSignature.js'
+import { registerSubmissionMethods } from '../rpc/submissionMethods.js'
+import { registerStatsMethods } from '../rpc/statsMethods.js'
+import { registerHarnessMethods, type HarnessStatus } from '../rpc/harnessMethods.js'
+import type { BuilderSubsystem } from './builder.js'
+import type { ChainSubsystem } from './chain.js'
+import type { HarnessEvents } from './events.js'
+import type { OrderFlow } from './orderFlow.js'
+import type { Shutdown } from './shutdown.js'
+
+/** The two endpoints a user is given. */
+export interface RpcServers {
+  /** Submission RPC: bundles, the public mempool, `harness_*`, forwarded reads. */
+  submission: ListeningServer
+  /** Stats RPC: `svc_getBundleStats`, the only place it is served. */
+  stats: ListeningServer
+}
+
+export interface RpcServersOptions {
+  config: BundlesimConfig
+  chain: ChainSubsystem
+  slot: SlotState
+  traces: TraceStore
+  orders: OrderFlow
+  builder: BuilderSubsystem
+  status(): HarnessStatus
+  events: HarnessEvents
+  shutdown: Shutdown
+  log: Logger
+}
+
+/** Registers every JSON-RPC method on its server and starts listening on both ports. */
+export async function startRpcServers({ config, chain, slot, traces, orders, builder, status, events, shutdown, log }: RpcServersOptions): Promise<RpcServers> {
+  const { supervisor, lock, coinbase } = chain
+  // Errors thrown on purpose (JSONRPCErrorException) are answers, not faults worth a log line.
+  const errorListener = (message: string, data: unknown) => {
+    if (!(data instanceof JSONRPCErrorException)) log.error({ err: data }, message)
+  }
+  const submission = new JSONRPCServer<RequestContext>({ errorListener })
+  registerSubmissionMethods(submission, {
+    ingest: orders.ingest,
+    mempool: orders.mempool,
+    isValidApiKey: createApiKeyCheck(config.apiKeys),
+    headNonce: (address) => chain.chain.nonce(address, slot.head.number),
+    maxBundleTxs: config.maxBundleTxs,
+  })
+  registerHarnessMethods(submission, {
+    advanceSlots: builder.advanceSlots,
+    status,
+    setTimeInSlot: (ms) => slot.clock.setTimeInSlot(ms),
+    setCompetitorBid: (bid) => builder.auction.setCompetitorBid(bid),
+    // Under the write lock, so it never lands inside a slot's simulations.
+    setBalance: (address, wei) => lock.write(() => chain.chain.setBalance(address, wei)),
+    sendImpersonated: async (tx) => {
+      const mined = await mineImpersonatedTx({ chain: chain.chain, lock, clock: slot.clock, builder: builder.builder, traces, coinbase }, tx)
+      events.emit('impersonatedBlock', mined.blockNumber)
+      return mined
+    },
+  })
+  registerCallBundleMethod(submission, { chain: chain.chain, lock, chainId: chain.chainId, coinbase, slotSeconds: config.slotTimeSeconds })
+  refuseWhileAnvilDown(submission, () => supervisor.downReason)
+  forwardReadsTo(submission, supervisor.url, lock, config.anvilTimeoutMs)
+
+  const stats = new JSONRPCServer<RequestContext>({ errorListener })
+  registerStatsMethods(stats, {
+    traces,
+    statusCase: config.statusCase,
+    headBlock: () => slot.head.number,
+    nowSeconds: () => slot.clock.nowSeconds(),
+  })
+
+  const httpOptions = {
+    bodyLimitBytes: config.maxBodyBytes,
+    maxBatchSize: config.maxBatchSize,
+    rateLimitPerIp: config.rateLimitPerIp,
+    rateLimitPerKey: config.rateLimitPerKey,
+    health: () => supervisor.healthy,
+    healthDetail: () => (supervisor.healthy ? {} : { anvil: `restarting (${supervisor.downReason})` }),
+    activity: orders.activity,
+  }
+  nameUnknownMethods(submission)
+  nameUnknownMethods(stats)
+  const submissionServer = await listen(
+    createRpcApp(submission, {
+      ...httpOptions,
+      authenticate: (headers, rawBody) => checkFlashbotsSignature(headers[FLASHBOTS_SIGNATURE_HEADER], rawBody),
+    }),
+    config.host,
+    config.port,
+  )
+  shutdown.add(() => submissionServer.close())
+  const statsServer = await listen(createRpcApp(stats, httpOptions), config.host, config.statsPort)
+  shutdown.add(() => statsServer.close())
+  return { submission: submissionServer, stats: statsServer }
+}
