@@ -18,6 +18,7 @@ export class MempoolRejection extends Error {}
  */
 export class PublicMempool {
   private readonly txs = new Map<Hash, MempoolTx>()
+  private readonly addedListeners: Array<(tx: MempoolTx) => void> = []
   private sequence = 0
 
   /** `recover` does the signature recovery (the service passes its worker thread's). */
@@ -41,8 +42,15 @@ export class PublicMempool {
     const sender = tx.sender!
     const next = await chainNonce(sender)
     if (tx.nonce < next) throw new MempoolRejection(`nonce too low: ${sender} has next nonce ${next}, tx has ${tx.nonce}`)
-    this.txs.set(tx.hash, { ...tx, sender, sequence: this.sequence++ })
+    const added = { ...tx, sender, sequence: this.sequence++ }
+    this.txs.set(tx.hash, added)
+    for (const listener of this.addedListeners) listener(added)
     return tx.hash
+  }
+
+  /** Tells `listener` of every tx the pool takes from now on (the public view announces them). */
+  onAdded(listener: (tx: MempoolTx) => void): void {
+    this.addedListeners.push(listener)
   }
 
   /**

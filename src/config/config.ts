@@ -63,6 +63,8 @@ export interface BundlesimConfig {
   /** Requests a second per client IP / per API key; 0 = unlimited (the local default). */
   rateLimitPerIp: number
   rateLimitPerKey: number
+  /** Unread bytes a WebSocket client may have waiting before it is closed as too slow (1008). */
+  wsMaxBufferedBytes: number
 }
 
 export interface SlotCutoffs {
@@ -121,6 +123,7 @@ export const DEFAULT_CONFIG: BundlesimConfig = {
   maxBundleTxs: 100,
   rateLimitPerIp: 0,
   rateLimitPerKey: 0,
+  wsMaxBufferedBytes: 8 * 1024 * 1024,
 }
 
 export function resolveConfig(partial: Partial<BundlesimConfig> = {}): BundlesimConfig {

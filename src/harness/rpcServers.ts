@@ -14,7 +14,11 @@ import { FLASHBOTS_SIGNATURE_HEADER, checkFlashbotsSignature } from '../rpc/flas
 import { registerSubmissionMethods } from '../rpc/submissionMethods.js'
 import { registerStatsMethods } from '../rpc/statsMethods.js'
 import { registerHarnessMethods, type HarnessStatus } from '../rpc/harnessMethods.js'
+import { registerFilterMethods } from '../rpc/filterMethods.js'
+import { registerSubscriptionMethods } from '../ws/subscriptions.js'
+import { attachWebSocket } from '../ws/webSocketServer.js'
 import type { BuilderSubsystem } from './builder.js'
+import type { PublicView } from './publicView.js'
 import type { ChainSubsystem } from './chain.js'
 import type { HarnessEvents } from './events.js'
 import type { OrderFlow } from './orderFlow.js'
@@ -35,14 +39,15 @@ export interface RpcServersOptions {
   traces: TraceStore
   orders: OrderFlow
   builder: BuilderSubsystem
+  view: PublicView
   status(): HarnessStatus
   events: HarnessEvents
   shutdown: Shutdown
   log: Logger
 }
 
-/** Registers every JSON-RPC method on its server and starts listening on both ports. */
-export async function startRpcServers({ config, chain, slot, traces, orders, builder, status, events, shutdown, log }: RpcServersOptions): Promise<RpcServers> {
+/** Registers every JSON-RPC method on its server and starts listening on both ports (WebSocket too on the submission port). */
+export async function startRpcServers({ config, chain, slot, traces, orders, builder, view, status, events, shutdown, log }: RpcServersOptions): Promise<RpcServers> {
   const { supervisor, lock, coinbase } = chain
   // Errors thrown on purpose (JSONRPCErrorException) are answers, not faults worth a log line.
   const errorListener = (message: string, data: unknown) => {
@@ -69,6 +74,8 @@ export async function startRpcServers({ config, chain, slot, traces, orders, bui
       return mined
     },
   })
+  registerFilterMethods(submission, view.filters)
+  registerSubscriptionMethods(submission, view.feed)
   registerCallBundleMethod(submission, { chain: chain.chain, lock, chainId: chain.chainId, coinbase, slotSeconds: config.slotTimeSeconds })
   refuseWhileAnvilDown(submission, () => supervisor.downReason)
   forwardReadsTo(submission, supervisor.url, lock, config.anvilTimeoutMs)
@@ -101,6 +108,15 @@ export async function startRpcServers({ config, chain, slot, traces, orders, bui
     config.port,
   )
   shutdown.add(() => submissionServer.close())
+  const webSocket = attachWebSocket(submissionServer.server, submission, {
+    maxPayloadBytes: config.maxBodyBytes,
+    maxBatchSize: config.maxBatchSize,
+    maxBufferedBytes: config.wsMaxBufferedBytes,
+    activity: orders.activity,
+    log,
+  })
+  // Before the HTTP server closes (steps run last-added first): it does not wait for upgraded sockets.
+  shutdown.add(() => webSocket.close())
   const statsServer = await listen(createRpcApp(stats, httpOptions), config.host, config.statsPort)
   shutdown.add(() => statsServer.close())
   return { submission: submissionServer, stats: statsServer }

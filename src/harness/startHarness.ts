@@ -13,6 +13,7 @@ import { startChain } from './chain.js'
 import { createOrderFlow } from './orderFlow.js'
 import { createBuilder } from './builder.js'
 import { startRpcServers } from './rpcServers.js'
+import { createPublicView } from './publicView.js'
 import { HarnessEvents } from './events.js'
 import { Shutdown } from './shutdown.js'
 
@@ -93,7 +94,8 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
       mempoolTxs: orders.mempool.size,
       healthy: supervisor.healthy,
     })
-    const servers = await startRpcServers({ config, chain, slot, traces, orders, builder, status, events, shutdown, log })
+    const view = createPublicView({ chain, slot, orders, events, log })
+    const servers = await startRpcServers({ config, chain, slot, traces, orders, builder, view, status, events, shutdown, log })
     builder.start()
     return {
       rpcUrl: servers.submission.url,

@@ -2,7 +2,7 @@ import express, { type Request, type Response, type NextFunction } from 'express
 import type { IncomingHttpHeaders, Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { JSONRPCServer, createJSONRPCErrorResponse, type JSONRPCRequest, type JSONRPCResponse } from 'json-rpc-2.0'
-import { envelopeError } from './envelope.js'
+import { batchSizeError, dispatch, errorResponse, parseMessage, requestCount } from './dispatch.js'
 import { RateLimiter } from './rateLimit.js'
 import type { RequestActivity } from './requestActivity.js'
 import type { Address } from 'viem'
@@ -15,6 +15,19 @@ export interface RequestContext {
   rawBody: string
   /** The address a valid `X-Flashbots-Signature` speaks for; `null` without one. */
   searcher: Address | null
+  /** The connection, when it can carry notifications (WebSocket); absent over HTTP. */
+  channel?: NotificationChannel
+}
+
+/** A connection that can carry `eth_subscription` notifications. */
+export interface NotificationChannel {
+  /**
+   * Starts a subscription and returns its id: `start` gets the function that sends one
+   * notification and returns how to stop the subscription (on `eth_unsubscribe` or close).
+   */
+  subscribe(start: (notify: (result: unknown) => void) => () => void): string
+  /** Stops a subscription of this connection; false when it has none with that id. */
+  unsubscribe(id: string): boolean
 }
 
 /** Outcome of checking a request's signature over its exact body. */
@@ -68,30 +81,26 @@ export function createRpcApp(rpc: JSONRPCServer<RequestContext>, options: HttpSe
       return
     }
     const rawBody = typeof req.body === 'string' ? req.body : ''
-    let payload: unknown
-    try {
-      payload = JSON.parse(rawBody)
-    } catch {
-      res.json(errorResponse(RpcErrorCode.ParseError, rawBody.trim() === '' ? 'parse error: empty body' : 'parse error: body is not valid JSON'))
+    const parsed = parseMessage(rawBody)
+    if (!parsed.ok) {
+      res.json(parsed.response)
       return
     }
-    const requests = Array.isArray(payload) ? payload : [payload]
-    if (Array.isArray(payload) && payload.length === 0) {
-      res.json(errorResponse(RpcErrorCode.InvalidRequest, 'invalid request: empty batch'))
+    const { payload } = parsed
+    const tooLarge = batchSizeError(payload, options.maxBatchSize)
+    if (tooLarge) {
+      res.json(tooLarge)
       return
     }
-    if (requests.length > options.maxBatchSize) {
-      res.json(errorResponse(RpcErrorCode.InvalidRequest, `invalid request: batch of ${requests.length} requests exceeds the limit of ${options.maxBatchSize}`))
-      return
-    }
+    const requests = requestCount(payload)
     const apiKey = req.headers['x-api-key']
     // req.ip is worked out (proxy rules) only when it is needed.
     const ip = byIp.limited ? (req.ip ?? 'unknown') : ''
-    if ((byIp.limited && !byIp.take(ip, requests.length)) || (typeof apiKey === 'string' && !byKey.take(apiKey, requests.length))) {
+    if ((byIp.limited && !byIp.take(ip, requests)) || (typeof apiKey === 'string' && !byKey.take(apiKey, requests))) {
       // As HTTP 429 answers do: say when to come back (Retry-After in seconds, and exactly in ms).
-      const retryAfterMs = Math.max(byIp.waitMs(ip, requests.length), typeof apiKey === 'string' ? byKey.waitMs(apiKey, requests.length) : 0)
+      const retryAfterMs = Math.max(byIp.waitMs(ip, requests), typeof apiKey === 'string' ? byKey.waitMs(apiKey, requests) : 0)
       res.setHeader('retry-after', String(Math.max(1, Math.ceil(retryAfterMs / 1000))))
-      res.status(429).json(createJSONRPCErrorResponse(null, RpcErrorCode.RateLimited, 'rate limit exceeded: slow down and retry', { retryAfterMs }))
+      res.status(429).json(errorResponse(RpcErrorCode.RateLimited, 'rate limit exceeded: slow down and retry', { retryAfterMs }))
       return
     }
     let searcher: Address | null = null
@@ -104,14 +113,13 @@ export function createRpcApp(rpc: JSONRPCServer<RequestContext>, options: HttpSe
       searcher = auth.searcher
     }
     const context: RequestContext = { headers: req.headers, rawBody, searcher }
-    const answer = (request: unknown) => envelopeError(request) ?? rpc.receive(request as JSONRPCRequest, context)
-    if (Array.isArray(payload)) {
-      const responses = (await Promise.all(requests.map(answer))).filter((r): r is JSONRPCResponse => r !== null)
-      if (responses.length === 0) res.status(204).end()
-      else res.json(responses)
+    const answered = await dispatch(rpc, payload, context)
+    if (answered.kind === 'batch') {
+      if (answered.responses.length === 0) res.status(204).end()
+      else res.json(answered.responses)
       return
     }
-    const response = await answer(payload)
+    const { response } = answered
     if (response === null) {
       res.status(204).end()
       return
@@ -134,11 +142,10 @@ function requestId(payload: unknown): string | number | null {
   return typeof id === 'string' || typeof id === 'number' ? id : null
 }
 
-function errorResponse(code: number, message: string): JSONRPCResponse {
-  return createJSONRPCErrorResponse(null, code, message)
-}
 
 export interface ListeningServer {
+  /** The HTTP server (WebSocket upgrades attach to it). */
+  server: Server
   url: string
   port: number
   close(): Promise<void>
@@ -156,6 +163,7 @@ export function listen(app: express.Express, host: string, port: number): Promis
       const address = server.address() as AddressInfo
       const urlHost = host.includes(':') ? `[${host}]` : host
       resolve({
+        server,
         url: `http://${urlHost}:${address.port}/`,
         port: address.port,
         close: () =>

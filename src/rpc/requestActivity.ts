@@ -13,12 +13,20 @@ export class RequestActivity {
 
   /** Counts one request from now until its response is finished or its connection closes. */
   begin(response: { once(event: 'close', listener: () => void): unknown }): void {
+    response.once('close', this.start())
+  }
+
+  /** Counts one request (e.g. a WebSocket message) from now until the returned function is called. */
+  start(): () => void {
     this.inFlight++
     this.lastSeenAt = performance.now()
-    response.once('close', () => {
+    let ended = false
+    return () => {
+      if (ended) return
+      ended = true
       this.inFlight--
       this.lastSeenAt = performance.now()
-    })
+    }
   }
 
   /** Milliseconds since a request last began or ended, or 0 while one is in flight. */

@@ -1,0 +1,75 @@
+import { EventEmitter } from 'node:events'
+import { numberToHex, type Hash, type Hex } from 'viem'
+import type { RpcLog } from './logCriteria.js'
+import type { RpcTransaction } from './rpcTransaction.js'
+
+/** A canonical block's header as `newHeads` sends it (`hash`, `number`, … without its txs). */
+export type RpcHeader = Record<string, unknown> & { hash: Hash; number: Hex; parentHash: Hash }
+
+/** A block that is on chain for good, with its logs (what filters and subscriptions read). */
+export interface CanonicalBlock {
+  header: RpcHeader
+  logs: RpcLog[]
+}
+
+/** A tx that entered the public mempool: its hash, and as a node shows it (built only when asked). */
+export interface PublicPendingTx {
+  hash: Hash
+  rpc(): RpcTransaction
+}
+
+export interface ChainFeedEvents {
+  block: [block: CanonicalBlock]
+  pendingTx: [tx: PublicPendingTx]
+}
+
+/** Reads Anvil between slots (the chain lock's read side): only the canonical chain is there then. */
+export type CanonicalRead = (method: string, params: unknown[]) => Promise<unknown>
+
+/**
+ * The chain as a user may see it: canonical blocks (each announced once, in order, after it is
+ * on chain) and txs entering the public mempool. Nothing else reaches it: not the builder's
+ * simulation blocks, not the blocks it executes and undoes, not bundles or private txs.
+ *
+ * @example
+ * feed.on('block', ({ header, logs }) => …)
+ * feed.blockAdded(12n) // after a slot mined block 12
+ */
+export class ChainFeed extends EventEmitter<ChainFeedEvents> {
+  private queue: Promise<void> = Promise.resolve()
+
+  constructor(
+    private readonly read: CanonicalRead,
+    private readonly onError: (error: unknown) => void,
+  ) {
+    super()
+  }
+
+  /** A block was added to the canonical chain: its header and logs are read, then announced, in order of calls. */
+  blockAdded(number: bigint): void {
+    this.queue = this.queue
+      .then(async () => {
+        const block = (await this.read('eth_getBlockByNumber', [numberToHex(number), false])) as (RpcHeader & Record<string, unknown>) | null
+        if (!block) return
+        const logs = (await this.read('eth_getLogs', [{ blockHash: block.hash }])) as RpcLog[]
+        this.emit('block', { header: headerOf(block), logs })
+      })
+      .catch(this.onError)
+  }
+
+  /** A tx entered the public mempool. */
+  pendingTxAdded(tx: PublicPendingTx): void {
+    this.emit('pendingTx', tx)
+  }
+
+  /** Resolves once every block added so far has been announced. */
+  settled(): Promise<void> {
+    return this.queue
+  }
+}
+
+/** The block without its body: what geth sends as `newHeads`. */
+function headerOf(block: Record<string, unknown>): RpcHeader {
+  const { transactions: _transactions, uncles: _uncles, withdrawals: _withdrawals, size: _size, totalDifficulty: _totalDifficulty, ...header } = block
+  return header as RpcHeader
+}

@@ -1,0 +1,77 @@
+import { z } from 'zod'
+import type { Address, Hash, Hex } from 'viem'
+
+/** A log as JSON-RPC answers it (`eth_getLogs`, filters, `logs` subscriptions). */
+export interface RpcLog {
+  address: Address
+  topics: Hash[]
+  data: Hex
+  blockNumber: Hex | null
+  blockHash: Hash | null
+  transactionHash: Hash | null
+  transactionIndex: Hex | null
+  logIndex: Hex | null
+  removed: boolean
+}
+
+/** What a log filter or `logs` subscription selects: geth's `FilterCriteria`. */
+export interface LogCriteria {
+  /** Any of these contracts; empty: any. */
+  addresses: Address[]
+  /** Per position: `null` matches anything, else any of the listed topics. */
+  topics: Array<Hash[] | null>
+  fromBlock?: BlockTag
+  toBlock?: BlockTag
+  blockHash?: Hash
+}
+
+/** A block number, or a tag resolved when the filter is read (`latest`, `pending`: the head; `earliest`: 0). */
+export type BlockTag = bigint | 'latest' | 'earliest' | 'pending' | 'safe' | 'finalized'
+
+const hex32 = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'expected a 32-byte 0x hex topic')
+const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 20-byte 0x address')
+const blockTag = z.union([
+  z.enum(['latest', 'earliest', 'pending', 'safe', 'finalized']),
+  z.string().regex(/^0x(0|[1-9a-fA-F][0-9a-fA-F]*)$/, 'expected a hex block number or a tag (latest, earliest, pending, safe, finalized)').transform(BigInt),
+])
+const topicPosition = z.union([z.null(), hex32, z.array(hex32).max(1000, 'at most 1000 alternatives per topic position')])
+
+/** The filter object of `eth_newFilter`, `eth_getLogs` and `eth_subscribe("logs", …)`, as geth reads it. */
+export const logCriteriaSchema = z
+  .strictObject({
+    fromBlock: blockTag.optional(),
+    toBlock: blockTag.optional(),
+    address: z.union([address, z.array(address)]).optional(),
+    topics: z.array(topicPosition).max(4, 'exceed max topics: at most 4 positions').optional(),
+    blockHash: hex32.optional(),
+  })
+  .refine((c) => c.blockHash === undefined || (c.fromBlock === undefined && c.toBlock === undefined), {
+    message: 'blockHash cannot be combined with fromBlock/toBlock',
+  })
+  .transform(
+    (c): LogCriteria => ({
+      addresses: (c.address === undefined ? [] : Array.isArray(c.address) ? c.address : [c.address]).map((a) => a.toLowerCase() as Address),
+      // A position of [] matches anything, like null (geth).
+      topics: (c.topics ?? []).map((t) => (t === null ? null : Array.isArray(t) ? (t.length === 0 ? null : t.map((x) => x.toLowerCase() as Hash)) : [t.toLowerCase() as Hash])),
+      fromBlock: c.fromBlock,
+      toBlock: c.toBlock,
+      blockHash: c.blockHash?.toLowerCase() as Hash | undefined,
+    }),
+  )
+
+/**
+ * Whether a log matches the criteria's contracts and topics (geth's `filterLogs`): a log with
+ * fewer topics than the criteria name positions never matches.
+ */
+export function matchesLog(criteria: Pick<LogCriteria, 'addresses' | 'topics'>, log: Pick<RpcLog, 'address' | 'topics'>): boolean {
+  if (criteria.addresses.length > 0 && !criteria.addresses.includes(log.address.toLowerCase() as Address)) return false
+  if (criteria.topics.length > log.topics.length) return false
+  return criteria.topics.every((wanted, i) => wanted === null || wanted.includes(log.topics[i]!.toLowerCase() as Hash))
+}
+
+/** A tag or number as a block number, given the head (`pending` reads as the head: logs exist only in mined blocks). */
+export function resolveBlockTag(tag: BlockTag | undefined, head: bigint, fallback: bigint): bigint {
+  if (tag === undefined) return fallback
+  if (typeof tag === 'bigint') return tag
+  return tag === 'earliest' ? 0n : head
+}

@@ -1,0 +1,79 @@
+import type { IncomingMessage, Server } from 'node:http'
+import type { JSONRPCServer } from 'json-rpc-2.0'
+import type { Logger } from 'pino'
+import { WebSocketServer, type RawData } from 'ws'
+import { batchSizeError, dispatch, parseMessage } from '../rpc/dispatch.js'
+import type { RequestContext } from '../rpc/httpServer.js'
+import type { RequestActivity } from '../rpc/requestActivity.js'
+import { WsConnection } from './connection.js'
+
+export interface WebSocketOptions {
+  /** Largest message accepted (the HTTP body limit); a larger one closes the socket with 1009. */
+  maxPayloadBytes: number
+  maxBatchSize: number
+  /** Unread bytes a client may have waiting before it is closed as too slow. */
+  maxBufferedBytes: number
+  /** Counts messages being answered (deferred checks wait for quiet). */
+  activity?: RequestActivity
+  log: Logger
+}
+
+/** The WebSocket side of an RPC server. */
+export interface AttachedWebSocket {
+  /** Clients connected now. */
+  readonly clients: number
+  /** Closes every client (1001, going away) and stops accepting upgrades. */
+  close(): Promise<void>
+}
+
+/**
+ * Serves JSON-RPC over WebSocket on the same host and port as HTTP (upgrade on `/`): every
+ * method, batches included, answered exactly as over HTTP, plus `eth_subscribe` notifications
+ * on the connection. A message is one JSON-RPC request or batch; a frame that is not JSON gets
+ * the `-32700` answer and the connection stays open.
+ */
+export function attachWebSocket(server: Server, rpc: JSONRPCServer<RequestContext>, options: WebSocketOptions): AttachedWebSocket {
+  const wss = new WebSocketServer({ server, path: '/', maxPayload: options.maxPayloadBytes })
+  wss.on('connection', (socket, request: IncomingMessage) => {
+    const connection = new WsConnection(socket, options.maxBufferedBytes)
+    // The upgrade's headers stand for every message (X-Api-Key for svc_boostBundle); a message
+    // has no body signature of its own, so it carries no searcher identity.
+    const context: RequestContext = { headers: request.headers, rawBody: '', searcher: null, channel: connection }
+    socket.on('message', (data: RawData) => {
+      const done = options.activity?.start()
+      answer(rpc, connection, context, rawText(data), options.maxBatchSize)
+        .catch((error) => options.log.error({ err: error }, 'WebSocket message failed'))
+        .finally(() => done?.())
+    })
+    socket.on('error', (error) => options.log.debug({ err: error }, 'WebSocket client error'))
+  })
+  return {
+    get clients() {
+      return wss.clients.size
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const client of wss.clients) client.close(1001, 'bundlesim is stopping')
+        wss.close(() => resolve())
+        setTimeout(() => {
+          for (const client of wss.clients) client.terminate()
+        }, 1_000).unref()
+      }),
+  }
+}
+
+async function answer(rpc: JSONRPCServer<RequestContext>, connection: WsConnection, context: RequestContext, text: string, maxBatchSize: number): Promise<void> {
+  const parsed = parseMessage(text)
+  if (!parsed.ok) return connection.send(JSON.stringify(parsed.response))
+  const refused = batchSizeError(parsed.payload, maxBatchSize)
+  if (refused) return connection.send(JSON.stringify(refused))
+  const answered = await dispatch(rpc, parsed.payload, { ...context, rawBody: text })
+  if (answered.kind === 'batch') {
+    if (answered.responses.length > 0) connection.send(JSON.stringify(answered.responses))
+  } else if (answered.response !== null) connection.send(JSON.stringify(answered.response))
+}
+
+function rawText(data: RawData): string {
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8')
+  return Buffer.from(data as ArrayBuffer).toString('utf8')
+}
