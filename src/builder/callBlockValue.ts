@@ -3,6 +3,12 @@ import { callOf, followNonces, parentNonces, probedBlockParams, probedCoinbaseBa
 import type { BlockItem } from './ordering.js'
 
 /**
+ * Anvil refuses a request body over 2 MiB ("Invalid request", for the whole batch): a block
+ * whose calls carry more data than this is valued by executing it instead.
+ */
+const MAX_CALL_DATA_CHARS = 1_500_000
+
+/**
  * What a candidate block is worth to the builder, from one `eth_simulateV1` request: every
  * item's txs as calls in block order, then the coinbase balance probe. Nothing is mined.
  *
@@ -47,6 +53,7 @@ export async function blockValueByCalls(context: CallSimulationContext, items: r
     }
   }
 
+  if (calls.reduce((sum, call) => sum + String(call.input ?? call.data ?? '').length, 0) > MAX_CALL_DATA_CHARS) return undefined
   const [answer] = await chain.batch([{ method: 'eth_simulateV1', params: probedBlockParams(context, calls) }])
   if (!answer?.ok) return undefined
   const simulated = (answer.result as SimulatedBlock[])[0]?.calls

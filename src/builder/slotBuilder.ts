@@ -90,6 +90,9 @@ export class SlotBuilder {
         this.deps.traces.abortBlock(block, this.taken, reason)
         throw new SlotAbortedError(block, reason, { cause: error })
       } finally {
+        // Whatever an execution left in Anvil's pool (a tx a bundle could drop, a nonce gap)
+        // is the builder's private business: no read between slots may see it as pending.
+        await this.deps.chain.dropAllTransactions().catch(() => undefined)
         this.deps.slot.building = null
         this.taken = []
         this.parent = undefined

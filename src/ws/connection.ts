@@ -5,8 +5,8 @@ import type { NotificationChannel } from '../rpc/httpServer.js'
 
 /** Close code for a subscriber whose unread data passed the bound (RFC 6455: policy violation). */
 export const SLOW_CONSUMER_CLOSE_CODE = 1008
-/** How long a closing slow socket may take before it is cut. */
-const CLOSE_GRACE_MS = 1_000
+/** How long a slow client has to read what it was sent and the close frame before it is cut. */
+const CLOSE_GRACE_MS = 5_000
 
 /**
  * One WebSocket client: its subscriptions and a bounded send buffer. A client that stops
