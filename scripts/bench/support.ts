@@ -3,7 +3,7 @@ import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
 import { startHarness, type Harness } from '../../src/index.js'
 import type { BundlesimConfig } from '../../src/config/config.js'
 import { launchAnvil, type LaunchedAnvil } from '../../src/chain/launchAnvil.js'
-import type { SlotReport } from '../../src/builder/slotReport.js'
+import type { SlotReport } from '../../src/protocol/slotReport.js'
 
 /** Sizes and the time bound every benchmark runs under. */
 export interface BenchOptions {

@@ -2,25 +2,12 @@ import { z } from 'zod'
 import type { JSONRPCServer } from 'json-rpc-2.0'
 import { numberToHex, type Address, type Hash, type Hex } from 'viem'
 import { ImpersonationRefused, type ImpersonatedTx } from '../builder/impersonatedBlock.js'
-import type { SlotReport } from '../builder/slotReport.js'
-import { RpcErrorCode, invalidParams, rpcError } from './errors.js'
+import type { HarnessStatus } from '../protocol/harnessStatus.js'
+import type { SlotReport } from '../protocol/slotReport.js'
+import { RpcErrorCode } from '../protocol/errorCodes.js'
+import { invalidParams, rpcError } from './errors.js'
 import type { RequestContext } from './httpServer.js'
 import { optionalObjectParam, singleObjectParam } from './params.js'
-
-export interface HarnessStatus {
-  clock: string
-  slot: number
-  msIntoSlot: number
-  blockNumber: number
-  timestamp: number
-  chainId: number
-  coinbase: string
-  pendingBundles: number
-  /** Bundles whose deferred sender checks wait for the servers to go quiet (or the next slot). */
-  heldChecks: number
-  mempoolTxs: number
-  healthy: boolean
-}
 
 export interface HarnessDeps {
   advanceSlots(slots: number): Promise<SlotReport[]>

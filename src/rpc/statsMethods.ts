@@ -1,10 +1,11 @@
 import { z } from 'zod'
 import type { JSONRPCServer } from 'json-rpc-2.0'
 import type { Hash } from 'viem'
-import type { StatusCase } from '../config/config.js'
+import type { StatusCase } from '../protocol/bundleStates.js'
 import { toBundleStats } from '../bundle/stats.js'
 import type { TraceStore } from '../bundle/traceStore.js'
-import { RpcErrorCode, rpcError } from './errors.js'
+import { RpcErrorCode } from '../protocol/errorCodes.js'
+import { rpcError } from './errors.js'
 import type { RequestContext } from './httpServer.js'
 import { singleObjectParam } from './params.js'
 

@@ -5,7 +5,8 @@ import { bundleObjectSchema, cancelBundleSchema, toSubmission } from '../bundle/
 import type { BundleIngest } from '../bundle/ingest.js'
 import { MempoolRejection, type PublicMempool } from '../builder/mempool.js'
 import type { Address } from 'viem'
-import { RpcErrorCode, invalidParams, rpcError } from './errors.js'
+import { RpcErrorCode } from '../protocol/errorCodes.js'
+import { invalidParams, rpcError } from './errors.js'
 import type { RequestContext } from './httpServer.js'
 import { singleObjectParam } from './params.js'
 

@@ -1,6 +1,6 @@
 import type { Address, Hash } from 'viem'
-import type { SlotReport } from '../builder/slotReport.js'
-import type { HarnessStatus } from '../rpc/harnessMethods.js'
+import type { SlotReport } from '../protocol/slotReport.js'
+import type { HarnessStatus } from '../protocol/harnessStatus.js'
 import type { AddressBook } from './addressBook.js'
 import type { SourceLocation } from './errors.js'
 import type { LoadedScenario } from './load.js'

@@ -1,5 +1,5 @@
 import { decodeEventLog, type Address, type Hash, type Hex } from 'viem'
-import type { BundleStats } from '../bundle/stats.js'
+import type { BundleStats } from '../protocol/bundleStats.js'
 import { canonicalAbiValue, toAbiValue } from './abiValues.js'
 import { balanceOf, bundleName, locate, type RunContext } from './context.js'
 import { ExpectationFailed } from './errors.js'

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { parseAbiItem, type AbiEvent, type AbiFunction } from 'viem'
-import { BUNDLE_STATES } from '../bundle/types.js'
+import { BUNDLE_STATES } from '../protocol/bundleStates.js'
 import { AMOUNT_HINT, parseAmount } from './units.js'
 
 /*

@@ -1,5 +1,5 @@
 import { keccak256, numberToHex, stringToBytes, type Hash, type Hex } from 'viem'
-import type { SlotReport } from '../builder/slotReport.js'
+import type { SlotReport } from '../protocol/slotReport.js'
 import { headStatus, locate, recordBalances, type RunContext } from './context.js'
 import { ExpectationFailed, StepFailed, type ScenarioFailure } from './errors.js'
 import { Failures, checkCallBundle, checkExpectations, type CallBundleAnswer } from './expectations.js'
