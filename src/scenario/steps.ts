@@ -1,5 +1,6 @@
 import { keccak256, numberToHex, stringToBytes, type Hash, type Hex } from 'viem'
 import type { SlotReport } from '../protocol/slotReport.js'
+import { WIRE_PATTERNS } from '../protocol/wireRules.js'
 import { headStatus, locate, recordBalances, type RunContext } from './context.js'
 import { ExpectationFailed, StepFailed, type ScenarioFailure } from './errors.js'
 import { Failures, checkCallBundle, checkExpectations, type CallBundleAnswer } from './expectations.js'
@@ -7,11 +8,9 @@ import { RpcCallError } from './rpcClient.js'
 import { stepKind, type BlockRef, type BoostStep, type Step, type StepKind, type SubmitStep } from './schema.js'
 import type { Path } from './sourceMap.js'
 
-const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/
-
 /** A replacement UUID as given, or a fixed UUID derived from any other name. */
 export function toReplacementUuid(name: string): string {
-  if (UUID.test(name)) return name
+  if (WIRE_PATTERNS.uuid.test(name)) return name
   const h = keccak256(stringToBytes(`bundlesim:uuid:${name}`)).slice(2)
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`
 }
