@@ -28,6 +28,7 @@ export {
   type BundlesimClientOptions,
   type BundlesimMethods,
   type JsonRpcTransport,
+  type JsonRpcCall,
   type SendBundleParams,
   type SendBundleResult,
   type CancelBundleParams,
