@@ -3,6 +3,7 @@ import type { JSONRPCServer } from 'json-rpc-2.0'
 import type { Address, Hex } from 'viem'
 import { CallBundleError, callBundle, type CallBundleDeps, type CallBundleResult } from '../builder/callBundle.js'
 import { RpcErrorCode } from '../protocol/errorCodes.js'
+import type { CallBundleResponse } from '../protocol/methods.js'
 import { WIRE_PATTERNS, address, hexBytes, hexQuantity } from '../protocol/wireRules.js'
 import { invalidParams, rpcError } from './errors.js'
 import type { RequestContext } from './httpServer.js'
@@ -27,7 +28,7 @@ const callBundleSchema = z.object({
 })
 
 /** The JSON shape Flashbots (mev-geth) answers with: wei as decimal strings, gas as numbers. */
-export function formatCallBundleResult(result: CallBundleResult) {
+export function formatCallBundleResult(result: CallBundleResult): CallBundleResponse {
   return {
     bundleGasPrice: result.bundleGasPrice.toString(),
     bundleHash: result.bundleHash,
