@@ -3,6 +3,7 @@ import type { Hex } from 'viem'
 import { startHarness } from './harness/startHarness.js'
 import type { BundlesimConfig } from './config/config.js'
 import { DEFAULT_CONFIG } from './config/config.js'
+import { WIRE_PATTERNS } from './protocol/wireRules.js'
 import { registerScenarioCommands } from './scenario/cliCommands.js'
 import { registerSnapshotCommand } from './snapshot/cliCommand.js'
 
@@ -45,7 +46,7 @@ program
   .option('--build-cutoff-ms <ms>', 'ms into the slot after which simulated bundles are not built for it', integer('--build-cutoff-ms', 0))
   .option('--boost-cutoff-ms <ms>', 'later build cutoff for svc_boostBundle bundles', integer('--boost-cutoff-ms', 0))
   .option('--competitor-bid <wei>', 'fixed competing relay bid per slot, decimal wei', (v: string) => {
-    if (!/^\d{1,78}$/.test(v)) throw new InvalidArgumentError('--competitor-bid must be a decimal number of wei')
+    if (!WIRE_PATTERNS.decimalWei.test(v)) throw new InvalidArgumentError('--competitor-bid must be a decimal number of wei')
     return BigInt(v)
   })
   .option('--competitor-win-probability <p>', 'chance a competitor outbids our block each slot (0–1)', (v: string) => {
@@ -66,7 +67,7 @@ program
   .option('--log-level <level>', 'pino log level', DEFAULT_CONFIG.logLevel)
   .action(async (opts) => {
     const envKeys = (process.env.BUNDLESIM_API_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean)
-    if (opts.coinbaseKey !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(opts.coinbaseKey)) {
+    if (opts.coinbaseKey !== undefined && !WIRE_PATTERNS.hash32.test(opts.coinbaseKey)) {
       program.error('error: --coinbase-key must be a 32-byte 0x hex private key')
     }
     const config: Partial<BundlesimConfig> = {

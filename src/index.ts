@@ -3,18 +3,40 @@
  * scenarios from it.
  *
  * @example
- * import { startHarness, runScenario } from 'bundlesim'
+ * import { startHarness, createBundlesimClient, runScenario } from 'bundlesim'
  * const harness = await startHarness({ clock: 'manual', port: 0, statsPort: 0, anvilPort: 0 })
+ * const client = createBundlesimClient({ rpcUrl: harness.rpcUrl, statsUrl: harness.statsUrl })
  * const result = await runScenario('scenarios/landed.yaml') // result.passed, result.failures
  */
 export { startHarness, type Harness } from './harness/startHarness.js'
 export { DEFAULT_CONFIG, type BundlesimConfig } from './config/config.js'
 export { bundleHash, txHash } from './bundle/hash.js'
-export { BUNDLE_STATES, type BundleState } from './bundle/types.js'
-export type { BundleStats } from './bundle/stats.js'
-export type { SlotReport } from './builder/slotReport.js'
-export type { HarnessStatus } from './rpc/harnessMethods.js'
-export { RpcErrorCode } from './rpc/errors.js'
+// The wire: types, error codes and a typed client shared by the service and its users.
+export {
+  BUNDLE_STATES,
+  RpcErrorCode,
+  JsonRpcError,
+  createBundlesimClient,
+  createJsonRpcTransport,
+  type BundleState,
+  type StatusCase,
+  type BundleStats,
+  type SlotReport,
+  type SlotTimings,
+  type HarnessStatus,
+  type BundlesimClient,
+  type BundlesimClientOptions,
+  type BundlesimMethods,
+  type JsonRpcTransport,
+  type JsonRpcCall,
+  type SendBundleParams,
+  type SendBundleResult,
+  type CancelBundleParams,
+  type CancelBundleResult,
+  type CallBundleParams,
+  type CallBundleResponse,
+  type CallBundleTxResponse,
+} from './protocol/index.js'
 // Fork mode: offline state snapshots (README "Fork mode and offline snapshots").
 export { recordSnapshot, type RecordSnapshotOptions, type RecordedSnapshot } from './snapshot/record.js'
 export { readSnapshot, type StateSnapshot } from './chain/stateSnapshot.js'

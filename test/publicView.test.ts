@@ -68,8 +68,8 @@ class WsClient {
 describe('one honest view: subscriptions and filters show canonical blocks and public txs only', () => {
   let harness: Harness
   let client: WsClient
-  const subs: Record<string, string> = {}
-  const filters: Record<string, string> = {}
+  const subs = { heads: '', pendingHashes: '', pendingFull: '', logs: '' }
+  const filters = { blocks: '', pending: '', logs: '' }
   let publicTx: Hash
   let landedBundleTxs: Hash[]
   let failedBundleTxs: Hash[]

@@ -6,7 +6,8 @@ import { bundleHash, txHash } from '../src/bundle/hash.js'
 import { bundleObjectSchema, describeIssues, toSubmission } from '../src/bundle/schema.js'
 import { decodeBundle } from '../src/bundle/decode.js'
 import { TraceStore, type BundleTrace } from '../src/bundle/traceStore.js'
-import type { Bundle, BundleState, BundleSubmission } from '../src/bundle/types.js'
+import type { Bundle, BundleSubmission } from '../src/bundle/types.js'
+import type { BundleState } from '../src/protocol/bundleStates.js'
 import { createApiKeyCheck } from '../src/rpc/auth.js'
 
 const H1 = `0x${'11'.repeat(32)}` as Hash

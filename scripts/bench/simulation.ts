@@ -1,6 +1,6 @@
 import type { PrivateKeyAccount } from 'viem/accounts'
 import type { Harness } from '../../src/index.js'
-import type { SlotReport } from '../../src/builder/slotReport.js'
+import type { SlotReport } from '../../src/index.js'
 import { plain, versus, type BenchResult, type Figure } from './report.js'
 import { RpcProfile } from './rpcProfile.js'
 import {

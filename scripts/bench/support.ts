@@ -1,9 +1,8 @@
 import { keccak256, parseGwei, toHex, type Address, type Hash, type Hex } from 'viem'
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
-import { startHarness, type Harness } from '../../src/index.js'
+import { createBundlesimClient, createJsonRpcTransport, startHarness, type Harness, type JsonRpcCall, type SlotReport } from '../../src/index.js'
 import type { BundlesimConfig } from '../../src/config/config.js'
 import { launchAnvil, type LaunchedAnvil } from '../../src/chain/launchAnvil.js'
-import type { SlotReport } from '../../src/builder/slotReport.js'
 
 /** Sizes and the time bound every benchmark runs under. */
 export interface BenchOptions {
@@ -74,30 +73,18 @@ export async function independentBundles(
   return { accounts, bundles }
 }
 
-let nextId = 1
-
-/** One JSON-RPC call over loopback HTTP; throws on an error answer. */
-export async function rpc<T = unknown>(url: string, method: string, params: unknown[] = []): Promise<T> {
-  const [result] = await rpcBatch<T>(url, [{ method, params }])
-  return result as T
+/** One JSON-RPC call over loopback HTTP; throws a JsonRpcError on an error answer. */
+export function rpc<T = unknown>(url: string, method: string, params: unknown[] = []): Promise<T> {
+  return createJsonRpcTransport({ url }).request<T>(method, params)
 }
 
 /** One JSON-RPC batch; results in request order; throws on the first error answer. */
-export async function rpcBatch<T = unknown>(url: string, calls: Array<{ method: string; params: unknown[] }>): Promise<T[]> {
-  const requests = calls.map((c) => ({ jsonrpc: '2.0', id: nextId++, method: c.method, params: c.params }))
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(requests) })
-  if (!res.ok) throw new Error(`${calls[0]?.method} batch: HTTP ${res.status} ${await res.text()}`)
-  const answers = (await res.json()) as Array<{ id: number; result?: T; error?: { code: number; message: string } }>
-  const byId = new Map(answers.map((a) => [a.id, a]))
-  return requests.map((r) => {
-    const answer = byId.get(r.id)
-    if (!answer || answer.error) throw new Error(`${r.method} failed: ${answer?.error ? `${answer.error.code} ${answer.error.message}` : 'no answer'}`)
-    return answer.result as T
-  })
+export function rpcBatch<T = unknown>(url: string, calls: readonly JsonRpcCall[]): Promise<T[]> {
+  return createJsonRpcTransport({ url }).batch<T>(calls)
 }
 
 /** Calls in chunks of `size` per batch, one batch at a time. */
-export async function inBatches<T>(url: string, calls: Array<{ method: string; params: unknown[] }>, size = 100): Promise<T[]> {
+export async function inBatches<T>(url: string, calls: readonly JsonRpcCall[], size = 100): Promise<T[]> {
   const out: T[] = []
   for (let i = 0; i < calls.length; i += size) out.push(...(await rpcBatch<T>(url, calls.slice(i, i + size))))
   return out
@@ -137,7 +124,7 @@ export function baselineAnvil(): Promise<LaunchedAnvil> {
 }
 
 export async function advanceSlot(harness: Harness): Promise<SlotReport> {
-  const [report] = await rpc<SlotReport[]>(harness.rpcUrl, 'harness_advanceSlot', [{ slots: 1 }])
+  const [report] = await createBundlesimClient({ rpcUrl: harness.rpcUrl }).advanceSlot({ slots: 1 })
   return report!
 }
 

@@ -18,7 +18,7 @@ import type { PublicMempool } from './mempool.js'
 import type { BlockItem, OrderingAlgorithm, SimulatedBundle } from './ordering.js'
 import { ParentState } from './parentState.js'
 import { simulateManyTopOfBlock, type SimulationCounts } from './simulate.js'
-import type { SlotReport, SlotTimings } from './slotReport.js'
+import type { SlotReport, SlotTimings } from '../protocol/slotReport.js'
 
 /** Coinbase of the competing builder whose block is mined when we lose the auction. */
 export const COMPETITOR_COINBASE: Address = '0x00000000000000000000000000000000c0ffee00'

@@ -1,31 +1,23 @@
 import { z } from 'zod'
 import type { Address, Hash, Hex } from 'viem'
+import { address, hash32, hexBytes, hexQuantity, uuid } from '../protocol/wireRules.js'
 import type { BundleSubmission } from './types.js'
 
-const HEX_BYTES = /^0x([0-9a-fA-F]{2})*$/
-const HASH_32 = /^0x[0-9a-fA-F]{64}$/
-const QUANTITY = /^0x[0-9a-fA-F]{1,64}$/
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/
-const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/
-
-const hexBytes = z.string({ error: 'expected a 0x-prefixed hex string' }).regex(HEX_BYTES, 'expected 0x-prefixed hex with an even number of digits')
-const hash32 = z
-  .string({ error: 'expected a 32-byte 0x hex hash' })
-  .regex(HASH_32, 'expected a 32-byte 0x hex hash (66 characters)')
-  .transform((h) => h.toLowerCase() as Hash)
-const hashList = z.array(hash32, { error: 'expected an array of 32-byte 0x hex hashes' })
+const txHex = hexBytes({ type: 'expected a 0x-prefixed hex string', format: 'expected 0x-prefixed hex with an even number of digits' })
+const txHash = hash32({ type: 'expected a 32-byte 0x hex hash', format: 'expected a 32-byte 0x hex hash (66 characters)' }).transform((h) => h.toLowerCase() as Hash)
+const hashList = z.array(txHash, { error: 'expected an array of 32-byte 0x hex hashes' })
 const unixSeconds = z
   .number({ error: 'expected a number of unix seconds' })
   .int('expected an integer number of unix seconds')
   .min(0, 'must not be negative')
   .max(Number.MAX_SAFE_INTEGER, 'exceeds 2^53 - 1')
-const replacementUuid = z.string({ error: 'expected a UUID string' }).regex(UUID, 'expected a UUID like "8f6a4b7e-…"')
+const replacementUuid = uuid({ type: 'expected a UUID string' })
 
 /** eth_sendBundle's object (seed §2.1). Unknown fields are ignored; known ones must have their type. */
 export const bundleObjectSchema = z
   .object({
-    txs: z.array(hexBytes, { error: 'required: an array of signed transactions as 0x hex strings' }),
-    blockNumber: z.string({ error: 'expected a hex block number string like "0x1b4"' }).regex(QUANTITY, 'expected a hex block number like "0x1b4"').optional(),
+    txs: z.array(txHex, { error: 'required: an array of signed transactions as 0x hex strings' }),
+    blockNumber: hexQuantity({ type: 'expected a hex block number string like "0x1b4"', format: 'expected a hex block number like "0x1b4"' }).optional(),
     minTimestamp: unixSeconds.optional(),
     maxTimestamp: unixSeconds.optional(),
     revertingTxHashes: hashList.optional(),
@@ -43,7 +35,7 @@ export const bundleObjectSchema = z
       .min(0, 'expected an integer from 0 to 99')
       .max(99, 'expected an integer from 0 to 99')
       .optional(),
-    refundRecipient: z.string({ error: 'expected a 20-byte 0x address' }).regex(ADDRESS, 'expected a 20-byte 0x address').optional(),
+    refundRecipient: address({ type: 'expected a 20-byte 0x address' }).optional(),
     refundTxHashes: hashList.max(1, 'at most one refund tx hash is allowed').optional(),
   })
   .superRefine((bundle, ctx) => {

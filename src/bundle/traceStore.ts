@@ -1,5 +1,6 @@
 import type { Address, Hash } from 'viem'
-import { BUNDLE_STATES, type Bundle, type BundleState } from './types.js'
+import { BUNDLE_STATES, type BundleState } from '../protocol/bundleStates.js'
+import type { Bundle } from './types.js'
 import type { BuilderPayments } from '../builder/execution.js'
 
 /** Everything the builder learns about one bundle; served as seed §2.3 stats. */

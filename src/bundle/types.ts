@@ -1,18 +1,5 @@
 import type { Address, Hash, Hex } from 'viem'
 
-/** Bundle states in the order of the flow through the builder (seed §3). */
-export const BUNDLE_STATES = [
-  'Received',
-  'Invalid',
-  'SimulationFail',
-  'SimulationPass',
-  'ExcludedFromBlock',
-  'IncludedInBlock',
-  'Submitted',
-  'Landed',
-] as const
-export type BundleState = (typeof BUNDLE_STATES)[number]
-
 /** The fields of seed §2.1 after schema validation (types normalised, defaults not applied). */
 export interface BundleSubmission {
   txs: Hex[]

@@ -1,6 +1,7 @@
 import http from 'node:http'
 import { numberToHex, type Address, type Hex } from 'viem'
 import type { TouchedState } from './stateSnapshot.js'
+import { WIRE_PATTERNS } from '../protocol/wireRules.js'
 
 /**
  * Anvil's ten dev accounts (mnemonic `test test … junk`). A fork reads them from the remote
@@ -86,7 +87,7 @@ export class ForkRecorder {
     }
     for (const request of [parsed].flat() as Array<{ method?: string; params?: unknown[] }>) {
       const [address, slot] = Array.isArray(request?.params) ? request.params : []
-      if (typeof address !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(address) || ANVIL_DEV_ACCOUNTS.has(address.toLowerCase() as Address)) continue
+      if (typeof address !== 'string' || !WIRE_PATTERNS.address.test(address) || ANVIL_DEV_ACCOUNTS.has(address.toLowerCase() as Address)) continue
       if (request.method === STORAGE_METHOD && typeof slot === 'string') touch(this.touched, address, slot)
       else if (ACCOUNT_METHODS.has(request.method ?? '')) touch(this.touched, address)
     }

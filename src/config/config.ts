@@ -1,7 +1,7 @@
 import type { Hex } from 'viem'
+import type { StatusCase } from '../protocol/bundleStates.js'
 
 export type ClockMode = 'realtime' | 'manual'
-export type StatusCase = 'lower' | 'pascal'
 
 /** Everything `bundlesim serve` and `startHarness` can be told. Defaults: SPEC §3. */
 export interface BundlesimConfig {

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events'
-import type { SlotReport } from '../builder/slotReport.js'
+import type { SlotReport } from '../protocol/slotReport.js'
 
 /** What a running harness tells whoever listens (tests wait on these instead of sleeping). */
 export interface HarnessEventMap {

@@ -1,5 +1,6 @@
 import type { JSONRPCServer } from 'json-rpc-2.0'
-import { RpcErrorCode, rpcError } from './errors.js'
+import { RpcErrorCode } from '../protocol/errorCodes.js'
+import { rpcError } from './errors.js'
 import type { RequestContext } from './httpServer.js'
 import { isForwardedRead } from './proxy.js'
 

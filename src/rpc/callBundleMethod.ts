@@ -2,34 +2,33 @@ import { z } from 'zod'
 import type { JSONRPCServer } from 'json-rpc-2.0'
 import type { Address, Hex } from 'viem'
 import { CallBundleError, callBundle, type CallBundleDeps, type CallBundleResult } from '../builder/callBundle.js'
-import { RpcErrorCode, invalidParams, rpcError } from './errors.js'
+import { RpcErrorCode } from '../protocol/errorCodes.js'
+import type { CallBundleResponse } from '../protocol/methods.js'
+import { WIRE_PATTERNS, address, hexBytes, hexQuantity } from '../protocol/wireRules.js'
+import { invalidParams, rpcError } from './errors.js'
 import type { RequestContext } from './httpServer.js'
 import { singleObjectParam } from './params.js'
 
-const HEX_BYTES = /^0x([0-9a-fA-F]{2})*$/
-const QUANTITY = /^0x[0-9a-fA-F]{1,64}$/
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/
-
-const quantity = (what: string) => z.string({ error: `expected ${what} as a hex string like "0x1b4"` }).regex(QUANTITY, `expected ${what} as a hex string like "0x1b4"`)
+const quantity = (what: string) => hexQuantity({ type: `expected ${what} as a hex string like "0x1b4"`, format: `expected ${what} as a hex string like "0x1b4"` })
 const integerOrQuantity = (what: string) =>
-  z.union([z.number().int().min(0).max(Number.MAX_SAFE_INTEGER), z.string().regex(QUANTITY)], {
+  z.union([z.number().int().min(0).max(Number.MAX_SAFE_INTEGER), z.string().regex(WIRE_PATTERNS.hexQuantity)], {
     error: `expected ${what} as a non-negative integer or a hex string like "0x1b4"`,
   })
 
 /** eth_callBundle's object, as Flashbots defines it. Unknown fields are ignored. */
 const callBundleSchema = z.object({
   txs: z
-    .array(z.string().regex(HEX_BYTES, 'expected a signed transaction as 0x hex'), { error: 'required: an array of signed transactions as 0x hex strings' })
+    .array(hexBytes({ format: 'expected a signed transaction as 0x hex' }), { error: 'required: an array of signed transactions as 0x hex strings' })
     .min(1, 'must hold at least one signed transaction'),
   blockNumber: quantity('a block number'),
   stateBlockNumber: z.string({ error: 'required: "latest" or the head block number as hex' }),
   timestamp: integerOrQuantity('unix seconds').optional(),
-  coinbase: z.string({ error: 'expected a 20-byte 0x address' }).regex(ADDRESS, 'expected a 20-byte 0x address').optional(),
+  coinbase: address({ type: 'expected a 20-byte 0x address' }).optional(),
   baseFee: integerOrQuantity('wei').optional(),
 })
 
 /** The JSON shape Flashbots (mev-geth) answers with: wei as decimal strings, gas as numbers. */
-export function formatCallBundleResult(result: CallBundleResult) {
+export function formatCallBundleResult(result: CallBundleResult): CallBundleResponse {
   return {
     bundleGasPrice: result.bundleGasPrice.toString(),
     bundleHash: result.bundleHash,
@@ -60,7 +59,7 @@ export function registerCallBundleMethod(rpc: JSONRPCServer<RequestContext>, dep
   rpc.addMethod('eth_callBundle', async (params) => {
     const object = singleObjectParam(params, callBundleSchema)
     const state = object.stateBlockNumber
-    if (state !== 'latest' && !QUANTITY.test(state)) {
+    if (state !== 'latest' && !WIRE_PATTERNS.hexQuantity.test(state)) {
       throw invalidParams(`stateBlockNumber: only the canonical head is supported ("latest" or its block number as hex), got ${JSON.stringify(state)}`)
     }
     try {

@@ -1,6 +1,6 @@
 import { createJSONRPCErrorResponse, type JSONRPCRequest, type JSONRPCResponse, type JSONRPCServer } from 'json-rpc-2.0'
 import { envelopeError } from './envelope.js'
-import { RpcErrorCode } from './errors.js'
+import { RpcErrorCode } from '../protocol/errorCodes.js'
 
 /** What a JSON-RPC message gets back: one answer, a batch of answers, or nothing (notifications only). */
 export type Dispatched = { kind: 'single'; response: JSONRPCResponse | null } | { kind: 'batch'; responses: JSONRPCResponse[] }

@@ -1,5 +1,5 @@
 import { createJSONRPCErrorResponse, type JSONRPCID, type JSONRPCResponse, type JSONRPCServer } from 'json-rpc-2.0'
-import { RpcErrorCode } from './errors.js'
+import { RpcErrorCode } from '../protocol/errorCodes.js'
 
 const isId = (id: unknown): id is JSONRPCID => id === null || typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id))
 

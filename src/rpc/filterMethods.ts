@@ -3,7 +3,8 @@ import { z } from 'zod'
 import { describeIssues } from '../bundle/schema.js'
 import { FilterNotFound, type FilterRegistry } from '../view/filters.js'
 import { logCriteriaSchema } from '../view/logCriteria.js'
-import { RpcErrorCode, invalidParams, rpcError } from './errors.js'
+import { RpcErrorCode } from '../protocol/errorCodes.js'
+import { invalidParams, rpcError } from './errors.js'
 import type { RequestContext } from './httpServer.js'
 
 const filterId = z.tuple([z.string({ error: 'expected a filter id' })], { error: 'expected [filterId]' })

@@ -2,25 +2,13 @@ import { z } from 'zod'
 import type { JSONRPCServer } from 'json-rpc-2.0'
 import { numberToHex, type Address, type Hash, type Hex } from 'viem'
 import { ImpersonationRefused, type ImpersonatedTx } from '../builder/impersonatedBlock.js'
-import type { SlotReport } from '../builder/slotReport.js'
-import { RpcErrorCode, invalidParams, rpcError } from './errors.js'
+import type { HarnessStatus } from '../protocol/harnessStatus.js'
+import type { SlotReport } from '../protocol/slotReport.js'
+import { RpcErrorCode } from '../protocol/errorCodes.js'
+import { address, decimalWei, hexBytes } from '../protocol/wireRules.js'
+import { invalidParams, rpcError } from './errors.js'
 import type { RequestContext } from './httpServer.js'
 import { optionalObjectParam, singleObjectParam } from './params.js'
-
-export interface HarnessStatus {
-  clock: string
-  slot: number
-  msIntoSlot: number
-  blockNumber: number
-  timestamp: number
-  chainId: number
-  coinbase: string
-  pendingBundles: number
-  /** Bundles whose deferred sender checks wait for the servers to go quiet (or the next slot). */
-  heldChecks: number
-  mempoolTxs: number
-  healthy: boolean
-}
 
 export interface HarnessDeps {
   advanceSlots(slots: number): Promise<SlotReport[]>
@@ -37,21 +25,20 @@ const advanceParams = z.object({
   slots: z.number({ error: 'expected an integer from 1 to 1000' }).int('expected an integer from 1 to 1000').min(1, 'expected an integer from 1 to 1000').max(1000, 'expected an integer from 1 to 1000').default(1),
 })
 const competitorBidParams = z.object({
-  bidWei: z.union([z.string().regex(/^\d{1,78}$/, 'expected a decimal string of wei, or null'), z.null()], {
+  bidWei: z.union([decimalWei({ format: 'expected a decimal string of wei, or null' }), z.null()], {
     error: 'expected a decimal string of wei, or null',
   }),
 })
 const setBalanceParams = z.object({
-  address: z.string({ error: 'required: a 20-byte 0x address' }).regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 20-byte 0x address'),
-  wei: z.string({ error: 'required: a decimal string of wei' }).regex(/^\d{1,78}$/, 'expected a decimal string of wei'),
+  address: address({ type: 'required: a 20-byte 0x address' }),
+  wei: decimalWei({ type: 'required: a decimal string of wei' }),
 })
-const ADDRESS_PARAM = /^0x[0-9a-fA-F]{40}$/
-const weiParam = (what: string) => z.string({ error: `expected ${what} as a decimal string` }).regex(/^\d{1,78}$/, `expected ${what} as a decimal string`).transform(BigInt)
+const weiParam = (what: string) => decimalWei({ type: `expected ${what} as a decimal string`, format: `expected ${what} as a decimal string` }).transform(BigInt)
 const impersonatedParams = z.strictObject({
-  from: z.string({ error: 'required: a 20-byte 0x address' }).regex(ADDRESS_PARAM, 'expected a 20-byte 0x address'),
-  to: z.string().regex(ADDRESS_PARAM, 'expected a 20-byte 0x address').optional(),
+  from: address({ type: 'required: a 20-byte 0x address' }),
+  to: address().optional(),
   value: weiParam('wei').optional(),
-  data: z.string().regex(/^0x([0-9a-fA-F]{2})*$/, 'expected 0x hex data').optional(),
+  data: hexBytes().optional(),
   gas: weiParam('gas').optional(),
   maxFeePerGas: weiParam('wei').optional(),
   maxPriorityFeePerGas: weiParam('wei').optional(),

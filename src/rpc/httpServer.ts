@@ -6,7 +6,8 @@ import { batchSizeError, dispatch, errorResponse, parseMessage, requestCount } f
 import { RateLimiter } from './rateLimit.js'
 import type { RequestActivity } from './requestActivity.js'
 import type { Address } from 'viem'
-import { RpcErrorCode, httpStatusFor } from './errors.js'
+import { RpcErrorCode } from '../protocol/errorCodes.js'
+import { httpStatusFor } from './errors.js'
 
 /** What a method may know about the HTTP request that carried it. */
 export interface RequestContext {

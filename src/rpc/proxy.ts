@@ -1,7 +1,7 @@
 import type { JSONRPCRequest, JSONRPCResponse, JSONRPCServer } from 'json-rpc-2.0'
 import type { ChainLock } from '../chain/chainLock.js'
 import type { RequestContext } from './httpServer.js'
-import { RpcErrorCode } from './errors.js'
+import { RpcErrorCode } from '../protocol/errorCodes.js'
 
 /** Standard read namespaces a bot expects from its one URL; writes and signing stay ours or refused. */
 const FORWARDED = /^(eth|net|web3)_/

@@ -1,15 +1,16 @@
 import { z } from 'zod'
 import type { JSONRPCServer } from 'json-rpc-2.0'
 import type { Hash } from 'viem'
-import type { StatusCase } from '../config/config.js'
+import type { StatusCase } from '../protocol/bundleStates.js'
 import { toBundleStats } from '../bundle/stats.js'
 import type { TraceStore } from '../bundle/traceStore.js'
-import { RpcErrorCode, rpcError } from './errors.js'
+import { hash32 } from '../protocol/wireRules.js'
+import { RpcErrorCode } from '../protocol/errorCodes.js'
+import { rpcError } from './errors.js'
 import type { RequestContext } from './httpServer.js'
 import { singleObjectParam } from './params.js'
 
-const HASH_32 = /^0x[0-9a-fA-F]{64}$/
-const hash = z.string({ error: 'expected a 32-byte 0x hex bundle hash' }).regex(HASH_32, 'expected a 32-byte 0x hex bundle hash')
+const hash = hash32({ type: 'expected a 32-byte 0x hex bundle hash', format: 'expected a 32-byte 0x hex bundle hash' })
 const statsParams = z
   .object({ bundle_hash: hash.optional(), bundleHash: hash.optional() })
   .refine((p) => p.bundle_hash !== undefined || p.bundleHash !== undefined, {

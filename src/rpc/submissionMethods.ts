@@ -5,7 +5,9 @@ import { bundleObjectSchema, cancelBundleSchema, toSubmission } from '../bundle/
 import type { BundleIngest } from '../bundle/ingest.js'
 import { MempoolRejection, type PublicMempool } from '../builder/mempool.js'
 import type { Address } from 'viem'
-import { RpcErrorCode, invalidParams, rpcError } from './errors.js'
+import { signedTx } from '../protocol/wireRules.js'
+import { RpcErrorCode } from '../protocol/errorCodes.js'
+import { invalidParams, rpcError } from './errors.js'
 import type { RequestContext } from './httpServer.js'
 import { singleObjectParam } from './params.js'
 
@@ -19,7 +21,7 @@ export interface SubmissionDeps {
   maxBundleTxs: number
 }
 
-const rawTxParams = z.tuple([z.string().regex(/^0x([0-9a-fA-F]{2})+$/, 'expected a signed transaction as 0x hex')], {
+const rawTxParams = z.tuple([signedTx()], {
   error: 'expected an array holding one signed transaction',
 })
 

@@ -1,5 +1,6 @@
 import type { Address } from 'viem'
-import { ADDRESS, BUILDER } from './schema.js'
+import { WIRE_PATTERNS } from '../protocol/wireRules.js'
+import { BUILDER } from './schema.js'
 
 /** A name that is no account, contract or `builder`. */
 export class UnknownNameError extends Error {
@@ -37,11 +38,11 @@ export class AddressBook {
   }
 
   has(ref: string): boolean {
-    return ADDRESS.test(ref) || this.names.has(ref)
+    return WIRE_PATTERNS.address.test(ref) || this.names.has(ref)
   }
 
   resolve(ref: string): Address {
-    if (ADDRESS.test(ref)) return ref.toLowerCase() as Address
+    if (WIRE_PATTERNS.address.test(ref)) return ref.toLowerCase() as Address
     const address = this.names.get(ref)
     if (!address) throw new UnknownNameError(ref, this.expected)
     return address

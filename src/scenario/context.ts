@@ -1,21 +1,19 @@
 import type { Address, Hash } from 'viem'
-import type { SlotReport } from '../builder/slotReport.js'
-import type { HarnessStatus } from '../rpc/harnessMethods.js'
+import type { SlotReport } from '../protocol/slotReport.js'
+import type { BundlesimClient } from '../protocol/client.js'
+import type { HarnessStatus } from '../protocol/harnessStatus.js'
 import type { AddressBook } from './addressBook.js'
 import type { SourceLocation } from './errors.js'
 import type { LoadedScenario } from './load.js'
 import type { NonceTracker } from './nonces.js'
-import type { RpcClient } from './rpcClient.js'
 import type { Path } from './sourceMap.js'
 import type { TemplateSigner } from './txTemplates.js'
 
 /** What a running scenario knows: its clients, names, signed txs and what happened so far. */
 export interface RunContext {
   loaded: LoadedScenario
-  /** Submission RPC: bundles, harness control, forwarded reads. */
-  rpc: RpcClient
-  /** Stats RPC: svc_getBundleStats. */
-  stats: RpcClient
+  /** The service's RPCs: bundles, harness control, forwarded reads, and stats. */
+  client: BundlesimClient
   book: AddressBook
   signer: TemplateSigner
   nonces: NonceTracker
@@ -37,12 +35,12 @@ export function locate(context: RunContext, path: Path): SourceLocation {
 }
 
 export function headStatus(context: RunContext): Promise<HarnessStatus> {
-  return context.rpc.call<HarnessStatus>('harness_status')
+  return context.client.status()
 }
 
 /** Current balance through the submission RPC (a forwarded read). */
 export async function balanceOf(context: RunContext, address: Address): Promise<bigint> {
-  return BigInt(await context.rpc.call<string>('eth_getBalance', [address, 'latest']))
+  return BigInt(await context.client.request<string>('eth_getBalance', [address, 'latest']))
 }
 
 export async function recordBalances(context: RunContext): Promise<Map<Address, bigint>> {

@@ -1,4 +1,4 @@
-import type { BundleStats } from '../bundle/stats.js'
+import type { BundleStats } from '../protocol/bundleStats.js'
 
 /** A place in a scenario file (1-based line and column). */
 export interface SourceLocation {

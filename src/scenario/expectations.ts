@@ -1,10 +1,11 @@
 import { decodeEventLog, type Address, type Hash, type Hex } from 'viem'
-import type { BundleStats } from '../bundle/stats.js'
+import type { BundleStats } from '../protocol/bundleStats.js'
+import { JsonRpcError } from '../protocol/jsonRpcError.js'
+import type { CallBundleResponse } from '../protocol/methods.js'
 import { canonicalAbiValue, toAbiValue } from './abiValues.js'
 import { balanceOf, bundleName, locate, type RunContext } from './context.js'
 import { ExpectationFailed } from './errors.js'
 import { describeBounds, plainNumber, textMatcher, withinBounds } from './match.js'
-import { RpcCallError } from './rpcClient.js'
 import { parseEvent, type BalanceExpectation, type Bounds, type BundleExpectation, type CallBundleStep, type EventExpectation, type ExpectStep } from './schema.js'
 import { formatPath, type Path } from './sourceMap.js'
 import { formatAmount } from './units.js'
@@ -55,9 +56,9 @@ async function checkBundle(context: RunContext, failures: Failures, id: string, 
   if (!hash) return failures.add(at, 'a submitted bundle', 'the submit step did not return a hash')
   let trace: BundleStats
   try {
-    trace = await context.stats.call<BundleStats>('svc_getBundleStats', [{ bundle_hash: hash }])
+    trace = await context.client.getBundleStats(hash)
   } catch (error) {
-    const reason = error instanceof RpcCallError ? `${error.code} ${error.rpcMessage}${error.data ? ` ${JSON.stringify(error.data)}` : ''}` : String(error)
+    const reason = error instanceof JsonRpcError ? `${error.code} ${error.rpcMessage}${error.data ? ` ${JSON.stringify(error.data)}` : ''}` : String(error)
     return failures.add(at, `the trace of ${hash}`, reason)
   }
   if (expected.status !== undefined && expected.status.toLowerCase() !== trace.status.toLowerCase()) {
@@ -111,7 +112,7 @@ type Receipt = { status: Hex; logs: Array<{ address: Address; topics: [Hex, ...H
 async function receiptOf(context: RunContext, template: string): Promise<{ hash?: Hash; receipt: Receipt }> {
   const hash = await context.signer.hashOf(template)
   if (!hash) return { receipt: null }
-  return { hash, receipt: await context.rpc.call<Receipt>('eth_getTransactionReceipt', [hash]) }
+  return { hash, receipt: await context.client.request<Receipt>('eth_getTransactionReceipt', [hash]) }
 }
 
 const receiptStatus = (receipt: Receipt): string => (receipt === null ? 'absent' : receipt.status === '0x1' ? 'success' : 'reverted')
@@ -169,7 +170,7 @@ async function checkBlock(context: RunContext, failures: Failures, expected: Non
     if (JSON.stringify(actual) !== JSON.stringify(expected.mempoolTxs)) failures.add(['block', 'mempoolTxs'], `[${expected.mempoolTxs.join(', ')}]`, `[${actual.join(', ')}]`)
   }
   if (expected.txs) {
-    const block = await context.rpc.call<{ number: Hex; transactions: Hash[] }>('eth_getBlockByNumber', ['latest', false])
+    const block = await context.client.request<{ number: Hex; transactions: Hash[] }>('eth_getBlockByNumber', ['latest', false])
     // Builder payouts and txs of no template are not the scenario's to order.
     const actual = block.transactions.map((h) => context.signer.templateOf(h)).filter((n): n is string => n !== undefined)
     if (JSON.stringify(actual) !== JSON.stringify(expected.txs)) {
@@ -193,21 +194,11 @@ export async function checkExpectations(context: RunContext, expected: ExpectSte
   return failures.list
 }
 
-/** The answer of eth_callBundle as the runner reads it. */
-export interface CallBundleAnswer {
-  coinbaseDiff: string
-  ethSentToCoinbase: string
-  gasFees: string
-  bundleGasPrice: string
-  totalGasUsed: number
-  results: Array<{ txHash: Hash; gasUsed: number; coinbaseDiff: string; ethSentToCoinbase: string; value?: Hex; error?: string; revert?: string }>
-}
-
 /** Checks an eth_callBundle answer (or its error) against the step's `expect`. */
 export async function checkCallBundle(
   context: RunContext,
   expected: NonNullable<CallBundleStep['expect']>,
-  outcome: { result: CallBundleAnswer } | { error: RpcCallError },
+  outcome: { result: CallBundleResponse } | { error: JsonRpcError },
   at: Path,
 ): Promise<ExpectationFailed[]> {
   const failures = new Failures(context, at)

@@ -3,6 +3,7 @@ import path from 'node:path'
 import { LineCounter, parseDocument, visit, type Document, type Scalar } from 'yaml'
 import type { z } from 'zod'
 import type { Address, Hex } from 'viem'
+import { WIRE_PATTERNS } from '../protocol/wireRules.js'
 import { scenarioAccount, type ScenarioAccount } from './accounts.js'
 import { resolveContracts, type ContractCode, type PathIssue } from './contracts.js'
 import { ScenarioSchemaError, type SchemaIssue } from './errors.js'
@@ -34,7 +35,7 @@ export interface LoadOptions {
 }
 
 /** Unquoted 0x… stays text: hashes, addresses and raw txs are hex strings, never YAML hex integers. */
-const HEX_AS_TEXT = { identify: () => false, default: true, tag: 'tag:yaml.org,2002:str', test: /^0x[0-9a-fA-F]*$/, resolve: (text: string) => text }
+const HEX_AS_TEXT = { identify: () => false, default: true, tag: 'tag:yaml.org,2002:str', test: WIRE_PATTERNS.hexDigits, resolve: (text: string) => text }
 /** `+2` stays text too: it means "2 after the head", not the integer 2. */
 const RELATIVE_AS_TEXT = { ...HEX_AS_TEXT, test: /^\+\d+$/ }
 

@@ -1,4 +1,5 @@
 import { zeroAddress, type Address } from 'viem'
+import { WIRE_PATTERNS } from '../protocol/wireRules.js'
 import { AbiValueError, toAbiValue, toAbiValues } from './abiValues.js'
 import { AddressBook } from './addressBook.js'
 import type { ContractCode, PathIssue } from './contracts.js'
@@ -7,8 +8,6 @@ import type { Path } from './sourceMap.js'
 import { scenarioAccount, unsignableMessage } from './accounts.js'
 import { TemplateError, templateCalldata } from './txTemplates.js'
 
-const HEX_TX = /^0x[0-9a-fA-F]*$/
-const HASH_32 = /^0x[0-9a-fA-F]{64}$/
 const list = (names: Iterable<string>) => [...names].join(', ') || 'none'
 
 /**
@@ -39,7 +38,7 @@ export function checkReferences(scenario: Scenario, codes: ReadonlyMap<string, C
   }
   /** A tx list entry: a template, or a raw signed tx as 0x hex. Bundles carry signed txs only. */
   const txOrRaw = (ref: string, path: Path) => {
-    if (HEX_TX.test(ref)) return
+    if (WIRE_PATTERNS.hexDigits.test(ref)) return
     template(ref, path)
     const problem = templates.has(ref) ? unsignable(scenario.txs[ref]!.from) : null
     if (problem) issue(path, `template "${ref}": ${problem}`)
@@ -48,7 +47,7 @@ export function checkReferences(scenario: Scenario, codes: ReadonlyMap<string, C
   const txOrHash = (ref: string | null | undefined, path: Path) => {
     if (ref === null || ref === undefined) return
     if (ref.startsWith('0x')) {
-      if (!HASH_32.test(ref)) issue(path, `"${ref}" is not a 32-byte 0x hash (expected a template name or a tx hash)`)
+      if (!WIRE_PATTERNS.hash32.test(ref)) issue(path, `"${ref}" is not a 32-byte 0x hash (expected a template name or a tx hash)`)
     } else template(ref, path)
   }
 

@@ -1,7 +1,7 @@
 import { encodeDeployData, getContractAddress, keccak256, type Address, type Hex } from 'viem'
-import type { SlotReport } from '../builder/slotReport.js'
 import type { BundlesimConfig } from '../config/config.js'
-import type { HarnessStatus } from '../rpc/harnessMethods.js'
+import { createBundlesimClient, type BundlesimClient } from '../protocol/client.js'
+import type { HarnessStatus } from '../protocol/harnessStatus.js'
 import { startHarness, type Harness } from '../harness/startHarness.js'
 import { toAbiValues } from './abiValues.js'
 import { scenarioChain, skipReason } from './chainSettings.js'
@@ -11,7 +11,6 @@ import { locate, recordBalances, type RunContext } from './context.js'
 import { StepFailed, type ScenarioFailure } from './errors.js'
 import { loadScenario, type LoadOptions, type LoadedScenario } from './load.js'
 import { NonceTracker } from './nonces.js'
-import { RpcClient } from './rpcClient.js'
 import { stepKind, type StepKind } from './schema.js'
 import { executeStep } from './steps.js'
 import { DEFAULT_MAX_PRIORITY_FEE_PER_GAS, TemplateSigner, feeCapHeadroom } from './txTemplates.js'
@@ -90,12 +89,12 @@ function watchedAddresses(loaded: LoadedScenario, book: AddressBook): Address[] 
  * Setup, through the public RPC: balances by `harness_setBalance`, then every contract
  * deployed by a real tx from its `from` account and mined by one slot.
  */
-async function setUp(loaded: LoadedScenario, rpc: RpcClient, nonces: NonceTracker, status: HarnessStatus, headroom: bigint): Promise<AddressBook> {
+async function setUp(loaded: LoadedScenario, client: BundlesimClient, nonces: NonceTracker, status: HarnessStatus, headroom: bigint): Promise<AddressBook> {
   const { scenario, accounts, contracts } = loaded
   for (const [name, spec] of Object.entries(scenario.accounts)) {
     // A real address keeps the chain's balance unless the scenario sets one.
     const balance = spec.balance ?? (spec.address === undefined ? 0n : undefined)
-    if (balance !== undefined) await rpc.call('harness_setBalance', [{ address: accounts.get(name)!.address, wei: balance.toString() }])
+    if (balance !== undefined) await client.setBalance({ address: accounts.get(name)!.address, wei: balance.toString() })
   }
   // Addresses follow from sender and nonce, so constructor args may name earlier contracts.
   const planned: Array<{ name: string; address: Address; raw: Hex }> = []
@@ -108,7 +107,7 @@ async function setUp(loaded: LoadedScenario, rpc: RpcClient, nonces: NonceTracke
     const args = spec.args ? toAbiValues(constructor && 'inputs' in constructor ? constructor.inputs : [], spec.args, bookSoFar()) : []
     const data = code.abi.length > 0 ? encodeDeployData({ abi: code.abi, bytecode: code.bytecode, args }) : code.bytecode
     const value = spec.value ?? 0n
-    const gas = spec.gas !== undefined ? BigInt(spec.gas) : await estimateDeployGas(rpc, account.address, data, value)
+    const gas = spec.gas !== undefined ? BigInt(spec.gas) : await estimateDeployGas(client, account.address, data, value)
     const nonce = await nonces.next(account.address)
     if (!account.signer) throw new StepFailed(loaded.source.locate(['contracts', name, 'from']), 'setup', unsignableMessage(account))
     const raw = await account.signer.signTransaction({
@@ -126,11 +125,11 @@ async function setUp(loaded: LoadedScenario, rpc: RpcClient, nonces: NonceTracke
     planned.push({ name, address, raw })
   }
   if (planned.length > 0) {
-    for (const { raw } of planned) await rpc.call('eth_sendRawTransaction', [raw])
-    await rpc.call<SlotReport[]>('harness_advanceSlot', [{ slots: 1 }])
+    for (const { raw } of planned) await client.sendRawTransaction(raw)
+    await client.advanceSlot({ slots: 1 })
     nonces.reset()
     for (const { name, address, raw } of planned) {
-      const receipt = await rpc.call<{ status: Hex; contractAddress: Address | null } | null>('eth_getTransactionReceipt', [keccak256(raw)])
+      const receipt = await client.request<{ status: Hex; contractAddress: Address | null } | null>('eth_getTransactionReceipt', [keccak256(raw)])
       const where = loaded.source.locate(['contracts', name])
       if (!receipt) throw new StepFailed(where, 'setup', `contract ${name} was not mined in the setup slot (block gas limit? set gas)`)
       if (receipt.status !== '0x1') throw new StepFailed(where, 'setup', `deploying contract ${name} reverted`)
@@ -141,9 +140,9 @@ async function setUp(loaded: LoadedScenario, rpc: RpcClient, nonces: NonceTracke
 }
 
 /** eth_estimateGas with a margin; a constructor that needs later state falls back to DEPLOY_GAS. */
-async function estimateDeployGas(rpc: RpcClient, from: Address, data: Hex, value: bigint): Promise<bigint> {
+async function estimateDeployGas(client: BundlesimClient, from: Address, data: Hex, value: bigint): Promise<bigint> {
   try {
-    const estimate = BigInt(await rpc.call<Hex>('eth_estimateGas', [{ from, data, value: `0x${value.toString(16)}` }]))
+    const estimate = BigInt(await client.request<Hex>('eth_estimateGas', [{ from, data, value: `0x${value.toString(16)}` }]))
     return (estimate * 13n) / 10n
   } catch {
     return DEPLOY_GAS
@@ -152,7 +151,7 @@ async function estimateDeployGas(rpc: RpcClient, from: Address, data: Hex, value
 
 /** Runs a loaded scenario against a harness that is already running. */
 export async function runLoadedScenarioOn(loaded: LoadedScenario, harness: Pick<Harness, 'rpcUrl' | 'statsUrl'>): Promise<Omit<ScenarioResult, 'durationMs'>> {
-  const rpc = new RpcClient(harness.rpcUrl)
+  const client = createBundlesimClient({ rpcUrl: harness.rpcUrl, statsUrl: harness.statsUrl })
   const steps: StepResult[] = loaded.scenario.steps.map((step, index) => ({
     index,
     kind: stepKind(step),
@@ -171,16 +170,15 @@ export async function runLoadedScenarioOn(loaded: LoadedScenario, harness: Pick<
   })
   let context: RunContext
   try {
-    const status = await rpc.call<HarnessStatus>('harness_status')
-    const nonces = new NonceTracker(async (address) => Number(BigInt(await rpc.call<Hex>('eth_getTransactionCount', [address, 'latest']))))
+    const status = await client.status()
+    const nonces = new NonceTracker(async (address) => Number(BigInt(await client.request<Hex>('eth_getTransactionCount', [address, 'latest']))))
     // A fork's base fee can be far above a devnet's: default fee caps follow it.
-    const head = await rpc.call<{ baseFeePerGas?: Hex }>('eth_getBlockByNumber', ['latest', false])
+    const head = await client.request<{ baseFeePerGas?: Hex }>('eth_getBlockByNumber', ['latest', false])
     const headroom = feeCapHeadroom(BigInt(head.baseFeePerGas ?? 0))
-    const book = await setUp(loaded, rpc, nonces, status, headroom)
+    const book = await setUp(loaded, client, nonces, status, headroom)
     context = {
       loaded,
-      rpc,
-      stats: new RpcClient(harness.statsUrl),
+      client,
       book,
       nonces,
       signer: new TemplateSigner({ templates: loaded.scenario.txs, accounts: loaded.accounts, codes: loaded.contracts, book, chainId: status.chainId, nonces, feeCapHeadroom: headroom }),

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { parseAbiItem, type AbiEvent, type AbiFunction } from 'viem'
-import { BUNDLE_STATES } from '../bundle/types.js'
+import { BUNDLE_STATES } from '../protocol/bundleStates.js'
+import { address, hash32, hexBytes } from '../protocol/wireRules.js'
 import { AMOUNT_HINT, parseAmount } from './units.js'
 
 /*
@@ -11,9 +12,6 @@ import { AMOUNT_HINT, parseAmount } from './units.js'
 
 /** Names of accounts, contracts, templates and bundles. */
 export const NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/
-const HEX = /^0x([0-9a-fA-F]{2})*$/
-const HASH_32 = /^0x[0-9a-fA-F]{64}$/
-export const ADDRESS = /^0x[0-9a-fA-F]{40}$/
 /** The builder's coinbase, usable wherever an address is. */
 export const BUILDER = 'builder'
 
@@ -111,8 +109,8 @@ const blockRef = (what: string) =>
     return z.NEVER
   })
 
-const hexData = z.string({ error: expecting('0x hex data') }).regex(HEX, 'expected 0x hex with an even number of digits')
-const privateKey = z.string({ error: expecting('a 32-byte 0x private key') }).regex(HASH_32, 'expected a 32-byte 0x private key (66 characters)')
+const hexData = hexBytes({ type: expecting('0x hex data'), format: 'expected 0x hex with an even number of digits' })
+const privateKey = hash32({ type: expecting('a 32-byte 0x private key'), format: 'expected a 32-byte 0x private key (66 characters)' })
 /** A template name, or a literal 0x value (a raw signed tx, a tx hash). */
 const txRef = z.string({ error: expecting('a template name or 0x hex') })
 const txRefs = z.array(txRef, { error: expecting('a list of template names or 0x hashes') })
@@ -166,7 +164,7 @@ const account = shorthand(
     {
       balance: nonNegative.optional(),
       key: privateKey.optional(),
-      address: z.string({ error: expecting('a 20-byte 0x address') }).regex(ADDRESS, 'expected a 20-byte 0x address').optional(),
+      address: address({ type: expecting('a 20-byte 0x address') }).optional(),
       impersonate: z.boolean({ error: expecting('true or false') }).optional(),
     },
     '{ balance, key? }, { address, impersonate?, balance? } or a balance',

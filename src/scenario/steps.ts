@@ -1,17 +1,16 @@
 import { keccak256, numberToHex, stringToBytes, type Hash, type Hex } from 'viem'
-import type { SlotReport } from '../builder/slotReport.js'
+import { JsonRpcError } from '../protocol/jsonRpcError.js'
+import type { CallBundleParams, CallBundleResponse, ImpersonatedTxParams, SendBundleParams } from '../protocol/methods.js'
+import { WIRE_PATTERNS } from '../protocol/wireRules.js'
 import { headStatus, locate, recordBalances, type RunContext } from './context.js'
 import { ExpectationFailed, StepFailed, type ScenarioFailure } from './errors.js'
-import { Failures, checkCallBundle, checkExpectations, type CallBundleAnswer } from './expectations.js'
-import { RpcCallError } from './rpcClient.js'
+import { Failures, checkCallBundle, checkExpectations } from './expectations.js'
 import { stepKind, type BlockRef, type BoostStep, type Step, type StepKind, type SubmitStep } from './schema.js'
 import type { Path } from './sourceMap.js'
 
-const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/
-
 /** A replacement UUID as given, or a fixed UUID derived from any other name. */
 export function toReplacementUuid(name: string): string {
-  if (UUID.test(name)) return name
+  if (WIRE_PATTERNS.uuid.test(name)) return name
   const h = keccak256(stringToBytes(`bundlesim:uuid:${name}`)).slice(2)
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`
 }
@@ -33,9 +32,9 @@ async function txHashes(context: RunContext, refs: readonly string[] | undefined
 }
 
 /** The eth_sendBundle object a submit step stands for, every field as the service expects it. */
-async function bundleParams(context: RunContext, b: SubmitStep | BoostStep): Promise<Record<string, unknown>> {
+async function bundleParams(context: RunContext, b: SubmitStep | BoostStep): Promise<SendBundleParams> {
   const head = await headStatus(context)
-  const params: Record<string, unknown> = {
+  const params: SendBundleParams = {
     txs: await rawTxs(context, b.txs),
     blockNumber: b.blockNumber && numberToHex(resolveRef(b.blockNumber, head.blockNumber)),
     minTimestamp: b.minTimestamp && Number(resolveRef(b.minTimestamp, head.timestamp)),
@@ -48,7 +47,7 @@ async function bundleParams(context: RunContext, b: SubmitStep | BoostStep): Pro
     refundRecipient: b.refundRecipient === undefined ? undefined : context.book.resolve(b.refundRecipient),
     refundTxHashes: await txHashes(context, b.refundTxHashes),
   }
-  return Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined))
+  return Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined)) as SendBundleParams
 }
 
 /**
@@ -68,7 +67,7 @@ async function callExpecting<T>(
     if (expectError !== undefined) failures.add(['expectError'], `the call to be refused with ${expectError}`, `it succeeded: ${JSON.stringify(result)}`)
     return { result, failures: failures.list }
   } catch (error) {
-    if (!(error instanceof RpcCallError)) throw error
+    if (!(error instanceof JsonRpcError)) throw error
     if (expectError === undefined) throw new StepFailed(locate(context, at), kind, `${error.method} refused: ${error.code} ${error.rpcMessage}`, error.data)
     failures.text(['expectError'], error.rpcMessage, expectError)
     return { failures: failures.list }
@@ -81,8 +80,9 @@ async function callExpecting<T>(
  */
 async function sendImpersonated(context: RunContext, name: string, expectError: string | undefined, at: Path): Promise<ScenarioFailure[]> {
   const tx = context.signer.unsignedTx(name)
-  const params = Object.fromEntries(Object.entries({ ...tx, value: tx.value.toString(), gas: tx.gas?.toString(), maxFeePerGas: tx.maxFeePerGas.toString(), maxPriorityFeePerGas: tx.maxPriorityFeePerGas.toString() }).filter(([, v]) => v !== undefined))
-  const { result, failures } = await callExpecting(context, at, 'sendTx', expectError, () => context.rpc.call<{ hash: Hash }>('harness_sendImpersonatedTx', [params]))
+  // Amounts as decimal strings; fields left undefined are not sent (JSON has no undefined).
+  const params: ImpersonatedTxParams = { ...tx, value: tx.value.toString(), gas: tx.gas?.toString(), maxFeePerGas: tx.maxFeePerGas.toString(), maxPriorityFeePerGas: tx.maxPriorityFeePerGas.toString() }
+  const { result, failures } = await callExpecting(context, at, 'sendTx', expectError, () => context.client.sendImpersonatedTx(params))
   if (result) {
     context.signer.recordUnsigned(name, result.hash)
     context.nonces.reset()
@@ -94,7 +94,7 @@ async function submit(context: RunContext, b: SubmitStep | BoostStep, at: Path, 
   const params = await bundleParams(context, b)
   const apiKey = kind === 'boost' ? ((b as BoostStep).apiKey ?? context.apiKeys[0]) : undefined
   const { result, failures } = await callExpecting(context, at, kind, b.expectError, () =>
-    context.rpc.call<{ bundleHash: Hash } | null>(kind === 'boost' ? 'svc_boostBundle' : 'eth_sendBundle', [params], apiKey ? { 'X-Api-Key': apiKey } : {}),
+    (kind === 'boost' ? context.client.boostBundle(params, apiKey) : context.client.sendBundle(params)),
   )
   if (result && b.as !== undefined) context.bundles.set(b.as, result.bundleHash)
   return failures
@@ -110,7 +110,7 @@ const EXECUTORS: Record<StepKind, Executor> = {
   async cancel(context, step, at) {
     const c = step.cancel!
     const { result, failures } = await callExpecting(context, at, 'cancel', c.expectError, () =>
-      context.rpc.call<Hash[]>('eth_cancelBundle', [{ replacementUuid: toReplacementUuid(c.replacementUuid) }]),
+      context.client.cancelBundle({ replacementUuid: toReplacementUuid(c.replacementUuid) }),
     )
     if (result && c.cancelled) {
       const wanted = c.cancelled.map((id) => context.bundles.get(id)).sort()
@@ -126,30 +126,30 @@ const EXECUTORS: Record<StepKind, Executor> = {
     const s = step.sendTx!
     if (context.signer.isImpersonated(s.tx)) return sendImpersonated(context, s.tx, s.expectError, at)
     const signed = await context.signer.sign(s.tx)
-    return (await callExpecting(context, at, 'sendTx', s.expectError, () => context.rpc.call<Hash>('eth_sendRawTransaction', [signed.raw]))).failures
+    return (await callExpecting(context, at, 'sendTx', s.expectError, () => context.client.sendRawTransaction(signed.raw))).failures
   },
 
   async advance(context, step) {
-    context.lastReports = await context.rpc.call<SlotReport[]>('harness_advanceSlot', [{ slots: step.advance!.slots }])
+    context.lastReports = await context.client.advanceSlot({ slots: step.advance!.slots })
     context.nonces.reset()
     return []
   },
 
   async timeInSlot(context, step) {
-    await context.rpc.call('harness_setTimeInSlot', [{ ms: step.timeInSlot!.ms }])
+    await context.client.setTimeInSlot(step.timeInSlot!.ms)
     return []
   },
 
   async competitorBid(context, step) {
     const wei = step.competitorBid!.wei
-    await context.rpc.call('harness_setCompetitorBid', [{ bidWei: wei === null ? null : wei.toString() }])
+    await context.client.setCompetitorBid({ bidWei: wei === null ? null : wei.toString() })
     return []
   },
 
   async callBundle(context, step, at) {
     const c = step.callBundle!
     const head = await headStatus(context)
-    const params: Record<string, unknown> = {
+    const params: CallBundleParams = {
       txs: await rawTxs(context, c.txs),
       blockNumber: numberToHex(c.blockNumber ? resolveRef(c.blockNumber, head.blockNumber) : BigInt(head.blockNumber + 1)),
       stateBlockNumber: c.stateBlockNumber === undefined || c.stateBlockNumber === 'latest' ? 'latest' : numberToHex(c.stateBlockNumber),
@@ -157,11 +157,11 @@ const EXECUTORS: Record<StepKind, Executor> = {
     if (c.timestamp) params.timestamp = Number(resolveRef(c.timestamp, head.timestamp))
     if (c.coinbase !== undefined) params.coinbase = context.book.resolve(c.coinbase)
     if (c.baseFee !== undefined) params.baseFee = numberToHex(c.baseFee)
-    let outcome: { result: CallBundleAnswer } | { error: RpcCallError }
+    let outcome: { result: CallBundleResponse } | { error: JsonRpcError }
     try {
-      outcome = { result: await context.rpc.call<CallBundleAnswer>('eth_callBundle', [params]) }
+      outcome = { result: await context.client.callBundle(params) }
     } catch (error) {
-      if (!(error instanceof RpcCallError)) throw error
+      if (!(error instanceof JsonRpcError)) throw error
       outcome = { error }
     }
     if (!c.expect) {
@@ -186,7 +186,7 @@ export async function executeStep(context: RunContext, step: Step, index: number
     return await EXECUTORS[kind](context, step, at)
   } catch (error) {
     if (error instanceof StepFailed) throw error
-    const reason = error instanceof RpcCallError ? `${error.method} refused: ${error.code} ${error.rpcMessage}` : (error as Error).message
-    throw new StepFailed(locate(context, at), kind, reason, error instanceof RpcCallError ? error.data : undefined)
+    const reason = error instanceof JsonRpcError ? `${error.method} refused: ${error.code} ${error.rpcMessage}` : (error as Error).message
+    throw new StepFailed(locate(context, at), kind, reason, error instanceof JsonRpcError ? error.data : undefined)
   }
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import type { Address, Hash, Hex } from 'viem'
+import { address, hash32 } from '../protocol/wireRules.js'
 
 /** A log as JSON-RPC answers it (`eth_getLogs`, filters, `logs` subscriptions). */
 export interface RpcLog {
@@ -28,22 +29,22 @@ export interface LogCriteria {
 /** A block number, or a tag resolved when the filter is read (`latest`, `pending`: the head; `earliest`: 0). */
 export type BlockTag = bigint | 'latest' | 'earliest' | 'pending' | 'safe' | 'finalized'
 
-const hex32 = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'expected a 32-byte 0x hex topic')
-const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 20-byte 0x address')
+const topic = hash32({ format: 'expected a 32-byte 0x hex topic' })
+const contract = address()
 const blockTag = z.union([
   z.enum(['latest', 'earliest', 'pending', 'safe', 'finalized']),
   z.string().regex(/^0x(0|[1-9a-fA-F][0-9a-fA-F]*)$/, 'expected a hex block number or a tag (latest, earliest, pending, safe, finalized)').transform(BigInt),
 ])
-const topicPosition = z.union([z.null(), hex32, z.array(hex32).max(1000, 'at most 1000 alternatives per topic position')])
+const topicPosition = z.union([z.null(), topic, z.array(topic).max(1000, 'at most 1000 alternatives per topic position')])
 
 /** The filter object of `eth_newFilter`, `eth_getLogs` and `eth_subscribe("logs", …)`, as geth reads it. */
 export const logCriteriaSchema = z
   .strictObject({
     fromBlock: blockTag.optional(),
     toBlock: blockTag.optional(),
-    address: z.union([address, z.array(address)]).optional(),
+    address: z.union([contract, z.array(contract)]).optional(),
     topics: z.array(topicPosition).max(4, 'exceed max topics: at most 4 positions').optional(),
-    blockHash: hex32.optional(),
+    blockHash: hash32().optional(),
   })
   .refine((c) => c.blockHash === undefined || (c.fromBlock === undefined && c.toBlock === undefined), {
     message: 'blockHash cannot be combined with fromBlock/toBlock',

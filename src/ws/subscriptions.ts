@@ -1,6 +1,7 @@
 import type { JSONRPCServer } from 'json-rpc-2.0'
 import { z } from 'zod'
-import { RpcErrorCode, invalidParams, rpcError } from '../rpc/errors.js'
+import { RpcErrorCode } from '../protocol/errorCodes.js'
+import { invalidParams, rpcError } from '../rpc/errors.js'
 import type { RequestContext } from '../rpc/httpServer.js'
 import type { ChainFeed, CanonicalBlock, PublicPendingTx } from '../view/chainFeed.js'
 import { logCriteriaSchema, matchesLog } from '../view/logCriteria.js'

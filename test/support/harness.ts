@@ -1,6 +1,6 @@
 import { parseGwei, type Address, type Hash, type Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { startHarness, type Harness } from '../../src/index.js'
+import { createBundlesimClient, createJsonRpcTransport, startHarness, type Harness, type SendBundleParams } from '../../src/index.js'
 import type { BundlesimConfig } from '../../src/config/config.js'
 
 /** Anvil's funded dev keys (mnemonic `test test … junk`). */
@@ -33,7 +33,7 @@ export interface RpcReply<T = unknown> {
   body: { jsonrpc: string; id: unknown; result?: T; error?: { code: number; message: string; data?: any } }
 }
 
-/** One JSON-RPC call over real HTTP. */
+/** One JSON-RPC call over real HTTP, answered with its HTTP status (so plain fetch, not the client). */
 export async function rpc<T = any>(url: string, method: string, params: unknown = [], headers: Record<string, string> = {}): Promise<RpcReply<T>> {
   const res = await fetch(url, {
     method: 'POST',
@@ -43,12 +43,12 @@ export async function rpc<T = any>(url: string, method: string, params: unknown 
   return { status: res.status, body: (await res.json()) as RpcReply<T>['body'] }
 }
 
-/** Calls a method that must succeed and returns its result. */
-export async function call<T = any>(url: string, method: string, params: unknown = [], headers: Record<string, string> = {}): Promise<T> {
-  const reply = await rpc<T>(url, method, params, headers)
-  if (reply.body.error) throw new Error(`${method} failed: ${reply.body.error.code} ${reply.body.error.message}`)
-  return reply.body.result as T
+/** Calls a method that must succeed and returns its result (else throws a JsonRpcError). */
+export function call<T = any>(url: string, method: string, params: unknown[] = [], headers: Record<string, string> = {}): Promise<T> {
+  return createJsonRpcTransport({ url }).request<T>(method, params, headers)
 }
+
+const clientOf = (harness: Harness) => createBundlesimClient({ rpcUrl: harness.rpcUrl, statsUrl: harness.statsUrl })
 
 export interface TxSpec {
   key?: Hex
@@ -77,13 +77,15 @@ export function signTx(spec: TxSpec): Promise<Hex> {
   })
 }
 
+/** Sends the bundle object as the test wrote it (deliberately odd ones included). */
 export async function sendBundle(harness: Harness, bundle: Record<string, unknown>): Promise<Hash> {
-  const result = await call<{ bundleHash: Hash }>(harness.rpcUrl, 'eth_sendBundle', [bundle])
-  return result.bundleHash
+  const result = await clientOf(harness).sendBundle(bundle as unknown as SendBundleParams)
+  return result!.bundleHash
 }
 
-export async function stats(harness: Harness, bundleHash: Hash) {
-  return call(harness.statsUrl, 'svc_getBundleStats', [{ bundle_hash: bundleHash }])
+/** The bundle's trace, read loosely (`any`) as the tests' assertions expect. */
+export function stats(harness: Harness, bundleHash: Hash): Promise<any> {
+  return clientOf(harness).getBundleStats(bundleHash)
 }
 
 /** Runtime code that always reverts: PUSH1 0 PUSH1 0 REVERT. */

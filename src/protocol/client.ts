@@ -1,0 +1,97 @@
+import type { Hash, Hex } from 'viem'
+import type { BundleStats } from './bundleStats.js'
+import type { HarnessStatus } from './harnessStatus.js'
+import { createJsonRpcTransport, type JsonRpcCall, type JsonRpcParams, type JsonRpcTransport } from './jsonRpcTransport.js'
+import type {
+  AdvanceSlotParams,
+  BundlesimMethods,
+  CallBundleParams,
+  CallBundleResponse,
+  CancelBundleParams,
+  CancelBundleResult,
+  ImpersonatedTxParams,
+  ImpersonatedTxResult,
+  SendBundleParams,
+  SendBundleResult,
+  SetBalanceParams,
+  SetBalanceResult,
+  SetCompetitorBidParams,
+  SetCompetitorBidResult,
+} from './methods.js'
+import type { SlotReport } from './slotReport.js'
+
+export interface BundlesimClientOptions {
+  /** Submission RPC: bundles, harness control, forwarded Anvil reads. */
+  rpcUrl: string
+  /** Stats RPC, for `getBundleStats`. */
+  statsUrl?: string
+  /** Abort a request after this many ms (default: no limit). */
+  timeoutMs?: number
+}
+
+type MethodName = keyof BundlesimMethods
+type Params<M extends MethodName> = BundlesimMethods[M]['params']
+type Result<M extends MethodName> = BundlesimMethods[M]['result']
+
+export interface BundlesimClient {
+  readonly rpcUrl: string
+  readonly statsUrl: string | undefined
+  /** Any method on the submission RPC: the service's own are typed, others (Anvil's) take a result type. */
+  request<M extends MethodName>(method: M, params: Params<M>, headers?: Record<string, string>): Promise<Result<M>>
+  request<T = unknown>(method: string, params?: JsonRpcParams, headers?: Record<string, string>): Promise<T>
+  /** Several calls in one HTTP request; results in call order. */
+  batch<T = unknown>(calls: readonly JsonRpcCall[]): Promise<T[]>
+  sendBundle(bundle: SendBundleParams): Promise<SendBundleResult>
+  /** `svc_boostBundle`, authorised by `X-Api-Key` (without a key the service refuses it with -32001). */
+  boostBundle(bundle: SendBundleParams, apiKey?: string): Promise<SendBundleResult>
+  cancelBundle(params: CancelBundleParams): Promise<CancelBundleResult>
+  callBundle(params: CallBundleParams): Promise<CallBundleResponse>
+  sendRawTransaction(signedTx: Hex): Promise<Hash>
+  /** `svc_getBundleStats` on the stats RPC. */
+  getBundleStats(bundleHash: Hash): Promise<BundleStats>
+  advanceSlot(params?: AdvanceSlotParams): Promise<SlotReport[]>
+  status(): Promise<HarnessStatus>
+  setTimeInSlot(ms: number): Promise<HarnessStatus>
+  setCompetitorBid(params: SetCompetitorBidParams): Promise<SetCompetitorBidResult>
+  setBalance(params: SetBalanceParams): Promise<SetBalanceResult>
+  sendImpersonatedTx(tx: ImpersonatedTxParams): Promise<ImpersonatedTxResult>
+}
+
+/**
+ * A typed JSON-RPC client of the service, for bots, scenarios, tests and scripts alike. An
+ * error answer throws a `JsonRpcError` with its code, message and data.
+ *
+ * @example
+ * const client = createBundlesimClient({ rpcUrl: harness.rpcUrl, statsUrl: harness.statsUrl })
+ * const { bundleHash } = (await client.sendBundle({ txs: [signedTx] }))!
+ * await client.advanceSlot({ slots: 3 })
+ * const stats = await client.getBundleStats(bundleHash) // stats.status === 'landed'
+ */
+export function createBundlesimClient({ rpcUrl, statsUrl, timeoutMs }: BundlesimClientOptions): BundlesimClient {
+  const rpc = createJsonRpcTransport({ url: rpcUrl, timeoutMs })
+  let stats: JsonRpcTransport | undefined
+  const statsTransport = () => {
+    if (statsUrl === undefined) throw new Error('getBundleStats needs the client to be given a statsUrl')
+    return (stats ??= createJsonRpcTransport({ url: statsUrl, timeoutMs }))
+  }
+  const call = <M extends MethodName>(method: M, params: Params<M>, headers?: Record<string, string>) => rpc.request<Result<M>>(method, params, headers)
+
+  return {
+    rpcUrl,
+    statsUrl,
+    request: (method: string, params?: JsonRpcParams, headers?: Record<string, string>) => rpc.request(method, params, headers),
+    batch: (calls) => rpc.batch(calls),
+    sendBundle: (bundle) => call('eth_sendBundle', [bundle]),
+    boostBundle: (bundle, apiKey) => call('svc_boostBundle', [bundle], apiKey === undefined ? {} : { 'X-Api-Key': apiKey }),
+    cancelBundle: (params) => call('eth_cancelBundle', [params]),
+    callBundle: (params) => call('eth_callBundle', [params]),
+    sendRawTransaction: (signedTx) => call('eth_sendRawTransaction', [signedTx]),
+    getBundleStats: (bundleHash) => statsTransport().request<BundleStats>('svc_getBundleStats', [{ bundle_hash: bundleHash }]),
+    advanceSlot: (params = {}) => call('harness_advanceSlot', [params]),
+    status: () => call('harness_status', []),
+    setTimeInSlot: (ms) => call('harness_setTimeInSlot', [{ ms }]),
+    setCompetitorBid: (params) => call('harness_setCompetitorBid', [params]),
+    setBalance: (params) => call('harness_setBalance', [params]),
+    sendImpersonatedTx: (tx) => call('harness_sendImpersonatedTx', [tx]),
+  }
+}

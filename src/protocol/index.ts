@@ -1,0 +1,11 @@
+/** What the service and its clients share on the wire; depends on nothing else in src/. */
+export { BUNDLE_STATES, type BundleState, type StatusCase } from './bundleStates.js'
+export type { BundleStats } from './bundleStats.js'
+export type { HarnessStatus } from './harnessStatus.js'
+export type { SlotReport, SlotTimings } from './slotReport.js'
+export type * from './methods.js'
+export { RpcErrorCode } from './errorCodes.js'
+export { JsonRpcError } from './jsonRpcError.js'
+export { createJsonRpcTransport, type JsonRpcTransport, type JsonRpcTransportOptions, type JsonRpcCall, type JsonRpcParams } from './jsonRpcTransport.js'
+export { createBundlesimClient, type BundlesimClient, type BundlesimClientOptions } from './client.js'
+export { WIRE_PATTERNS, hexBytes, signedTx, hash32, address, hexQuantity, decimalWei, uuid, type RuleMessages } from './wireRules.js'

@@ -1,0 +1,132 @@
+import type { Address, Hash, Hex } from 'viem'
+import type { BundleStats } from './bundleStats.js'
+import type { HarnessStatus } from './harnessStatus.js'
+import type { SlotReport } from './slotReport.js'
+
+/** eth_sendBundle's object (seed §2.1) as sent: unknown fields are ignored by the service. */
+export interface SendBundleParams {
+  txs: Hex[]
+  /** Target block as hex; absent or `0x0`: the next block built. */
+  blockNumber?: Hex
+  minTimestamp?: number
+  maxTimestamp?: number
+  revertingTxHashes?: Hash[]
+  droppingTxHashes?: Hash[]
+  replacementUuid?: string
+  replacementSeqNumber?: number
+  refundPercent?: number
+  refundRecipient?: Address
+  refundTxHashes?: Hash[]
+}
+
+/** eth_sendBundle / svc_boostBundle: the bundle's hash; `null` when empty `txs` cancelled a uuid. */
+export type SendBundleResult = { bundleHash: Hash } | null
+
+export interface CancelBundleParams {
+  replacementUuid: string
+}
+
+/** eth_cancelBundle: the hashes of the bundles it withdrew (an array, as Flashbots clients expect). */
+export type CancelBundleResult = Hash[]
+
+/** eth_callBundle's object, as Flashbots defines it. */
+export interface CallBundleParams {
+  txs: Hex[]
+  blockNumber: Hex
+  /** Only the canonical head: `latest` or its number as hex. */
+  stateBlockNumber: 'latest' | Hex
+  timestamp?: number | Hex
+  coinbase?: Address
+  baseFee?: number | Hex
+}
+
+/** One tx of an eth_callBundle answer: `value` when it succeeded, `error` and `revert` when it reverted. */
+export interface CallBundleTxResponse {
+  txHash: Hash
+  gasUsed: number
+  gasPrice: string
+  gasFees: string
+  coinbaseDiff: string
+  ethSentToCoinbase: string
+  fromAddress: Address
+  /** `0x` for a contract creation. */
+  toAddress: Address | '0x'
+  value?: Hex
+  error?: string
+  revert?: string
+}
+
+/** eth_callBundle's answer in Flashbots' (mev-geth's) shape: wei as decimal strings, gas as numbers. */
+export interface CallBundleResponse {
+  bundleGasPrice: string
+  bundleHash: Hash
+  coinbaseDiff: string
+  ethSentToCoinbase: string
+  gasFees: string
+  results: CallBundleTxResponse[]
+  stateBlockNumber: number
+  totalGasUsed: number
+}
+
+export interface AdvanceSlotParams {
+  /** 1 to 1000; default 1. */
+  slots?: number
+}
+
+export interface SetTimeInSlotParams {
+  ms: number
+}
+
+export interface SetCompetitorBidParams {
+  /** Decimal wei, or null for no competing bid. */
+  bidWei: string | null
+}
+
+export type SetCompetitorBidResult = SetCompetitorBidParams
+
+export interface SetBalanceParams {
+  address: Address
+  /** Decimal wei. */
+  wei: string
+}
+
+/** harness_setBalance: the address (lowercase) and the balance set. */
+export type SetBalanceResult = SetBalanceParams
+
+/** harness_sendImpersonatedTx's unsigned tx; amounts as decimal strings. */
+export interface ImpersonatedTxParams {
+  from: Address
+  to?: Address
+  value?: string
+  data?: Hex
+  gas?: string
+  maxFeePerGas?: string
+  maxPriorityFeePerGas?: string
+}
+
+export interface ImpersonatedTxResult {
+  hash: Hash
+  blockNumber: Hex
+  status: string
+}
+
+/** svc_getBundleStats' object; the service also accepts `bundleHash`. */
+export interface GetBundleStatsParams {
+  bundle_hash: Hash
+}
+
+/** Every method the service adds to Anvil's, with its params and its result. */
+export interface BundlesimMethods {
+  eth_sendBundle: { params: [SendBundleParams]; result: SendBundleResult }
+  svc_boostBundle: { params: [SendBundleParams]; result: SendBundleResult }
+  eth_cancelBundle: { params: [CancelBundleParams]; result: CancelBundleResult }
+  eth_callBundle: { params: [CallBundleParams]; result: CallBundleResponse }
+  eth_sendRawTransaction: { params: [Hex]; result: Hash }
+  harness_advanceSlot: { params: [AdvanceSlotParams] | []; result: SlotReport[] }
+  harness_status: { params: []; result: HarnessStatus }
+  harness_setTimeInSlot: { params: [SetTimeInSlotParams]; result: HarnessStatus }
+  harness_setCompetitorBid: { params: [SetCompetitorBidParams]; result: SetCompetitorBidResult }
+  harness_setBalance: { params: [SetBalanceParams]; result: SetBalanceResult }
+  harness_sendImpersonatedTx: { params: [ImpersonatedTxParams]; result: ImpersonatedTxResult }
+  svc_getBundleStats: { params: [GetBundleStatsParams]; result: BundleStats }
+}
