@@ -2,7 +2,7 @@ import { Command, InvalidArgumentError, Option } from 'commander'
 import type { Hex } from 'viem'
 import { startHarness } from './harness/startHarness.js'
 import type { BundlesimConfig } from './config/config.js'
-import { DEFAULT_CONFIG } from './config/config.js'
+import { DEFAULT_CONFIG, EXPOSED_ANVIL_PORT } from './config/config.js'
 import { WIRE_PATTERNS } from './protocol/wireRules.js'
 import { registerScenarioCommands } from './scenario/cliCommands.js'
 import { registerSnapshotCommand } from './snapshot/cliCommand.js'
@@ -28,7 +28,8 @@ program
   .option('--host <address>', 'bind address of both RPC servers', DEFAULT_CONFIG.host)
   .option('--port <port>', 'submission RPC port (0: any free port)', integer('--port', 0, 65535), DEFAULT_CONFIG.port)
   .option('--stats-port <port>', 'stats RPC port (0: any free port)', integer('--stats-port', 0, 65535), DEFAULT_CONFIG.statsPort)
-  .option('--anvil-port <port>', 'Anvil port (0: any free port)', integer('--anvil-port', 0, 65535), DEFAULT_CONFIG.anvilPort)
+  .option('--anvil-port <port>', `Anvil's port (default: any free port, internal; ${EXPOSED_ANVIL_PORT} with --expose-anvil)`, integer('--anvil-port', 0, 65535))
+  .option('--expose-anvil', "announce Anvil's URL for direct access (it shows the builder's simulation blocks and bundles' txs; see README)", false)
   .addOption(new Option('--clock <mode>', 'slot clock').choices(['realtime', 'manual']).default(DEFAULT_CONFIG.clock))
   .option('--slot-time <seconds>', 'seconds per slot', integer('--slot-time', 1, 3600), DEFAULT_CONFIG.slotTimeSeconds)
   .option('--stats-delay-slots <n>', 'slots after the target block before a trace is served', integer('--stats-delay-slots', 0, 1000), DEFAULT_CONFIG.statsDelaySlots)
@@ -75,6 +76,7 @@ program
       port: opts.port,
       statsPort: opts.statsPort,
       anvilPort: opts.anvilPort,
+      exposeAnvil: opts.exposeAnvil,
       clock: opts.clock,
       slotTimeSeconds: opts.slotTime,
       statsDelaySlots: opts.statsDelaySlots,
@@ -111,7 +113,9 @@ program
         `bundlesim ready (chain ${status.chainId}, block ${status.blockNumber}, ${config.clock} clock, ${config.slotTimeSeconds}s slots)`,
         `  submission RPC  ${harness.rpcUrl}`,
         `  stats RPC       ${harness.statsUrl}`,
-        `  anvil           ${harness.anvilUrl}`,
+        harness.config.exposeAnvil
+          ? `  anvil           ${harness.anvilUrl} (exposed: shows the builder's work in progress)`
+          : '  anvil           internal (cheatcodes anvil_setBalance/setCode/setNonce/setStorageAt via the submission RPC; --expose-anvil to reach it)',
         `  coinbase        ${harness.coinbase}`,
         '',
       ].join('\n'),

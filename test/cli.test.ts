@@ -10,7 +10,8 @@ import { afterEach, describe, expect, it } from 'vitest'
  */
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
-const BASE_ARGS = ['bin/bundlesim.js', 'serve', '--clock', 'manual', '--port', '0', '--stats-port', '0', '--anvil-port', '0', '--log-level', 'warn']
+// Anvil exposed on a free port: these tests watch its life (an internal Anvil is not announced).
+const BASE_ARGS = ['bin/bundlesim.js', 'serve', '--clock', 'manual', '--port', '0', '--stats-port', '0', '--anvil-port', '0', '--expose-anvil', '--log-level', 'warn']
 
 interface Cli {
   child: ChildProcess
@@ -29,11 +30,11 @@ interface Ready {
 
 const started: Cli[] = []
 
-function startCli(extraArgs: string[] = [], env: Record<string, string | undefined> = {}): Cli {
+function startCli(extraArgs: string[] = [], env: Record<string, string | undefined> = {}, baseArgs = BASE_ARGS): Cli {
   const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env }
   // Keys from the developer's shell must not leak into the tests' expectations.
   if (!('BUNDLESIM_API_KEYS' in env)) delete childEnv.BUNDLESIM_API_KEYS
-  const child = spawn(process.execPath, [...BASE_ARGS, ...extraArgs], {
+  const child = spawn(process.execPath, [...baseArgs, ...extraArgs], {
     cwd: REPO_ROOT,
     env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -166,6 +167,20 @@ describe('bundlesim serve (real CLI)', () => {
     // The printed Anvil URL is a live Anvil on chain 31337.
     const chainId = await rpc(ready.anvilUrl, 'eth_chainId')
     expect(chainId.body.result).toBe('0x7a69')
+  })
+
+  it('without --expose-anvil, Anvil is internal: no URL announced, its cheatcodes served by the submission RPC', async () => {
+    const cli = startCli([], {}, BASE_ARGS.filter((arg) => arg !== '--expose-anvil'))
+    const deadline = Date.now() + 45_000
+    while (!/coinbase\s+\S+/.test(cli.stdout()) && Date.now() < deadline) await sleep(50)
+    const text = cli.stdout()
+    expect(text).toMatch(/anvil\s+internal \(cheatcodes anvil_setBalance/)
+    expect(text).not.toMatch(/anvil\s+http/)
+    const submissionUrl = /submission RPC\s+(\S+)/.exec(text)![1]!
+    const address = '0x00000000000000000000000000000000000000aa'
+    expect((await rpc(submissionUrl, 'anvil_setBalance', [address, '0x2a'])).body.error).toBeUndefined()
+    expect((await rpc(submissionUrl, 'eth_getBalance', [address, 'latest'])).body.result).toBe('0x2a')
+    expect((await rpc(submissionUrl, 'evm_mine', [])).body.error).toMatchObject({ code: -32601, message: expect.stringContaining('evm_mine is not available through bundlesim') })
   })
 
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {

@@ -11,8 +11,16 @@ export interface BundlesimConfig {
   port: number
   /** Stats RPC port; 0 picks a free port. */
   statsPort: number
-  /** Anvil port; 0 picks a free port. */
+  /**
+   * Anvil's port; 0 picks a free port. Anvil is the builder's own node, internal unless
+   * `exposeAnvil`: then it is announced, on 8545 unless told otherwise.
+   */
   anvilPort: number
+  /**
+   * Hand out Anvil's URL for direct access, accepting that it shows the builder's work in
+   * progress (simulation blocks, undone executions, bundles' txs) that the RPC never shows.
+   */
+  exposeAnvil: boolean
   clock: ClockMode
   slotTimeSeconds: number
   statsDelaySlots: number
@@ -99,11 +107,15 @@ export function slotCutoffs(config: BundlesimConfig): SlotCutoffs {
 export const DEFAULT_COINBASE_KEY: Hex =
   '0x8bca27df6b436301563c083787dedcd4057a0ed14cdefd7e756f3875b61c219d'
 
+/** Anvil's usual port, where an exposed Anvil listens unless told otherwise. */
+export const EXPOSED_ANVIL_PORT = 8545
+
 export const DEFAULT_CONFIG: BundlesimConfig = {
   host: '127.0.0.1',
   port: 8645,
   statsPort: 8646,
-  anvilPort: 8545,
+  anvilPort: 0,
+  exposeAnvil: false,
   clock: 'realtime',
   slotTimeSeconds: 12,
   statsDelaySlots: 2,
@@ -128,5 +140,7 @@ export const DEFAULT_CONFIG: BundlesimConfig = {
 
 export function resolveConfig(partial: Partial<BundlesimConfig> = {}): BundlesimConfig {
   const defined = Object.fromEntries(Object.entries(partial).filter(([, v]) => v !== undefined))
-  return { ...DEFAULT_CONFIG, ...defined }
+  const config = { ...DEFAULT_CONFIG, ...defined }
+  if (config.exposeAnvil && partial.anvilPort === undefined) config.anvilPort = EXPOSED_ANVIL_PORT
+  return config
 }

@@ -7,7 +7,7 @@ import { mineImpersonatedTx } from '../builder/impersonatedBlock.js'
 import { createApiKeyCheck } from '../rpc/auth.js'
 import { createRpcApp, listen, type ListeningServer, type RequestContext } from '../rpc/httpServer.js'
 import { nameUnknownMethods } from '../rpc/envelope.js'
-import { forwardReadsTo } from '../rpc/proxy.js'
+import { forwardToAnvil } from '../rpc/proxy.js'
 import { refuseWhileAnvilDown } from '../rpc/anvilGuard.js'
 import { registerCallBundleMethod } from '../rpc/callBundleMethod.js'
 import { FLASHBOTS_SIGNATURE_HEADER, checkFlashbotsSignature } from '../rpc/flashbotsSignature.js'
@@ -79,7 +79,7 @@ export async function startRpcServers({ config, chain, slot, traces, orders, bui
   registerSubscriptionMethods(submission, view.feed)
   registerCallBundleMethod(submission, { chain: chain.chain, lock, chainId: chain.chainId, coinbase, slotSeconds: config.slotTimeSeconds })
   refuseWhileAnvilDown(submission, () => supervisor.downReason)
-  forwardReadsTo(submission, supervisor.url, lock, config.anvilTimeoutMs)
+  forwardToAnvil(submission, supervisor.url, lock, config.anvilTimeoutMs)
 
   const stats = new JSONRPCServer<RequestContext>({ errorListener })
   registerStatsMethods(stats, {

@@ -12,15 +12,42 @@ export function isForwardedRead(method: string): boolean {
 }
 
 /**
- * Forwards standard reads the server does not implement to Anvil. Reads wait while a slot
- * is being built, so they never see the builder's transient simulation blocks.
+ * Cheatcodes a user needs between slots (test fixtures, scenario setup). They edit the head
+ * state in place, so they run under the write lock: never inside a slot, never seen half-done.
  */
-export function forwardReadsTo(rpc: JSONRPCServer<RequestContext>, anvilUrl: string, lock: ChainLock, timeoutMs = 10_000): void {
+const FORWARDED_CHEATS = new Set(['setBalance', 'setCode', 'setNonce', 'setStorageAt'].flatMap((name) => [`anvil_${name}`, `hardhat_${name}`]))
+/** Anvil's other node controls: they would fight the builder for the chain's blocks, clock or pool. */
+const NODE_CONTROL = /^(anvil|evm|hardhat)_/
+
+/**
+ * Forwards to Anvil what the server does not implement itself: standard reads (waiting while a
+ * slot is being built, so they never see the builder's transient simulation blocks) and the
+ * state-editing cheatcodes (between slots). Anvil's other controls (mining, time, snapshots,
+ * impersonation, its pool) are refused, naming what to use instead.
+ */
+export function forwardToAnvil(rpc: JSONRPCServer<RequestContext>, anvilUrl: string, lock: ChainLock, timeoutMs = 10_000): void {
   rpc.applyMiddleware(async (next, request, context) => {
-    if (rpc.hasMethod(request.method) || !isForwardedRead(request.method)) return next(request, context)
-    const response = await lock.read(() => forward(anvilUrl, request, timeoutMs))
-    return request.id === undefined ? null : response
+    if (rpc.hasMethod(request.method)) return next(request, context)
+    const { method } = request
+    if (FORWARDED_CHEATS.has(method)) return answer(request, await lock.write(() => forward(anvilUrl, request, timeoutMs)))
+    if (isForwardedRead(method)) return answer(request, await lock.read(() => forward(anvilUrl, request, timeoutMs)))
+    if (NODE_CONTROL.test(method)) {
+      return answer(request, {
+        jsonrpc: '2.0',
+        id: request.id ?? null,
+        error: {
+          code: RpcErrorCode.MethodNotFound,
+          message: `${method} is not available through bundlesim: the builder owns the chain's blocks, clock and pool (use harness_advanceSlot, harness_setTimeInSlot, harness_sendImpersonatedTx; cheatcodes served here: ${[...FORWARDED_CHEATS].filter((m) => m.startsWith('anvil_')).join(', ')}; or start with --expose-anvil to reach Anvil itself)`,
+        },
+      })
+    }
+    return next(request, context)
   })
+}
+
+/** Notifications get no answer. */
+function answer(request: JSONRPCRequest, response: JSONRPCResponse): JSONRPCResponse | null {
+  return request.id === undefined ? null : response
 }
 
 async function forward(anvilUrl: string, request: JSONRPCRequest, timeoutMs: number): Promise<JSONRPCResponse> {

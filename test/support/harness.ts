@@ -93,5 +93,5 @@ export const REVERTER_CODE: Hex = '0x60006000fd'
 
 /** Installs code at an address on the head state (a test fixture, done before the slot). */
 export async function setCode(harness: Harness, address: Address, code: Hex): Promise<void> {
-  await call(harness.anvilUrl, 'anvil_setCode', [address, code])
+  await call(harness.rpcUrl, 'anvil_setCode', [address, code])
 }
