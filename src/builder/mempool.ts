@@ -9,6 +9,16 @@ export interface MempoolTx extends DecodedTx {
   sequence: number
 }
 
+/** geth's price bump: a tx replacing a pending one (same sender and nonce) must raise both fee caps by this much. */
+export const REPLACEMENT_BUMP_PERCENT = 10n
+
+const bumped = (wei: bigint) => wei + (wei * REPLACEMENT_BUMP_PERCENT + 99n) / 100n
+
+/** Whether `tx` may replace `pending` (geth's rule: both caps at least the bump above). */
+function outbids(tx: Pick<MempoolTx, 'maxFeePerGas' | 'maxPriorityFeePerGas'>, pending: Pick<MempoolTx, 'maxFeePerGas' | 'maxPriorityFeePerGas'>): boolean {
+  return tx.maxFeePerGas * 100n >= pending.maxFeePerGas * (100n + REPLACEMENT_BUMP_PERCENT) && tx.maxPriorityFeePerGas * 100n >= pending.maxPriorityFeePerGas * (100n + REPLACEMENT_BUMP_PERCENT)
+}
+
 /** Why a raw tx was refused at `eth_sendRawTransaction`; the message names the problem. */
 export class MempoolRejection extends Error {}
 
@@ -18,6 +28,8 @@ export class MempoolRejection extends Error {}
  */
 export class PublicMempool {
   private readonly txs = new Map<Hash, MempoolTx>()
+  /** `sender:nonce` → the pending tx there (one per slot, as in a node's pool). */
+  private readonly bySlot = new Map<string, MempoolTx>()
   private readonly addedListeners: Array<(tx: MempoolTx) => void> = []
   private sequence = 0
 
@@ -42,8 +54,16 @@ export class PublicMempool {
     const sender = tx.sender!
     const next = await chainNonce(sender)
     if (tx.nonce < next) throw new MempoolRejection(`nonce too low: ${sender} has next nonce ${next}, tx has ${tx.nonce}`)
+    const replaced = this.find(sender, tx.nonce)
+    if (replaced && !outbids(tx, replaced)) {
+      throw new MempoolRejection(
+        `replacement transaction underpriced: ${replaced.hash} from ${sender} at nonce ${tx.nonce} is pending; a replacement needs both fee caps at least ${REPLACEMENT_BUMP_PERCENT}% higher (maxFeePerGas ≥ ${bumped(replaced.maxFeePerGas)}, maxPriorityFeePerGas ≥ ${bumped(replaced.maxPriorityFeePerGas)} wei)`,
+      )
+    }
+    if (replaced) this.remove([replaced.hash])
     const added = { ...tx, sender, sequence: this.sequence++ }
     this.txs.set(tx.hash, added)
+    this.bySlot.set(slotKey(sender, tx.nonce), added)
     for (const listener of this.addedListeners) listener(added)
     return tx.hash
   }
@@ -72,12 +92,49 @@ export class PublicMempool {
     return byFee.map((tx) => bySender.get(tx.sender)!.shift()!)
   }
 
+  get(hash: Hash): MempoolTx | undefined {
+    return this.txs.get(hash.toLowerCase() as Hash)
+  }
+
+  /** The pending tx of a sender at a nonce, if any. */
+  find(sender: Address, nonce: number): MempoolTx | undefined {
+    return this.bySlot.get(slotKey(sender, nonce))
+  }
+
+  /** Every pending tx of each sender, in nonce order. */
+  bySender(): Map<Address, MempoolTx[]> {
+    const out = new Map<Address, MempoolTx[]>()
+    for (const tx of this.txs.values()) out.set(tx.sender, [...(out.get(tx.sender) ?? []), tx])
+    for (const txs of out.values()) txs.sort((a, b) => a.nonce - b.nonce)
+    return out
+  }
+
+  /**
+   * The nonce a sender's next tx should carry, as a node's pending state says: past every
+   * pool tx that follows the chain's nonce without a gap (what ethers and viem ask for).
+   */
+  pendingNonce(sender: Address, chainNonce: number): number {
+    let next = chainNonce
+    while (this.find(sender, next)) next++
+    return next
+  }
+
   remove(hashes: Iterable<Hash>): void {
-    for (const hash of hashes) this.txs.delete(hash)
+    for (const hash of hashes) {
+      const tx = this.txs.get(hash)
+      if (!tx) continue
+      this.txs.delete(hash)
+      this.bySlot.delete(slotKey(tx.sender, tx.nonce))
+    }
   }
 
   /** Forgets every pending tx (they belong to a chain that is gone). */
   clear(): void {
     this.txs.clear()
+    this.bySlot.clear()
   }
+}
+
+function slotKey(sender: Address, nonce: number): string {
+  return `${sender}:${nonce}`
 }

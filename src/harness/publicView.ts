@@ -1,6 +1,8 @@
 import type { Logger } from 'pino'
 import { numberToHex, type Hash } from 'viem'
+import type { BundlesimConfig } from '../config/config.js'
 import type { SlotState } from '../clock/slotState.js'
+import { canonicalReader } from '../rpc/proxy.js'
 import { ChainFeed, type CanonicalRead } from '../view/chainFeed.js'
 import { FilterRegistry } from '../view/filters.js'
 import { toPendingRpcTransaction } from '../view/rpcTransaction.js'
@@ -17,6 +19,7 @@ export interface PublicView {
 }
 
 export interface PublicViewOptions {
+  config: BundlesimConfig
   chain: ChainSubsystem
   slot: SlotState
   orders: OrderFlow
@@ -29,8 +32,8 @@ export interface PublicViewOptions {
  * has mined it (or a cheat mined it), a tx once the public mempool took it. The builder's
  * simulation blocks, undone executions, bundles and private txs never reach it.
  */
-export function createPublicView({ chain, slot, orders, events, log }: PublicViewOptions): PublicView {
-  const read: CanonicalRead = (method, params) => chain.lock.read(() => chain.chain.public.request({ method: method as never, params: params as never }))
+export function createPublicView({ config, chain, slot, orders, events, log }: PublicViewOptions): PublicView {
+  const read: CanonicalRead = canonicalReader(chain.supervisor.url, chain.lock, config.anvilTimeoutMs)
   const feed = new ChainFeed(read, (error) => log.warn({ err: error }, 'a canonical block could not be read for subscribers and filters'))
   events.on('slot', (report) => feed.blockAdded(BigInt(report.blockNumber)))
   events.on('impersonatedBlock', (number) => feed.blockAdded(number))

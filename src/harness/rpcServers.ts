@@ -16,6 +16,7 @@ import { registerStatsMethods } from '../rpc/statsMethods.js'
 import { registerHarnessMethods } from '../rpc/harnessMethods.js'
 import type { HarnessStatus } from '../protocol/harnessStatus.js'
 import { registerFilterMethods } from '../rpc/filterMethods.js'
+import { registerMempoolReads } from '../rpc/mempoolReads.js'
 import { registerSubscriptionMethods } from '../ws/subscriptions.js'
 import { attachWebSocket } from '../ws/webSocketServer.js'
 import type { BuilderSubsystem } from './builder.js'
@@ -75,6 +76,7 @@ export async function startRpcServers({ config, chain, slot, traces, orders, bui
       return mined
     },
   })
+  registerMempoolReads(submission, { mempool: orders.mempool, read: view.read, nextBlockTimestamp: () => slot.clock.nextBlockTimestamp() })
   registerFilterMethods(submission, view.filters)
   registerSubscriptionMethods(submission, view.feed)
   registerCallBundleMethod(submission, { chain: chain.chain, lock, chainId: chain.chainId, coinbase, slotSeconds: config.slotTimeSeconds })

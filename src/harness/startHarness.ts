@@ -94,7 +94,7 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
       mempoolTxs: orders.mempool.size,
       healthy: supervisor.healthy,
     })
-    const view = createPublicView({ chain, slot, orders, events, log })
+    const view = createPublicView({ config, chain, slot, orders, events, log })
     const servers = await startRpcServers({ config, chain, slot, traces, orders, builder, view, status, events, shutdown, log })
     builder.start()
     return {

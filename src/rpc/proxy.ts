@@ -2,6 +2,7 @@ import type { JSONRPCRequest, JSONRPCResponse, JSONRPCServer } from 'json-rpc-2.
 import type { ChainLock } from '../chain/chainLock.js'
 import type { RequestContext } from './httpServer.js'
 import { RpcErrorCode } from '../protocol/errorCodes.js'
+import { rpcError } from './errors.js'
 
 /** Standard read namespaces a bot expects from its one URL; writes and signing stay ours or refused. */
 const FORWARDED = /^(eth|net|web3)_/
@@ -43,6 +44,20 @@ export function forwardToAnvil(rpc: JSONRPCServer<RequestContext>, anvilUrl: str
     }
     return next(request, context)
   })
+}
+
+/**
+ * Reads Anvil between slots (the read lock): a method's result, or its error as the same
+ * JSON-RPC error (code, message, data), for methods that answer from the canonical chain.
+ *
+ * @example const block = await readCanonical('eth_getBlockByNumber', ['latest', false])
+ */
+export function canonicalReader(anvilUrl: string, lock: ChainLock, timeoutMs = 10_000): (method: string, params: unknown[]) => Promise<unknown> {
+  return async (method, params) => {
+    const response = await lock.read(() => forward(anvilUrl, { jsonrpc: '2.0', id: 1, method, params }, timeoutMs))
+    if (response.error) throw rpcError(response.error.code, response.error.message, response.error.data)
+    return response.result
+  }
 }
 
 /** Notifications get no answer. */
