@@ -12,11 +12,13 @@ import { benchSimulation } from './bench/simulation.js'
 import { benchSlotBuild } from './bench/slotBuild.js'
 import { benchMemory } from './bench/memory.js'
 import { benchScenarios } from './bench/scenarios.js'
+import { benchStalledSubscriber } from './bench/stalledSubscriber.js'
 
 export const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<BenchResult>> = {
   ingest: benchIngest,
   simulation: benchSimulation,
   slotBuild: benchSlotBuild,
+  stalledSubscriber: benchStalledSubscriber,
   scenarios: benchScenarios,
   memory: benchMemory,
 }
