@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { BundleTrace } from '../src/bundle/traceStore.js'
+import type { BundleTrace } from '../src/bundle/book.js'
 import { decodeTrace, encodeTrace } from '../src/persist/traceCodec.js'
 
 /** The `--data-dir` trace format: JSON that comes back as the same trace. */

@@ -5,7 +5,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { bundleHash, txHash } from '../src/bundle/hash.js'
 import { bundleObjectSchema, describeIssues, toSubmission } from '../src/bundle/schema.js'
 import { decodeBundle } from '../src/bundle/decode.js'
-import { TraceStore, type BundleTrace } from '../src/bundle/traceStore.js'
+import { TraceStore, type BundleTrace } from '../src/bundle/book.js'
 import type { Bundle, BundleState, BundleSubmission } from '../src/bundle/types.js'
 import { createApiKeyCheck } from '../src/rpc/auth.js'
 

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import type { Hex } from 'viem'
-import { TraceStore, type BundleTrace } from '../../src/bundle/traceStore.js'
+import { TraceStore, type BundleTrace } from '../../src/bundle/book.js'
 import { decodeBundle } from '../../src/bundle/decode.js'
 import { plain, versus, type BenchResult } from './report.js'
 import { benchAccounts, signTransfer, type BenchOptions } from './support.js'

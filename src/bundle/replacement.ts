@@ -1,5 +1,5 @@
 import type { Hash } from 'viem'
-import type { BundleTrace, TraceStore } from './traceStore.js'
+import type { BundleTrace, TraceStore } from './book.js'
 
 /** What one `replacementUuid` has seen: the highest sequence and its bundles still pending. */
 interface UuidEntry {

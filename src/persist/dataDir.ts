@@ -4,7 +4,7 @@ import type { Logger } from 'pino'
 import type { Hash, Hex } from 'viem'
 import type { ChainClient } from '../chain/chainClient.js'
 import type { ChainLock } from '../chain/chainLock.js'
-import type { TraceStore } from '../bundle/traceStore.js'
+import type { TraceStore } from '../bundle/book.js'
 import { decodeTrace, encodeTrace, type TraceRecord } from './traceCodec.js'
 
 const FORMAT = 'bundlesim-data/1'

@@ -1,5 +1,5 @@
 import type { Address, Hash } from 'viem'
-import type { BundleTrace } from '../bundle/traceStore.js'
+import type { BundleTrace } from '../bundle/book.js'
 import type { Bundle, BundleTx } from '../bundle/types.js'
 
 /** Decimal digits of a bigint: JSON has no bigints, and hex would hide wei amounts. */

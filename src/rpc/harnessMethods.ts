@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import type { JSONRPCServer } from 'json-rpc-2.0'
 import { numberToHex, type Address, type Hash, type Hex } from 'viem'
-import { ImpersonationRefused, type ImpersonatedTx } from '../builder/impersonatedBlock.js'
+import { ImpersonationRefused, type ImpersonatedTx } from '../cheats/impersonatedBlock.js'
 import type { SlotReport } from '../builder/slotReport.js'
 import { RpcErrorCode, invalidParams, rpcError } from './errors.js'
 import type { RequestContext } from './httpServer.js'

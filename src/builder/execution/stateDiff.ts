@@ -1,5 +1,5 @@
 import type { Address, Hash } from 'viem'
-import type { ChainClient } from '../chain/chainClient.js'
+import type { ChainClient } from '../../chain/chainClient.js'
 
 interface AccountState {
   balance?: `0x${string}`

@@ -1,10 +1,10 @@
-import type { ChainClient } from '../chain/chainClient.js'
-import type { Bundle } from '../bundle/types.js'
-import { simulateByCalls } from './callSimulation.js'
-import type { BuilderPayments } from './execution.js'
-import type { BundleFailure } from './failures.js'
-import { bundleGroup } from './groups.js'
-import type { ParentState } from './parentState.js'
+import type { ChainClient } from '../../chain/chainClient.js'
+import type { Bundle } from '../../bundle/types.js'
+import { simulateByCalls } from './byCalls.js'
+import type { BuilderPayments } from '../execution/execution.js'
+import type { BundleFailure } from '../../bundle/failure.js'
+import { bundleGroup } from '../execution/groups.js'
+import type { ParentState } from '../execution/parentState.js'
 
 export type SimulationResult =
   | ({ ok: true; builderPayment: bigint; gasUsed: bigint } & BuilderPayments)

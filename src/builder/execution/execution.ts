@@ -1,7 +1,7 @@
 import type { Address, Hash, Hex } from 'viem'
-import type { ChainClient, MinedBlock, SendOutcome } from '../chain/chainClient.js'
+import type { ChainClient, MinedBlock, SendOutcome } from '../../chain/chainClient.js'
 import { BUILDER_TRANSFER_GAS, signBuilderTransfer, type BuilderSigner } from './builderTxs.js'
-import { rejectionFailure, type BundleFailure } from './failures.js'
+import { rejectionFailure, type BundleFailure } from '../../bundle/failure.js'
 
 export interface GroupTx {
   index: number

@@ -1,10 +1,10 @@
 import { parseTransaction, toHex, type Address, type Hex } from 'viem'
-import type { ChainClient } from '../chain/chainClient.js'
-import type { BatchAnswer } from '../chain/keepAliveTransport.js'
-import type { Bundle, BundleTx } from '../bundle/types.js'
-import { readPlainEip1559 } from '../bundle/plainTx.js'
-import type { ParentState } from './parentState.js'
-import type { SimulationResult } from './simulate.js'
+import type { ChainClient } from '../../chain/chainClient.js'
+import type { BatchAnswer } from '../../chain/keepAliveTransport.js'
+import type { Bundle, BundleTx } from '../../bundle/types.js'
+import { readPlainEip1559 } from '../../bundle/plainTx.js'
+import type { ParentState } from '../execution/parentState.js'
+import type { SimulationResult } from './topOfBlock.js'
 
 /** eth_simulateV1 requests per JSON-RPC batch, and batches in flight: Anvil runs them on several threads. */
 const REQUESTS_PER_BATCH = 100

@@ -1,5 +1,5 @@
-import type { BundleTrace } from '../bundle/traceStore.js'
-import type { MempoolTx } from './mempool.js'
+import type { BundleTrace } from '../../bundle/book.js'
+import type { MempoolTx } from '../../mempool/publicMempool.js'
 
 /** A bundle that passed top-of-block simulation, with what it paid there. */
 export interface SimulatedBundle {

@@ -1,6 +1,6 @@
 import type { Address, Hash } from 'viem'
-import type { ChainClient } from '../chain/chainClient.js'
-import { BlockTrace } from './blockTrace.js'
+import type { ChainClient } from '../../chain/chainClient.js'
+import { BlockTrace } from './stateDiff.js'
 import { builderTransferGasCost, emptyPlan, type ExecutionResult, type GroupPlan, type TxGroup } from './execution.js'
 
 /** Each round adds at most one sponsorship or settles the payouts; this bounds a bundle of 100 txs. */

@@ -1,8 +1,8 @@
-import type { ExecutionResult, TxGroup } from './execution.js'
-import type { BundleFailure } from './failures.js'
-import { bundleGroup, mempoolGroup } from './groups.js'
+import type { ExecutionResult, TxGroup } from '../execution/execution.js'
+import type { BundleFailure } from '../../bundle/failure.js'
+import { bundleGroup, mempoolGroup } from '../execution/groups.js'
 import type { BlockItem, OrderingAlgorithm, SimulatedBundle } from './ordering.js'
-import type { ParentState } from './parentState.js'
+import type { ParentState } from '../execution/parentState.js'
 
 /** One algorithm's block as compared and reported: what it holds, what it left out and why, and what it is worth. */
 export interface CandidateSummary {

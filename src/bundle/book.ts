@@ -1,6 +1,6 @@
 import type { Address, Hash } from 'viem'
 import { BUNDLE_STATES, type Bundle, type BundleState } from './types.js'
-import type { BuilderPayments } from '../builder/execution.js'
+import type { BuilderPayments } from '../builder/execution/execution.js'
 
 /** Everything the builder learns about one bundle; served as seed §2.3 stats. */
 export interface BundleTrace {

@@ -1,10 +1,10 @@
 import { z } from 'zod'
 import type { JSONRPCServer } from 'json-rpc-2.0'
 import type { Address, Hex } from 'viem'
-import { CallBundleError, callBundle, type CallBundleDeps, type CallBundleResult } from '../builder/callBundle.js'
-import { RpcErrorCode, invalidParams, rpcError } from './errors.js'
-import type { RequestContext } from './httpServer.js'
-import { singleObjectParam } from './params.js'
+import { CallBundleError, callBundle, type CallBundleDeps, type CallBundleResult } from './callBundle.js'
+import { RpcErrorCode, invalidParams, rpcError } from '../rpc/errors.js'
+import type { RequestContext } from '../rpc/httpServer.js'
+import { singleObjectParam } from '../rpc/params.js'
 
 const HEX_BYTES = /^0x([0-9a-fA-F]{2})*$/
 const QUANTITY = /^0x[0-9a-fA-F]{1,64}$/

@@ -3,12 +3,12 @@ import type { ChainClient } from '../chain/chainClient.js'
 import type { ChainLock } from '../chain/chainLock.js'
 import { decodeBundle } from '../bundle/decode.js'
 import { recoverSenders } from '../bundle/verifySenders.js'
-import { BlockTrace, traceBlock } from './blockTrace.js'
+import { BlockTrace, traceBlock } from '../builder/execution/stateDiff.js'
 import type { Bundle } from '../bundle/types.js'
-import type { TxGroup } from './execution.js'
-import { describeFailure, type BundleFailure } from './failures.js'
-import { bundleGroup } from './groups.js'
-import { ParentState } from './parentState.js'
+import type { TxGroup } from '../builder/execution/execution.js'
+import { describeFailure, type BundleFailure } from '../bundle/failure.js'
+import { bundleGroup } from '../builder/execution/groups.js'
+import { ParentState } from '../builder/execution/parentState.js'
 
 /** What `eth_callBundle` asks for, after its params are validated. */
 export interface CallBundleRequest {

@@ -1,9 +1,9 @@
 import type { Address, Hash, Hex } from 'viem'
-import type { ChainClient } from '../chain/chainClient.js'
+import type { ChainClient } from '../../chain/chainClient.js'
 import type { BuilderSigner } from './builderTxs.js'
 import { executeWithEconomics } from './economics.js'
 import { emptyPlan, executeGroups, type ExecutionContext, type ExecutionResult, type TxGroup } from './execution.js'
-import { nextBaseFee } from '../chain/baseFee.js'
+import { nextBaseFee } from '../../chain/baseFee.js'
 
 /**
  * The parent block of the slot being built. Every simulation and candidate block executes

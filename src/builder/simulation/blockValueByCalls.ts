@@ -1,6 +1,6 @@
 import type { Address } from 'viem'
-import { callOf, followNonces, parentNonces, probedBlockParams, probedCoinbaseBalance, type CallSimulationContext, type CallableTx, type SimulatedBlock } from './callSimulation.js'
-import type { BlockItem } from './ordering.js'
+import { callOf, followNonces, parentNonces, probedBlockParams, probedCoinbaseBalance, type CallSimulationContext, type CallableTx, type SimulatedBlock } from './byCalls.js'
+import type { BlockItem } from '../assembly/ordering.js'
 
 /**
  * What a candidate block is worth to the builder, from one `eth_simulateV1` request: every
