@@ -1,7 +1,7 @@
 import type { Address, Hash } from 'viem'
 import type { StatusCase } from '../config/config.js'
 import type { BundleState } from './types.js'
-import type { BundleTrace } from './book.js'
+import type { BundleTrace } from './trace.js'
 
 /** The stats object of seed §2.3: every field always present, unknown times `null`. */
 export interface BundleStats {

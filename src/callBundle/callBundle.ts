@@ -6,7 +6,7 @@ import { recoverSenders } from '../bundle/verifySenders.js'
 import { BlockTrace, traceBlock } from '../builder/execution/stateDiff.js'
 import type { Bundle } from '../bundle/types.js'
 import type { TxGroup } from '../builder/execution/execution.js'
-import { describeFailure, type BundleFailure } from '../bundle/failure.js'
+import { failureMessage, type ExecutionFailure } from '../bundle/failure.js'
 import { bundleGroup } from '../builder/execution/groups.js'
 import { ParentState } from '../builder/execution/parentState.js'
 
@@ -66,7 +66,7 @@ export class CallBundleError extends Error {
   constructor(
     message: string,
     readonly kind: 'params' | 'execution',
-    readonly data?: { index?: number; txHash?: Hash; failure: BundleFailure['kind'] },
+    readonly data?: { index?: number; txHash?: Hash; failure: ExecutionFailure['kind'] },
   ) {
     super(message)
   }
@@ -124,7 +124,7 @@ async function simulate(deps: CallBundleDeps, request: CallBundleRequest, bundle
     if (!execution.ok) {
       const { failure } = execution
       const where = 'index' in failure ? { index: failure.index, txHash: failure.hash } : {}
-      throw new CallBundleError(describeFailure(failure), 'execution', { ...where, failure: failure.kind })
+      throw new CallBundleError(failureMessage(failure), 'execution', { ...where, failure: failure.kind })
     }
     const { block } = execution
     const [diffs, calls, receipts] = await Promise.all([

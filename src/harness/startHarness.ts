@@ -11,7 +11,7 @@ import { ChainClient } from '../chain/chainClient.js'
 import { ChainLock } from '../chain/chainLock.js'
 import { SlotClock } from '../clock/slotClock.js'
 import { SlotTicker } from '../clock/slotTicker.js'
-import { TraceStore } from '../bundle/book.js'
+import { BundleBook } from '../bundle/book.js'
 import { BundleIngest } from '../bundle/ingest.js'
 import { SenderRecovery } from '../bundle/senderRecovery.js'
 import { IdleGate } from '../bundle/idleGate.js'
@@ -136,7 +136,7 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
     if (!resumed) await chain.setBalance(coinbase, config.coinbaseFunding)
 
     const clock = new SlotClock(config.clock, config.slotTimeSeconds)
-    const traces = new TraceStore({
+    const traces = new BundleBook({
       statsDelaySlots: config.statsDelaySlots,
       retentionSeconds: config.statsRetentionSeconds,
       slotSeconds: config.slotTimeSeconds,
@@ -168,6 +168,7 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
       log,
       explainAbort: (error) => supervisor.explain(error),
       releaseDeferredChecks: () => checksGate.open(),
+      checksSettled: (block) => ingest.checksSettled(block),
     })
     await builder.init()
     if (saved) {
@@ -231,21 +232,22 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
     const errorListener = (message: string, data: unknown) => {
       if (!(data instanceof JSONRPCErrorException)) log.error({ err: data }, message)
     }
+    const ingest = new BundleIngest({
+      chainId,
+      traces,
+      headBlock: () => builder.sealedBlock,
+      nowSeconds: () => clock.nowSeconds(),
+      // Mid-build arrivals belong to the next slot, at its very start.
+      msIntoSlot: () => (builder.sealedBlock === builder.head.number ? clock.msIntoSlot() : 0),
+      // Mid-build, the sealed block does not exist on Anvil yet: its nonces are the head's.
+      readNonce: (address, blockNumber) => nonceReads.read(address, blockNumber < builder.head.number ? blockNumber : builder.head.number),
+      recover: recovery.recover,
+      idle: () => checksGate.passed(),
+      log,
+    })
     const submission = new JSONRPCServer<RequestContext>({ errorListener })
     registerSubmissionMethods(submission, {
-      ingest: new BundleIngest({
-        chainId,
-        traces,
-        headBlock: () => builder.sealedBlock,
-        nowSeconds: () => clock.nowSeconds(),
-        // Mid-build arrivals belong to the next slot, at its very start.
-        msIntoSlot: () => (builder.sealedBlock === builder.head.number ? clock.msIntoSlot() : 0),
-        // Mid-build, the sealed block does not exist on Anvil yet: its nonces are the head's.
-        readNonce: (address, blockNumber) => nonceReads.read(address, blockNumber < builder.head.number ? blockNumber : builder.head.number),
-        recover: recovery.recover,
-        idle: () => checksGate.passed(),
-        log,
-      }),
+      ingest,
       mempool,
       isValidApiKey: createApiKeyCheck(config.apiKeys),
       headNonce,

@@ -1,6 +1,7 @@
 import type { Address, Hash, Hex } from 'viem'
 import { decodeSignedTx, type DecodedTx } from '../bundle/decode.js'
 import type { BundleTx } from '../bundle/types.js'
+import { problemMessage } from '../bundle/failure.js'
 import { recoverSenders } from '../bundle/verifySenders.js'
 import { recoverInline, type RecoverFn } from '../bundle/senderRecovery.js'
 
@@ -37,7 +38,7 @@ export class PublicMempool {
     const tx: BundleTx = { ...decoded, index: 0 }
     if (this.txs.has(tx.hash)) throw new MempoolRejection(`already known: ${tx.hash}`)
     const [badSignature] = await recoverSenders({ txs: [tx] }, this.recover)
-    if (badSignature) throw new MempoolRejection(badSignature.replace('txs[0]', 'params[0]'))
+    if (badSignature) throw new MempoolRejection(problemMessage(badSignature, 'params[0]'))
     const sender = tx.sender!
     const next = await chainNonce(sender)
     if (tx.nonce < next) throw new MempoolRejection(`nonce too low: ${sender} has next nonce ${next}, tx has ${tx.nonce}`)

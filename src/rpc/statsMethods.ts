@@ -3,7 +3,7 @@ import type { JSONRPCServer } from 'json-rpc-2.0'
 import type { Hash } from 'viem'
 import type { StatusCase } from '../config/config.js'
 import { toBundleStats } from '../bundle/stats.js'
-import type { TraceStore } from '../bundle/book.js'
+import type { BundleBook } from '../bundle/book.js'
 import { RpcErrorCode, rpcError } from './errors.js'
 import type { RequestContext } from './httpServer.js'
 import { singleObjectParam } from './params.js'
@@ -18,7 +18,7 @@ const statsParams = z
   })
 
 export interface StatsDeps {
-  traces: TraceStore
+  traces: BundleBook
   statusCase: StatusCase
   headBlock(): bigint
   nowSeconds(): number

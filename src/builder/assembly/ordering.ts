@@ -1,15 +1,5 @@
-import type { BundleTrace } from '../../bundle/book.js'
+import type { BlockItem, SimulatedBundle } from '../simulation/types.js'
 import type { MempoolTx } from '../../mempool/publicMempool.js'
-
-/** A bundle that passed top-of-block simulation, with what it paid there. */
-export interface SimulatedBundle {
-  trace: BundleTrace
-  builderPayment: bigint
-  gasUsed: bigint
-}
-
-/** One entry of a candidate block, in block order. */
-export type BlockItem = { kind: 'bundle'; bundle: SimulatedBundle } | { kind: 'tx'; tx: MempoolTx }
 
 /**
  * Orders a slot's simulated bundles and public-mempool txs (already in tip order, each

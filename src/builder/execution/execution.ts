@@ -1,7 +1,8 @@
 import type { Address, Hash, Hex } from 'viem'
 import type { ChainClient, MinedBlock, SendOutcome } from '../../chain/chainClient.js'
 import { BUILDER_TRANSFER_GAS, signBuilderTransfer, type BuilderSigner } from './builderTxs.js'
-import { rejectionFailure, type BundleFailure } from '../../bundle/failure.js'
+import type { BuilderPayments } from '../../bundle/builderPayments.js'
+import { rejectionFailure, type ExecutionFailure } from '../../bundle/failure.js'
 
 export interface GroupTx {
   index: number
@@ -39,12 +40,6 @@ export interface GroupPlan {
 
 export const emptyPlan = (): GroupPlan => ({ sponsorships: new Map() })
 
-/** What the builder paid for a group: sponsorship transfers and the refund payout. */
-export interface BuilderPayments {
-  sponsorships: Array<{ txHash: Hash; amountWei: bigint; transferHash: Hash }>
-  refund: { recipient: Address; amountWei: bigint; payoutHash: Hash } | null
-}
-
 export interface GroupOutcome extends BuilderPayments {
   included: Hash[]
   dropped: Array<{ hash: Hash; reason: string }>
@@ -57,7 +52,7 @@ export type ExecutionResult =
    * `block` is set when the failure was found after mining; `sentBefore` lists what was
    * sent ahead of the failing tx (to find the sender's balance at its position).
    */
-  | { ok: false; failedGroup: number; failure: BundleFailure; block?: MinedBlock; sentBefore?: ReadonlySet<Hash> }
+  | { ok: false; failedGroup: number; failure: ExecutionFailure; block?: MinedBlock; sentBefore?: ReadonlySet<Hash> }
 
 export interface ExecutionContext {
   coinbase: Address
@@ -103,7 +98,7 @@ export async function executeGroups(
     const mined = block.txs.get(hash)
     if (!mined) {
       if (!group.mayDrop(hash)) {
-        const failure: BundleFailure = toppedUp
+        const failure: ExecutionFailure = toppedUp
           ? { kind: 'LackOfFundForGasLimit', index, hash, reason: 'sender balance at its position in the block is too low' }
           : { kind: 'TransactionNotIncluded', index, hash }
         return { ok: false, failedGroup: g, failure, block, sentBefore: withBuilderTxs(sentBefore, outcomes, g) }

@@ -4,20 +4,23 @@ import type { ChainClient, MinedBlock } from '../../chain/chainClient.js'
 import type { ChainLock } from '../../chain/chainLock.js'
 import type { SlotClock } from '../../clock/slotClock.js'
 import type { SlotCutoffs } from '../../config/config.js'
-import type { BundleTrace, TraceStore } from '../../bundle/book.js'
-import type { Bundle } from '../../bundle/types.js'
-import { assembleBlock, itemGroups, withinGasLimit, type CandidateBlock, type CandidateSummary } from '../assembly/assemble.js'
-import { blockValueByCalls } from '../simulation/blockValueByCalls.js'
-import type { BuilderSigner } from '../execution/builderTxs.js'
-import type { GroupOutcome } from '../execution/execution.js'
-import type { RelayAuction } from './auction.js'
-import { describeFailure } from '../../bundle/failure.js'
-import { mempoolGroup } from '../execution/groups.js'
+import type { BundleBook } from '../../bundle/book.js'
+import { failureMessage, type ExecutionFailure } from '../../bundle/failure.js'
+import type { BundleTrace } from '../../bundle/trace.js'
 import type { PublicMempool } from '../../mempool/publicMempool.js'
-import type { BlockItem, OrderingAlgorithm, SimulatedBundle } from '../assembly/ordering.js'
+import { itemGroups, type CandidateBlock } from '../assembly/assemble.js'
+import type { OrderingAlgorithm } from '../assembly/ordering.js'
+import type { BuilderSigner } from '../execution/builderTxs.js'
+import { mempoolGroup } from '../execution/groups.js'
 import { ParentState } from '../execution/parentState.js'
-import { simulateManyTopOfBlock, type SimulationCounts } from '../simulation/topOfBlock.js'
+import { simulateManyTopOfBlock, type SimulatedBundle, type SimulationCounts } from '../simulation/index.js'
 import type { SlotReport, SlotTimings } from '../slotReport.js'
+import type { RelayAuction } from './auction.js'
+import { buildDecision } from './buildDecision.js'
+import { assembleCandidates } from './candidates.js'
+import { eligibility } from './eligibility.js'
+import { bundleOutcomes, type BundleOutcome } from './outcomes.js'
+import { slotReport, slotSummary, staleMempoolTxs } from './report.js'
 
 /** Coinbase of the competing builder whose block is mined when we lose the auction. */
 export const COMPETITOR_COINBASE: Address = '0x00000000000000000000000000000000c0ffee00'
@@ -26,7 +29,7 @@ export interface SlotBuilderDeps {
   chain: ChainClient
   lock: ChainLock
   clock: SlotClock
-  traces: TraceStore
+  traces: BundleBook
   mempool: PublicMempool
   auction: RelayAuction
   coinbase: Address
@@ -39,6 +42,8 @@ export interface SlotBuilderDeps {
   explainAbort?(error: unknown): Promise<string>
   /** Lets the deferred sender checks held back during a burst of requests run now (`IdleGate.open`). */
   releaseDeferredChecks?(): void
+  /** Resolves when the deferred sender checks of the bundles for `block` are done (`BundleIngest.checksSettled`). */
+  checksSettled(block: bigint): Promise<void>
 }
 
 /** The head the builder last mined; the default target of new bundles is the next block. */
@@ -48,7 +53,7 @@ export interface ChainHead {
   hash: Hash
 }
 
-/** A slot that failed half-way; its bundles' traces say so (`TraceStore.abortBlock`). */
+/** A slot that failed half-way; its bundles' traces say so (`BundleBook.abortBlock`). */
 export class SlotAbortedError extends Error {
   constructor(
     readonly blockNumber: bigint,
@@ -56,6 +61,13 @@ export class SlotAbortedError extends Error {
     options?: ErrorOptions,
   ) {
     super(`slot for block ${blockNumber} aborted: ${reason}`, options)
+  }
+}
+
+/** The competitor's block (public mempool txs only) could not be built: the slot cannot end. */
+export class CompetitorBlockFailed extends Error {
+  constructor(readonly failure: ExecutionFailure) {
+    super(`competitor block failed: ${failureMessage(failure)}`)
   }
 }
 
@@ -135,99 +147,54 @@ export class SlotBuilder {
     mark = performance.now()
     const mined = won ? await this.commit(parent, timestamp, best) : await this.mineCompetitorBlock(parent, timestamp, pool)
     timings.mineMs = performance.now() - mark
-    this.recordOutcomes(simulated, candidates, best, mined, won, competitorBid, buildTime)
+    for (const outcome of bundleOutcomes(simulated, { candidates, best, mined, won, competitorBid })) this.record(outcome, mined.number, buildTime)
     mempool.remove(mined.txs.keys())
     mempool.remove(staleMempoolTxs(best))
 
-    for (const trace of traces.pendingFor(blockNumber)) {
-      trace.error ??= `not considered for block ${blockNumber}: it arrived after the block was built`
-    }
     traces.closeBlock(blockNumber)
     this.head = { number: mined.number, timestamp: mined.timestamp, hash: mined.hash }
     this.minedHere = mined.hash
     clock.startSlotAfter(mined.timestamp)
     traces.expire(clock.nowSeconds())
 
-    const report: SlotReport = {
-      blockNumber: Number(mined.number),
-      blockHash: mined.hash,
-      timestamp: Number(mined.timestamp),
-      value: best.value.toString(),
-      bundles: won ? best.bundles.map((b) => b.trace.bundle.hash) : [],
-      mempoolTxs: won ? includedMempoolTxs(best, mined) : [...mined.txs.keys()],
-      won,
-      winner: best.algorithm,
-      competitorBid: competitorBid?.toString() ?? null,
-      builderPayments: won ? builderPaymentsOf(best) : [],
-      candidates: candidates.map((c) => ({
-        algorithm: c.algorithm,
-        value: c.value.toString(),
-        bundles: c.bundles.map((b) => b.trace.bundle.hash),
-      })),
-      simulations: counts,
-      timings: roundTimings({ ...timings, totalMs: performance.now() - started }),
-    }
-    log.info(
-      { slot: report },
-      won
-        ? `block ${report.blockNumber} mined: ${report.bundles.length} bundles, value ${report.value} wei (${best.algorithm})`
-        : `block ${report.blockNumber} mined by a competitor: bid ${report.competitorBid} wei beat our ${report.value} wei`,
-    )
+    timings.totalMs = performance.now() - started
+    const report = slotReport({ mined, best, candidates, won, competitorBid, simulations: counts, timings })
+    log.info({ slot: report }, slotSummary(report))
     return report
   }
 
   /** Top-of-block simulation of the bundles eligible for this block, honouring the cutoffs. */
-  private async simulateEligible(parent: ParentState, blockNumber: bigint, timestamp: bigint, timings: SlotTimings): Promise<{ simulated: SimulatedBundle[]; counts: SimulationCounts }> {
+  private async simulateEligible(parent: ParentState, block: bigint, timestamp: bigint, timings: SlotTimings): Promise<{ simulated: SimulatedBundle[]; counts: SimulationCounts }> {
     const { traces, cutoffs } = this.deps
     const buildTime = Number(timestamp)
-    const pending = traces.pendingFor(blockNumber)
+    const pending = traces.pendingFor(block)
     this.taken = pending
     const waitStarted = performance.now()
     this.deps.releaseDeferredChecks?.()
-    await Promise.all(pending.map((trace) => trace.verified))
+    await this.deps.checksSettled(block)
     timings.verifyWaitMs = performance.now() - waitStarted
-    const eligible: Array<{ trace: BundleTrace; late: number }> = []
+    const eligible: Array<{ trace: BundleTrace; msIntoSlot: number }> = []
     for (const trace of pending.sort((a, b) => a.sequence - b.sequence)) {
       if (trace.state !== 'Received' || !trace.live) continue
-      const outside = windowProblem(trace.bundle, timestamp)
-      if (outside) {
-        trace.error = outside
-        continue
-      }
-      const late = trace.receivedForBlock === blockNumber ? trace.receivedMsIntoSlot : -1
-      if (late > cutoffs.simulationMs) {
-        trace.error = `arrived ${late} ms into the slot, after the simulation cutoff (${cutoffs.simulationMs} ms): not simulated for block ${blockNumber}`
-        continue
-      }
-      eligible.push({ trace, late })
+      const verdict = eligibility(trace, { block, timestamp, cutoffs })
+      if (verdict.eligible) eligible.push({ trace, msIntoSlot: verdict.msIntoSlot })
+      else traces.notSimulated(trace, verdict.failure)
     }
 
     const { results, counts } = await simulateManyTopOfBlock(this.deps.chain, parent, timestamp, eligible.map((e) => e.trace.bundle))
     const simulated: SimulatedBundle[] = []
-    for (const [i, { trace, late }] of eligible.entries()) {
+    for (const [i, { trace, msIntoSlot }] of eligible.entries()) {
       const sim = results[i]!
       if (!sim.ok) {
-        traces.transition(trace, 'SimulationFail', {
-          simulatedAt: buildTime,
-          error: describeFailure(sim.failure),
-          revertingHash: sim.failure.kind === 'TransactionReverted' ? sim.failure.hash : null,
-        })
+        traces.simulationFailed(trace, sim.failure, buildTime)
         continue
       }
-      traces.transition(trace, 'SimulationPass', {
-        simulatedAt: buildTime,
-        builderPayment: sim.builderPayment,
-        builderPayments: { sponsorships: sim.sponsorships, refund: sim.refund },
-        error: null,
-      })
-      const buildCutoff = trace.bundle.boosted ? cutoffs.boostMs : cutoffs.buildMs
-      if (late > buildCutoff) {
-        trace.error = `simulated after the ${trace.bundle.boosted ? 'boost ' : ''}build cutoff (${buildCutoff} ms; arrived at ${late} ms): too late for block ${blockNumber}`
-      } else if (sim.builderPayment > 0n) {
-        simulated.push({ trace, builderPayment: sim.builderPayment, gasUsed: sim.gasUsed })
-      } else {
-        traces.transition(trace, 'ExcludedFromBlock', { error: 'bundle pays the builder nothing (builderPayment 0): no block includes it' })
-      }
+      const { builderPayment, sponsorships, refund } = sim
+      traces.simulationPassed(trace, { simulatedAt: buildTime, builderPayment, builderPayments: { sponsorships, refund } })
+      const notBuilt = buildDecision({ msIntoSlot, boosted: trace.bundle.boosted, builderPayment }, block, cutoffs)
+      if (!notBuilt) simulated.push({ trace, builderPayment, gasUsed: sim.gasUsed })
+      else if (notBuilt.kind === 'ArrivedAfterBuildCutoff') traces.tooLate(trace, notBuilt)
+      else traces.excluded(trace, notBuilt)
     }
     return { simulated, counts }
   }
@@ -251,189 +218,30 @@ export class SlotBuilder {
     try {
       const result = await parent.commit(timestamp, pool.map(mempoolGroup))
       if (result.ok) return result.block
-      throw new Error(`competitor block failed: ${describeFailure(result.failure)}`)
+      throw new CompetitorBlockFailed(result.failure)
     } finally {
       await chain.setCoinbase(coinbase)
     }
   }
 
-  private recordOutcomes(
-    simulated: readonly SimulatedBundle[],
-    candidates: readonly CandidateSummary[],
-    best: CandidateBlock,
-    mined: MinedBlock,
-    won: boolean,
-    competitorBid: bigint | null,
-    buildTime: number,
-  ): void {
+  /** Writes one bundle's outcome into its trace. */
+  private record(outcome: BundleOutcome, block: bigint, buildTime: number): void {
     const { traces } = this.deps
-    const inBest = new Set(best.bundles.map((b) => b.trace))
-    const inOther = new Set(candidates.filter((c) => c !== best).flatMap((c) => c.bundles.map((b) => b.trace)))
-    for (const { trace } of simulated) {
-      if (inBest.has(trace)) {
-        traces.transition(trace, 'Submitted', { submittedAt: buildTime, blockNumber: mined.number })
-        if (!won) trace.error = `relay auction lost: competing bid ${competitorBid} wei beat our block's ${best.value} wei; block ${mined.number} was built by another builder`
-        else if (landed(trace, best, mined)) {
-          const { sponsorships, refund } = groupOutcome(trace, best)!
-          traces.transition(trace, 'Landed', { blockNumber: mined.number, builderPayments: { sponsorships, refund } })
-        }
-        else trace.error = `submitted, but not every tx of the bundle is in mined block ${mined.number}`
-      } else if (inOther.has(trace)) {
-        const algorithms = candidates.filter((c) => c !== best && c.bundles.some((b) => b.trace === trace)).map((c) => c.algorithm)
-        traces.transition(trace, 'IncludedInBlock', {
-          blockNumber: mined.number,
-          error: `included by ${algorithms.join(', ')}, but the more valuable ${best.algorithm} block (${best.value} wei) without it was submitted`,
-        })
-      } else {
-        const failure = best.leftOut.find((l) => l.bundle.trace === trace)?.failure
-        traces.transition(trace, 'ExcludedFromBlock', {
-          error: failure ? `failed in place in every candidate block: ${describeFailure(failure)}` : 'no block-building algorithm chose it',
-        })
-      }
+    const { trace } = outcome
+    switch (outcome.kind) {
+      case 'Landed':
+        traces.submitted(trace, buildTime, block)
+        traces.landed(trace, block, outcome.builderPayments)
+        return
+      case 'SubmittedNotLanded':
+        traces.submitted(trace, buildTime, block)
+        traces.notLanded(trace, outcome.failure)
+        return
+      case 'IncludedInBlock':
+        traces.includedElsewhere(trace, block, outcome.failure)
+        return
+      case 'ExcludedFromBlock':
+        traces.excluded(trace, outcome.failure)
     }
   }
-}
-
-/**
- * One candidate block per algorithm, and the one to submit (most valuable; ties go to the
- * first algorithm, so the choice is deterministic). Algorithms often agree (e.g. equal-gas
- * bundles rank the same by payment and by fee per gas); the same order on the same parent
- * makes the same block, so each distinct order is built once.
- *
- * Each distinct order is first valued as calls (`blockValueByCalls`); when calls can value
- * them all, only the most valuable is executed for real, and its block is kept if it is
- * worth what the calls said. Otherwise every order is executed for real, in ascending
- * top-of-block value: the chosen block is usually the last executed, and then it is kept.
- */
-async function assembleCandidates(
-  chain: ChainClient,
-  parent: ParentState,
-  timestamp: bigint,
-  algorithms: readonly OrderingAlgorithm[],
-  orders: BlockItem[][],
-): Promise<{ candidates: CandidateSummary[]; best: CandidateBlock }> {
-  const keys = orders.map((items) => items.map((item) => (item.kind === 'bundle' ? item.bundle.trace.bundle.hash : item.tx.hash)).join())
-  const distinct = new Map<string, DistinctOrder>()
-  keys.forEach((key, i) => distinct.has(key) || distinct.set(key, { key, items: orders[i]!, algorithm: algorithms[i]! }))
-  const built = new Map<string, CandidateSummary>()
-  const perAlgorithm = () => keys.map((key, i) => ({ ...built.get(key)!, algorithm: algorithms[i]!.name }))
-
-  const valued = await valueByCalls(chain, parent, timestamp, [...distinct.values()])
-  if (valued) {
-    const { order, summary } = valued.best
-    const winner = await assembleBlock(parent, timestamp, order.algorithm, order.items)
-    built.set(order.key, winner)
-    if (winner.value === summary.value && winner.leftOut.length === summary.leftOut.length) {
-      for (const [key, other] of valued.summaries) if (key !== order.key) built.set(key, other)
-      const candidates = perAlgorithm()
-      return { candidates, best: candidates[keys.indexOf(order.key)] as CandidateBlock }
-    }
-    // The mined block is not worth what the calls said: every order is executed for real.
-  }
-
-  const topOfBlockValue = (items: readonly BlockItem[]) => items.reduce((sum, item) => sum + (item.kind === 'bundle' ? item.bundle.builderPayment : 0n), 0n)
-  // Ascending value; reversed first so that among equal values the first algorithm's order,
-  // the one a tie goes to, is built last.
-  const schedule = [...distinct.values()].filter((order) => !built.has(order.key)).reverse()
-  schedule.sort((a, b) => compare(topOfBlockValue(a.items), topOfBlockValue(b.items)))
-  for (const { key, items, algorithm } of schedule) built.set(key, await assembleBlock(parent, timestamp, algorithm, items))
-  const candidates = perAlgorithm() as CandidateBlock[]
-  return { candidates, best: candidates.reduce((a, b) => (b.value > a.value ? b : a)) }
-}
-
-interface DistinctOrder {
-  key: string
-  items: BlockItem[]
-  algorithm: OrderingAlgorithm
-}
-
-/**
- * Every order's block value from calls (after the gas-limit check), by order key, and the
- * most valuable (the first of equals); undefined if calls cannot value one of them.
- */
-async function valueByCalls(
-  chain: ChainClient,
-  parent: ParentState,
-  timestamp: bigint,
-  orders: readonly DistinctOrder[],
-): Promise<{ summaries: Map<string, CandidateSummary>; best: { order: DistinctOrder; summary: CandidateSummary } } | undefined> {
-  const summaries = new Map<string, CandidateSummary>()
-  let best: { order: DistinctOrder; summary: CandidateSummary } | undefined
-  for (const order of orders) {
-    const leftOut: CandidateSummary['leftOut'] = []
-    const items = withinGasLimit(order.items, parent.gasLimit, leftOut)
-    const value = await blockValueByCalls({ chain, parent, timestamp }, items)
-    if (value === undefined) return undefined
-    const bundles = items.flatMap((item) => (item.kind === 'bundle' ? [item.bundle] : []))
-    const summary = { algorithm: order.algorithm.name, items, bundles, leftOut, value }
-    summaries.set(order.key, summary)
-    if (!best || value > best.summary.value) best = { order, summary }
-  }
-  return best && { summaries, best }
-}
-
-function compare(a: bigint, b: bigint): number {
-  return a < b ? -1 : a > b ? 1 : 0
-}
-
-/** Timings to 0.1 ms: enough for a report, and stable to read. */
-function roundTimings(timings: SlotTimings): SlotTimings {
-  const round = (ms: number) => Math.round(ms * 10) / 10
-  return {
-    verifyWaitMs: round(timings.verifyWaitMs),
-    simulateMs: round(timings.simulateMs),
-    assembleMs: round(timings.assembleMs),
-    mineMs: round(timings.mineMs),
-    totalMs: round(timings.totalMs),
-  }
-}
-
-function windowProblem(bundle: Bundle, timestamp: bigint): string | null {
-  const t = Number(timestamp)
-  const { minTimestamp: min, maxTimestamp: max } = bundle
-  if ((min !== undefined && t < min) || (max !== undefined && t > max)) {
-    return `block ${bundle.targetBlock} timestamp ${t} is outside the bundle's window [${min ?? '-'}, ${max ?? '-'}]`
-  }
-  return null
-}
-
-function groupOutcome(trace: BundleTrace, best: CandidateBlock): GroupOutcome | undefined {
-  const index = best.items.findIndex((item) => item.kind === 'bundle' && item.bundle.trace === trace)
-  return best.execution.groups[index]
-}
-
-function landed(trace: BundleTrace, best: CandidateBlock, mined: MinedBlock): boolean {
-  const outcome = groupOutcome(trace, best)
-  const onChain = [...(outcome?.included ?? []), ...(outcome?.builderTxs ?? [])]
-  return (outcome?.included.length ?? 0) > 0 && onChain.every((hash) => mined.txs.has(hash))
-}
-
-function includedMempoolTxs(best: CandidateBlock, mined: MinedBlock): Hash[] {
-  return best.items
-    .flatMap((item, index) => (item.kind === 'tx' ? best.execution.groups[index]!.included : []))
-    .filter((hash) => mined.txs.has(hash))
-}
-
-/** Mempool txs the node refused for a used nonce: they can never be included again. */
-function staleMempoolTxs(best: CandidateBlock): Hash[] {
-  return best.items.flatMap((item, index) =>
-    item.kind === 'tx'
-      ? best.execution.groups[index]!.dropped.filter((d) => /nonce too low/i.test(d.reason)).map((d) => d.hash)
-      : [],
-  )
-}
-
-/** Sponsorships and refunds the builder paid in its block, per bundle, for the slot report. */
-function builderPaymentsOf(best: CandidateBlock): SlotReport['builderPayments'] {
-  return best.items.flatMap((item, index) => {
-    const outcome = best.execution.groups[index]!
-    if (item.kind !== 'bundle' || (outcome.sponsorships.length === 0 && !outcome.refund)) return []
-    return [
-      {
-        bundleHash: item.bundle.trace.bundle.hash,
-        sponsorships: outcome.sponsorships.map((s) => ({ txHash: s.txHash, amount: s.amountWei.toString() })),
-        refund: outcome.refund && { recipient: outcome.refund.recipient, amount: outcome.refund.amountWei.toString() },
-      },
-    ]
-  })
 }
