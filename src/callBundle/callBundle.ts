@@ -3,7 +3,7 @@ import type { ChainClient } from '../chain/chainClient.js'
 import type { ChainLock } from '../chain/chainLock.js'
 import { decodeBundle } from '../bundle/decode.js'
 import { recoverSenders } from '../bundle/verifySenders.js'
-import { BlockTrace, traceBlock } from '../builder/execution/stateDiff.js'
+import { BlockStateDiff, tracerPerTx } from '../builder/execution/stateDiff.js'
 import type { Bundle } from '../bundle/types.js'
 import type { TxGroup } from '../builder/execution/execution.js'
 import { failureMessage, type ExecutionFailure } from '../bundle/failure.js'
@@ -128,8 +128,8 @@ async function simulate(deps: CallBundleDeps, request: CallBundleRequest, bundle
     }
     const { block } = execution
     const [diffs, calls, receipts] = await Promise.all([
-      BlockTrace.of(chain, block.number),
-      traceBlock<CallFrame>(chain, block.number, TOP_CALL),
+      BlockStateDiff.of(chain, block.number),
+      tracerPerTx<CallFrame>(chain, block.number, TOP_CALL),
       Promise.all(txs.map((tx) => chain.public.getTransactionReceipt({ hash: tx.hash }).catch(() => undefined))),
     ])
 

@@ -1,6 +1,7 @@
 import type { Address, Hash, Hex } from 'viem'
 import { decodeSignedTx, type DecodedTx } from '../bundle/decode.js'
 import type { BundleTx } from '../bundle/types.js'
+import { tipPerGas } from './tipPerGas.js'
 import { problemMessage } from '../bundle/failure.js'
 import { recoverSenders } from '../bundle/verifySenders.js'
 import { recoverInline, type RecoverFn } from '../bundle/senderRecovery.js'
@@ -51,10 +52,7 @@ export class PublicMempool {
    * in nonce order by giving them its best positions in turn.
    */
   ordered(baseFee: bigint): MempoolTx[] {
-    const tip = (tx: MempoolTx) => {
-      const headroom = tx.maxFeePerGas - baseFee
-      return headroom < tx.maxPriorityFeePerGas ? headroom : tx.maxPriorityFeePerGas
-    }
+    const tip = (tx: MempoolTx) => tipPerGas(tx, baseFee)
     const byFee = [...this.txs.values()].sort((a, b) => {
       const diff = tip(b) - tip(a)
       return diff > 0n ? 1 : diff < 0n ? -1 : a.sequence - b.sequence

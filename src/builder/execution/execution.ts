@@ -1,5 +1,6 @@
 import type { Address, Hash, Hex } from 'viem'
 import type { ChainClient, MinedBlock, SendOutcome } from '../../chain/chainClient.js'
+import { BuilderTransferFailed } from './builderTxErrors.js'
 import { BUILDER_TRANSFER_GAS, signBuilderTransfer, type BuilderSigner } from './builderTxs.js'
 import type { BuilderPayments } from '../../bundle/builderPayments.js'
 import { rejectionFailure, type ExecutionFailure } from '../../bundle/failure.js'
@@ -87,6 +88,7 @@ export async function executeGroups(
     await chain.dropAllTransactions()
     admission = await admit(groups, steps, sequentialPool(chain))
   }
+  // One tx at a time never answers out of order: reaching this is a bug, not a chain's answer.
   if (admission === OUT_OF_ORDER) throw new Error('admission one tx at a time cannot be out of order')
   if (!admission.ok) return admission
   const { outcomes, sent } = admission
@@ -113,7 +115,7 @@ export async function executeGroups(
   }
   for (const outcome of outcomes) {
     for (const hash of outcome.builderTxs) {
-      if (!block.txs.has(hash)) throw new Error(`builder transfer ${hash} was not mined`)
+      if (!block.txs.has(hash)) throw new BuilderTransferFailed({ kind: 'NotMined', hash })
     }
   }
   return { ok: true, block, coinbaseBalance: coinbaseBalance!, groups: outcomes, plans: [...plans] }
@@ -131,7 +133,7 @@ type SignedTransfer = Awaited<ReturnType<typeof signBuilderTransfer>>
 async function admissionSteps(context: ExecutionContext, groups: readonly TxGroup[], plans: readonly GroupPlan[]): Promise<AdmissionStep[]> {
   let builderNonce = context.builder?.nonce ?? 0
   const sign = (to: Address, value: bigint) => {
-    if (!context.builder) throw new Error('builder transfers need the coinbase key')
+    if (!context.builder) throw new BuilderTransferFailed({ kind: 'NoCoinbaseKey' })
     return signBuilderTransfer(context.builder, to, value, builderNonce++, context.baseFee)
   }
   const steps: AdmissionStep[] = []
@@ -209,7 +211,7 @@ async function admit(groups: readonly TxGroup[], steps: readonly AdmissionStep[]
     if (step.kind !== 'tx') {
       const outcome = await pool.send(step.transfer.raw)
       if (outcome === OUT_OF_ORDER) return OUT_OF_ORDER
-      if (!outcome.accepted) throw new Error(`builder transfer to ${step.to} refused by Anvil: ${outcome.reason}`)
+      if (!outcome.accepted) throw new BuilderTransferFailed({ kind: 'Refused', to: step.to, reason: outcome.reason })
       outcomeOf.builderTxs.push(step.transfer.hash)
       if (step.kind === 'sponsorship') outcomeOf.sponsorships.push({ txHash: step.txHash, amountWei: step.amountWei, transferHash: step.transfer.hash })
       else outcomeOf.refund = { recipient: step.to, amountWei: step.amountWei, payoutHash: step.transfer.hash }
