@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Hash } from 'viem'
 import { failureMessage } from '../src/bundle/failure.js'
-import type { BundleTrace } from '../src/bundle/trace.js'
+import { newTrace, type BundleTrace } from '../src/bundle/trace.js'
 import type { Bundle } from '../src/bundle/types.js'
 import type { CandidateBlock, CandidateSummary } from '../src/builder/assembly/assemble.js'
 import type { GroupOutcome } from '../src/builder/execution/execution.js'
@@ -29,23 +29,7 @@ function traceOf(n: number, opts: { min?: number; max?: number; receivedForBlock
     refundTxHashes: [],
     boosted: opts.boosted ?? false,
   }
-  return {
-    bundle,
-    state: 'Received',
-    error: null,
-    revertingHash: null,
-    builderPayment: 0n,
-    receivedAt: 0,
-    sequence: n,
-    receivedForBlock: opts.receivedForBlock ?? 5n,
-    receivedMsIntoSlot: opts.ms ?? 0,
-    simulatedAt: null,
-    submittedAt: null,
-    blockNumber: null,
-    live: true,
-    searcher: null,
-    builderPayments: { sponsorships: [], refund: null },
-  }
+  return newTrace(bundle, { receivedAt: 0, sequence: n, receivedForBlock: opts.receivedForBlock ?? 5n, receivedMsIntoSlot: opts.ms ?? 0, searcher: null })
 }
 
 const slot = { block: 5n, timestamp: 1_060n, cutoffs }

@@ -4,7 +4,7 @@ import { decodeBundle } from './decode.js'
 import { ReplacementIndex } from './replacement.js'
 import type { BundleBook } from './book.js'
 import { failureMessage } from './failure.js'
-import type { BundleTrace } from './trace.js'
+import { newTrace, type BundleTrace } from './trace.js'
 import type { BundleSubmission } from './types.js'
 import { verifySenders } from './verifySenders.js'
 import type { RecoverFn } from './senderRecovery.js'
@@ -53,23 +53,14 @@ export class BundleIngest {
     const { traces, chainId } = this.deps
     const headBlock = this.deps.headBlock()
     const { bundle, problems } = decodeBundle(submission, { chainId, headBlock, boosted: options.boosted })
-    const trace: BundleTrace = {
-      bundle,
-      state: problems.length > 0 ? 'Invalid' : 'Received',
-      error: problems.length > 0 ? failureMessage({ kind: 'Invalid', problems }) : null,
-      revertingHash: null,
-      builderPayment: 0n,
+    const arrival = {
       receivedAt: this.deps.nowSeconds(),
       sequence: this.sequence++,
       receivedForBlock: headBlock + 1n,
       receivedMsIntoSlot: this.deps.msIntoSlot(),
-      simulatedAt: null,
-      submittedAt: null,
-      blockNumber: null,
-      live: true,
       searcher: options.searcher ?? null,
-      builderPayments: { sponsorships: [], refund: null },
     }
+    const trace = newTrace(bundle, arrival, problems.length > 0 ? failureMessage({ kind: 'Invalid', problems }) : null)
     // No await from here to the store: replacement decisions see every earlier submission.
     const stored = this.replacements.admit(trace)
     if (stored === trace && trace.state === 'Received' && trace.live) this.checkLater(trace)

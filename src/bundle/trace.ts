@@ -35,3 +35,23 @@ export type TraceLookup =
   | { found: true; trace: BundleTrace }
   | { found: false; reason: 'unknown' }
   | { found: false; reason: 'delayed'; availableAtBlock: bigint }
+
+/** How a bundle arrived: what its trace starts from. */
+export type Arrival = Pick<BundleTrace, 'receivedAt' | 'sequence' | 'receivedForBlock' | 'receivedMsIntoSlot' | 'searcher'>
+
+/** A fresh trace: `Received` (or `Invalid` with `error`), live, nothing simulated or paid yet. */
+export function newTrace(bundle: Bundle, arrival: Arrival, error: string | null = null): BundleTrace {
+  return {
+    bundle,
+    state: error === null ? 'Received' : 'Invalid',
+    error,
+    revertingHash: null,
+    builderPayment: 0n,
+    ...arrival,
+    simulatedAt: null,
+    submittedAt: null,
+    blockNumber: null,
+    live: true,
+    builderPayments: { sponsorships: [], refund: null },
+  }
+}
