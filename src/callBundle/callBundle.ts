@@ -184,7 +184,7 @@ async function decodeTxs(txs: Hex[], chainId: number): Promise<Bundle> {
   const submission = { txs, revertingTxHashes: [], droppingTxHashes: [], refundTxHashes: [] }
   const { bundle, problems } = decodeBundle(submission, { chainId, headBlock: 0n, boosted: false })
   problems.push(...(await recoverSenders(bundle)))
-  if (problems.length > 0) throw new CallBundleError(problems.join('; '), 'params')
+  if (problems.length > 0) throw new CallBundleError(failureMessage({ kind: 'Invalid', problems }), 'params')
   return bundle
 }
 
