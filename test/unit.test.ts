@@ -5,7 +5,9 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { bundleHash, txHash } from '../src/bundle/hash.js'
 import { bundleObjectSchema, describeIssues, toSubmission } from '../src/bundle/schema.js'
 import { decodeBundle } from '../src/bundle/decode.js'
-import { TraceStore, type BundleTrace } from '../src/bundle/traceStore.js'
+import { problemMessage } from '../src/bundle/failure.js'
+import { BundleBook } from '../src/bundle/book.js'
+import { type BundleTrace } from '../src/bundle/trace.js'
 import type { Bundle, BundleSubmission } from '../src/bundle/types.js'
 import type { BundleState } from '../src/protocol/bundleStates.js'
 import { createApiKeyCheck } from '../src/rpc/auth.js'
@@ -35,6 +37,12 @@ function submissionOf(txs: Hex[], extra: Partial<BundleSubmission> = {}): Bundle
 
 const CONTEXT = { chainId: 31337, headBlock: 5n, boosted: false }
 
+
+/** `decodeBundle` with its problems as the texts a trace shows. */
+function decodeWithMessages(...args: Parameters<typeof decodeBundle>) {
+  const decoded = decodeBundle(...args)
+  return { ...decoded, problems: decoded.problems.map((problem) => problemMessage(problem)) }
+}
 describe('bundle hash (SPEC §4: keccak256 of the concatenated tx hashes, in order)', () => {
   it('txHash is keccak256 of the raw bytes', async () => {
     const raw = await signTx(0)
@@ -183,7 +191,7 @@ describe('bundle schema (zod) and toSubmission', () => {
 describe('decodeBundle', () => {
   it('a good bundle: no problems, default target = head + 1, hash per SPEC', async () => {
     const raws = [await signTx(0), await signTx(1)]
-    const { bundle, problems } = decodeBundle(submissionOf(raws), CONTEXT)
+    const { bundle, problems } = decodeWithMessages(submissionOf(raws), CONTEXT)
     expect(problems).toEqual([])
     expect(bundle.targetBlock).toBe(6n)
     expect(bundle.hash).toBe(bundleHash(raws.map(txHash)))
@@ -194,13 +202,13 @@ describe('decodeBundle', () => {
   })
 
   it('an explicit future target is kept', async () => {
-    const { bundle, problems } = decodeBundle(submissionOf([await signTx(0)], { blockNumber: 9n }), CONTEXT)
+    const { bundle, problems } = decodeWithMessages(submissionOf([await signTx(0)], { blockNumber: 9n }), CONTEXT)
     expect(problems).toEqual([])
     expect(bundle.targetBlock).toBe(9n)
   })
 
   it('wrong chain id names the tx and both ids', async () => {
-    const { problems, bundle } = decodeBundle(submissionOf([await signTx(0, 1)]), CONTEXT)
+    const { problems, bundle } = decodeWithMessages(submissionOf([await signTx(0, 1)]), CONTEXT)
     expect(problems).toContain('txs[0]: wrong chain id 1, expected 31337')
     // Still gets a hash (traced as Invalid).
     expect(bundle.hash).toMatch(/^0x[0-9a-f]{64}$/)
@@ -209,7 +217,7 @@ describe('decodeBundle', () => {
   it('a target block that is already mined is a problem (head and earlier)', async () => {
     const raw = await signTx(0)
     for (const target of [5n, 3n]) {
-      const { problems } = decodeBundle(submissionOf([raw], { blockNumber: target }), CONTEXT)
+      const { problems } = decodeWithMessages(submissionOf([raw], { blockNumber: target }), CONTEXT)
       expect(problems).toHaveLength(1)
       expect(problems[0]).toMatch(/^blockNumber: /)
       expect(problems[0]).toContain(String(target))
@@ -218,7 +226,7 @@ describe('decodeBundle', () => {
 
   it('a reverting hash that is not in the bundle names revertingTxHashes[0]', async () => {
     const raw = await signTx(0)
-    const { problems } = decodeBundle(submissionOf([raw], { revertingTxHashes: [H1] }), CONTEXT)
+    const { problems } = decodeWithMessages(submissionOf([raw], { revertingTxHashes: [H1] }), CONTEXT)
     expect(problems).toHaveLength(1)
     expect(problems[0]).toMatch(/^revertingTxHashes\[0\]: /)
     expect(problems[0]).toContain(H1)
@@ -227,7 +235,7 @@ describe('decodeBundle', () => {
   it('dropping and refund hashes not in the bundle are named too; member hashes are fine', async () => {
     const raw = await signTx(0)
     const own = txHash(raw)
-    const { problems } = decodeBundle(
+    const { problems } = decodeWithMessages(
       submissionOf([raw], { revertingTxHashes: [own], droppingTxHashes: [own, H2], refundTxHashes: [H3] }),
       CONTEXT,
     )
@@ -238,7 +246,7 @@ describe('decodeBundle', () => {
 
   it('an undecodable tx names its index', async () => {
     const good = await signTx(0)
-    const { problems, bundle } = decodeBundle(submissionOf([good, '0x1234']), CONTEXT)
+    const { problems, bundle } = decodeWithMessages(submissionOf([good, '0x1234']), CONTEXT)
     expect(problems).toHaveLength(1)
     expect(problems[0]).toMatch(/^txs\[1\]: /)
     // The hash still covers every submitted tx.
@@ -246,7 +254,7 @@ describe('decodeBundle', () => {
   })
 })
 
-describe('TraceStore', () => {
+describe('BundleBook', () => {
   let nextSequence = 0
 
   function makeBundle(hash: Hash, targetBlock: bigint): Bundle {
@@ -278,55 +286,67 @@ describe('TraceStore', () => {
       live: opts.live ?? true,
       searcher: null as Address | null,
       builderPayments: { sponsorships: [], refund: null },
-      verified: Promise.resolve(),
     }
   }
 
+  const PASSED = { simulatedAt: 1_000, builderPayment: 1n, builderPayments: { sponsorships: [], refund: null } }
+  const NO_PAYMENTS = { sponsorships: [], refund: null }
+  const ELSEWHERE = { kind: 'MoreValuableBlockWithout', includedBy: ['arrival'], submitted: 'builder-payment', submittedValue: 2n } as const
+  const REVERTED = { kind: 'TransactionReverted', index: 0, hash: `0x${'ab'.repeat(32)}` } as const
   const hashN = (n: number) => `0x${n.toString(16).padStart(64, '0')}` as Hash
 
   it('states only move forward: Landed does not go back to Submitted', () => {
-    const store = new TraceStore({ statsDelaySlots: 0, retentionSeconds: 86_400 })
+    const store = new BundleBook({ statsDelaySlots: 0, retentionSeconds: 86_400 })
     const trace = store.add(makeTrace(hashN(1), 10n))
-    store.transition(trace, 'SimulationPass')
-    store.transition(trace, 'IncludedInBlock')
-    store.transition(trace, 'Submitted')
-    store.transition(trace, 'Landed', { blockNumber: 10n })
+    store.simulationPassed(trace, PASSED)
+    store.includedElsewhere(trace, 10n, ELSEWHERE)
+    store.submitted(trace, 1_000, 10n)
+    store.landed(trace, 10n, NO_PAYMENTS)
     expect(trace.state).toBe('Landed')
-    store.transition(trace, 'Submitted', { blockNumber: 99n })
+    store.submitted(trace, 1_000, 99n)
     expect(trace.state).toBe('Landed')
     expect(trace.blockNumber).toBe(10n)
-    store.transition(trace, 'Received')
+    store.simulationPassed(trace, PASSED)
     expect(trace.state).toBe('Landed')
   })
 
   it('SimulationFail is final (no later state applies, fields untouched)', () => {
-    const store = new TraceStore({ statsDelaySlots: 0, retentionSeconds: 86_400 })
+    const store = new BundleBook({ statsDelaySlots: 0, retentionSeconds: 86_400 })
     const trace = store.add(makeTrace(hashN(2), 10n))
-    store.transition(trace, 'SimulationFail', { error: 'reverted' })
-    for (const later of ['SimulationPass', 'ExcludedFromBlock', 'IncludedInBlock', 'Submitted', 'Landed', 'Invalid', 'Received'] as const) {
-      store.transition(trace, later, { error: `moved to ${later}` })
+    store.simulationFailed(trace, REVERTED, 1_000)
+    const reverted = trace.error
+    const later = [
+      () => store.simulationPassed(trace, PASSED),
+      () => store.excluded(trace, { kind: 'NotChosenByAnyAlgorithm' }),
+      () => store.includedElsewhere(trace, 10n, ELSEWHERE),
+      () => store.submitted(trace, 1_000, 10n),
+      () => store.landed(trace, 10n, NO_PAYMENTS),
+      () => store.invalid(trace, [{ kind: 'BadSignature', index: 0, error: 'bad' }]),
+    ]
+    for (const move of later) {
+      move()
       expect(trace.state).toBe('SimulationFail')
     }
-    expect(trace.error).toBe('reverted')
+    expect(trace.error).toBe(reverted)
   })
 
   it('Invalid is final too', () => {
-    const store = new TraceStore({ statsDelaySlots: 0, retentionSeconds: 86_400 })
+    const store = new BundleBook({ statsDelaySlots: 0, retentionSeconds: 86_400 })
     const trace = store.add(makeTrace(hashN(3), 10n))
-    store.transition(trace, 'Invalid', { error: 'txs[0]: bad' })
-    store.transition(trace, 'SimulationPass')
-    store.transition(trace, 'Landed')
+    store.invalid(trace, [{ kind: 'BadSignature', index: 0, error: 'bad' }])
+    store.simulationPassed(trace, PASSED)
+    store.landed(trace, 10n, NO_PAYMENTS)
     expect(trace.state).toBe('Invalid')
   })
 
   it('pendingFor(block) lists only live Received bundles targeting that block', () => {
-    const store = new TraceStore({ statsDelaySlots: 0, retentionSeconds: 86_400 })
+    const store = new BundleBook({ statsDelaySlots: 0, retentionSeconds: 86_400 })
     const a = store.add(makeTrace(hashN(10), 10n))
     const notLive = store.add(makeTrace(hashN(11), 10n, { live: false }))
     const otherBlock = store.add(makeTrace(hashN(12), 11n))
     const moved = store.add(makeTrace(hashN(13), 10n))
     const invalid = store.add(makeTrace(hashN(14), 10n, { state: 'Invalid' }))
-    store.transition(moved, 'SimulationPass')
+    store.simulationPassed(moved, PASSED)
 
     expect(store.pendingFor(10n).map((t) => t.bundle.hash)).toEqual([a.bundle.hash])
     expect(store.pendingFor(11n).map((t) => t.bundle.hash)).toEqual([otherBlock.bundle.hash])
@@ -340,7 +360,7 @@ describe('TraceStore', () => {
   })
 
   it('lookup: delayed until target + statsDelaySlots, then found; unknown hash is unknown', () => {
-    const store = new TraceStore({ statsDelaySlots: 2, retentionSeconds: 86_400 })
+    const store = new BundleBook({ statsDelaySlots: 2, retentionSeconds: 86_400 })
     const trace = store.add(makeTrace(hashN(20), 10n, { receivedAt: 1_000 }))
     expect(store.lookup(trace.bundle.hash, 10n, 1_010)).toEqual({ found: false, reason: 'delayed', availableAtBlock: 12n })
     expect(store.lookup(trace.bundle.hash, 11n, 1_020)).toEqual({ found: false, reason: 'delayed', availableAtBlock: 12n })
@@ -352,7 +372,7 @@ describe('TraceStore', () => {
   })
 
   it('lookup: also served the delay after maxTimestamp, even before the target block', () => {
-    const store = new TraceStore({ statsDelaySlots: 2, retentionSeconds: 86_400, slotSeconds: 12 })
+    const store = new BundleBook({ statsDelaySlots: 2, retentionSeconds: 86_400, slotSeconds: 12 })
     const trace = store.add(makeTrace(hashN(21), 100n, { receivedAt: 1_000 }))
     trace.bundle.maxTimestamp = 1_100
     expect(store.lookup(trace.bundle.hash, 10n, 1_123)).toMatchObject({ found: false, reason: 'delayed', availableAtBlock: 102n })
@@ -360,7 +380,7 @@ describe('TraceStore', () => {
   })
 
   it('expire(now) forgets traces older than the retention; lookup after the retention is unknown', () => {
-    const store = new TraceStore({ statsDelaySlots: 0, retentionSeconds: 100 })
+    const store = new BundleBook({ statsDelaySlots: 0, retentionSeconds: 100 })
     const old = store.add(makeTrace(hashN(30), 10n, { receivedAt: 1_000 }))
     const young = store.add(makeTrace(hashN(31), 10n, { receivedAt: 1_050 }))
     expect(store.size).toBe(2)

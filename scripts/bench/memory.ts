@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import type { Hex } from 'viem'
-import { TraceStore, type BundleTrace } from '../../src/bundle/traceStore.js'
+import { BundleBook } from '../../src/bundle/book.js'
+import { type BundleTrace } from '../../src/bundle/trace.js'
 import { decodeBundle } from '../../src/bundle/decode.js'
 import { plain, versus, type BenchResult } from './report.js'
 import { benchAccounts, signTransfer, type BenchOptions } from './support.js'
@@ -25,7 +26,7 @@ const MB = 1024 * 1024
 const RETENTION_SECONDS = 60
 
 /**
- * Memory: RSS and heap with N traces in a TraceStore (pure, no Anvil), and after retention
+ * Memory: RSS and heap with N traces in a BundleBook (pure, no Anvil), and after retention
  * expires them. Runs in a fresh child process with --expose-gc, so the other benchmarks'
  * garbage does not blur it.
  */
@@ -45,7 +46,7 @@ export async function benchMemory({ quick, size }: BenchOptions): Promise<BenchR
       plain(`expire() of ${count.toLocaleString('en-US')} traces`, outcome.expireMs, 'ms'),
     ],
     notes: [
-      `traces of decoded 2-tx bundles (distinct signed txs, senders set, as after the deferred checks) added to a TraceStore, then expire() past the ${RETENTION_SECONDS} s retention${outcome.gc ? '; global.gc() before each sample' : ' (no --expose-gc: samples without a forced GC)'}.`,
+      `traces of decoded 2-tx bundles (distinct signed txs, senders set, as after the deferred checks) added to a BundleBook, then expire() past the ${RETENTION_SECONDS} s retention${outcome.gc ? '; global.gc() before each sample' : ' (no --expose-gc: samples without a forced GC)'}.`,
       'RSS rarely returns to its start after a free (V8 keeps the pages it grew); the heap figure is the leak check.',
     ],
   }
@@ -87,7 +88,7 @@ async function measure(count: number): Promise<MemoryOutcome> {
   const [account] = benchAccounts(1, 'memory')
   const templates = [(await signTransfer(account!, 0)).raw, (await signTransfer(account!, 1)).raw]
   const sender = account!.address.toLowerCase() as Hex
-  const traces = new TraceStore({ statsDelaySlots: 2, retentionSeconds: RETENTION_SECONDS })
+  const traces = new BundleBook({ statsDelaySlots: 2, retentionSeconds: RETENTION_SECONDS })
   const before = sample()
   for (let i = 0; i < count; i++) {
     const { bundle } = decodeBundle(
@@ -111,7 +112,6 @@ async function measure(count: number): Promise<MemoryOutcome> {
       live: true,
       searcher: null,
       builderPayments: { sponsorships: [], refund: null },
-      verified: Promise.resolve(),
     }
     traces.add(trace)
   }

@@ -2,6 +2,7 @@ import { parseTransaction, type Hash, type Hex } from 'viem'
 import { bundleHash, txHash } from './hash.js'
 import { readPlainEip1559, type PlainEip1559 } from './plainTx.js'
 import type { Bundle, BundleSubmission, BundleTx } from './types.js'
+import type { BundleProblem } from './failure.js'
 
 export interface DecodeContext {
   chainId: number
@@ -13,7 +14,7 @@ export interface DecodeContext {
 export interface DecodedBundle {
   bundle: Bundle
   /** Content problems that make the bundle `Invalid`, each naming where it is. */
-  problems: string[]
+  problems: BundleProblem[]
 }
 
 /**
@@ -24,31 +25,31 @@ export interface DecodedBundle {
  * @example const { bundle, problems } = decodeBundle(submission, { chainId: 31337, headBlock: 5n, boosted: false })
  */
 export function decodeBundle(submission: BundleSubmission, context: DecodeContext): DecodedBundle {
-  const problems: string[] = []
+  const problems: BundleProblem[] = []
   const txs: BundleTx[] = []
   const hashes = submission.txs.map((raw) => txHash(raw))
   submission.txs.forEach((raw, index) => {
     const decoded = decodeSignedTx(raw, `txs[${index}]`, context.chainId, hashes[index])
-    if (typeof decoded === 'string') problems.push(decoded)
+    if (typeof decoded === 'string') problems.push({ kind: 'UndecodableTx', detail: decoded })
     else txs.push({ ...decoded, index })
   })
 
   const seen = new Set<Hash>()
   hashes.forEach((hash, index) => {
-    if (seen.has(hash)) problems.push(`txs[${index}]: duplicate of an earlier tx ${hash}`)
+    if (seen.has(hash)) problems.push({ kind: 'DuplicateTx', index, hash })
     seen.add(hash)
   })
 
   const nextBlock = context.headBlock + 1n
   const targetBlock = submission.blockNumber ?? nextBlock
   if (targetBlock < nextBlock) {
-    problems.push(`blockNumber: target block ${targetBlock} is already mined (head is ${context.headBlock})`)
+    problems.push({ kind: 'TargetBlockMined', targetBlock, head: context.headBlock })
   }
 
   const members = new Set(hashes)
   for (const field of ['revertingTxHashes', 'droppingTxHashes', 'refundTxHashes'] as const) {
     submission[field].forEach((hash, index) => {
-      if (!members.has(hash)) problems.push(`${field}[${index}]: ${hash} is not a tx of this bundle`)
+      if (!members.has(hash)) problems.push({ kind: 'NotATxOfBundle', field, index, hash })
     })
   }
 

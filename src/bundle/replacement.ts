@@ -1,5 +1,7 @@
 import type { Hash } from 'viem'
-import type { BundleTrace, TraceStore } from './traceStore.js'
+import type { BundleBook } from './book.js'
+import type { WithdrawalReason } from './failure.js'
+import type { BundleTrace } from './trace.js'
 
 /** What one `replacementUuid` has seen: the highest sequence and its bundles still pending. */
 interface UuidEntry {
@@ -24,7 +26,7 @@ export class ReplacementIndex {
   /** Insertion order is last-seen order (entries move to the end), so expiry sweeps the front. */
   private readonly entries = new Map<string, UuidEntry>()
 
-  constructor(private readonly traces: TraceStore) {}
+  constructor(private readonly traces: BundleBook) {}
 
   /**
    * Records a new submission in the trace store, applying replacement first: a stale
@@ -44,15 +46,13 @@ export class ReplacementIndex {
 
     const seq = trace.bundle.replacementSeqNumber ?? 0
     if (seq > 0 && seq <= entry.highestSeq) {
-      trace.live = false
-      trace.error = `dropped: stale replacementSeqNumber ${seq} (highest seen ${entry.highestSeq})`
-      return this.traces.add(trace)
+      return this.traces.addWithdrawn(trace, { kind: 'StaleReplacement', seq, highestSeen: entry.highestSeq })
     }
 
     const stored = this.traces.add(trace)
     // A resubmission of a landed bundle keeps the landed trace and replaces nothing.
     if (stored !== trace) return stored
-    for (const earlier of entry.pending) this.withdraw(entry, earlier, `replaced by ${trace.bundle.hash}`)
+    for (const earlier of entry.pending) this.withdraw(entry, earlier, { kind: 'Replaced', by: trace.bundle.hash })
     entry.highestSeq = Math.max(entry.highestSeq, seq)
     entry.pending.add(trace)
     return trace
@@ -64,7 +64,7 @@ export class ReplacementIndex {
     if (!entry) return []
     const cancelled: Hash[] = []
     for (const trace of entry.pending) {
-      if (this.withdraw(entry, trace, 'cancelled')) cancelled.push(trace.bundle.hash)
+      if (this.withdraw(entry, trace, { kind: 'Cancelled' })) cancelled.push(trace.bundle.hash)
     }
     return cancelled
   }
@@ -74,7 +74,7 @@ export class ReplacementIndex {
    * the entry (that build may fail and leave it pending); any other is done with: withdrawn,
    * or simulated, landed, superseded or past its block.
    */
-  private withdraw(entry: UuidEntry, trace: BundleTrace, reason: string): boolean {
+  private withdraw(entry: UuidEntry, trace: BundleTrace, reason: WithdrawalReason): boolean {
     const withdrawn = this.traces.withdraw(trace, reason)
     if (withdrawn || !this.traces.isBeingBuilt(trace)) entry.pending.delete(trace)
     return withdrawn

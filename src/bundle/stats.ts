@@ -1,6 +1,6 @@
 import type { BundleState, StatusCase } from '../protocol/bundleStates.js'
 import type { BundleStats } from '../protocol/bundleStats.js'
-import type { BundleTrace } from './traceStore.js'
+import type { BundleTrace } from './trace.js'
 
 export function formatStatus(state: BundleState, statusCase: StatusCase): string {
   return statusCase === 'pascal' ? state : state.toLowerCase()

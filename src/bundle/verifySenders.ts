@@ -1,5 +1,6 @@
 import type { Address } from 'viem'
 import { recoverInline, type RecoverFn } from './senderRecovery.js'
+import type { BundleProblem } from './failure.js'
 import { mayDrop, type Bundle } from './types.js'
 
 /** Reads the chain nonce of an account (latest canonical block). */
@@ -12,7 +13,7 @@ export type NonceReader = (address: Address) => Promise<number>
  *
  * @returns the problems that make the bundle `Invalid`; empty when it is fine.
  */
-export async function verifySenders(bundle: Bundle, readNonce: NonceReader, recover: RecoverFn = recoverInline): Promise<string[]> {
+export async function verifySenders(bundle: Bundle, readNonce: NonceReader, recover: RecoverFn = recoverInline): Promise<BundleProblem[]> {
   const problems = await recoverSenders(bundle, recover)
   const nonces = new Map<Address, Promise<number>>()
   for (const tx of bundle.txs) {
@@ -20,21 +21,21 @@ export async function verifySenders(bundle: Bundle, readNonce: NonceReader, reco
     if (!nonces.has(tx.sender)) nonces.set(tx.sender, readNonce(tx.sender))
     const chainNonce = await nonces.get(tx.sender)!
     if (tx.nonce < chainNonce) {
-      problems.push(`txs[${tx.index}]: nonce ${tx.nonce} of ${tx.sender} already used on chain (next nonce is ${chainNonce})`)
+      problems.push({ kind: 'NonceAlreadyUsed', index: tx.index, nonce: tx.nonce, sender: tx.sender, chainNonce })
     }
   }
   return problems
 }
 
 /** Sets `tx.sender` on every tx whose signature recovers; the others are problems naming the tx. */
-export async function recoverSenders(bundle: Pick<Bundle, 'txs'>, recover: RecoverFn = recoverInline): Promise<string[]> {
-  const problems: string[] = []
+export async function recoverSenders(bundle: Pick<Bundle, 'txs'>, recover: RecoverFn = recoverInline): Promise<BundleProblem[]> {
+  const problems: BundleProblem[] = []
   const todo = bundle.txs.filter((tx) => !tx.sender)
   const recovered = await recover(todo.map((tx) => tx.raw))
   todo.forEach((tx, i) => {
     const result = recovered[i]!
     if ('sender' in result) tx.sender = result.sender
-    else problems.push(`txs[${tx.index}]: bad signature (${result.error})`)
+    else problems.push({ kind: 'BadSignature', index: tx.index, error: result.error })
   })
   return problems
 }

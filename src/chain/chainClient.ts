@@ -33,7 +33,7 @@ export interface MinedTx {
 }
 
 /** A top-level frame of Anvil's `trace_block`: its error is the tx's revert. */
-interface TopLevelTrace {
+interface TopLevelFrame {
   traceAddress: number[]
   transactionHash: Hash | null
   error?: string
@@ -169,14 +169,14 @@ export class ChainClient {
   async mine(timestamp: bigint, baseFeePerGas?: bigint, balanceOf?: Address): Promise<MinedBlock & { balance?: bigint }> {
     if (baseFeePerGas !== undefined) await this.test.setNextBlockBaseFeePerGas({ baseFeePerGas })
     await this.test.request({ method: 'evm_mine' as never, params: [{ timestamp: Number(timestamp) }] as never })
-    const [block, traces, balance] = await Promise.all([
+    const [block, txFrames, balance] = await Promise.all([
       this.public.getBlock({ blockTag: 'latest' }),
-      this.public.request({ method: 'trace_block' as never, params: ['latest'] as never }) as Promise<TopLevelTrace[]>,
+      this.public.request({ method: 'trace_block' as never, params: ['latest'] as never }) as Promise<TopLevelFrame[]>,
       balanceOf === undefined ? undefined : this.balance(balanceOf),
     ])
     const reverted = new Map<Hash, boolean>()
-    for (const trace of traces) {
-      if (trace.traceAddress.length === 0 && trace.transactionHash) reverted.set(trace.transactionHash, trace.error !== undefined)
+    for (const frame of txFrames) {
+      if (frame.traceAddress.length === 0 && frame.transactionHash) reverted.set(frame.transactionHash, frame.error !== undefined)
     }
     const txs = new Map<Hash, MinedTx>()
     for (const hash of block.transactions) {

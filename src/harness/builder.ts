@@ -2,10 +2,10 @@ import type { Logger } from 'pino'
 import type { BundlesimConfig, SlotCutoffs } from '../config/config.js'
 import type { SlotState } from '../clock/slotState.js'
 import { SlotTicker } from '../clock/slotTicker.js'
-import type { TraceStore } from '../bundle/traceStore.js'
-import type { OrderingAlgorithm } from '../builder/ordering.js'
-import { RelayAuction } from '../builder/auction.js'
-import { SlotAbortedError, SlotBuilder } from '../builder/slotBuilder.js'
+import type { BundleBook } from '../bundle/book.js'
+import type { OrderingAlgorithm } from '../builder/assembly/ordering.js'
+import { RelayAuction } from '../builder/slot/auction.js'
+import { SlotAbortedError, SlotBuilder } from '../builder/slot/slotBuilder.js'
 import type { SlotReport } from '../protocol/slotReport.js'
 import { RpcErrorCode } from '../protocol/errorCodes.js'
 import { rpcError } from '../rpc/errors.js'
@@ -32,7 +32,7 @@ export interface BuilderOptions {
   algorithms: readonly OrderingAlgorithm[]
   chain: ChainSubsystem
   slot: SlotState
-  traces: TraceStore
+  traces: BundleBook
   orders: OrderFlow
   events: HarnessEvents
   shutdown: Shutdown
@@ -66,6 +66,7 @@ export async function createBuilder({ config, cutoffs, algorithms, chain, slot, 
     log,
     explainAbort: (error) => supervisor.explain(error),
     releaseDeferredChecks: () => orders.checksGate.open(),
+    checksSettled: (block) => orders.ingest.checksSettled(block),
   })
   await builder.init()
 

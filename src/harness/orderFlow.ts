@@ -1,12 +1,12 @@
 import type { Logger } from 'pino'
 import type { BundlesimConfig } from '../config/config.js'
 import type { SlotState } from '../clock/slotState.js'
-import type { TraceStore } from '../bundle/traceStore.js'
+import type { BundleBook } from '../bundle/book.js'
 import { BundleIngest } from '../bundle/ingest.js'
 import { SenderRecovery } from '../bundle/senderRecovery.js'
 import { IdleGate } from '../bundle/idleGate.js'
 import { BatchedNonceReads } from '../bundle/batchedNonceReads.js'
-import { PublicMempool } from '../builder/mempool.js'
+import { PublicMempool } from '../mempool/publicMempool.js'
 import { RequestActivity } from '../rpc/requestActivity.js'
 import type { ChainSubsystem } from './chain.js'
 import type { HarnessEvents } from './events.js'
@@ -26,7 +26,7 @@ export interface OrderFlowOptions {
   config: BundlesimConfig
   chain: ChainSubsystem
   slot: SlotState
-  traces: TraceStore
+  traces: BundleBook
   events: HarnessEvents
   shutdown: Shutdown
   log: Logger

@@ -2,14 +2,14 @@ import { JSONRPCErrorException, JSONRPCServer } from 'json-rpc-2.0'
 import type { Logger } from 'pino'
 import type { BundlesimConfig } from '../config/config.js'
 import type { SlotState } from '../clock/slotState.js'
-import type { TraceStore } from '../bundle/traceStore.js'
-import { mineImpersonatedTx } from '../builder/impersonatedBlock.js'
+import type { BundleBook } from '../bundle/book.js'
+import { mineImpersonatedTx } from '../cheats/impersonatedBlock.js'
 import { createApiKeyCheck } from '../rpc/auth.js'
 import { createRpcApp, listen, type ListeningServer, type RequestContext } from '../rpc/httpServer.js'
 import { nameUnknownMethods } from '../rpc/envelope.js'
 import { forwardToAnvil } from '../rpc/proxy.js'
 import { refuseWhileAnvilDown } from '../rpc/anvilGuard.js'
-import { registerCallBundleMethod } from '../rpc/callBundleMethod.js'
+import { registerCallBundleMethod } from '../callBundle/callBundleMethod.js'
 import { FLASHBOTS_SIGNATURE_HEADER, checkFlashbotsSignature } from '../rpc/flashbotsSignature.js'
 import { registerSubmissionMethods } from '../rpc/submissionMethods.js'
 import { registerStatsMethods } from '../rpc/statsMethods.js'
@@ -38,7 +38,7 @@ export interface RpcServersOptions {
   config: BundlesimConfig
   chain: ChainSubsystem
   slot: SlotState
-  traces: TraceStore
+  traces: BundleBook
   orders: OrderFlow
   builder: BuilderSubsystem
   view: PublicView

@@ -5,8 +5,8 @@ import { resolveChainSource } from '../chain/chainSource.js'
 import { RunSaver, readSavedRun, restoreTraces } from '../persist/dataDir.js'
 import { SlotClock } from '../clock/slotClock.js'
 import { SlotState } from '../clock/slotState.js'
-import { TraceStore } from '../bundle/traceStore.js'
-import { algorithmsNamed } from '../builder/ordering.js'
+import { BundleBook } from '../bundle/book.js'
+import { algorithmsNamed } from '../builder/assembly/ordering.js'
 import type { SlotReport } from '../protocol/slotReport.js'
 import type { HarnessStatus } from '../protocol/harnessStatus.js'
 import { startChain } from './chain.js'
@@ -63,7 +63,7 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
   try {
     const chain = await startChain({ config, source, saved, events, shutdown, log })
     const slot = new SlotState(new SlotClock(config.clock, config.slotTimeSeconds))
-    const traces = new TraceStore({
+    const traces = new BundleBook({
       statsDelaySlots: config.statsDelaySlots,
       retentionSeconds: config.statsRetentionSeconds,
       slotSeconds: config.slotTimeSeconds,

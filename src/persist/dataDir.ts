@@ -4,7 +4,7 @@ import type { Logger } from 'pino'
 import type { Hash, Hex } from 'viem'
 import type { ChainClient } from '../chain/chainClient.js'
 import type { ChainLock } from '../chain/chainLock.js'
-import type { TraceStore } from '../bundle/traceStore.js'
+import type { BundleBook } from '../bundle/book.js'
 import { decodeTrace, encodeTrace, type TraceRecord } from './traceCodec.js'
 
 const FORMAT = 'bundlesim-data/1'
@@ -47,7 +47,7 @@ export async function readSavedRun(dir: string): Promise<SavedRun | null> {
  * pending bundles stay pending; otherwise they all belong to the chain before. Saved traces
  * are renumbered below the new run's first receive sequence, keeping their order.
  */
-export function restoreTraces(traces: TraceStore, run: SavedRun, sameChain: boolean, why: string): number {
+export function restoreTraces(traces: BundleBook, run: SavedRun, sameChain: boolean, why: string): number {
   const records = [...run.traces].sort((a, b) => a.sequence - b.sequence)
   records.forEach((record, index) => traces.restore({ ...decodeTrace(record), sequence: index - records.length }))
   if (!sameChain) traces.chainReplaced(why)
@@ -58,7 +58,7 @@ export interface RunSaverDeps {
   dir: string
   chain: ChainClient
   lock: ChainLock
-  traces: TraceStore
+  traces: BundleBook
   log: Logger
 }
 

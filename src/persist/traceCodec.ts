@@ -1,5 +1,5 @@
 import type { Address, Hash } from 'viem'
-import type { BundleTrace } from '../bundle/traceStore.js'
+import type { BundleTrace } from '../bundle/trace.js'
 import type { Bundle, BundleTx } from '../bundle/types.js'
 
 /** Decimal digits of a bigint: JSON has no bigints, and hex would hide wei amounts. */
@@ -19,8 +19,8 @@ type BundleRecord = Omit<Bundle, 'txs' | 'targetBlock' | 'revertingTxHashes' | '
   droppingTxHashes: Hash[]
 }
 
-/** A `BundleTrace` as JSON: bigints as decimal strings, Sets as arrays, no promise. */
-export type TraceRecord = Omit<BundleTrace, 'bundle' | 'builderPayment' | 'receivedForBlock' | 'blockNumber' | 'builderPayments' | 'verified'> & {
+/** A `BundleTrace` as JSON: bigints as decimal strings, Sets as arrays. */
+export type TraceRecord = Omit<BundleTrace, 'bundle' | 'builderPayment' | 'receivedForBlock' | 'blockNumber' | 'builderPayments'> & {
   bundle: BundleRecord
   builderPayment: Dec
   receivedForBlock: Dec
@@ -32,7 +32,7 @@ export type TraceRecord = Omit<BundleTrace, 'bundle' | 'builderPayment' | 'recei
 }
 
 export function encodeTrace(trace: BundleTrace): TraceRecord {
-  const { verified: _verified, bundle, builderPayments, ...rest } = trace
+  const { bundle, builderPayments, ...rest } = trace
   return {
     ...rest,
     bundle: {
@@ -58,7 +58,7 @@ export function encodeTrace(trace: BundleTrace): TraceRecord {
   }
 }
 
-/** The inverse of `encodeTrace`; the sender checks of a saved trace are long done. */
+/** The inverse of `encodeTrace`. */
 export function decodeTrace(record: TraceRecord): BundleTrace {
   const { bundle, builderPayments, ...rest } = record
   return {
@@ -83,6 +83,5 @@ export function decodeTrace(record: TraceRecord): BundleTrace {
       sponsorships: builderPayments.sponsorships.map((s) => ({ ...s, amountWei: BigInt(s.amountWei) })),
       refund: builderPayments.refund && { ...builderPayments.refund, amountWei: BigInt(builderPayments.refund.amountWei) },
     },
-    verified: Promise.resolve(),
   }
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import type { JSONRPCServer } from 'json-rpc-2.0'
 import { numberToHex, type Address, type Hash, type Hex } from 'viem'
-import { ImpersonationRefused, type ImpersonatedTx } from '../builder/impersonatedBlock.js'
+import { ImpersonationRefused, type ImpersonatedTx } from '../cheats/impersonatedBlock.js'
 import type { HarnessStatus } from '../protocol/harnessStatus.js'
 import type { SlotReport } from '../protocol/slotReport.js'
 import { RpcErrorCode } from '../protocol/errorCodes.js'
@@ -17,7 +17,7 @@ export interface HarnessDeps {
   setCompetitorBid(bidWei: bigint | null): void
   /** Sets an account's balance on the head state (a cheat for scenario setup). */
   setBalance(address: Address, wei: bigint): Promise<void>
-  /** Mines an impersonated account's unsigned tx at once in a block of its own (builder/impersonatedBlock.ts). */
+  /** Mines an impersonated account's unsigned tx at once in a block of its own (cheats/impersonatedBlock.ts). */
   sendImpersonated(tx: ImpersonatedTx): Promise<{ hash: Hash; blockNumber: bigint; status: string }>
 }
 

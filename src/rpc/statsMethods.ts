@@ -3,7 +3,7 @@ import type { JSONRPCServer } from 'json-rpc-2.0'
 import type { Hash } from 'viem'
 import type { StatusCase } from '../protocol/bundleStates.js'
 import { toBundleStats } from '../bundle/stats.js'
-import type { TraceStore } from '../bundle/traceStore.js'
+import type { BundleBook } from '../bundle/book.js'
 import { hash32 } from '../protocol/wireRules.js'
 import { RpcErrorCode } from '../protocol/errorCodes.js'
 import { rpcError } from './errors.js'
@@ -19,7 +19,7 @@ const statsParams = z
   })
 
 export interface StatsDeps {
-  traces: TraceStore
+  traces: BundleBook
   statusCase: StatusCase
   headBlock(): bigint
   nowSeconds(): number

@@ -1,6 +1,7 @@
 import type { Address, Hash } from 'viem'
-import type { ChainClient } from '../chain/chainClient.js'
-import { BlockTrace } from './blockTrace.js'
+import type { ChainClient } from '../../chain/chainClient.js'
+import { EconomicsDidNotSettle } from './builderTxErrors.js'
+import { BlockStateDiff } from './stateDiff.js'
 import { builderTransferGasCost, emptyPlan, type ExecutionResult, type GroupPlan, type TxGroup } from './execution.js'
 
 /** Each round adds at most one sponsorship or settles the payouts; this bounds a bundle of 100 txs. */
@@ -49,7 +50,7 @@ export async function executeWithEconomics(
     const settled = await settle(context, groups, plans, result)
     if (settled !== 'changed') return settled
   }
-  throw new Error(`builder economics did not settle in ${MAX_ROUNDS} executions`)
+  throw new EconomicsDidNotSettle(MAX_ROUNDS)
 }
 
 /** Plans a transfer for the tx that lacked funds at its position; false if that cannot help. */
@@ -64,8 +65,8 @@ async function addSponsorship(
   const group = groups[result.failedGroup]!
   const tx = group.txs.find((t) => t.hash === failure.hash)
   if (!group.bundle || !tx?.sender || tx.maxCost === undefined || plans[result.failedGroup]!.sponsorships.has(tx.hash)) return false
-  const trace = await BlockTrace.of(context.chain, block.number)
-  const balance = trace.balanceAfter(sentBefore, tx.sender) ?? (await context.chain.balanceAt(tx.sender, context.parentNumber))
+  const stateDiff = await BlockStateDiff.of(context.chain, block.number)
+  const balance = stateDiff.balanceAfter(sentBefore, tx.sender) ?? (await context.chain.balanceAt(tx.sender, context.parentNumber))
   const missing = tx.maxCost - balance
   if (missing <= 0n) return false
   plans[result.failedGroup]!.sponsorships.set(tx.hash, missing)
@@ -79,13 +80,13 @@ async function settle(
   plans: GroupPlan[],
   result: Extract<ExecutionResult, { ok: true }>,
 ): Promise<ExecutionResult | 'changed'> {
-  const trace = await BlockTrace.of(context.chain, result.block.number)
+  const stateDiff = await BlockStateDiff.of(context.chain, result.block.number)
   const gas = builderTransferGasCost(context.baseFee)
   let changed = false
   for (const [g, group] of groups.entries()) {
     const plan = plans[g]!
     const outcome = result.groups[g]!
-    const coinbaseGain = (hashes: readonly Hash[]) => hashes.reduce((sum, h) => sum + trace.balanceChange(h, context.coinbase), 0n)
+    const coinbaseGain = (hashes: readonly Hash[]) => hashes.reduce((sum, h) => sum + stateDiff.balanceChange(h, context.coinbase), 0n)
     const net = coinbaseGain([...outcome.included, ...outcome.builderTxs])
     const payoutCost = plan.payout ? plan.payout.value + gas : 0n
     const beforePayout = net + payoutCost
@@ -101,7 +102,7 @@ async function settle(
 
     const refund = group.bundle?.refund
     if (!refund) continue
-    const rewardWei = outcome.included.includes(refund.txHash) ? trace.balanceChange(refund.txHash, context.coinbase) : 0n
+    const rewardWei = outcome.included.includes(refund.txHash) ? stateDiff.balanceChange(refund.txHash, context.coinbase) : 0n
     const payout = (rewardWei * BigInt(refund.percent)) / 100n - gas
     if (payout <= 0n) {
       return { ok: false, failedGroup: g, failure: { kind: 'RefundNotPositive', rewardWei, percent: refund.percent, payoutGasWei: gas }, block: result.block }

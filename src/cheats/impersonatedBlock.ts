@@ -3,8 +3,8 @@ import { nextBaseFee } from '../chain/baseFee.js'
 import { nodeErrorMessage, type ChainClient } from '../chain/chainClient.js'
 import type { ChainLock } from '../chain/chainLock.js'
 import type { SlotClock } from '../clock/slotClock.js'
-import type { TraceStore } from '../bundle/traceStore.js'
-import { COMPETITOR_COINBASE, type SlotBuilder } from './slotBuilder.js'
+import type { BundleBook } from '../bundle/book.js'
+import { COMPETITOR_COINBASE, type SlotBuilder } from '../builder/slot/slotBuilder.js'
 
 /** An unsigned tx from an account Anvil impersonates (a real address whose key nobody has). */
 export interface ImpersonatedTx {
@@ -22,7 +22,7 @@ export interface ImpersonatedBlockDeps {
   lock: ChainLock
   clock: SlotClock
   builder: SlotBuilder
-  traces: TraceStore
+  traces: BundleBook
   /** The builder's coinbase, put back after the block. */
   coinbase: Address
 }

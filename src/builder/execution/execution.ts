@@ -1,7 +1,9 @@
 import type { Address, Hash, Hex } from 'viem'
-import type { ChainClient, MinedBlock, SendOutcome } from '../chain/chainClient.js'
+import type { ChainClient, MinedBlock, SendOutcome } from '../../chain/chainClient.js'
+import { BuilderTransferFailed } from './builderTxErrors.js'
 import { BUILDER_TRANSFER_GAS, signBuilderTransfer, type BuilderSigner } from './builderTxs.js'
-import { rejectionFailure, type BundleFailure } from './failures.js'
+import type { BuilderPayments } from '../../bundle/builderPayments.js'
+import { rejectionFailure, type ExecutionFailure } from '../../bundle/failure.js'
 
 export interface GroupTx {
   index: number
@@ -39,12 +41,6 @@ export interface GroupPlan {
 
 export const emptyPlan = (): GroupPlan => ({ sponsorships: new Map() })
 
-/** What the builder paid for a group: sponsorship transfers and the refund payout. */
-export interface BuilderPayments {
-  sponsorships: Array<{ txHash: Hash; amountWei: bigint; transferHash: Hash }>
-  refund: { recipient: Address; amountWei: bigint; payoutHash: Hash } | null
-}
-
 export interface GroupOutcome extends BuilderPayments {
   included: Hash[]
   dropped: Array<{ hash: Hash; reason: string }>
@@ -57,7 +53,7 @@ export type ExecutionResult =
    * `block` is set when the failure was found after mining; `sentBefore` lists what was
    * sent ahead of the failing tx (to find the sender's balance at its position).
    */
-  | { ok: false; failedGroup: number; failure: BundleFailure; block?: MinedBlock; sentBefore?: ReadonlySet<Hash> }
+  | { ok: false; failedGroup: number; failure: ExecutionFailure; block?: MinedBlock; sentBefore?: ReadonlySet<Hash> }
 
 export interface ExecutionContext {
   coinbase: Address
@@ -92,6 +88,7 @@ export async function executeGroups(
     await chain.dropAllTransactions()
     admission = await admit(groups, steps, sequentialPool(chain))
   }
+  // One tx at a time never answers out of order: reaching this is a bug, not a chain's answer.
   if (admission === OUT_OF_ORDER) throw new Error('admission one tx at a time cannot be out of order')
   if (!admission.ok) return admission
   const { outcomes, sent } = admission
@@ -103,7 +100,7 @@ export async function executeGroups(
     const mined = block.txs.get(hash)
     if (!mined) {
       if (!group.mayDrop(hash)) {
-        const failure: BundleFailure = toppedUp
+        const failure: ExecutionFailure = toppedUp
           ? { kind: 'LackOfFundForGasLimit', index, hash, reason: 'sender balance at its position in the block is too low' }
           : { kind: 'TransactionNotIncluded', index, hash }
         return { ok: false, failedGroup: g, failure, block, sentBefore: withBuilderTxs(sentBefore, outcomes, g) }
@@ -118,7 +115,7 @@ export async function executeGroups(
   }
   for (const outcome of outcomes) {
     for (const hash of outcome.builderTxs) {
-      if (!block.txs.has(hash)) throw new Error(`builder transfer ${hash} was not mined`)
+      if (!block.txs.has(hash)) throw new BuilderTransferFailed({ kind: 'NotMined', hash })
     }
   }
   return { ok: true, block, coinbaseBalance: coinbaseBalance!, groups: outcomes, plans: [...plans] }
@@ -136,7 +133,7 @@ type SignedTransfer = Awaited<ReturnType<typeof signBuilderTransfer>>
 async function admissionSteps(context: ExecutionContext, groups: readonly TxGroup[], plans: readonly GroupPlan[]): Promise<AdmissionStep[]> {
   let builderNonce = context.builder?.nonce ?? 0
   const sign = (to: Address, value: bigint) => {
-    if (!context.builder) throw new Error('builder transfers need the coinbase key')
+    if (!context.builder) throw new BuilderTransferFailed({ kind: 'NoCoinbaseKey' })
     return signBuilderTransfer(context.builder, to, value, builderNonce++, context.baseFee)
   }
   const steps: AdmissionStep[] = []
@@ -214,7 +211,7 @@ async function admit(groups: readonly TxGroup[], steps: readonly AdmissionStep[]
     if (step.kind !== 'tx') {
       const outcome = await pool.send(step.transfer.raw)
       if (outcome === OUT_OF_ORDER) return OUT_OF_ORDER
-      if (!outcome.accepted) throw new Error(`builder transfer to ${step.to} refused by Anvil: ${outcome.reason}`)
+      if (!outcome.accepted) throw new BuilderTransferFailed({ kind: 'Refused', to: step.to, reason: outcome.reason })
       outcomeOf.builderTxs.push(step.transfer.hash)
       if (step.kind === 'sponsorship') outcomeOf.sponsorships.push({ txHash: step.txHash, amountWei: step.amountWei, transferHash: step.transfer.hash })
       else outcomeOf.refund = { recipient: step.to, amountWei: step.amountWei, payoutHash: step.transfer.hash }

@@ -1,15 +1,6 @@
-import type { BundleTrace } from '../bundle/traceStore.js'
-import type { MempoolTx } from './mempool.js'
-
-/** A bundle that passed top-of-block simulation, with what it paid there. */
-export interface SimulatedBundle {
-  trace: BundleTrace
-  builderPayment: bigint
-  gasUsed: bigint
-}
-
-/** One entry of a candidate block, in block order. */
-export type BlockItem = { kind: 'bundle'; bundle: SimulatedBundle } | { kind: 'tx'; tx: MempoolTx }
+import type { BlockItem, SimulatedBundle } from '../simulation/types.js'
+import type { MempoolTx } from '../../mempool/publicMempool.js'
+import { tipPerGas } from '../../mempool/tipPerGas.js'
 
 /**
  * Orders a slot's simulated bundles and public-mempool txs (already in tip order, each
@@ -31,12 +22,6 @@ function byArrival(a: SimulatedBundle, b: SimulatedBundle): number {
 
 const bundleItems = (bundles: SimulatedBundle[]): BlockItem[] => bundles.map((bundle) => ({ kind: 'bundle', bundle }))
 const txItems = (txs: readonly MempoolTx[]): BlockItem[] => txs.map((tx) => ({ kind: 'tx', tx }))
-
-/** Effective tip per gas a mempool tx pays at this base fee. */
-export function tipPerGas(tx: MempoolTx, baseFee: bigint): bigint {
-  const headroom = tx.maxFeePerGas - baseFee
-  return headroom < tx.maxPriorityFeePerGas ? headroom : tx.maxPriorityFeePerGas
-}
 
 /** Highest builder payment first, bundles at the top of the block, then the mempool. */
 export const byBuilderPayment: OrderingAlgorithm = {
@@ -72,13 +57,23 @@ export const byArrivalOrder: OrderingAlgorithm = {
   order: (bundles, mempool) => [...bundleItems([...bundles].sort(byArrival)), ...txItems(mempool)],
 }
 
+/** A configured ordering algorithm name that does not exist; the message lists the known ones. */
+export class UnknownAlgorithm extends Error {
+  constructor(
+    readonly algorithm: string,
+    readonly known: readonly string[],
+  ) {
+    super(`unknown ordering algorithm "${algorithm}"; known: ${known.join(', ')}`)
+  }
+}
+
 export const ALGORITHMS: readonly OrderingAlgorithm[] = [byBuilderPayment, byPriorityFee, byArrivalOrder]
 
 /** Looks up algorithms by name; an unknown name is an error listing the known ones. */
 export function algorithmsNamed(names: readonly string[]): OrderingAlgorithm[] {
   return names.map((name) => {
     const algorithm = ALGORITHMS.find((a) => a.name === name)
-    if (!algorithm) throw new Error(`unknown ordering algorithm "${name}"; known: ${ALGORITHMS.map((a) => a.name).join(', ')}`)
+    if (!algorithm) throw new UnknownAlgorithm(name, ALGORITHMS.map((a) => a.name))
     return algorithm
   })
 }

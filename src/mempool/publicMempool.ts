@@ -1,6 +1,8 @@
 import type { Address, Hash, Hex } from 'viem'
 import { decodeSignedTx, type DecodedTx } from '../bundle/decode.js'
 import type { BundleTx } from '../bundle/types.js'
+import { tipPerGas } from './tipPerGas.js'
+import { problemMessage } from '../bundle/failure.js'
 import { recoverSenders } from '../bundle/verifySenders.js'
 import { recoverInline, type RecoverFn } from '../bundle/senderRecovery.js'
 
@@ -50,7 +52,7 @@ export class PublicMempool {
     const tx: BundleTx = { ...decoded, index: 0 }
     if (this.txs.has(tx.hash)) throw new MempoolRejection(`already known: ${tx.hash}`)
     const [badSignature] = await recoverSenders({ txs: [tx] }, this.recover)
-    if (badSignature) throw new MempoolRejection(badSignature.replace('txs[0]', 'params[0]'))
+    if (badSignature) throw new MempoolRejection(problemMessage(badSignature, 'params[0]'))
     const sender = tx.sender!
     const next = await chainNonce(sender)
     if (tx.nonce < next) throw new MempoolRejection(`nonce too low: ${sender} has next nonce ${next}, tx has ${tx.nonce}`)
@@ -78,10 +80,7 @@ export class PublicMempool {
    * in nonce order by giving them its best positions in turn.
    */
   ordered(baseFee: bigint): MempoolTx[] {
-    const tip = (tx: MempoolTx) => {
-      const headroom = tx.maxFeePerGas - baseFee
-      return headroom < tx.maxPriorityFeePerGas ? headroom : tx.maxPriorityFeePerGas
-    }
+    const tip = (tx: MempoolTx) => tipPerGas(tx, baseFee)
     const byFee = [...this.txs.values()].sort((a, b) => {
       const diff = tip(b) - tip(a)
       return diff > 0n ? 1 : diff < 0n ? -1 : a.sequence - b.sequence

@@ -1,6 +1,6 @@
 import type { Address } from 'viem'
-import { callOf, followNonces, parentNonces, probedBlockParams, probedCoinbaseBalance, type CallSimulationContext, type CallableTx, type SimulatedBlock } from './callSimulation.js'
-import type { BlockItem } from './ordering.js'
+import { callOf, followNonces, probedBlockParams, probedCoinbaseBalance, type CallSimulationContext, type CallableTx, type SimulatedBlock } from './callEncoding.js'
+import type { BlockItem } from './types.js'
 
 /**
  * Anvil refuses a request body over 2 MiB ("Invalid request", for the whole batch): a block
@@ -27,7 +27,7 @@ export async function blockValueByCalls(context: CallSimulationContext, items: r
   const txsOf = (item: BlockItem): readonly CallableTx[] => (item.kind === 'tx' ? [item.tx] : item.bundle.trace.bundle.txs)
   if (items.some((item) => item.kind === 'bundle' && item.bundle.trace.bundle.refundPercent)) return undefined
   if (items.some((item) => txsOf(item).some((tx) => !tx.sender))) return undefined
-  const expected: Map<Address, number | undefined> = await parentNonces(chain, parent, items.flatMap((item) => txsOf(item).map((tx) => tx.sender!)))
+  const expected: Map<Address, number | undefined> = await parent.nonces(items.flatMap((item) => txsOf(item).map((tx) => tx.sender!)))
 
   const calls: Record<string, unknown>[] = []
   const mayRevert: boolean[] = []

@@ -1,5 +1,5 @@
 import type { Address, Hash, Hex, LocalAccount } from 'viem'
-import { txHash } from '../bundle/hash.js'
+import { txHash } from '../../bundle/hash.js'
 
 /** Gas of a builder transfer (sponsorship or refund payout): a plain ETH transfer. */
 export const BUILDER_TRANSFER_GAS = 21_000n

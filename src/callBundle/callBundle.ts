@@ -3,12 +3,12 @@ import type { ChainClient } from '../chain/chainClient.js'
 import type { ChainLock } from '../chain/chainLock.js'
 import { decodeBundle } from '../bundle/decode.js'
 import { recoverSenders } from '../bundle/verifySenders.js'
-import { BlockTrace, traceBlock } from './blockTrace.js'
+import { BlockStateDiff, tracerPerTx } from '../builder/execution/stateDiff.js'
 import type { Bundle } from '../bundle/types.js'
-import type { TxGroup } from './execution.js'
-import { describeFailure, type BundleFailure } from './failures.js'
-import { bundleGroup } from './groups.js'
-import { ParentState } from './parentState.js'
+import type { TxGroup } from '../builder/execution/execution.js'
+import { failureMessage, type ExecutionFailure } from '../bundle/failure.js'
+import { bundleGroup } from '../builder/execution/groups.js'
+import { ParentState } from '../builder/execution/parentState.js'
 
 /** What `eth_callBundle` asks for, after its params are validated. */
 export interface CallBundleRequest {
@@ -66,7 +66,7 @@ export class CallBundleError extends Error {
   constructor(
     message: string,
     readonly kind: 'params' | 'execution',
-    readonly data?: { index?: number; txHash?: Hash; failure: BundleFailure['kind'] },
+    readonly data?: { index?: number; txHash?: Hash; failure: ExecutionFailure['kind'] },
   ) {
     super(message)
   }
@@ -124,12 +124,12 @@ async function simulate(deps: CallBundleDeps, request: CallBundleRequest, bundle
     if (!execution.ok) {
       const { failure } = execution
       const where = 'index' in failure ? { index: failure.index, txHash: failure.hash } : {}
-      throw new CallBundleError(describeFailure(failure), 'execution', { ...where, failure: failure.kind })
+      throw new CallBundleError(failureMessage(failure), 'execution', { ...where, failure: failure.kind })
     }
     const { block } = execution
     const [diffs, calls, receipts] = await Promise.all([
-      BlockTrace.of(chain, block.number),
-      traceBlock<CallFrame>(chain, block.number, TOP_CALL),
+      BlockStateDiff.of(chain, block.number),
+      tracerPerTx<CallFrame>(chain, block.number, TOP_CALL),
       Promise.all(txs.map((tx) => chain.public.getTransactionReceipt({ hash: tx.hash }).catch(() => undefined))),
     ])
 
@@ -184,7 +184,7 @@ async function decodeTxs(txs: Hex[], chainId: number): Promise<Bundle> {
   const submission = { txs, revertingTxHashes: [], droppingTxHashes: [], refundTxHashes: [] }
   const { bundle, problems } = decodeBundle(submission, { chainId, headBlock: 0n, boosted: false })
   problems.push(...(await recoverSenders(bundle)))
-  if (problems.length > 0) throw new CallBundleError(problems.join('; '), 'params')
+  if (problems.length > 0) throw new CallBundleError(failureMessage({ kind: 'Invalid', problems }), 'params')
   return bundle
 }
 

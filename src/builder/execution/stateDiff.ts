@@ -1,5 +1,5 @@
 import type { Address, Hash } from 'viem'
-import type { ChainClient } from '../chain/chainClient.js'
+import type { ChainClient } from '../../chain/chainClient.js'
 
 interface AccountState {
   balance?: `0x${string}`
@@ -11,12 +11,12 @@ interface TxStateDiff {
 }
 
 /** Runs one tracer over every tx of a mined block; results by (lowercase) tx hash, in block order. */
-export async function traceBlock<T>(chain: ChainClient, blockNumber: bigint, options: object): Promise<Map<Hash, T>> {
-  const traces = (await chain.public.request({
+export async function tracerPerTx<T>(chain: ChainClient, blockNumber: bigint, options: object): Promise<Map<Hash, T>> {
+  const results = (await chain.public.request({
     method: 'debug_traceBlockByNumber' as never,
     params: [`0x${blockNumber.toString(16)}`, options] as never,
   })) as Array<{ txHash: Hash; result: T }>
-  return new Map(traces.map((t) => [t.txHash.toLowerCase() as Hash, t.result]))
+  return new Map(results.map((r) => [r.txHash.toLowerCase() as Hash, r.result]))
 }
 
 /**
@@ -24,11 +24,11 @@ export async function traceBlock<T>(chain: ChainClient, blockNumber: bigint, opt
  * refunds (the reward a tx paid the coinbase), sponsorship (a sender's balance at a point
  * in the block) and `eth_callBundle`'s per-tx coinbase diffs are computed from.
  */
-export class BlockTrace {
+export class BlockStateDiff {
   private constructor(private readonly diffs: Map<Hash, TxStateDiff>) {}
 
-  static async of(chain: ChainClient, blockNumber: bigint): Promise<BlockTrace> {
-    return new BlockTrace(await traceBlock<TxStateDiff>(chain, blockNumber, { tracer: 'prestateTracer', tracerConfig: { diffMode: true } }))
+  static async of(chain: ChainClient, blockNumber: bigint): Promise<BlockStateDiff> {
+    return new BlockStateDiff(await tracerPerTx<TxStateDiff>(chain, blockNumber, { tracer: 'prestateTracer', tracerConfig: { diffMode: true } }))
   }
 
   /** How much a tx changed an account's balance (0 when it did not touch it). */

@@ -1,8 +1,9 @@
-import type { ExecutionResult, TxGroup } from './execution.js'
-import type { BundleFailure } from './failures.js'
-import { bundleGroup, mempoolGroup } from './groups.js'
-import type { BlockItem, OrderingAlgorithm, SimulatedBundle } from './ordering.js'
-import type { ParentState } from './parentState.js'
+import type { ExecutionResult, TxGroup } from '../execution/execution.js'
+import type { ExecutionFailure } from '../../bundle/failure.js'
+import { bundleGroup, mempoolGroup } from '../execution/groups.js'
+import type { BlockItem, SimulatedBundle } from '../simulation/types.js'
+import type { OrderingAlgorithm } from './ordering.js'
+import type { ParentState } from '../execution/parentState.js'
 
 /** One algorithm's block as compared and reported: what it holds, what it left out and why, and what it is worth. */
 export interface CandidateSummary {
@@ -10,7 +11,7 @@ export interface CandidateSummary {
   /** Final block order (bundles that failed in place removed). */
   items: BlockItem[]
   bundles: SimulatedBundle[]
-  leftOut: Array<{ bundle: SimulatedBundle; failure: BundleFailure }>
+  leftOut: Array<{ bundle: SimulatedBundle; failure: ExecutionFailure }>
   /** Builder balance increase over the parent block, in wei. */
   value: bigint
 }

@@ -1,20 +1,9 @@
-import type { ChainClient } from '../chain/chainClient.js'
-import type { Bundle } from '../bundle/types.js'
-import { simulateByCalls } from './callSimulation.js'
-import type { BuilderPayments } from './execution.js'
-import type { BundleFailure } from './failures.js'
-import { bundleGroup } from './groups.js'
-import type { ParentState } from './parentState.js'
-
-export type SimulationResult =
-  | ({ ok: true; builderPayment: bigint; gasUsed: bigint } & BuilderPayments)
-  | { ok: false; failure: BundleFailure }
-
-/** How a slot's top-of-block simulations were done: as calls, or as real mined blocks. */
-export interface SimulationCounts {
-  byCalls: number
-  byExecution: number
-}
+import type { ChainClient } from '../../chain/chainClient.js'
+import type { Bundle } from '../../bundle/types.js'
+import { simulateByCalls } from './byCalls.js'
+import type { SimulationCounts, SimulationResult } from './types.js'
+import { bundleGroup } from '../execution/groups.js'
+import type { ParentState } from '../execution/parentState.js'
 
 /**
  * Top-of-block simulation: the bundle alone, executed for real on the parent state as the

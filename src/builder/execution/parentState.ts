@@ -1,9 +1,9 @@
 import type { Address, Hash, Hex } from 'viem'
-import type { ChainClient } from '../chain/chainClient.js'
+import type { ChainClient } from '../../chain/chainClient.js'
 import type { BuilderSigner } from './builderTxs.js'
 import { executeWithEconomics } from './economics.js'
 import { emptyPlan, executeGroups, type ExecutionContext, type ExecutionResult, type TxGroup } from './execution.js'
-import { nextBaseFee } from '../chain/baseFee.js'
+import { nextBaseFee } from '../../chain/baseFee.js'
 
 /**
  * The parent block of the slot being built. Every simulation and candidate block executes
@@ -22,6 +22,8 @@ export class ParentState {
   private open = true
   /** The last execution, if its block is on top of the parent right now. */
   private onTop: Extract<ExecutionResult, { ok: true }> | undefined
+  /** Senders' nonces on this block: it never changes, so a slot reads each sender once. */
+  private readonly knownNonces = new Map<Address, number>()
 
   private constructor(
     private readonly chain: ChainClient,
@@ -80,6 +82,19 @@ export class ParentState {
       this.onTop = result.ok ? result : undefined
       return result
     })
+  }
+
+  /**
+   * Each sender's nonce on the parent block (missing if the node did not answer). Read once
+   * per sender and slot: top of block, then every candidate order asks again.
+   */
+  async nonces(senders: Iterable<Address>): Promise<Map<Address, number>> {
+    const known = this.knownNonces
+    const wanted = new Set(senders)
+    const missing = [...wanted].filter((sender) => !known.has(sender))
+    const answers = await this.chain.noncesAt(missing.map((address) => ({ address, blockNumber: this.number })))
+    answers.forEach((answer, i) => typeof answer === 'number' && known.set(missing[i]!, answer))
+    return new Map([...wanted].flatMap((sender) => (known.has(sender) ? [[sender, known.get(sender)!] as const] : [])))
   }
 
   /** Restores the parent state and lets it go (a simulation that keeps nothing). */

@@ -1,7 +1,7 @@
-import type { Bundle, BundleTx } from '../bundle/types.js'
-import { mayDrop } from '../bundle/types.js'
+import type { Bundle, BundleTx } from '../../bundle/types.js'
+import { mayDrop } from '../../bundle/types.js'
 import type { GroupTx, RefundTerms, TxGroup } from './execution.js'
-import type { MempoolTx } from './mempool.js'
+import type { MempoolTx } from '../../mempool/publicMempool.js'
 
 function groupTx(tx: BundleTx): GroupTx {
   return { index: tx.index, raw: tx.raw, hash: tx.hash, sender: tx.sender, nonce: tx.nonce, maxCost: tx.gas * tx.maxFeePerGas + tx.value }

@@ -1,47 +1,12 @@
-import type { Address, Hash } from 'viem'
+import type { Hash } from 'viem'
+import type { BuilderPayments } from './builderPayments.js'
+import { failureMessage, type BundleFailure, type BundleProblem, type ExecutionFailure, type SlotFailure, type WithdrawalReason } from './failure.js'
+import type { BundleTrace, TraceLookup } from './trace.js'
 import { BUNDLE_STATES, type BundleState } from '../protocol/bundleStates.js'
-import type { Bundle } from './types.js'
-import type { BuilderPayments } from '../builder/execution.js'
-
-/** Everything the builder learns about one bundle; served as seed §2.3 stats. */
-export interface BundleTrace {
-  bundle: Bundle
-  state: BundleState
-  error: string | null
-  revertingHash: Hash | null
-  builderPayment: bigint
-  /** Chain-clock unix seconds. */
-  receivedAt: number
-  /** Receive order across all submissions: the deterministic tie-break. */
-  sequence: number
-  /** The block being built when it arrived, and how far into that slot (for the cutoffs). */
-  receivedForBlock: bigint
-  receivedMsIntoSlot: number
-  simulatedAt: number | null
-  submittedAt: number | null
-  blockNumber: bigint | null
-  /** False once cancelled, replaced or dropped: never built again. */
-  live: boolean
-  searcher: Address | null
-  /** What the builder paid for it in its last simulation or in its block. */
-  builderPayments: BuilderPayments
-  /** Settles when the off-path sender checks are done (they may make it `Invalid`). */
-  verified: Promise<void>
-  /**
-   * Set when Anvil restarted as another chain (a fresh devnet or a re-fork): the trace is
-   * about blocks of the chain before, so it is served at once and never built again.
-   */
-  earlierChain?: boolean
-}
-
-export type TraceLookup =
-  | { found: true; trace: BundleTrace }
-  | { found: false; reason: 'unknown' }
-  | { found: false; reason: 'delayed'; availableAtBlock: bigint }
 
 const RANK = new Map(BUNDLE_STATES.map((state, index) => [state, index]))
 
-export interface TraceStoreOptions {
+export interface BundleBookOptions {
   statsDelaySlots: number
   retentionSeconds: number
   /** Slot length, to count the delay after a bundle's maxTimestamp (default 12). */
@@ -49,16 +14,18 @@ export interface TraceStoreOptions {
 }
 
 /**
- * In-memory traces keyed by bundle hash, with the pending bundles indexed by target block.
+ * The one owner of every bundle's life: its trace (keyed by bundle hash), the pending
+ * bundles indexed by target block, and the named transitions that are the only writes to
+ * a trace after it is added. Failures arrive as data and are rendered here, once.
  * States only move forward in the seed's order, so no late event can undo a final state.
  */
-export class TraceStore {
+export class BundleBook {
   private readonly traces = new Map<Hash, BundleTrace>()
   private readonly pendingByBlock = new Map<bigint, Set<Hash>>()
   /** The block the builder took with `pendingFor` and has not closed yet. */
   private building: bigint | null = null
 
-  constructor(private readonly options: TraceStoreOptions) {}
+  constructor(private readonly options: BundleBookOptions) {}
 
   get retentionSeconds(): number {
     return this.options.retentionSeconds
@@ -88,6 +55,13 @@ export class TraceStore {
     return trace
   }
 
+  /** Records a submission withdrawn on arrival (a stale replacement): traced, never built. */
+  addWithdrawn(trace: BundleTrace, reason: WithdrawalReason): BundleTrace {
+    trace.live = false
+    trace.error = failureMessage(reason)
+    return this.add(trace)
+  }
+
   /**
    * Live bundles still `Received` that target the given block. The builder calls this when
    * it starts the block: until `closeBlock`, those bundles are being built and can no
@@ -111,21 +85,66 @@ export class TraceStore {
     return count
   }
 
-  /**
-   * Moves a trace forward; a move backwards or sideways from a final state is ignored, and
-   * a withdrawn trace is frozen (it keeps its last state and the reason it was withdrawn).
-   */
-  transition(trace: BundleTrace, state: BundleState, fields: Partial<Omit<BundleTrace, 'state' | 'bundle'>> = {}): void {
-    if (!trace.live) return
-    if (RANK.get(state)! < RANK.get(trace.state)!) return
-    if (trace.state === 'Invalid' || trace.state === 'SimulationFail') return
-    Object.assign(trace, fields)
-    trace.state = state
-    if (state !== 'Received') this.unindex(trace)
+  /** The deferred sender checks found problems: `Invalid`, final. */
+  invalid(trace: BundleTrace, problems: readonly BundleProblem[]): void {
+    this.advance(trace, 'Invalid', { error: failureMessage({ kind: 'Invalid', problems }) })
   }
 
-  /** Ends a pending target block: what was never considered leaves the pending index. */
+  /** Not simulated for this slot (outside its timestamp window, or after the simulation cutoff); it stays `Received`. */
+  notSimulated(trace: BundleTrace, failure: Extract<SlotFailure, { kind: 'OutsideTimestampWindow' | 'ArrivedAfterSimulationCutoff' }>): void {
+    this.note(trace, failure)
+  }
+
+  simulationFailed(trace: BundleTrace, failure: ExecutionFailure, simulatedAt: number): void {
+    this.advance(trace, 'SimulationFail', {
+      simulatedAt,
+      error: failureMessage(failure),
+      revertingHash: failure.kind === 'TransactionReverted' ? failure.hash : null,
+    })
+  }
+
+  simulationPassed(trace: BundleTrace, result: { simulatedAt: number; builderPayment: bigint; builderPayments: BuilderPayments }): void {
+    this.advance(trace, 'SimulationPass', { ...result, error: null })
+  }
+
+  /** Simulated, but arrived after the build (or boost) cutoff: it stays `SimulationPass`. */
+  tooLate(trace: BundleTrace, failure: Extract<SlotFailure, { kind: 'ArrivedAfterBuildCutoff' }>): void {
+    this.note(trace, failure)
+  }
+
+  /** No candidate block holds it. */
+  excluded(trace: BundleTrace, failure: Extract<SlotFailure, { kind: 'PaysBuilderNothing' | 'FailedInPlace' | 'NotChosenByAnyAlgorithm' }>): void {
+    this.advance(trace, 'ExcludedFromBlock', { error: failureMessage(failure) })
+  }
+
+  /** In a candidate block other than the one submitted. */
+  includedElsewhere(trace: BundleTrace, blockNumber: bigint, failure: Extract<SlotFailure, { kind: 'MoreValuableBlockWithout' }>): void {
+    this.advance(trace, 'IncludedInBlock', { blockNumber, error: failureMessage(failure) })
+  }
+
+  /** In the block submitted to the relay. */
+  submitted(trace: BundleTrace, submittedAt: number, blockNumber: bigint): void {
+    this.advance(trace, 'Submitted', { submittedAt, blockNumber })
+  }
+
+  /** Submitted, but it did not reach the chain (auction lost, or not every tx mined); it stays `Submitted`. */
+  notLanded(trace: BundleTrace, failure: Extract<SlotFailure, { kind: 'AuctionLost' | 'NotEveryTxLanded' }>): void {
+    this.note(trace, failure)
+  }
+
+  landed(trace: BundleTrace, blockNumber: bigint, builderPayments: BuilderPayments): void {
+    this.advance(trace, 'Landed', { blockNumber, builderPayments })
+  }
+
+  /**
+   * The block was built: its bundles still pending arrived too late to be considered; they
+   * say so (unless they already say why) and leave the pending index.
+   */
   closeBlock(block: bigint): void {
+    for (const hash of this.pendingByBlock.get(block) ?? []) {
+      const trace = this.traces.get(hash)
+      if (trace?.live && trace.state === 'Received') trace.error ??= failureMessage({ kind: 'NotConsidered', block })
+    }
     this.pendingByBlock.delete(block)
     if (this.building === block) this.building = null
   }
@@ -159,10 +178,10 @@ export class TraceStore {
    * built, and its trace keeps its state with `error` saying why. Returns false, changing
    * nothing, when it is no longer pending or its block is being built.
    */
-  withdraw(trace: BundleTrace, error: string): boolean {
+  withdraw(trace: BundleTrace, reason: WithdrawalReason): boolean {
     if (!this.isPending(trace) || this.isBeingBuilt(trace)) return false
     trace.live = false
-    trace.error = error
+    trace.error = failureMessage(reason)
     this.unindex(trace)
     return true
   }
@@ -172,7 +191,7 @@ export class TraceStore {
    * the state it reached, says why in `error`, and is never built again.
    */
   abortBlock(block: bigint, taken: readonly BundleTrace[], reason: string): void {
-    const message = `slot for block ${block} aborted: ${reason}`
+    const message = failureMessage({ kind: 'SlotAborted', block, reason })
     for (const trace of taken) {
       if (!trace.live || trace.state === 'Invalid') continue
       trace.error = trace.error ? `${message} (before the abort: ${trace.error})` : message
@@ -193,7 +212,7 @@ export class TraceStore {
     for (const trace of this.traces.values()) {
       trace.earlierChain = true
       if (trace.live && trace.state === 'Received') {
-        trace.error ??= `not built: ${why} before block ${trace.bundle.targetBlock}; resubmit it for the new chain`
+        trace.error ??= failureMessage({ kind: 'ChainReplaced', why, targetBlock: trace.bundle.targetBlock })
         trace.live = false
         closed++
       }
@@ -223,6 +242,21 @@ export class TraceStore {
   private isPending(trace: BundleTrace): boolean {
     const hash = trace.bundle.hash
     return trace.live && trace.state === 'Received' && this.traces.get(hash) === trace && this.pendingByBlock.get(trace.bundle.targetBlock)?.has(hash) === true
+  }
+
+  /** Moves a trace forward; a withdrawn trace, a final state or a move backwards is left as it is. */
+  private advance(trace: BundleTrace, state: BundleState, fields: Partial<Omit<BundleTrace, 'state' | 'bundle'>>): void {
+    if (!trace.live) return
+    if (RANK.get(state)! < RANK.get(trace.state)!) return
+    if (trace.state === 'Invalid' || trace.state === 'SimulationFail') return
+    Object.assign(trace, fields)
+    trace.state = state
+    if (state !== 'Received') this.unindex(trace)
+  }
+
+  /** Says why a bundle went no further, its state unchanged. */
+  private note(trace: BundleTrace, failure: BundleFailure): void {
+    trace.error = failureMessage(failure)
   }
 
   private forget(trace: BundleTrace): void {

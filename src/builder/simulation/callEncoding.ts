@@ -1,0 +1,118 @@
+import { parseTransaction, toHex, type Address, type Hex } from 'viem'
+import type { BundleTx } from '../../bundle/types.js'
+import { readPlainEip1559 } from '../../bundle/plainTx.js'
+import type { ChainClient } from '../../chain/chainClient.js'
+import type { ParentState } from '../execution/parentState.js'
+
+/**
+ * Reads the coinbase balance after the bundle, as the last call of the simulated block:
+ * `BALANCE(COINBASE)` returned as one word (COINBASE BALANCE PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN).
+ */
+const BALANCE_PROBE_CODE: Hex = '0x413160005260206000f3'
+const BALANCE_PROBE: Address = '0x00000000000000000000000000000000b0b0e000'
+const PROBE_CALLER: Address = '0x00000000000000000000000000000000b0b0e001'
+const PROBE_GAS = 50_000n
+
+/** A signed tx as decoded at submission (bundle or public mempool), its sender recovered. */
+export type CallableTx = Pick<BundleTx, 'raw' | 'nonce' | 'gas' | 'maxFeePerGas' | 'maxPriorityFeePerGas' | 'value' | 'to' | 'sender'>
+
+/** What the parent block offers to a call simulation. */
+export interface CallSimulationContext {
+  chain: ChainClient
+  parent: ParentState
+  timestamp: bigint
+}
+
+export interface SimulatedCall {
+  status: Hex
+  gasUsed: Hex
+  returnData: Hex
+}
+export interface SimulatedBlock {
+  calls: SimulatedCall[]
+}
+
+/**
+ * `eth_simulateV1` params: the calls as the next block on the parent (its number, timestamp,
+ * coinbase, base fee, gas limit), then the coinbase balance probe as the last call.
+ */
+export function probedBlockParams({ parent, timestamp }: Pick<CallSimulationContext, 'parent' | 'timestamp'>, calls: readonly Record<string, unknown>[]): unknown[] {
+  const probe = { from: PROBE_CALLER, to: BALANCE_PROBE, gas: toHex(PROBE_GAS), maxFeePerGas: toHex(parent.nextBaseFee), maxPriorityFeePerGas: '0x0' }
+  return [
+    {
+      blockStateCalls: [
+        {
+          blockOverrides: {
+            number: toHex(parent.number + 1n),
+            time: toHex(timestamp),
+            feeRecipient: parent.coinbase,
+            baseFeePerGas: toHex(parent.nextBaseFee),
+            gasLimit: toHex(parent.gasLimit),
+          },
+          stateOverrides: {
+            [BALANCE_PROBE]: { code: BALANCE_PROBE_CODE },
+            [PROBE_CALLER]: { balance: toHex(PROBE_GAS * parent.nextBaseFee) },
+          },
+          calls: [...calls, probe],
+        },
+      ],
+      validation: true,
+    },
+    toHex(parent.number),
+  ]
+}
+
+/** The coinbase balance the probe read after the calls, or undefined if the probe failed. */
+export function probedCoinbaseBalance(calls: readonly SimulatedCall[]): bigint | undefined {
+  const probe = calls.at(-1)
+  return probe?.status === '0x1' ? BigInt(probe.returnData) : undefined
+}
+
+/**
+ * Whether each tx carries its sender's next nonce, in order, as a block needs; `next` (each
+ * sender's next nonce) is advanced past the txs that do.
+ */
+export function followNonces(txs: readonly CallableTx[], next: Map<Address, number | undefined>): boolean {
+  for (const tx of txs) {
+    if (!tx.sender || tx.nonce !== next.get(tx.sender)) return false
+    next.set(tx.sender, tx.nonce + 1)
+  }
+  return true
+}
+
+/** The tx as an `eth_simulateV1` call; undefined for what a call cannot reproduce (or a fee cap under the base fee). */
+export function callOf(tx: CallableTx, baseFee: bigint): Record<string, unknown> | undefined {
+  if (!tx.sender || tx.maxFeePerGas < baseFee) return undefined
+  // A slot values each tx several times (top of block, then in each candidate order).
+  let call = callCache.get(tx)
+  if (call === undefined) callCache.set(tx, (call = decodedCall(tx, tx.sender) ?? null))
+  return call ?? undefined
+}
+
+const callCache = new WeakMap<CallableTx, Record<string, unknown> | null>()
+
+function decodedCall(tx: CallableTx, sender: Address): Record<string, unknown> | undefined {
+  const common = {
+    from: sender,
+    ...(tx.to ? { to: tx.to } : {}),
+    value: toHex(tx.value),
+    gas: toHex(tx.gas),
+    nonce: toHex(tx.nonce),
+  }
+  const fees = { maxFeePerGas: toHex(tx.maxFeePerGas), maxPriorityFeePerGas: toHex(tx.maxPriorityFeePerGas) }
+  const plain = readPlainEip1559(tx.raw)
+  if (plain) return { ...common, input: plain.data, ...fees }
+  const parsed = parseTransaction(tx.raw)
+  const input = parsed.data ?? '0x'
+  switch (parsed.type) {
+    case 'legacy':
+      return { ...common, input, gasPrice: toHex(tx.maxFeePerGas) }
+    case 'eip2930':
+      return { ...common, input, gasPrice: toHex(tx.maxFeePerGas), accessList: parsed.accessList }
+    case 'eip1559':
+      return { ...common, input, ...fees, accessList: parsed.accessList }
+    default:
+      return undefined
+  }
+}
+

@@ -1,0 +1,24 @@
+import type { BuilderPayments } from '../../bundle/builderPayments.js'
+import type { ExecutionFailure } from '../../bundle/failure.js'
+import type { BundleTrace } from '../../bundle/trace.js'
+import type { MempoolTx } from '../../mempool/publicMempool.js'
+
+export type SimulationResult =
+  | ({ ok: true; builderPayment: bigint; gasUsed: bigint } & BuilderPayments)
+  | { ok: false; failure: ExecutionFailure }
+
+/** How a slot's top-of-block simulations were done: as calls, or as real mined blocks. */
+export interface SimulationCounts {
+  byCalls: number
+  byExecution: number
+}
+
+/** A bundle that passed top-of-block simulation, with what it paid there. */
+export interface SimulatedBundle {
+  trace: BundleTrace
+  builderPayment: bigint
+  gasUsed: bigint
+}
+
+/** One entry of a candidate block, in block order. */
+export type BlockItem = { kind: 'bundle'; bundle: SimulatedBundle } | { kind: 'tx'; tx: MempoolTx }

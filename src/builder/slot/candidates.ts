@@ -1,0 +1,90 @@
+import type { ChainClient } from '../../chain/chainClient.js'
+import { assembleBlock, withinGasLimit, type CandidateBlock, type CandidateSummary } from '../assembly/assemble.js'
+import type { OrderingAlgorithm } from '../assembly/ordering.js'
+import type { ParentState } from '../execution/parentState.js'
+import { blockValueByCalls, type BlockItem } from '../simulation/index.js'
+import { chooseBlock } from './blockChoice.js'
+
+/**
+ * One candidate block per algorithm, and the one to submit (most valuable; ties go to the
+ * first algorithm, so the choice is deterministic). Algorithms often agree (e.g. equal-gas
+ * bundles rank the same by payment and by fee per gas); the same order on the same parent
+ * makes the same block, so each distinct order is built once.
+ *
+ * Each distinct order is first valued as calls (`blockValueByCalls`); when calls can value
+ * them all, only the most valuable is executed for real, and its block is kept if it is
+ * worth what the calls said. Otherwise every order is executed for real, in ascending
+ * top-of-block value: the chosen block is usually the last executed, and then it is kept.
+ */
+export async function assembleCandidates(
+  chain: ChainClient,
+  parent: ParentState,
+  timestamp: bigint,
+  algorithms: readonly OrderingAlgorithm[],
+  orders: BlockItem[][],
+): Promise<{ candidates: CandidateSummary[]; best: CandidateBlock }> {
+  const keys = orders.map((items) => items.map((item) => (item.kind === 'bundle' ? item.bundle.trace.bundle.hash : item.tx.hash)).join())
+  const distinct = new Map<string, DistinctOrder>()
+  keys.forEach((key, i) => distinct.has(key) || distinct.set(key, { key, items: orders[i]!, algorithm: algorithms[i]! }))
+  const built = new Map<string, CandidateSummary>()
+  const perAlgorithm = () => keys.map((key, i) => ({ ...built.get(key)!, algorithm: algorithms[i]!.name }))
+
+  const valued = await valueByCalls(chain, parent, timestamp, [...distinct.values()])
+  if (valued) {
+    const { order, summary } = valued.best
+    const winner = await assembleBlock(parent, timestamp, order.algorithm, order.items)
+    built.set(order.key, winner)
+    if (winner.value === summary.value && winner.leftOut.length === summary.leftOut.length) {
+      for (const [key, other] of valued.summaries) if (key !== order.key) built.set(key, other)
+      const candidates = perAlgorithm()
+      return { candidates, best: candidates[keys.indexOf(order.key)] as CandidateBlock }
+    }
+    // The mined block is not worth what the calls said: every order is executed for real.
+  }
+
+  const topOfBlockValue = (items: readonly BlockItem[]) => items.reduce((sum, item) => sum + (item.kind === 'bundle' ? item.bundle.builderPayment : 0n), 0n)
+  // Ascending value; reversed first so that among equal values the first algorithm's order,
+  // the one a tie goes to, is built last.
+  const schedule = [...distinct.values()].filter((order) => !built.has(order.key)).reverse()
+  schedule.sort((a, b) => compare(topOfBlockValue(a.items), topOfBlockValue(b.items)))
+  for (const { key, items, algorithm } of schedule) built.set(key, await assembleBlock(parent, timestamp, algorithm, items))
+  const candidates = perAlgorithm() as CandidateBlock[]
+  return { candidates, best: chooseBlock(candidates)! }
+}
+
+interface DistinctOrder {
+  key: string
+  items: BlockItem[]
+  algorithm: OrderingAlgorithm
+}
+
+/**
+ * Every order's block value from calls (after the gas-limit check), by order key, and the
+ * most valuable (the first of equals); undefined if calls cannot value one of them.
+ */
+async function valueByCalls(
+  chain: ChainClient,
+  parent: ParentState,
+  timestamp: bigint,
+  orders: readonly DistinctOrder[],
+): Promise<{ summaries: Map<string, CandidateSummary>; best: { order: DistinctOrder; summary: CandidateSummary } } | undefined> {
+  const summaries = new Map<string, CandidateSummary>()
+  const valued: Array<{ order: DistinctOrder; summary: CandidateSummary; value: bigint }> = []
+  for (const order of orders) {
+    const leftOut: CandidateSummary['leftOut'] = []
+    const items = withinGasLimit(order.items, parent.gasLimit, leftOut)
+    const value = await blockValueByCalls({ chain, parent, timestamp }, items)
+    if (value === undefined) return undefined
+    const bundles = items.flatMap((item) => (item.kind === 'bundle' ? [item.bundle] : []))
+    const summary = { algorithm: order.algorithm.name, items, bundles, leftOut, value }
+    summaries.set(order.key, summary)
+    valued.push({ order, summary, value })
+  }
+  const best = chooseBlock(valued)
+  return best && { summaries, best }
+}
+
+function compare(a: bigint, b: bigint): number {
+  return a < b ? -1 : a > b ? 1 : 0
+}
+

@@ -1,0 +1,61 @@
+import type { Hash } from 'viem'
+import type { BuilderPayments } from '../../bundle/builderPayments.js'
+import type { SlotFailure } from '../../bundle/failure.js'
+import type { BundleTrace } from '../../bundle/trace.js'
+import type { CandidateBlock, CandidateSummary } from '../assembly/assemble.js'
+import type { GroupOutcome } from '../execution/execution.js'
+import type { SimulatedBundle } from '../simulation/types.js'
+
+/** What became of one built bundle in a slot, for the bundle book to record. */
+export type BundleOutcome =
+  | { kind: 'Landed'; trace: BundleTrace; builderPayments: BuilderPayments }
+  /** In the submitted block, which lost the auction or did not carry every tx to the chain. */
+  | { kind: 'SubmittedNotLanded'; trace: BundleTrace; failure: Extract<SlotFailure, { kind: 'AuctionLost' | 'NotEveryTxLanded' }> }
+  | { kind: 'IncludedInBlock'; trace: BundleTrace; failure: Extract<SlotFailure, { kind: 'MoreValuableBlockWithout' }> }
+  | { kind: 'ExcludedFromBlock'; trace: BundleTrace; failure: Extract<SlotFailure, { kind: 'FailedInPlace' | 'NotChosenByAnyAlgorithm' }> }
+
+/** The slot's verdicts that decide every bundle's outcome. */
+export interface SlotResult {
+  candidates: readonly CandidateSummary[]
+  /** The candidate submitted to the relay. */
+  best: CandidateBlock
+  /** The block the chain got: ours if we won, else the competitor's. */
+  mined: { number: bigint; txs: ReadonlyMap<Hash, unknown> }
+  won: boolean
+  competitorBid: bigint | null
+}
+
+/**
+ * Each simulated bundle's outcome: in the submitted block it is `Landed` if we won and every
+ * tx of it (and the builder's transfers for it) is on chain; in another candidate only,
+ * `IncludedInBlock`; in none, `ExcludedFromBlock` with why.
+ *
+ * @example for (const outcome of bundleOutcomes(simulated, result)) book.record(outcome)
+ */
+export function bundleOutcomes(simulated: readonly SimulatedBundle[], { candidates, best, mined, won, competitorBid }: SlotResult): BundleOutcome[] {
+  const inBest = new Set(best.bundles.map((b) => b.trace))
+  const inOther = new Set(candidates.filter((c) => c !== best).flatMap((c) => c.bundles.map((b) => b.trace)))
+  return simulated.map(({ trace }): BundleOutcome => {
+    if (inBest.has(trace)) {
+      if (!won) return { kind: 'SubmittedNotLanded', trace, failure: { kind: 'AuctionLost', competitorBid, ourValue: best.value, block: mined.number } }
+      const outcome = groupOutcome(trace, best)
+      if (outcome && landed(outcome, mined)) return { kind: 'Landed', trace, builderPayments: { sponsorships: outcome.sponsorships, refund: outcome.refund } }
+      return { kind: 'SubmittedNotLanded', trace, failure: { kind: 'NotEveryTxLanded', block: mined.number } }
+    }
+    if (inOther.has(trace)) {
+      const includedBy = candidates.filter((c) => c !== best && c.bundles.some((b) => b.trace === trace)).map((c) => c.algorithm)
+      return { kind: 'IncludedInBlock', trace, failure: { kind: 'MoreValuableBlockWithout', includedBy, submitted: best.algorithm, submittedValue: best.value } }
+    }
+    const failure = best.leftOut.find((l) => l.bundle.trace === trace)?.failure
+    return { kind: 'ExcludedFromBlock', trace, failure: failure ? { kind: 'FailedInPlace', failure } : { kind: 'NotChosenByAnyAlgorithm' } }
+  })
+}
+
+function groupOutcome(trace: BundleTrace, best: CandidateBlock): GroupOutcome | undefined {
+  const index = best.items.findIndex((item) => item.kind === 'bundle' && item.bundle.trace === trace)
+  return best.execution.groups[index]
+}
+
+function landed(outcome: GroupOutcome, mined: SlotResult['mined']): boolean {
+  return outcome.included.length > 0 && [...outcome.included, ...outcome.builderTxs].every((hash) => mined.txs.has(hash))
+}

@@ -1,0 +1,234 @@
+import type { Address, Hash } from 'viem'
+import type { Logger } from 'pino'
+import type { ChainClient, MinedBlock } from '../../chain/chainClient.js'
+import type { ChainLock } from '../../chain/chainLock.js'
+import type { SlotClock } from '../../clock/slotClock.js'
+import type { SlotState } from '../../clock/slotState.js'
+import type { SlotCutoffs } from '../../config/config.js'
+import type { BundleBook } from '../../bundle/book.js'
+import { failureMessage, type ExecutionFailure } from '../../bundle/failure.js'
+import type { BundleTrace } from '../../bundle/trace.js'
+import type { PublicMempool } from '../../mempool/publicMempool.js'
+import { itemGroups, type CandidateBlock } from '../assembly/assemble.js'
+import type { OrderingAlgorithm } from '../assembly/ordering.js'
+import type { BuilderSigner } from '../execution/builderTxs.js'
+import { mempoolGroup } from '../execution/groups.js'
+import { ParentState } from '../execution/parentState.js'
+import { simulateManyTopOfBlock, type SimulatedBundle, type SimulationCounts } from '../simulation/index.js'
+import type { SlotReport, SlotTimings } from '../../protocol/slotReport.js'
+import type { RelayAuction } from './auction.js'
+import { buildDecision } from './buildDecision.js'
+import { assembleCandidates } from './candidates.js'
+import { eligibility } from './eligibility.js'
+import { bundleOutcomes, type BundleOutcome } from './outcomes.js'
+import { slotReport, slotSummary, staleMempoolTxs } from './report.js'
+
+/** Coinbase of the competing builder whose block is mined when we lose the auction. */
+export const COMPETITOR_COINBASE: Address = '0x00000000000000000000000000000000c0ffee00'
+
+export interface SlotBuilderDeps {
+  chain: ChainClient
+  lock: ChainLock
+  clock: SlotClock
+  /** Written here only: the head after each slot, and the block being built during one. */
+  slot: SlotState
+  traces: BundleBook
+  mempool: PublicMempool
+  auction: RelayAuction
+  coinbase: Address
+  /** Signs sponsorship transfers and refund payouts with the coinbase key. */
+  signer: BuilderSigner
+  algorithms: readonly OrderingAlgorithm[]
+  cutoffs: SlotCutoffs
+  log: Logger
+  /** Why a slot failed, for its bundles' traces (e.g. "Anvil exited (signal SIGKILL)"). */
+  explainAbort?(error: unknown): Promise<string>
+  /** Lets the deferred sender checks held back during a burst of requests run now (`IdleGate.open`). */
+  releaseDeferredChecks?(): void
+  /** Resolves when the deferred sender checks of the bundles for `block` are done (`BundleIngest.checksSettled`). */
+  checksSettled(block: bigint): Promise<void>
+}
+
+/** A slot that failed half-way; its bundles' traces say so (`BundleBook.abortBlock`). */
+export class SlotAbortedError extends Error {
+  constructor(
+    readonly blockNumber: bigint,
+    readonly reason: string,
+    options?: ErrorOptions,
+  ) {
+    super(`slot for block ${blockNumber} aborted: ${reason}`, options)
+  }
+}
+
+/** The competitor's block (public mempool txs only) could not be built: the slot cannot end. */
+export class CompetitorBlockFailed extends Error {
+  constructor(readonly failure: ExecutionFailure) {
+    super(`competitor block failed: ${failureMessage(failure)}`)
+  }
+}
+
+/**
+ * Runs one slot: simulates every eligible bundle top-of-block, assembles a candidate block
+ * per algorithm, submits the most valuable to the relay auction, mines the auction's winner
+ * on Anvil and writes every bundle's outcome into its trace.
+ */
+export class SlotBuilder {
+  /** The last block this builder mined on the running Anvil: the next slot can roll back to it. */
+  private minedHere: Hash | undefined
+  /** The running slot's parent state, put back if the slot aborts half-way. */
+  private parent: ParentState | undefined
+  /** The bundles the running slot took for its block (marked if the slot aborts). */
+  private taken: BundleTrace[] = []
+
+  constructor(private readonly deps: SlotBuilderDeps) {}
+
+  /** Reads the head from Anvil and starts the clock's slot after it. */
+  async init(): Promise<void> {
+    const block = await this.deps.chain.latestBlock()
+    this.deps.slot.advanceTo({ number: block.number, timestamp: block.timestamp, hash: block.hash })
+    this.minedHere = undefined
+  }
+
+  runSlot(): Promise<SlotReport> {
+    return this.deps.lock.write(async () => {
+      const block = this.deps.slot.head.number + 1n
+      this.deps.slot.building = block
+      this.taken = []
+      try {
+        return await this.buildAndMine()
+      } catch (error) {
+        await this.parent?.abandon()
+        const reason = this.deps.explainAbort ? await this.deps.explainAbort(error) : (error as Error).message
+        this.deps.traces.abortBlock(block, this.taken, reason)
+        throw new SlotAbortedError(block, reason, { cause: error })
+      } finally {
+        // Whatever an execution left in Anvil's pool (a tx a bundle could drop, a nonce gap)
+        // is the builder's private business: no read between slots may see it as pending.
+        await this.deps.chain.dropAllTransactions().catch(() => undefined)
+        this.deps.slot.building = null
+        this.taken = []
+        this.parent = undefined
+      }
+    })
+  }
+
+  private async buildAndMine(): Promise<SlotReport> {
+    const { chain, clock, traces, mempool, coinbase, signer, algorithms, auction, log } = this.deps
+    const started = performance.now()
+    const timings: SlotTimings = { verifyWaitMs: 0, simulateMs: 0, assembleMs: 0, mineMs: 0, totalMs: 0 }
+    const parent = await ParentState.capture(chain, coinbase, signer, { minedHere: this.minedHere })
+    this.parent = parent
+    const blockNumber = parent.number + 1n
+    const timestamp = clock.nextBlockTimestamp()
+    const buildTime = Number(timestamp)
+
+    let mark = performance.now()
+    const { simulated, counts } = await this.simulateEligible(parent, blockNumber, timestamp, timings)
+    timings.simulateMs = performance.now() - mark - timings.verifyWaitMs
+    mark = performance.now()
+    const pool = mempool.ordered(parent.nextBaseFee)
+    const orders = algorithms.map((a) => a.order(simulated, pool, parent.nextBaseFee))
+    const { candidates, best } = await assembleCandidates(chain, parent, timestamp, algorithms, orders)
+    const { won, competitorBid } = auction.decide(best.value)
+    timings.assembleMs = performance.now() - mark
+
+    mark = performance.now()
+    const mined = won ? await this.commit(parent, timestamp, best) : await this.mineCompetitorBlock(parent, timestamp, pool)
+    timings.mineMs = performance.now() - mark
+    for (const outcome of bundleOutcomes(simulated, { candidates, best, mined, won, competitorBid })) this.record(outcome, mined.number, buildTime)
+    mempool.remove(mined.txs.keys())
+    mempool.remove(staleMempoolTxs(best))
+
+    traces.closeBlock(blockNumber)
+    this.deps.slot.advanceTo({ number: mined.number, timestamp: mined.timestamp, hash: mined.hash })
+    this.minedHere = mined.hash
+    traces.expire(clock.nowSeconds())
+
+    timings.totalMs = performance.now() - started
+    const report = slotReport({ mined, best, candidates, won, competitorBid, simulations: counts, timings })
+    log.info({ slot: report }, slotSummary(report))
+    return report
+  }
+
+  /** Top-of-block simulation of the bundles eligible for this block, honouring the cutoffs. */
+  private async simulateEligible(parent: ParentState, block: bigint, timestamp: bigint, timings: SlotTimings): Promise<{ simulated: SimulatedBundle[]; counts: SimulationCounts }> {
+    const { traces, cutoffs } = this.deps
+    const buildTime = Number(timestamp)
+    const pending = traces.pendingFor(block)
+    this.taken = pending
+    const waitStarted = performance.now()
+    this.deps.releaseDeferredChecks?.()
+    await this.deps.checksSettled(block)
+    timings.verifyWaitMs = performance.now() - waitStarted
+    const eligible: Array<{ trace: BundleTrace; msIntoSlot: number }> = []
+    for (const trace of pending.sort((a, b) => a.sequence - b.sequence)) {
+      if (trace.state !== 'Received' || !trace.live) continue
+      const verdict = eligibility(trace, { block, timestamp, cutoffs })
+      if (verdict.eligible) eligible.push({ trace, msIntoSlot: verdict.msIntoSlot })
+      else traces.notSimulated(trace, verdict.failure)
+    }
+
+    const { results, counts } = await simulateManyTopOfBlock(this.deps.chain, parent, timestamp, eligible.map((e) => e.trace.bundle))
+    const simulated: SimulatedBundle[] = []
+    for (const [i, { trace, msIntoSlot }] of eligible.entries()) {
+      const sim = results[i]!
+      if (!sim.ok) {
+        traces.simulationFailed(trace, sim.failure, buildTime)
+        continue
+      }
+      const { builderPayment, sponsorships, refund } = sim
+      traces.simulationPassed(trace, { simulatedAt: buildTime, builderPayment, builderPayments: { sponsorships, refund } })
+      const notBuilt = buildDecision({ msIntoSlot, boosted: trace.bundle.boosted, builderPayment }, block, cutoffs)
+      if (!notBuilt) simulated.push({ trace, builderPayment, gasUsed: sim.gasUsed })
+      else if (notBuilt.kind === 'ArrivedAfterBuildCutoff') traces.tooLate(trace, notBuilt)
+      else traces.excluded(trace, notBuilt)
+    }
+    return { simulated, counts }
+  }
+
+  /** Executes the chosen block one last time on the parent state and keeps it. */
+  private async commit(parent: ParentState, timestamp: bigint, best: CandidateBlock): Promise<MinedBlock> {
+    const result = await parent.commit(timestamp, itemGroups(best.items), best.execution)
+    if (result.ok) return result.block
+    // Re-execution of the same block on the same state diverged: keep what was mined (or an
+    // empty block) so the chain advances, and let the receipts decide each bundle's fate.
+    this.deps.log.error({ failure: result.failure }, 'the chosen block did not re-execute as simulated')
+    if (result.block) return result.block
+    await this.deps.chain.dropAllTransactions()
+    return this.deps.chain.mine(timestamp)
+  }
+
+  /** We lost the auction: the competitor's block (public mempool only) is what the chain gets. */
+  private async mineCompetitorBlock(parent: ParentState, timestamp: bigint, pool: ReturnType<PublicMempool['ordered']>): Promise<MinedBlock> {
+    const { chain, coinbase } = this.deps
+    await chain.setCoinbase(COMPETITOR_COINBASE)
+    try {
+      const result = await parent.commit(timestamp, pool.map(mempoolGroup))
+      if (result.ok) return result.block
+      throw new CompetitorBlockFailed(result.failure)
+    } finally {
+      await chain.setCoinbase(coinbase)
+    }
+  }
+
+  /** Writes one bundle's outcome into its trace. */
+  private record(outcome: BundleOutcome, block: bigint, buildTime: number): void {
+    const { traces } = this.deps
+    const { trace } = outcome
+    switch (outcome.kind) {
+      case 'Landed':
+        traces.submitted(trace, buildTime, block)
+        traces.landed(trace, block, outcome.builderPayments)
+        return
+      case 'SubmittedNotLanded':
+        traces.submitted(trace, buildTime, block)
+        traces.notLanded(trace, outcome.failure)
+        return
+      case 'IncludedInBlock':
+        traces.includedElsewhere(trace, block, outcome.failure)
+        return
+      case 'ExcludedFromBlock':
+        traces.excluded(trace, outcome.failure)
+    }
+  }
+}

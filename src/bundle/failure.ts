@@ -1,0 +1,133 @@
+import { formatEther, type Address, type Hash } from 'viem'
+
+/**
+ * Why a bundle did not get (further) through the builder, with the data a searcher needs (cf.
+ * rbuilder's BundleErr). Carried as data until the bundle book writes it into the trace;
+ * `failureMessage` is the one place that turns it into the trace's `error` text.
+ */
+export type BundleFailure = ExecutionFailure | SlotFailure | WithdrawalReason | { kind: 'Invalid'; problems: readonly BundleProblem[] }
+
+/** A bundle that cannot be executed as it asks, found by simulation or by executing a block. */
+export type ExecutionFailure =
+  | { kind: 'TransactionReverted'; index: number; hash: Hash }
+  | { kind: 'LackOfFundForGasLimit'; index: number; hash: Hash; reason: string }
+  | { kind: 'TransactionRejected'; index: number; hash: Hash; reason: string }
+  | { kind: 'TransactionNotIncluded'; index: number; hash: Hash }
+  /** The block's gas limit is used up by what comes before the bundle in the block. */
+  | { kind: 'BlockGasLimitReached'; gasUsed: bigint; gasLeft: bigint }
+  /** Sponsored transfers plus their gas are not covered by what the bundle pays. */
+  | { kind: 'SponsorshipNotCovered'; sponsoredWei: bigint; gasWei: bigint; grossPaymentWei: bigint }
+  | { kind: 'RefundNotPositive'; rewardWei: bigint; percent: number; payoutGasWei: bigint }
+  | { kind: 'RefundNotCovered'; rewardWei: bigint; payoutWei: bigint; bundleValueWei: bigint }
+
+/** What a slot decided against a bundle (its rules: window, cutoffs, choice of block, auction). */
+export type SlotFailure =
+  | { kind: 'OutsideTimestampWindow'; block: bigint; timestamp: number; minTimestamp?: number; maxTimestamp?: number }
+  | { kind: 'ArrivedAfterSimulationCutoff'; msIntoSlot: number; cutoffMs: number; block: bigint }
+  | { kind: 'ArrivedAfterBuildCutoff'; msIntoSlot: number; cutoffMs: number; boosted: boolean; block: bigint }
+  | { kind: 'PaysBuilderNothing' }
+  | { kind: 'FailedInPlace'; failure: ExecutionFailure }
+  | { kind: 'NotChosenByAnyAlgorithm' }
+  | { kind: 'MoreValuableBlockWithout'; includedBy: readonly string[]; submitted: string; submittedValue: bigint }
+  | { kind: 'AuctionLost'; competitorBid: bigint | null; ourValue: bigint; block: bigint }
+  | { kind: 'NotEveryTxLanded'; block: bigint }
+  | { kind: 'NotConsidered'; block: bigint }
+  | { kind: 'SlotAborted'; block: bigint; reason: string }
+  | { kind: 'ChainReplaced'; why: string; targetBlock: bigint }
+
+/** Why a pending bundle was taken out of building before its block. */
+export type WithdrawalReason =
+  | { kind: 'Cancelled' }
+  | { kind: 'Replaced'; by: Hash }
+  | { kind: 'StaleReplacement'; seq: number; highestSeen: number }
+
+/** One content problem that makes a bundle `Invalid`, each naming where it is. */
+export type BundleProblem =
+  /** A tx that cannot be decoded or is for another chain; the detail names it (`decodeSignedTx`). */
+  | { kind: 'UndecodableTx'; detail: string }
+  | { kind: 'DuplicateTx'; index: number; hash: Hash }
+  | { kind: 'TargetBlockMined'; targetBlock: bigint; head: bigint }
+  | { kind: 'NotATxOfBundle'; field: string; index: number; hash: Hash }
+  | { kind: 'BadSignature'; index: number; error: string }
+  | { kind: 'NonceAlreadyUsed'; index: number; nonce: number; sender: Address; chainNonce: number }
+
+const eth = (wei: bigint) => `${formatEther(wei)} ETH`
+
+/** The trace's `error` text for a failure (searchers and tests read these texts: keep them stable). */
+export function failureMessage(failure: BundleFailure): string {
+  switch (failure.kind) {
+    case 'TransactionReverted':
+      return `BundleRevert. Reverting Hash: ${failure.hash} (txs[${failure.index}] reverted and is not in revertingTxHashes)`
+    case 'LackOfFundForGasLimit':
+      return `LackOfFundForGasLimit: txs[${failure.index}] ${failure.hash}: sender cannot pay gasLimit × maxFeePerGas + value (${failure.reason})`
+    case 'TransactionRejected':
+      return `txs[${failure.index}] ${failure.hash} cannot be included: ${failure.reason}`
+    case 'TransactionNotIncluded':
+      return `txs[${failure.index}] ${failure.hash} was not included by the node (nonce gap or block gas limit)`
+    case 'BlockGasLimitReached':
+      return `BlockGasLimitReached: the bundle needs ${failure.gasUsed} gas (top of block) but ${failure.gasLeft} gas is left under the block gas limit`
+    case 'SponsorshipNotCovered':
+      return `LackOfFundForGasLimit: sponsorship ${eth(failure.sponsoredWei + failure.gasWei)} (transfers ${eth(failure.sponsoredWei)} + gas ${eth(failure.gasWei)}) not covered by builder payment ${eth(failure.grossPaymentWei)}`
+    case 'RefundNotPositive':
+      return `refund payout not positive: ${failure.percent}% of reward ${eth(failure.rewardWei)} does not exceed the payout's gas cost ${eth(failure.payoutGasWei)}`
+    case 'RefundNotCovered':
+      return `refund payout ${eth(failure.payoutWei)} exceeds bundle value ${eth(failure.bundleValueWei)} (shortfall ${eth(failure.payoutWei - failure.bundleValueWei)}; reward ${eth(failure.rewardWei)})`
+    case 'OutsideTimestampWindow':
+      return `block ${failure.block} timestamp ${failure.timestamp} is outside the bundle's window [${failure.minTimestamp ?? '-'}, ${failure.maxTimestamp ?? '-'}]`
+    case 'ArrivedAfterSimulationCutoff':
+      return `arrived ${failure.msIntoSlot} ms into the slot, after the simulation cutoff (${failure.cutoffMs} ms): not simulated for block ${failure.block}`
+    case 'ArrivedAfterBuildCutoff':
+      return `simulated after the ${failure.boosted ? 'boost ' : ''}build cutoff (${failure.cutoffMs} ms; arrived at ${failure.msIntoSlot} ms): too late for block ${failure.block}`
+    case 'PaysBuilderNothing':
+      return 'bundle pays the builder nothing (builderPayment 0): no block includes it'
+    case 'FailedInPlace':
+      return `failed in place in every candidate block: ${failureMessage(failure.failure)}`
+    case 'NotChosenByAnyAlgorithm':
+      return 'no block-building algorithm chose it'
+    case 'MoreValuableBlockWithout':
+      return `included by ${failure.includedBy.join(', ')}, but the more valuable ${failure.submitted} block (${failure.submittedValue} wei) without it was submitted`
+    case 'AuctionLost':
+      return `relay auction lost: competing bid ${failure.competitorBid} wei beat our block's ${failure.ourValue} wei; block ${failure.block} was built by another builder`
+    case 'NotEveryTxLanded':
+      return `submitted, but not every tx of the bundle is in mined block ${failure.block}`
+    case 'NotConsidered':
+      return `not considered for block ${failure.block}: it arrived after the block was built`
+    case 'SlotAborted':
+      return `slot for block ${failure.block} aborted: ${failure.reason}`
+    case 'ChainReplaced':
+      return `not built: ${failure.why} before block ${failure.targetBlock}; resubmit it for the new chain`
+    case 'Cancelled':
+      return 'cancelled'
+    case 'Replaced':
+      return `replaced by ${failure.by}`
+    case 'StaleReplacement':
+      return `dropped: stale replacementSeqNumber ${failure.seq} (highest seen ${failure.highestSeen})`
+    case 'Invalid':
+      return failure.problems.map((problem) => problemMessage(problem)).join('; ')
+  }
+}
+
+/** One problem's text; `where` renames the tx (`params[0]` for a raw tx sent on its own). */
+export function problemMessage(problem: BundleProblem, where?: string): string {
+  const tx = (index: number) => where ?? `txs[${index}]`
+  switch (problem.kind) {
+    case 'UndecodableTx':
+      return problem.detail
+    case 'DuplicateTx':
+      return `${tx(problem.index)}: duplicate of an earlier tx ${problem.hash}`
+    case 'TargetBlockMined':
+      return `blockNumber: target block ${problem.targetBlock} is already mined (head is ${problem.head})`
+    case 'NotATxOfBundle':
+      return `${problem.field}[${problem.index}]: ${problem.hash} is not a tx of this bundle`
+    case 'BadSignature':
+      return `${tx(problem.index)}: bad signature (${problem.error})`
+    case 'NonceAlreadyUsed':
+      return `${tx(problem.index)}: nonce ${problem.nonce} of ${problem.sender} already used on chain (next nonce is ${problem.chainNonce})`
+  }
+}
+
+/** Maps the node's refusal of a tx to the failure a builder reports. */
+export function rejectionFailure(index: number, hash: Hash, reason: string): ExecutionFailure {
+  if (/insufficient funds/i.test(reason)) return { kind: 'LackOfFundForGasLimit', index, hash, reason }
+  return { kind: 'TransactionRejected', index, hash, reason }
+}

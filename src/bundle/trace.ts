@@ -1,0 +1,58 @@
+import type { Address, Hash } from 'viem'
+import type { BuilderPayments } from './builderPayments.js'
+import type { Bundle } from './types.js'
+import type { BundleState } from '../protocol/bundleStates.js'
+
+/** Everything the builder learns about one bundle; served as seed §2.3 stats. */
+export interface BundleTrace {
+  bundle: Bundle
+  state: BundleState
+  error: string | null
+  revertingHash: Hash | null
+  builderPayment: bigint
+  /** Chain-clock unix seconds. */
+  receivedAt: number
+  /** Receive order across all submissions: the deterministic tie-break. */
+  sequence: number
+  /** The block being built when it arrived, and how far into that slot (for the cutoffs). */
+  receivedForBlock: bigint
+  receivedMsIntoSlot: number
+  simulatedAt: number | null
+  submittedAt: number | null
+  blockNumber: bigint | null
+  /** False once cancelled, replaced or dropped: never built again. */
+  live: boolean
+  searcher: Address | null
+  /** What the builder paid for it in its last simulation or in its block. */
+  builderPayments: BuilderPayments
+  /**
+   * Set when Anvil restarted as another chain (a fresh devnet or a re-fork): the trace is
+   * about blocks of the chain before, so it is served at once and never built again.
+   */
+  earlierChain?: boolean
+}
+
+export type TraceLookup =
+  | { found: true; trace: BundleTrace }
+  | { found: false; reason: 'unknown' }
+  | { found: false; reason: 'delayed'; availableAtBlock: bigint }
+
+/** How a bundle arrived: what its trace starts from. */
+export type Arrival = Pick<BundleTrace, 'receivedAt' | 'sequence' | 'receivedForBlock' | 'receivedMsIntoSlot' | 'searcher'>
+
+/** A fresh trace: `Received` (or `Invalid` with `error`), live, nothing simulated or paid yet. */
+export function newTrace(bundle: Bundle, arrival: Arrival, error: string | null = null): BundleTrace {
+  return {
+    bundle,
+    state: error === null ? 'Received' : 'Invalid',
+    error,
+    revertingHash: null,
+    builderPayment: 0n,
+    ...arrival,
+    simulatedAt: null,
+    submittedAt: null,
+    blockNumber: null,
+    live: true,
+    builderPayments: { sponsorships: [], refund: null },
+  }
+}
