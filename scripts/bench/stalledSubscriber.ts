@@ -3,8 +3,6 @@ import { parseGwei } from 'viem'
 import { versus, plain, type BenchResult } from './report.js'
 import { advanceSlot, benchAccounts, benchHarness, fund, independentBundles, rpc, signTransfer, submitBundles, using, type BenchOptions } from './support.js'
 
-/** Public txs sent before each measured slot: their full-tx notifications fill a stalled socket. */
-const PUBLIC_TXS = 200
 
 /**
  * A slot of N bundles with and without a WebSocket subscriber that stopped reading
@@ -13,6 +11,8 @@ const PUBLIC_TXS = 200
  */
 export async function benchStalledSubscriber({ quick, size }: BenchOptions): Promise<BenchResult> {
   const count = size ?? (quick ? 30 : 1_000)
+  // Public txs sent before each measured slot: their full-tx notifications fill the stalled socket.
+  const publicTxs = quick ? 20 : 200
   const rounds = ['without', 'stalled', 'without', 'stalled'] as const
   const prepared = await Promise.all(rounds.map((_, r) => independentBundles(count, `stall-${r}`, (i) => ({ tip: parseGwei(String(1 + (i % 5))) }))))
   const publicSenders = benchAccounts(rounds.length, 'stall-public')
@@ -25,7 +25,7 @@ export async function benchStalledSubscriber({ quick, size }: BenchOptions): Pro
     let peakRssMb = 0
     for (const [r, kind] of rounds.entries()) {
       const subscriber = kind === 'stalled' ? await stalledSubscriber(harness.rpcUrl) : null
-      for (let nonce = 0; nonce < PUBLIC_TXS; nonce++) {
+      for (let nonce = 0; nonce < publicTxs; nonce++) {
         const tx = await signTransfer(publicSenders[r]!, nonce, 1n, 31337, { dataBytes: 2_000 })
         await rpc(harness.rpcUrl, 'eth_sendRawTransaction', [tx.raw])
       }
@@ -46,7 +46,7 @@ export async function benchStalledSubscriber({ quick, size }: BenchOptions): Pro
         plain('peak RSS of the bench process (harness inside)', peakRssMb, 'MB'),
       ],
       notes: [
-        `${rounds.length} alternating rounds on one harness (${rounds.join(', ')}); each sends ${PUBLIC_TXS} public txs with 2 KB of calldata, then ${count} 2-tx bundles, then runs the slot.`,
+        `${rounds.length} alternating rounds on one harness (${rounds.join(', ')}); each sends ${publicTxs} public txs with 2 KB of calldata, then ${count} 2-tx bundles, then runs the slot.`,
         `the stalled client subscribes to newHeads, newPendingTransactions (full txs) and logs, then stops reading its socket; the server closes it once more than ${harness.config.wsMaxBufferedBytes} bytes wait unread.`,
         `per-round slot ms: without ${slotMs.without.map(Math.round).join(', ')}; stalled ${slotMs.stalled.map(Math.round).join(', ')}.`,
       ],
