@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseGwei, parseEther, type Address, type Hash, type Hex } from 'viem'
 import type { Harness } from '../src/index.js'
-import { DEV_KEYS, REVERTER_CODE, addressOf, call, sendBundle, setCode, signTx, startTestHarness, stats } from './support/harness.js'
+import { DEV_KEYS, REVERTER_CODE, addressOf, call, sendBundle, setCode, signTx, startTestHarness, stats, useTestHarness } from './support/harness.js'
 
 const REVERTER: Address = '0x00000000000000000000000000000000000dead1'
 
-let harness: Harness
+const harness = useTestHarness({}, (started) => setCode(started, REVERTER, REVERTER_CODE))
 const nonces = new Map<Hex, number>()
 
 /** Next unused nonce of a dev key in this file (each test takes its own). */
@@ -27,11 +27,6 @@ async function advance() {
 
 const txHashOf = async (raw: Hex) => (await import('viem')).keccak256(raw)
 
-beforeAll(async () => {
-  harness = await startTestHarness()
-  await setCode(harness, REVERTER, REVERTER_CODE)
-})
-afterAll(() => harness?.stop())
 
 describe('a bundle that pays the builder', () => {
   it('lands: its txs are on chain in order, with receipts, and the trace says landed', async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { keccak256, parseGwei, type Hash, type Hex } from 'viem'
 import type { Harness } from '../src/index.js'
 import { COMPETITOR_COINBASE } from '../src/builder/slot/slotBuilder.js'
-import { DEV_KEYS, addressOf, call, rpc, sendBundle, signTx, startTestHarness, stats } from './support/harness.js'
+import { DEV_KEYS, addressOf, call, rpc, sendBundle, signTx, startTestHarness, stats, useTestHarness } from './support/harness.js'
 
 async function nonceOf(harness: Harness, key: Hex): Promise<number> {
   return Number(await call(harness.rpcUrl, 'eth_getTransactionCount', [addressOf(key), 'latest']))
@@ -156,11 +156,7 @@ describe('competing algorithms and the relay auction', () => {
 })
 
 describe('block gas limit', () => {
-  let harness: Harness
-  beforeAll(async () => {
-    harness = await startTestHarness({ blockGasLimit: 50_000n })
-  })
-  afterAll(() => harness?.stop())
+  const harness = useTestHarness({ blockGasLimit: 50_000n })
 
   it('leaves out whole the bundle that does not fit', async () => {
     const hashes: Hash[] = []

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { keccak256, parseEther, parseGwei, type Address, type Hash, type Hex } from 'viem'
 import type { Harness } from '../src/index.js'
-import { DEV_KEYS, REVERTER_CODE, addressOf, call, rpc, sendBundle, setCode, signTx, startTestHarness, stats } from './support/harness.js'
+import { DEV_KEYS, REVERTER_CODE, addressOf, call, rpc, sendBundle, setCode, signTx, startTestHarness, stats, useTestHarness } from './support/harness.js'
 
 const REVERTER: Address = '0x00000000000000000000000000000000000dead2'
-let harness: Harness
+const harness = useTestHarness({}, (started) => setCode(started, REVERTER, REVERTER_CODE))
 let paupers = 0
 
 /** A fresh key with no ETH at all. */
@@ -21,11 +21,6 @@ const advance = async () => (await call(harness.rpcUrl, 'harness_advanceSlot', [
 /** A tx from a funded dev key that pays the builder `value` directly (plus its tip). */
 const payBuilder = async (key: Hex, value: bigint) => signTx({ key, nonce: await nonceOf(key), to: harness.coinbase, value })
 
-beforeAll(async () => {
-  harness = await startTestHarness()
-  await setCode(harness, REVERTER, REVERTER_CODE)
-})
-afterAll(() => harness?.stop())
 
 describe('sponsored gas', () => {
   it('sponsors the first tx with exactly the missing amount, placed right before it', async () => {
@@ -190,11 +185,7 @@ describe('refunds', () => {
 })
 
 describe('a slot that fails part-way', () => {
-  let broke: Harness
-  beforeAll(async () => {
-    broke = await startTestHarness()
-  })
-  afterAll(() => broke?.stop())
+  const broke = useTestHarness()
 
   it('leaves Anvil on the parent block and the next slot builds normally', async () => {
     // A builder that cannot pay for a sponsorship transfer: the slot aborts in the middle.

@@ -1,14 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { generatePrivateKey } from 'viem/accounts'
 import type { Harness } from '../src/index.js'
-import { accountOf, call, signTx, startTestHarness } from './support/harness.js'
+import { accountOf, call, signTx, startTestHarness, useTestHarness } from './support/harness.js'
 
 describe('a block whose txs carry more data than one Anvil request may', () => {
-  let harness: Harness
-  beforeAll(async () => {
-    harness = await startTestHarness({ blockGasLimit: 60_000_000n })
-  })
-  afterAll(() => harness?.stop())
+  const harness = useTestHarness({ blockGasLimit: 60_000_000n })
 
   it('is valued by executing it (Anvil refuses bodies over 2 MiB) and mined, not aborted', async () => {
     const key = generatePrivateKey()

@@ -3,16 +3,12 @@ import { JsonRpcProvider, Network, Wallet } from 'ethers'
 import { createWalletClient, createPublicClient, http, getAddress, keccak256, parseGwei, type Hash } from 'viem'
 import { foundry } from 'viem/chains'
 import type { Harness } from '../src/index.js'
-import { DEV_KEYS, accountOf, call, rpc, signTx, startTestHarness } from './support/harness.js'
+import { DEV_KEYS, accountOf, call, rpc, signTx, startTestHarness, useTestHarness } from './support/harness.js'
 
 const RECIPIENT = '0x00000000000000000000000000000000000c0ffe'
 
 describe('the public mempool reads like a node\'s pending state', () => {
-  let harness: Harness
-  beforeAll(async () => {
-    harness = await startTestHarness()
-  })
-  afterAll(() => harness?.stop())
+  const harness = useTestHarness()
 
   it('ethers: two back-to-back sends get nonces 0 and 1 from the pending count, and both land', async () => {
     const provider = new JsonRpcProvider(harness.rpcUrl, Network.from(31337), { staticNetwork: Network.from(31337), batchMaxCount: 1 })

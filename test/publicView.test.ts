@@ -4,7 +4,7 @@ import { createPublicClient, keccak256, parseAbiItem, parseGwei, webSocket, type
 import { generatePrivateKey } from 'viem/accounts'
 import { WebSocketProvider } from 'ethers'
 import type { Harness } from '../src/index.js'
-import { DEV_KEYS, REVERTER_CODE, accountOf, call, rpc, sendBundle, setCode, signTx, startTestHarness, stats } from './support/harness.js'
+import { DEV_KEYS, REVERTER_CODE, accountOf, call, rpc, sendBundle, setCode, signTx, startTestHarness, stats, useTestHarness } from './support/harness.js'
 
 /** `Ping(uint256)`: what the log emitter's constructor logs (data: 42). */
 const PING_TOPIC = keccak256(new TextEncoder().encode('Ping(uint256)'))
@@ -165,11 +165,7 @@ describe('one honest view: subscriptions and filters show canonical blocks and p
 })
 
 describe('WebSocket on the submission port: every method, the same errors as HTTP', () => {
-  let harness: Harness
-  beforeAll(async () => {
-    harness = await startTestHarness({ apiKeys: ['ws-key'] })
-  })
-  afterAll(() => harness?.stop())
+  const harness = useTestHarness({ apiKeys: ['ws-key'] })
 
   it('answers methods, batches and bundles; a bad frame gets -32700 and the connection stays open', async () => {
     const client = await WsClient.connect(harness.rpcUrl, { 'x-api-key': 'ws-key' })
@@ -222,11 +218,7 @@ describe('WebSocket on the submission port: every method, the same errors as HTT
 })
 
 describe('a stalled subscriber', () => {
-  let harness: Harness
-  beforeAll(async () => {
-    harness = await startTestHarness({ wsMaxBufferedBytes: 256 * 1024 })
-  })
-  afterAll(() => harness?.stop())
+  const harness = useTestHarness({ wsMaxBufferedBytes: 256 * 1024 })
 
   it('is closed with 1008 and a reason once its unread data passes the bound; others and the builder go on', async () => {
     const stalled = await WsClient.connect(harness.rpcUrl)
@@ -255,11 +247,7 @@ describe('a stalled subscriber', () => {
 })
 
 describe('real clients over WebSocket, unchanged', () => {
-  let harness: Harness
-  beforeAll(async () => {
-    harness = await startTestHarness()
-  })
-  afterAll(() => harness?.stop())
+  const harness = useTestHarness()
 
   it('viem webSocket transport: watchBlocks, watchPendingTransactions, watchContractEvent', async () => {
     const client = createPublicClient({ transport: webSocket(harness.rpcUrl.replace(/^http/, 'ws')) })

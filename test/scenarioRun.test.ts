@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ExpectationFailed, StepFailed, runScenario, runScenarios, type Harness, type ScenarioResult } from '../src/index.js'
-import { call, rpc, startTestHarness } from './support/harness.js'
+import { call, rpc, startTestHarness, useTestHarness } from './support/harness.js'
 
 /*
  * Every step kind and expectation kind, passing and failing, through the real runner: small
@@ -319,11 +319,7 @@ describe('steps the service refuses fail the run at the step', () => {
 })
 
 describe('runScenario and harness_setBalance', () => {
-  let harness: Harness
-  beforeAll(async () => {
-    harness = await startTestHarness()
-  })
-  afterAll(() => harness?.stop())
+  const harness = useTestHarness()
 
   it('harness_setBalance sets a balance on the head state and refuses bad params naming the field', async () => {
     const address = '0x00000000000000000000000000000000000b0b00'

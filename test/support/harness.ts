@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest'
 import { parseGwei, type Address, type Hash, type Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { createBundlesimClient, createJsonRpcTransport, startHarness, type Harness, type SendBundleParams } from '../../src/index.js'
@@ -14,6 +15,27 @@ export const DEV_KEYS = [
 
 export const accountOf = (key: Hex) => privateKeyToAccount(key)
 export const addressOf = (key: Hex): Address => privateKeyToAccount(key).address.toLowerCase() as Address
+
+/**
+ * A harness for the tests of the enclosing `describe` (or file): started in `beforeAll`
+ * (then `setup` runs on it), stopped in `afterAll`. The returned object forwards to that
+ * harness, so tests write `harness.rpcUrl` as with their own.
+ */
+export function useTestHarness(overrides: Partial<BundlesimConfig> = {}, setup?: (harness: Harness) => Promise<void>): Harness {
+  let started: Harness | undefined
+  beforeAll(async () => {
+    started = await startTestHarness(overrides)
+    await setup?.(started)
+  })
+  afterAll(() => started?.stop())
+  return new Proxy({} as Harness, {
+    get: (_target, property) => {
+      if (!started) throw new Error(`the test harness is not started yet (read .${String(property)} inside a test or hook)`)
+      const value = Reflect.get(started, property)
+      return typeof value === 'function' ? value.bind(started) : value
+    },
+  })
+}
 
 /** A harness as tests want it: manual clock, free ports, stats served at once, quiet logs. */
 export function startTestHarness(overrides: Partial<BundlesimConfig> = {}): Promise<Harness> {
