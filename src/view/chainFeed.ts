@@ -37,6 +37,7 @@ export type CanonicalRead = (method: string, params: unknown[]) => Promise<unkno
  */
 export class ChainFeed extends EventEmitter<ChainFeedEvents> {
   private queue: Promise<void> = Promise.resolve()
+  private lastAdded = -1n
 
   constructor(
     private readonly read: CanonicalRead,
@@ -47,6 +48,7 @@ export class ChainFeed extends EventEmitter<ChainFeedEvents> {
 
   /** A block was added to the canonical chain: its header and logs are read, then announced, in order of calls. */
   blockAdded(number: bigint): void {
+    if (number > this.lastAdded) this.lastAdded = number
     this.queue = this.queue
       .then(async () => {
         const block = (await this.read('eth_getBlockByNumber', [numberToHex(number), false])) as (RpcHeader & Record<string, unknown>) | null
@@ -55,6 +57,25 @@ export class ChainFeed extends EventEmitter<ChainFeedEvents> {
         this.emit('block', { header: headerOf(block), logs })
       })
       .catch(this.onError)
+  }
+
+  /** The highest block added so far (its announcement may still be on its way); -1 before any. */
+  get latestAdded(): bigint {
+    return this.lastAdded
+  }
+
+  /**
+   * Listens to blocks added from now on: a block already on chain but still being read for
+   * its announcement is not one of them (a subscriber or filter sees heads after it began).
+   * Returns how to stop.
+   */
+  onNewBlocks(listener: (block: CanonicalBlock) => void): () => void {
+    const after = this.lastAdded
+    const filtered = (block: CanonicalBlock) => {
+      if (BigInt(block.header.number) > after) listener(block)
+    }
+    this.on('block', filtered)
+    return () => this.off('block', filtered)
   }
 
   /** A tx entered the public mempool. */

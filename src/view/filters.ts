@@ -13,10 +13,11 @@ export class FilterNotFound extends Error {
   }
 }
 
+/** `after`: the latest block added when the filter was installed; it reports only later ones (geth). */
 type Filter =
-  | { kind: 'blocks'; polledAt: number; pending: Hash[] }
-  | { kind: 'pendingTxs'; polledAt: number; pending: Hash[] }
-  | { kind: 'logs'; polledAt: number; pending: RpcLog[]; criteria: LogCriteria }
+  | { kind: 'blocks'; polledAt: number; after: bigint; pending: Hash[] }
+  | { kind: 'pendingTxs'; polledAt: number; after: bigint; pending: Hash[] }
+  | { kind: 'logs'; polledAt: number; after: bigint; pending: RpcLog[]; criteria: LogCriteria }
 
 export interface FilterRegistryOptions {
   feed: ChainFeed
@@ -51,15 +52,15 @@ export class FilterRegistry {
   }
 
   newBlockFilter(): string {
-    return this.install({ kind: 'blocks', polledAt: this.now(), pending: [] })
+    return this.install({ kind: 'blocks', polledAt: this.now(), after: this.options.feed.latestAdded, pending: [] })
   }
 
   newPendingTransactionFilter(): string {
-    return this.install({ kind: 'pendingTxs', polledAt: this.now(), pending: [] })
+    return this.install({ kind: 'pendingTxs', polledAt: this.now(), after: this.options.feed.latestAdded, pending: [] })
   }
 
   newLogFilter(criteria: LogCriteria): string {
-    return this.install({ kind: 'logs', polledAt: this.now(), pending: [], criteria })
+    return this.install({ kind: 'logs', polledAt: this.now(), after: this.options.feed.latestAdded, pending: [], criteria })
   }
 
   /** What happened since the last poll: block hashes, tx hashes or logs, by the filter's kind. */
@@ -108,6 +109,7 @@ export class FilterRegistry {
     this.expire()
     const number = BigInt(header.number)
     for (const filter of this.filters.values()) {
+      if (number <= filter.after) continue
       if (filter.kind === 'blocks') filter.pending.push(header.hash)
       else if (filter.kind === 'logs' && inRange(filter.criteria, number, header.hash)) {
         for (const log of logs) if (matchesLog(filter.criteria, log)) filter.pending.push(log)

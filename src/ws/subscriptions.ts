@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { RpcErrorCode } from '../protocol/errorCodes.js'
 import { invalidParams, rpcError } from '../rpc/errors.js'
 import type { RequestContext } from '../rpc/httpServer.js'
-import type { ChainFeed, CanonicalBlock, PublicPendingTx } from '../view/chainFeed.js'
+import type { ChainFeed, PublicPendingTx } from '../view/chainFeed.js'
 import { logCriteriaSchema, matchesLog } from '../view/logCriteria.js'
 import { describeIssues } from '../bundle/schema.js'
 
@@ -25,18 +25,22 @@ export function registerSubscriptionMethods(rpc: JSONRPCServer<RequestContext>, 
     }
     const [kind, option] = params as [string, unknown]
     if (kind === 'newHeads') {
-      return channel.subscribe((notify) => on(feed, 'block', ({ header }: CanonicalBlock) => notify(header)))
+      return channel.subscribe((notify) => feed.onNewBlocks(({ header }) => notify(header)))
     }
     if (kind === 'newPendingTransactions') {
       if (option !== undefined && typeof option !== 'boolean') throw invalidParams('params[1]: expected true (whole txs) or false (hashes)')
-      return channel.subscribe((notify) => on(feed, 'pendingTx', (tx: PublicPendingTx) => notify(option ? tx.rpc() : tx.hash)))
+      return channel.subscribe((notify) => {
+        const listener = (tx: PublicPendingTx) => notify(option ? tx.rpc() : tx.hash)
+        feed.on('pendingTx', listener)
+        return () => feed.off('pendingTx', listener)
+      })
     }
     if (kind === 'logs') {
       const parsed = logCriteriaSchema.safeParse(option ?? {})
       if (!parsed.success) throw invalidParams(`params[1] (log filter): ${describeIssues(parsed.error)}`)
       const criteria = parsed.data
       return channel.subscribe((notify) =>
-        on(feed, 'block', ({ logs }: CanonicalBlock) => {
+        feed.onNewBlocks(({ logs }) => {
           for (const log of logs) if (matchesLog(criteria, log)) notify(log)
         }),
       )
@@ -50,10 +54,4 @@ export function registerSubscriptionMethods(rpc: JSONRPCServer<RequestContext>, 
     if (!context.channel) throw rpcError(RpcErrorCode.MethodNotFound, 'notifications not supported: eth_unsubscribe needs a WebSocket connection')
     return context.channel.unsubscribe(parsed.data[0])
   })
-}
-
-/** Listens to one feed event; returns how to stop. */
-function on<K extends 'block' | 'pendingTx'>(feed: ChainFeed, event: K, listener: (value: never) => void): () => void {
-  feed.on(event, listener as never)
-  return () => feed.off(event, listener as never)
 }
