@@ -200,9 +200,11 @@ describe('submission-time errors (refused at once, no bundle hash)', () => {
     expect(message).toMatch(/^replacementUuid: /)
   })
 
-  it('an unknown extra field on a correct bundle is ignored: the bundle is accepted', async () => {
+  it('an unknown extra field on a correct bundle is refused, naming it (issue 14); without it the bundle is accepted', async () => {
     const tx = await signTx({ key: KEY_REFUSED, nonce: 0, value: 11n })
-    const reply = await rpc(harness.rpcUrl, 'eth_sendBundle', [{ txs: [tx], blockNumber: FAR_BLOCK, someFutureField: { x: 1 } }])
+    const refused = await rpc(harness.rpcUrl, 'eth_sendBundle', [{ txs: [tx], blockNumber: FAR_BLOCK, someFutureField: { x: 1 } }])
+    expect(refused.body.error).toEqual({ code: -32602, message: 'unknown field someFutureField' })
+    const reply = await rpc(harness.rpcUrl, 'eth_sendBundle', [{ txs: [tx], blockNumber: FAR_BLOCK }])
     expect(reply.body.error).toBeUndefined()
     expect(reply.body.result).toEqual({ bundleHash: keccak256(keccak256(tx)) })
   })

@@ -93,7 +93,11 @@ describe('bundle schema (zod) and toSubmission', () => {
 
   it('accepts a minimal bundle', () => {
     expect(bundleObjectSchema.safeParse({ txs: ['0x02f8'] }).success).toBe(true)
-    expect(bundleObjectSchema.safeParse({ txs: ['0x02f8'], unknownField: 'ignored' }).success).toBe(true)
+  })
+
+  it('refuses an unknown field, naming it (issue 14: unknown fields are no longer ignored)', () => {
+    expect(problemsOf({ txs: ['0x02f8'], unknownField: 'ignored' })).toBe('unknown field unknownField')
+    expect(problemsOf({ txs: ['0x02f8'], blokNumber: '0x1' })).toBe('unknown field blokNumber (did you mean blockNumber?)')
   })
 
   it('names the failing array element: txs[1]', () => {

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import type { Address, Hash, Hex } from 'viem'
-import { address, hash32, hexBytes, hexQuantity, uuid } from '../protocol/wireRules.js'
+import { WIRE_PATTERNS, address, hash32, hexBytes, hexQuantity, uuid } from '../protocol/wireRules.js'
+import { strictFields } from '../protocol/strictFields.js'
 import type { BundleSubmission } from './types.js'
 
 const txHex = hexBytes({ type: 'expected a 0x-prefixed hex string', format: 'expected 0x-prefixed hex with an even number of digits' })
@@ -13,42 +14,79 @@ const unixSeconds = z
   .max(Number.MAX_SAFE_INTEGER, 'exceeds 2^53 - 1')
 const replacementUuid = uuid({ type: 'expected a UUID string' })
 
-/** eth_sendBundle's object (seed §2.1). Unknown fields are ignored; known ones must have their type. */
-export const bundleObjectSchema = z
-  .object({
-    txs: z.array(txHex, { error: 'required: an array of signed transactions as 0x hex strings' }),
-    blockNumber: hexQuantity({ type: 'expected a hex block number string like "0x1b4"', format: 'expected a hex block number like "0x1b4"' }).optional(),
-    minTimestamp: unixSeconds.optional(),
-    maxTimestamp: unixSeconds.optional(),
-    revertingTxHashes: hashList.optional(),
-    droppingTxHashes: hashList.optional(),
-    replacementUuid: replacementUuid.optional(),
-    replacementSeqNumber: z
-      .number({ error: 'expected a non-negative integer' })
-      .int('expected a non-negative integer')
-      .min(0, 'must not be negative')
-      .max(Number.MAX_SAFE_INTEGER, 'exceeds 2^53 - 1')
-      .optional(),
-    refundPercent: z
-      .number({ error: 'expected an integer from 0 to 99' })
-      .int('expected an integer from 0 to 99')
-      .min(0, 'expected an integer from 0 to 99')
-      .max(99, 'expected an integer from 0 to 99')
-      .optional(),
-    refundRecipient: address({ type: 'expected a 20-byte 0x address' }).optional(),
-    refundTxHashes: hashList.max(1, 'at most one refund tx hash is allowed').optional(),
-  })
-  .superRefine((bundle, ctx) => {
-    const { minTimestamp, maxTimestamp } = bundle
-    if (minTimestamp && maxTimestamp && minTimestamp > maxTimestamp) {
-      ctx.addIssue({ code: 'custom', path: ['minTimestamp'], message: `${minTimestamp} is after maxTimestamp ${maxTimestamp}` })
-    }
-  })
+const sequenceNumber = z
+  .number({ error: 'expected a non-negative integer' })
+  .int('expected a non-negative integer')
+  .min(0, 'must not be negative')
+  .max(Number.MAX_SAFE_INTEGER, 'exceeds 2^53 - 1')
+
+/**
+ * The last target block accepted: 2^52, ~1.7 billion years of 12 s slots. Beyond it no block
+ * will ever be built, and every block number derived from it (a trace's `availableAtBlock`)
+ * stays an exact JSON integer.
+ */
+export const MAX_TARGET_BLOCK = 2n ** 52n
+const targetBlock = hexQuantity({ type: 'expected a hex block number string like "0x1b4"', format: 'expected a hex block number like "0x1b4"' }).refine(
+  // Runs after a failed format check too: only a well-formed number is compared.
+  (hex) => !WIRE_PATTERNS.hexQuantity.test(hex) || BigInt(hex) <= MAX_TARGET_BLOCK,
+  { error: (issue) => `${String(issue.input)} is beyond the last block bundlesim accepts as a target, 0x${MAX_TARGET_BLOCK.toString(16)} (2^52): no such block will be built` },
+)
+
+/**
+ * eth_sendBundle's object (seed §2.1) plus the spellings other builders accept (Flashbots,
+ * rbuilder/BuilderNet, Titan): `uuid` and `replacementNonce` are rbuilder's names for
+ * `replacementUuid` and `replacementSeqNumber`; `builders`, `signingAddress`, `version` and
+ * `refundIdentity` are understood and ignored; `delayedRefund: true` cannot be honoured.
+ * Any other field is refused, naming the closest known one.
+ */
+export const bundleObjectSchema = strictFields({
+  txs: z.array(txHex, { error: 'required: an array of signed transactions as 0x hex strings' }),
+  blockNumber: targetBlock.optional(),
+  minTimestamp: unixSeconds.optional(),
+  maxTimestamp: unixSeconds.optional(),
+  revertingTxHashes: hashList.optional(),
+  droppingTxHashes: hashList.optional(),
+  replacementUuid: replacementUuid.optional(),
+  uuid: replacementUuid.optional(),
+  replacementSeqNumber: sequenceNumber.optional(),
+  replacementNonce: sequenceNumber.optional(),
+  refundPercent: z
+    .number({ error: 'expected an integer from 0 to 99' })
+    .int('expected an integer from 0 to 99')
+    .min(0, 'expected an integer from 0 to 99')
+    .max(99, 'expected an integer from 0 to 99')
+    .optional(),
+  refundRecipient: address({ type: 'expected a 20-byte 0x address' }).optional(),
+  refundTxHashes: hashList.max(1, 'at most one refund tx hash is allowed').optional(),
+  builders: z.array(z.string({ error: 'expected a builder name' }), { error: 'expected an array of builder names' }).optional(),
+  signingAddress: address({ type: 'expected a 20-byte 0x address' }).optional(),
+  refundIdentity: address({ type: 'expected a 20-byte 0x address' }).optional(),
+  version: z.string({ error: 'expected a version string like "v2"' }).optional(),
+  delayedRefund: z
+    .boolean({ error: 'expected a boolean' })
+    .refine((delayed) => !delayed, 'cannot be honoured: bundlesim pays a refund in the bundle\'s own block (only false is accepted)')
+    .optional(),
+}).superRefine((bundle, ctx) => {
+  const { minTimestamp, maxTimestamp } = bundle
+  if (minTimestamp && maxTimestamp && minTimestamp > maxTimestamp) {
+    ctx.addIssue({ code: 'custom', path: ['minTimestamp'], message: `${minTimestamp} is after maxTimestamp ${maxTimestamp}` })
+  }
+  if (bundle.uuid !== undefined && bundle.replacementUuid !== undefined && bundle.uuid.toLowerCase() !== bundle.replacementUuid.toLowerCase()) {
+    ctx.addIssue({ code: 'custom', path: ['uuid'], message: `${bundle.uuid} differs from replacementUuid ${bundle.replacementUuid} (uuid is another name for it: send one)` })
+  }
+  if (bundle.replacementNonce !== undefined && bundle.replacementSeqNumber !== undefined && bundle.replacementNonce !== bundle.replacementSeqNumber) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['replacementNonce'],
+      message: `${bundle.replacementNonce} differs from replacementSeqNumber ${bundle.replacementSeqNumber} (replacementNonce is another name for it: send one)`,
+    })
+  }
+})
 
 export type BundleObject = z.infer<typeof bundleObjectSchema>
 
 /** eth_cancelBundle's object (SPEC §4 "Cancel"): the uuid whose pending bundles to withdraw. */
-export const cancelBundleSchema = z.object({ replacementUuid })
+export const cancelBundleSchema = strictFields({ replacementUuid })
 
 /** Renders a zod path the way users write it: `txs[1]`, `refundTxHashes[0]`. */
 export function formatPath(path: readonly PropertyKey[]): string {
@@ -59,7 +97,14 @@ export function formatPath(path: readonly PropertyKey[]): string {
 
 /** All schema problems, each as `field: problem`, joined for one error message. */
 export function describeIssues(error: z.ZodError): string {
-  return error.issues.map((issue) => `${formatPath(issue.path) || 'params'}: ${issue.message}`).join('; ')
+  return error.issues
+    .map((issue) => {
+      const where = formatPath(issue.path)
+      // "unknown field x" names the field itself; a nested object's path goes before it.
+      if (issue.code === 'unrecognized_keys') return where ? `${where}: ${issue.message}` : issue.message
+      return `${where || 'params'}: ${issue.message}`
+    })
+    .join('; ')
 }
 
 /** Normalises the validated object: hex block number to bigint, 0 timestamps to "no bound". */
@@ -72,8 +117,8 @@ export function toSubmission(bundle: BundleObject): BundleSubmission {
     maxTimestamp: bundle.maxTimestamp || undefined,
     revertingTxHashes: bundle.revertingTxHashes ?? [],
     droppingTxHashes: bundle.droppingTxHashes ?? [],
-    replacementUuid: bundle.replacementUuid,
-    replacementSeqNumber: bundle.replacementSeqNumber,
+    replacementUuid: bundle.replacementUuid ?? bundle.uuid,
+    replacementSeqNumber: bundle.replacementSeqNumber ?? bundle.replacementNonce,
     refundPercent: bundle.refundPercent,
     refundRecipient: bundle.refundRecipient?.toLowerCase() as Address | undefined,
     refundTxHashes: bundle.refundTxHashes ?? [],

@@ -5,6 +5,7 @@ import { CallBundleError, callBundle, type CallBundleDeps, type CallBundleResult
 import { RpcErrorCode } from '../protocol/errorCodes.js'
 import type { CallBundleResponse } from '../protocol/methods.js'
 import { WIRE_PATTERNS, address, hexBytes, hexQuantity } from '../protocol/wireRules.js'
+import { refusedField, strictFields } from '../protocol/strictFields.js'
 import { invalidParams, rpcError } from '../rpc/errors.js'
 import type { RequestContext } from '../rpc/httpServer.js'
 import { singleObjectParam } from '../rpc/params.js'
@@ -15,8 +16,12 @@ const integerOrQuantity = (what: string) =>
     error: `expected ${what} as a non-negative integer or a hex string like "0x1b4"`,
   })
 
-/** eth_callBundle's object, as Flashbots defines it. Unknown fields are ignored. */
-const callBundleSchema = z.object({
+/**
+ * eth_callBundle's object, as Flashbots (mev-geth) defines it: `timeout` is understood and
+ * ignored (a simulation here is never cut short), `gasLimit` and `difficulty` cannot be
+ * honoured, any other field is refused naming the closest known one.
+ */
+const callBundleSchema = strictFields({
   txs: z
     .array(hexBytes({ format: 'expected a signed transaction as 0x hex' }), { error: 'required: an array of signed transactions as 0x hex strings' })
     .min(1, 'must hold at least one signed transaction'),
@@ -25,6 +30,9 @@ const callBundleSchema = z.object({
   timestamp: integerOrQuantity('unix seconds').optional(),
   coinbase: address({ type: 'expected a 20-byte 0x address' }).optional(),
   baseFee: integerOrQuantity('wei').optional(),
+  timeout: z.number({ error: 'expected a number' }).optional(),
+  gasLimit: refusedField("the simulated block has the chain's gas limit"),
+  difficulty: refusedField("a post-merge block has no difficulty (its prevrandao is Anvil's)"),
 })
 
 /** The JSON shape Flashbots (mev-geth) answers with: wei as decimal strings, gas as numbers. */

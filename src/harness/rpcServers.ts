@@ -6,8 +6,8 @@ import type { BundleBook } from '../bundle/book.js'
 import { mineImpersonatedTx } from '../cheats/impersonatedBlock.js'
 import { createApiKeyCheck } from '../rpc/auth.js'
 import { createRpcApp, listen, type ListeningServer, type RequestContext } from '../rpc/httpServer.js'
-import { nameUnknownMethods } from '../rpc/envelope.js'
-import { forwardToAnvil } from '../rpc/proxy.js'
+import { nameUnknownMethods, registeredMethods } from '../rpc/unknownMethods.js'
+import { STANDARD_READS, forwardToAnvil } from '../rpc/proxy.js'
 import { refuseWhileAnvilDown } from '../rpc/anvilGuard.js'
 import { registerCallBundleMethod } from '../callBundle/callBundleMethod.js'
 import { FLASHBOTS_SIGNATURE_HEADER, checkFlashbotsSignature } from '../rpc/flashbotsSignature.js'
@@ -100,8 +100,13 @@ export async function startRpcServers({ config, chain, slot, traces, orders, bui
     healthDetail: () => (supervisor.healthy ? {} : { anvil: `restarting (${supervisor.downReason})` }),
     activity: orders.activity,
   }
-  nameUnknownMethods(submission)
-  nameUnknownMethods(stats)
+  // Each endpoint names the other's URL for its methods; the URLs are known once both listen.
+  const urls = { submission: '', stats: '' }
+  nameUnknownMethods(submission, {
+    forwarded: STANDARD_READS,
+    other: { name: 'stats', methods: () => registeredMethods(stats), url: () => urls.stats },
+  })
+  nameUnknownMethods(stats, { other: { name: 'submission', methods: () => [...registeredMethods(submission), ...STANDARD_READS], url: () => urls.submission } })
   const submissionServer = await listen(
     createRpcApp(submission, {
       ...httpOptions,
@@ -122,5 +127,7 @@ export async function startRpcServers({ config, chain, slot, traces, orders, bui
   shutdown.add(() => webSocket.close())
   const statsServer = await listen(createRpcApp(stats, httpOptions), config.host, config.statsPort)
   shutdown.add(() => statsServer.close())
+  urls.submission = submissionServer.url
+  urls.stats = statsServer.url
   return { submission: submissionServer, stats: statsServer }
 }

@@ -1,4 +1,4 @@
-import { createJSONRPCErrorResponse, type JSONRPCID, type JSONRPCResponse, type JSONRPCServer } from 'json-rpc-2.0'
+import { createJSONRPCErrorResponse, type JSONRPCID, type JSONRPCResponse } from 'json-rpc-2.0'
 import { RpcErrorCode } from '../protocol/errorCodes.js'
 
 const isId = (id: unknown): id is JSONRPCID => id === null || typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id))
@@ -21,12 +21,6 @@ export function envelopeError(request: unknown): JSONRPCResponse | null {
     return invalid(answerId, `invalid request: params: expected an array or object, got ${describe(params)}`)
   }
   return null
-}
-
-/** Answers unknown methods naming them (notifications get no answer). */
-export function nameUnknownMethods<T>(rpc: JSONRPCServer<T>): void {
-  rpc.handleMethodNotFound = async (request) =>
-    request.id === undefined ? null : createJSONRPCErrorResponse(request.id, RpcErrorCode.MethodNotFound, `method not found: ${request.method}`)
 }
 
 function invalid(id: JSONRPCID, message: string): JSONRPCResponse {

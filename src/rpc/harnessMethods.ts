@@ -6,6 +6,7 @@ import type { HarnessStatus } from '../protocol/harnessStatus.js'
 import type { SlotReport } from '../protocol/slotReport.js'
 import { RpcErrorCode } from '../protocol/errorCodes.js'
 import { address, decimalWei, hexBytes } from '../protocol/wireRules.js'
+import { strictFields } from '../protocol/strictFields.js'
 import { invalidParams, rpcError } from './errors.js'
 import type { RequestContext } from './httpServer.js'
 import { optionalObjectParam, singleObjectParam } from './params.js'
@@ -21,20 +22,20 @@ export interface HarnessDeps {
   sendImpersonated(tx: ImpersonatedTx): Promise<{ hash: Hash; blockNumber: bigint; status: string }>
 }
 
-const advanceParams = z.object({
+const advanceParams = strictFields({
   slots: z.number({ error: 'expected an integer from 1 to 1000' }).int('expected an integer from 1 to 1000').min(1, 'expected an integer from 1 to 1000').max(1000, 'expected an integer from 1 to 1000').default(1),
 })
-const competitorBidParams = z.object({
+const competitorBidParams = strictFields({
   bidWei: z.union([decimalWei({ format: 'expected a decimal string of wei, or null' }), z.null()], {
     error: 'expected a decimal string of wei, or null',
   }),
 })
-const setBalanceParams = z.object({
+const setBalanceParams = strictFields({
   address: address({ type: 'required: a 20-byte 0x address' }),
   wei: decimalWei({ type: 'required: a decimal string of wei' }),
 })
 const weiParam = (what: string) => decimalWei({ type: `expected ${what} as a decimal string`, format: `expected ${what} as a decimal string` }).transform(BigInt)
-const impersonatedParams = z.strictObject({
+const impersonatedParams = strictFields({
   from: address({ type: 'required: a 20-byte 0x address' }),
   to: address().optional(),
   value: weiParam('wei').optional(),
@@ -43,7 +44,7 @@ const impersonatedParams = z.strictObject({
   maxFeePerGas: weiParam('wei').optional(),
   maxPriorityFeePerGas: weiParam('wei').optional(),
 })
-const timeInSlotParams = z.object({ ms: z.number({ error: 'required: ms into the slot, an integer' }).int('expected an integer number of ms') })
+const timeInSlotParams = strictFields({ ms: z.number({ error: 'required: ms into the slot, an integer' }).int('expected an integer number of ms') })
 
 /** Harness control (SPEC §6); present in every clock mode. */
 export function registerHarnessMethods(rpc: JSONRPCServer<RequestContext>, deps: HarnessDeps): void {

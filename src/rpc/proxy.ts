@@ -8,6 +8,21 @@ import { rpcError } from './errors.js'
 const FORWARDED = /^(eth|net|web3)_/
 const NOT_FORWARDED = /^eth_(send|sign|submit)/
 
+/**
+ * The standard reads a node answers, for "did you mean …" (any other `eth_`/`net_`/`web3_`
+ * read is forwarded too: Anvil may know it).
+ */
+export const STANDARD_READS = [
+  'eth_accounts', 'eth_blobBaseFee', 'eth_blockNumber', 'eth_call', 'eth_chainId', 'eth_coinbase', 'eth_createAccessList',
+  'eth_estimateGas', 'eth_feeHistory', 'eth_gasPrice', 'eth_getBalance', 'eth_getBlockByHash', 'eth_getBlockByNumber',
+  'eth_getBlockReceipts', 'eth_getBlockTransactionCountByHash', 'eth_getBlockTransactionCountByNumber', 'eth_getCode',
+  'eth_getLogs', 'eth_getProof', 'eth_getStorageAt', 'eth_getTransactionByBlockHashAndIndex',
+  'eth_getTransactionByBlockNumberAndIndex', 'eth_getTransactionByHash', 'eth_getTransactionCount',
+  'eth_getTransactionReceipt', 'eth_getUncleCountByBlockHash', 'eth_getUncleCountByBlockNumber', 'eth_maxPriorityFeePerGas',
+  'eth_mining', 'eth_protocolVersion', 'eth_simulateV1', 'eth_syncing', 'net_listening', 'net_peerCount', 'net_version',
+  'web3_clientVersion', 'web3_sha3',
+] as const
+
 export function isForwardedRead(method: string): boolean {
   return FORWARDED.test(method) && !NOT_FORWARDED.test(method)
 }
@@ -31,7 +46,12 @@ export function forwardToAnvil(rpc: JSONRPCServer<RequestContext>, anvilUrl: str
     if (rpc.hasMethod(request.method)) return next(request, context)
     const { method } = request
     if (FORWARDED_CHEATS.has(method)) return answer(request, await lock.write(() => forward(anvilUrl, request, timeoutMs)))
-    if (isForwardedRead(method)) return answer(request, await lock.read(() => forward(anvilUrl, request, timeoutMs)))
+    if (isForwardedRead(method)) {
+      const response = await lock.read(() => forward(anvilUrl, request, timeoutMs))
+      // A read Anvil does not know gets the server's own unknown-method answer (with its "did you mean …").
+      if (request.id !== undefined && response.error?.code === RpcErrorCode.MethodNotFound) return rpc.handleMethodNotFound(request, context)
+      return answer(request, response)
+    }
     if (NODE_CONTROL.test(method)) {
       return answer(request, {
         jsonrpc: '2.0',

@@ -1,4 +1,3 @@
-import { z } from 'zod'
 import type { JSONRPCServer } from 'json-rpc-2.0'
 import type { Hash } from 'viem'
 import type { StatusCase } from '../protocol/bundleStates.js'
@@ -6,13 +5,13 @@ import { toBundleStats } from '../bundle/stats.js'
 import type { BundleBook } from '../bundle/book.js'
 import { hash32 } from '../protocol/wireRules.js'
 import { RpcErrorCode } from '../protocol/errorCodes.js'
+import { strictFields } from '../protocol/strictFields.js'
 import { rpcError } from './errors.js'
 import type { RequestContext } from './httpServer.js'
 import { singleObjectParam } from './params.js'
 
 const hash = hash32({ type: 'expected a 32-byte 0x hex bundle hash', format: 'expected a 32-byte 0x hex bundle hash' })
-const statsParams = z
-  .object({ bundle_hash: hash.optional(), bundleHash: hash.optional() })
+const statsParams = strictFields({ bundle_hash: hash.optional(), bundleHash: hash.optional() })
   .refine((p) => p.bundle_hash !== undefined || p.bundleHash !== undefined, {
     message: 'required: the hash returned at submission',
     path: ['bundle_hash'],

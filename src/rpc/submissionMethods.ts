@@ -55,7 +55,9 @@ export function registerSubmissionMethods(rpc: JSONRPCServer<RequestContext>, de
       throw rpcError(RpcErrorCode.Unauthorized, 'unauthorized: svc_boostBundle needs a valid X-Api-Key header')
     }
     const object = bundleParam(params)
-    if (object.replacementSeqNumber !== undefined) throw invalidParams('replacementSeqNumber: not accepted by svc_boostBundle (eth_sendBundle only)')
+    for (const field of ['replacementSeqNumber', 'replacementNonce'] as const) {
+      if (object[field] !== undefined) throw invalidParams(`${field}: not accepted by svc_boostBundle (eth_sendBundle only)`)
+    }
     const submission = toSubmission(object)
     if (submission.txs.length === 0) throw invalidParams('txs: must hold at least one signed transaction')
     return { bundleHash: deps.ingest.submit(submission, { boosted: true, searcher: context.searcher ?? undefined }) }
