@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import type { Address, Hash, Hex } from 'viem'
 import { address, hash32 } from '../protocol/wireRules.js'
+import { strictFields } from '../protocol/strictFields.js'
 
 /** A log as JSON-RPC answers it (`eth_getLogs`, filters, `logs` subscriptions). */
 export interface RpcLog {
@@ -38,14 +39,13 @@ const blockTag = z.union([
 const topicPosition = z.union([z.null(), topic, z.array(topic).max(1000, 'at most 1000 alternatives per topic position')])
 
 /** The filter object of `eth_newFilter`, `eth_getLogs` and `eth_subscribe("logs", …)`, as geth reads it. */
-export const logCriteriaSchema = z
-  .strictObject({
-    fromBlock: blockTag.optional(),
-    toBlock: blockTag.optional(),
-    address: z.union([contract, z.array(contract)]).optional(),
-    topics: z.array(topicPosition).max(4, 'exceed max topics: at most 4 positions').optional(),
-    blockHash: hash32().optional(),
-  })
+export const logCriteriaSchema = strictFields({
+  fromBlock: blockTag.optional(),
+  toBlock: blockTag.optional(),
+  address: z.union([contract, z.array(contract)]).optional(),
+  topics: z.array(topicPosition).max(4, 'exceed max topics: at most 4 positions').optional(),
+  blockHash: hash32().optional(),
+})
   .refine((c) => c.blockHash === undefined || (c.fromBlock === undefined && c.toBlock === undefined), {
     message: 'blockHash cannot be combined with fromBlock/toBlock',
   })
