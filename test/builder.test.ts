@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { parseGwei, parseEther, type Address, type Hash, type Hex } from 'viem'
-import type { Harness } from '../src/index.js'
-import { DEV_KEYS, REVERTER_CODE, addressOf, call, sendBundle, setCode, signTx, startTestHarness, stats, useTestHarness } from './support/harness.js'
+import { DEV_KEYS, REVERTER_CODE, addressOf, call, sendBundle, setCode, signTx, stats, useTestHarness } from './support/harness.js'
 
 const REVERTER: Address = '0x00000000000000000000000000000000000dead1'
 

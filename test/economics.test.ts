@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { keccak256, parseEther, parseGwei, type Address, type Hash, type Hex } from 'viem'
-import type { Harness } from '../src/index.js'
-import { DEV_KEYS, REVERTER_CODE, addressOf, call, rpc, sendBundle, setCode, signTx, startTestHarness, stats, useTestHarness } from './support/harness.js'
+import { DEV_KEYS, REVERTER_CODE, addressOf, call, rpc, sendBundle, setCode, signTx, stats, useTestHarness } from './support/harness.js'
 
 const REVERTER: Address = '0x00000000000000000000000000000000000dead2'
 const harness = useTestHarness({}, (started) => setCode(started, REVERTER, REVERTER_CODE))

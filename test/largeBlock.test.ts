@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { generatePrivateKey } from 'viem/accounts'
-import type { Harness } from '../src/index.js'
-import { accountOf, call, signTx, startTestHarness, useTestHarness } from './support/harness.js'
+import { accountOf, call, signTx, useTestHarness } from './support/harness.js'
 
 describe('a block whose txs carry more data than one Anvil request may', () => {
   const harness = useTestHarness({ blockGasLimit: 60_000_000n })

@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { JsonRpcProvider, Network, Wallet } from 'ethers'
 import { createWalletClient, createPublicClient, http, getAddress, keccak256, parseGwei, type Hash } from 'viem'
 import { foundry } from 'viem/chains'
-import type { Harness } from '../src/index.js'
-import { DEV_KEYS, accountOf, call, rpc, signTx, startTestHarness, useTestHarness } from './support/harness.js'
+import { DEV_KEYS, accountOf, call, rpc, signTx, useTestHarness } from './support/harness.js'
 
 const RECIPIENT = '0x00000000000000000000000000000000000c0ffe'
 

@@ -1,9 +1,9 @@
 import { mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ExpectationFailed, StepFailed, runScenario, runScenarios, type Harness, type ScenarioResult } from '../src/index.js'
-import { call, rpc, startTestHarness, useTestHarness } from './support/harness.js'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { ExpectationFailed, StepFailed, runScenario, runScenarios, type ScenarioResult } from '../src/index.js'
+import { call, rpc, useTestHarness } from './support/harness.js'
 
 /*
  * Every step kind and expectation kind, passing and failing, through the real runner: small

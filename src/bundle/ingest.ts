@@ -50,7 +50,7 @@ export class BundleIngest {
   }
 
   submit(submission: BundleSubmission, options: SubmitOptions): Hash {
-    const { traces, chainId } = this.deps
+    const { chainId } = this.deps
     const headBlock = this.deps.headBlock()
     const { bundle, problems } = decodeBundle(submission, { chainId, headBlock, boosted: options.boosted })
     const arrival = {

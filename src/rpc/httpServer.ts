@@ -1,7 +1,7 @@
 import express, { type Request, type Response, type NextFunction } from 'express'
 import type { IncomingHttpHeaders, Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { JSONRPCServer, createJSONRPCErrorResponse, type JSONRPCRequest, type JSONRPCResponse } from 'json-rpc-2.0'
+import { JSONRPCServer, createJSONRPCErrorResponse } from 'json-rpc-2.0'
 import { batchSizeError, dispatch, errorResponse, parseMessage, requestCount } from './dispatch.js'
 import { RateLimiter } from './rateLimit.js'
 import type { RequestActivity } from './requestActivity.js'
