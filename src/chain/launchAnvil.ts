@@ -87,7 +87,10 @@ export async function launchAnvil(options: LaunchAnvilOptions): Promise<Launched
     // history is not immutable (a restarted local chain reuses block numbers), so no cache there.
     noStorageCaching: options.forkUrl && isLoopbackUrl(options.forkUrl) ? true : undefined,
     startTimeout: options.startTimeoutMs ?? 30_000,
-    stopTimeout: 10_000,
+    // @viem/anvil's stop() waits for the process to exit, then races a 'close' that has already
+    // happened against a timer of this length that it never clears: a longer one only keeps a
+    // library user's process alive that long after harness.stop().
+    stopTimeout: 0,
     execArgs: ([binary, args, execOptions]) => [
       'sh',
       ['-c', WATCHDOG, 'anvil-watchdog', binary, ...args],
