@@ -24,7 +24,10 @@ export {
   parseScenario,
   runScenario,
   runScenarios,
+  selectScenarios,
   findScenarioFiles,
+  shardFiles,
+  parseShard,
   formatSummary,
   toJUnitXml,
   writeJUnit,
@@ -42,4 +45,5 @@ export {
   type ScenarioFailure,
   type SchemaIssue,
   type SourceLocation,
+  type Shard,
 } from './scenario/index.js'

@@ -112,10 +112,11 @@ describe('the npm package (packed, installed offline into an empty project)', ()
     expect(stdout).toBe('')
   }, 60_000)
 
-  it('npx bundlesim init, then npx bundlesim run: the CLI runs from the package', async () => {
+  it('npx bundlesim init (scenario + workflow), then npx bundlesim run --shard 1/4: the CLI runs from the package', async () => {
     const init = await sh('npx', ['--offline', 'bundlesim', 'init'], project)
-    expect(init.stdout).toBe(`Wrote ${path.join('scenarios', 'example.yaml')}\nNext: npx bundlesim run scenarios\n`)
-    const run = await sh('npx', ['--offline', 'bundlesim', 'run', 'scenarios'], project)
+    expect(init.stdout).toBe(`Wrote ${path.join('scenarios', 'example.yaml')}\nWrote .github/workflows/bundlesim.yml\nNext: npx bundlesim run scenarios\n`)
+    // Shard 1 of the workflow's four holds the one scenario.
+    const run = await sh('npx', ['--offline', 'bundlesim', 'run', 'scenarios', '--shard', '1/4'], project)
     expect(run.stdout).toContain('1 passed, 0 failed')
   }, 90_000)
 })
