@@ -4,6 +4,7 @@ import path from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
 import { findScenarioFiles, parseShard, shardFiles } from '../src/index.js'
+import { starterWorkflow } from '../src/scenario/init.js'
 import { REPO_ROOT, runCli } from './support/cli.js'
 
 /*
@@ -118,6 +119,11 @@ describe('GitHub Actions', () => {
     // The workflow's command, shard by shard, runs the starter scenario exactly once.
     const shards = await Promise.all([1, 2, 3, 4].map((i) => runCli(['run', path.join(project, 'scenarios'), '--list', '--shard', `${i}/4`], PLAIN_ENV)))
     expect(shards.map((s) => s.stdout).join('')).toBe(`${path.join(project, 'scenarios', 'example.yaml')}\n`)
+
+    // The README shows the same workflow (without the header comment).
+    const readme = await readFile(path.join(REPO_ROOT, 'README.md'), 'utf8')
+    const shown = /### In CI: shards and annotations[\s\S]*?```yaml\n([\s\S]*?)```/.exec(readme)?.[1]
+    expect(shown).toBe(starterWorkflow('scenarios').replace(/^(#.*\n)+/, ''))
 
     const again = await runCli(['init', path.join(project, 'scenarios'), '--workflow', workflowFile], PLAIN_ENV)
     expect(again.code).toBe(1)
