@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process'
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -9,7 +9,8 @@ import { installOffline, packRepo, sh, type PackedPackage } from './support/pack
 /*
  * The published package as a searcher's repository uses it: packed once (the build runs in
  * `prepare`), installed offline into an empty project, then imported from plain Node ESM,
- * type-checked from TypeScript, imported from CommonJS, and run as `npx bundlesim`.
+ * type-checked from TypeScript, imported from CommonJS, used from the project's own vitest
+ * (`bundlesim/vitest`), and run as `npx bundlesim`.
  */
 
 /** README's pre-signed 1 ETH transfer from Anvil dev account 0 (nonce 0, chain 31337). */
@@ -37,6 +38,7 @@ try {
 `
 
 const TS_CONSUMER = `import { startHarness, runScenario, describeFailure, type Harness, type BundleStats, type ScenarioResult } from 'bundlesim'
+import { createHarnessTest, type HarnessSession } from 'bundlesim/vitest'
 
 const harness: Harness = await startHarness({ clock: 'manual', port: 0 })
 const url: string = harness.rpcUrl
@@ -48,6 +50,32 @@ const lines: string[] = result.failures.map(describeFailure)
 await startHarness({ clock: 'sometimes' })
 console.log(url, status, lines)
 await harness.stop()
+const perFile = createHarnessTest({ per: 'file', config: { slotTimeSeconds: 2 } })
+perFile('typed fixtures', async ({ bundlesim }: { bundlesim: HarnessSession }) => {
+  const account = await bundlesim.account('searcher')
+  const landed: BundleStats = await bundlesim.expectBundle(await bundlesim.sendBundle([await bundlesim.sign(account, { to: account.address })])).toLand()
+  console.log(landed.status)
+})
+`
+
+/** The consumer's own test of its bot with `bundlesim/vitest` (README's example). */
+const VITEST_CONSUMER = `import { test } from 'bundlesim/vitest'
+import { expect } from 'vitest'
+import { parseEther } from 'viem'
+
+test('the bot backruns a swap and its bundle lands', async ({ bundlesim }) => {
+  const victim = await bundlesim.account('victim', parseEther('10'))
+  const searcher = await bundlesim.account('searcher', parseEther('1'))
+  const swap = await bundlesim.sign(victim, { to: '0x000000000000000000000000000000000000dEaD', value: parseEther('5') })
+  const tip = await bundlesim.sign(searcher, { to: bundlesim.harness.coinbase, value: parseEther('0.01') })
+  const bundle = await bundlesim.sendBundle([swap, tip])
+  await bundlesim.advanceSlot()
+  await bundlesim.expectBundle(bundle).toLand()
+})
+
+test('each test gets an untouched chain', async ({ harness }) => {
+  expect(harness.status().blockNumber).toBe(0)
+})
 `
 
 function node(cwd: string, file: string) {
@@ -78,12 +106,22 @@ describe('the npm package (packed, installed offline into an empty project)', ()
     expect(packed.files.filter((file) => /\.test\.|^test\/|^scripts\/|^scenarios\/|^src\//.test(file))).toEqual([])
   })
 
+  it('bundlesim/vitest in the consumer\'s own vitest: a backrun bot tested with the fixtures, a fresh harness per test', async () => {
+    await mkdir(path.join(project, 'test'), { recursive: true })
+    await writeFile(path.join(project, 'test', 'bot.test.ts'), VITEST_CONSUMER)
+    const vitest = await sh(process.execPath, [path.join(project, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--reporter', 'verbose'], project, { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' }).catch((error: Error) => ({ stdout: error.message, stderr: '' }))
+    expect(vitest.stdout).toContain('✓ test/bot.test.ts > the bot backruns a swap and its bundle lands')
+    expect(vitest.stdout).toContain('✓ test/bot.test.ts > each test gets an untouched chain')
+    expect(vitest.stdout).toMatch(/Tests +2 passed \(2\)/)
+  }, 90_000)
+
   it('installs without tsx: the runtime is compiled code', async () => {
     const installed = await readdir(path.join(project, 'node_modules'))
     expect(installed).toContain('bundlesim')
     expect(installed).toContain('viem')
     expect(installed).not.toContain('tsx')
     expect(installed).not.toContain('typescript')
+    expect(installed).toContain('solc')
   })
 
   it('plain Node ESM (.mjs): imports bundlesim, starts the harness, a bundle lands in the next slot, stops', async () => {

@@ -13,7 +13,7 @@ import { REPO_ROOT } from './cli.js'
  * npm resolves a dependency *range* from registry metadata that its cache does not hold in
  * the form an offline install asks for, so the consumer gets a lock file, as any project
  * in CI has: bundlesim's own locked versions of its runtime dependencies (plus @types/node
- * for the TypeScript consumer), with their integrity hashes. With a lock file npm fetches
+ * and vitest, the consumer's devDependencies), with their integrity hashes. With a lock file npm fetches
  * only tarballs, by integrity, and those are in the cache.
  */
 
@@ -33,9 +33,9 @@ interface Lock {
 }
 
 /** Runs a command to completion; rejects with its output when it fails. */
-export async function sh(command: string, args: string[], cwd: string, timeoutMs = 120_000) {
+export async function sh(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env, timeoutMs = 120_000) {
   try {
-    return await run(command, args, { cwd, timeout: timeoutMs, maxBuffer: 32 * 1024 * 1024 })
+    return await run(command, args, { cwd, env, timeout: timeoutMs, maxBuffer: 32 * 1024 * 1024 })
   } catch (error) {
     const e = error as Error & { stdout?: string; stderr?: string }
     throw new Error(`${command} ${args.join(' ')} failed in ${cwd}: ${e.message}\nstdout:\n${e.stdout}\nstderr:\n${e.stderr}`)
@@ -85,15 +85,17 @@ export async function packRepo(dir: string): Promise<PackedPackage> {
 
 /**
  * An empty project at `dir` with the tarball installed offline from the npm cache (and
- * @types/node as a devDependency), without the network.
+ * @types/node and vitest as devDependencies), without the network.
  */
 export async function installOffline(dir: string, tarball: string): Promise<void> {
   const own = JSON.parse(await readFile(path.join(REPO_ROOT, 'package.json'), 'utf8'))
   const lock = JSON.parse(await readFile(path.join(REPO_ROOT, 'package-lock.json'), 'utf8')) as Lock
   const spec = `file:${path.relative(dir, tarball).split(path.sep).join('/')}`
   const runtime = closure(lock.packages, Object.keys(own.dependencies).map((name) => `node_modules/${name}`))
-  const types = closure(lock.packages, ['node_modules/@types/node'])
-  const consumer = { name: 'bundlesim-consumer', private: true, type: 'module', dependencies: { bundlesim: spec }, devDependencies: { '@types/node': own.devDependencies['@types/node'] } }
+  const devNames = ['@types/node', 'vitest']
+  const dev = closure(lock.packages, devNames.map((name) => `node_modules/${name}`))
+  const devDependencies = Object.fromEntries(devNames.map((name) => [name, own.devDependencies[name]]))
+  const consumer = { name: 'bundlesim-consumer', private: true, type: 'module', dependencies: { bundlesim: spec }, devDependencies }
   const integrity = createHash('sha512').update(await readFile(tarball)).digest('base64')
   const packages: Lock['packages'] = {
     '': consumer,
@@ -107,7 +109,7 @@ export async function installOffline(dir: string, tarball: string): Promise<void
       engines: own.engines,
     },
   }
-  for (const lockPath of [...runtime, ...types].sort()) {
+  for (const lockPath of [...runtime, ...dev].sort()) {
     const { dev: _dev, ...entry } = lock.packages[lockPath]!
     packages[lockPath] = runtime.has(lockPath) ? entry : { ...entry, dev: true }
   }
