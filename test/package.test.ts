@@ -124,21 +124,19 @@ describe('the npm package (packed, installed offline into an empty project)', ()
     expect(installed).toContain('solc')
   })
 
-  it('plain Node ESM (.mjs): imports bundlesim, starts the harness, a bundle lands in the next slot, stops', async () => {
-    await writeFile(path.join(project, 'harness.mjs'), `import { startHarness } from 'bundlesim'\n${SCRIPT_BODY}`)
-    const run = node(project, 'harness.mjs')
-    expect(run.stderr).toBe('')
-    expect(run.code).toBe(0)
-    expect(JSON.parse(run.stdout)).toEqual({ before: 0, after: 1, status: 'landed', blockNumber: 1 })
-  }, 90_000)
-
-  it('CommonJS (.cjs): await import("bundlesim") works the same', async () => {
-    await writeFile(path.join(project, 'harness.cjs'), `;(async () => {\nconst { startHarness } = await import('bundlesim')\n${SCRIPT_BODY}\n})().catch((error) => { console.error(error); process.exit(1) })\n`)
-    const run = node(project, 'harness.cjs')
-    expect(run.stderr).toBe('')
-    expect(run.code).toBe(0)
-    expect(JSON.parse(run.stdout)).toEqual({ before: 0, after: 1, status: 'landed', blockNumber: 1 })
-  }, 90_000)
+  const scripts = [
+    ['plain Node ESM (.mjs): imports bundlesim, starts the harness, a bundle lands in the next slot, stops', 'harness.mjs', `import { startHarness } from 'bundlesim'\n${SCRIPT_BODY}`],
+    ['CommonJS (.cjs): await import("bundlesim") works the same', 'harness.cjs', `;(async () => {\nconst { startHarness } = await import('bundlesim')\n${SCRIPT_BODY}\n})().catch((error) => { console.error(error); process.exit(1) })\n`],
+  ] as const
+  for (const [title, file, source] of scripts) {
+    it(title, async () => {
+      await writeFile(path.join(project, file), source)
+      const run = node(project, file)
+      expect(run.stderr).toBe('')
+      expect(run.code).toBe(0)
+      expect(JSON.parse(run.stdout)).toEqual({ before: 0, after: 1, status: 'landed', blockNumber: 1 })
+    }, 90_000)
+  }
 
   it('TypeScript: the types resolve and a strict consumer passes tsc --noEmit (no skipLibCheck)', async () => {
     await writeFile(path.join(project, 'consumer.ts'), TS_CONSUMER)

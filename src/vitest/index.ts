@@ -15,8 +15,10 @@ import type { BundlesimConfig } from '../config/config.js'
 import { startHarness, type Harness } from '../harness/startHarness.js'
 import { HarnessPool } from './harnessPool.js'
 import { HarnessSession } from './session.js'
+import { TEST_HARNESS_DEFAULTS } from './testDefaults.js'
 
 export { HarnessPool } from './harnessPool.js'
+export { TEST_HARNESS_DEFAULTS } from './testDefaults.js'
 export { HarnessSession, type TestAccount, type TxRequest, type SentBundle, type BundleFields } from './session.js'
 
 export interface HarnessTestOptions {
@@ -34,16 +36,6 @@ export interface HarnessFixtures {
   harness: Harness
   /** Accounts, signing, bundles, slots and trace assertions on `harness`. */
   bundlesim: HarnessSession
-}
-
-/** The settings the fixtures start harnesses with, before `options.config`. */
-export const TEST_HARNESS_DEFAULTS: Partial<BundlesimConfig> = {
-  clock: 'manual',
-  port: 0,
-  statsPort: 0,
-  anvilPort: 0,
-  statsDelaySlots: 0,
-  logLevel: 'silent',
 }
 
 /** A harness for the duration of `use`, stopped after. */
