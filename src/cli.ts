@@ -104,17 +104,7 @@ program
       rateLimitPerKey: opts.rateLimitPerKey,
     }
     const harness = await startHarness(config)
-    const status = harness.status()
-    process.stdout.write(
-      [
-        `bundlesim ready (chain ${status.chainId}, block ${status.blockNumber}, ${config.clock} clock, ${config.slotTimeSeconds}s slots)`,
-        `  submission RPC  ${harness.rpcUrl}`,
-        `  stats RPC       ${harness.statsUrl}`,
-        `  anvil           ${harness.anvilUrl}`,
-        `  coinbase        ${harness.coinbase}`,
-        '',
-      ].join('\n'),
-    )
+    // Handlers first: a signal sent as soon as the banner is read must find them.
     let stopping = false
     const shutdown = (signal: string) => {
       if (stopping) return
@@ -127,6 +117,17 @@ program
     }
     process.on('SIGINT', () => shutdown('SIGINT'))
     process.on('SIGTERM', () => shutdown('SIGTERM'))
+    const status = harness.status()
+    process.stdout.write(
+      [
+        `bundlesim ready (chain ${status.chainId}, block ${status.blockNumber}, ${config.clock} clock, ${config.slotTimeSeconds}s slots)`,
+        `  submission RPC  ${harness.rpcUrl}`,
+        `  stats RPC       ${harness.statsUrl}`,
+        `  anvil           ${harness.anvilUrl}`,
+        `  coinbase        ${harness.coinbase}`,
+        '',
+      ].join('\n'),
+    )
   })
 
 registerScenarioCommands(program)
