@@ -107,6 +107,19 @@ program
       rateLimitPerKey: opts.rateLimitPerKey,
     }
     const harness = await startHarness(config)
+    // Handlers first: a signal sent as soon as the banner is read must find them.
+    let stopping = false
+    const shutdown = (signal: string) => {
+      if (stopping) return
+      stopping = true
+      process.stderr.write(`${signal}: stopping bundlesim\n`)
+      harness.stop().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      )
+    }
+    process.on('SIGINT', () => shutdown('SIGINT'))
+    process.on('SIGTERM', () => shutdown('SIGTERM'))
     const status = harness.status()
     process.stdout.write(
       [
@@ -120,18 +133,6 @@ program
         '',
       ].join('\n'),
     )
-    let stopping = false
-    const shutdown = (signal: string) => {
-      if (stopping) return
-      stopping = true
-      process.stderr.write(`${signal}: stopping bundlesim\n`)
-      harness.stop().then(
-        () => process.exit(0),
-        () => process.exit(1),
-      )
-    }
-    process.on('SIGINT', () => shutdown('SIGINT'))
-    process.on('SIGTERM', () => shutdown('SIGTERM'))
   })
 
 registerScenarioCommands(program)

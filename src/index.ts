@@ -46,7 +46,10 @@ export {
   parseScenario,
   runScenario,
   runScenarios,
+  selectScenarios,
   findScenarioFiles,
+  shardFiles,
+  parseShard,
   formatSummary,
   toJUnitXml,
   writeJUnit,
@@ -64,4 +67,5 @@ export {
   type ScenarioFailure,
   type SchemaIssue,
   type SourceLocation,
+  type Shard,
 } from './scenario/index.js'

@@ -107,13 +107,14 @@ describe('bundlesim run and init', () => {
 
   it('bundlesim init writes a starter scenario that passes, says what to run next, and never overwrites', async () => {
     const target = path.join(dir, 'starter')
-    const init = await runLibraryCli(['init', target])
+    // --no-workflow: the CLI runs from the repository root; test/ciSharding.test.ts covers the workflow.
+    const init = await runLibraryCli(['init', target, '--no-workflow'])
     expect(init.code).toBe(0)
     expect(init.stdout).toBe(`Wrote ${path.join(target, 'example.yaml')}\nNext: npx bundlesim run ${target}\n`)
     const run = await runLibraryCli(['run', target])
     expect(run.code).toBe(0)
     expect(run.stdout).toContain('1 passed, 0 failed')
-    const again = await runLibraryCli(['init', target])
+    const again = await runLibraryCli(['init', target, '--no-workflow'])
     expect(again.code).toBe(1)
     expect(again.stderr).toContain('already exists')
   }, 60_000)

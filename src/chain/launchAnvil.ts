@@ -45,7 +45,7 @@ export interface LaunchedAnvil {
 const WATCHDOG = [
   'exec 3<&0',
   '"$@" </dev/null & child=$!',
-  'echo "bundlesim-watchdog: anvil pid $child"',
+  'echo "bundlesim-watchdog: anvil pid $child, watchdog pid $$"',
   "trap 'kill $reader 2>/dev/null; kill $child 2>/dev/null; kill -CONT $child 2>/dev/null; wait $child; exit 0' TERM INT HUP",
   '( while read -r _; do :; done; kill $child 2>/dev/null ) <&3 &',
   'reader=$!',
@@ -99,11 +99,15 @@ export async function launchAnvil(options: LaunchAnvilOptions): Promise<Launched
   const anvil = createAnvil(anvilOptions)
   let port = options.port
   let pid: number | undefined
+  let watchdogPid: number | undefined
   const unsubscribe = anvil.on('message', (message) => {
     const match = /Listening on [^\s:]+:(\d+)/.exec(message)
     if (match) port = Number(match[1])
-    const pidMatch = /bundlesim-watchdog: anvil pid (\d+)/.exec(message)
-    if (pidMatch) pid = Number(pidMatch[1])
+    const pidMatch = /bundlesim-watchdog: anvil pid (\d+), watchdog pid (\d+)/.exec(message)
+    if (pidMatch) {
+      pid = Number(pidMatch[1])
+      watchdogPid = Number(pidMatch[2])
+    }
   })
   let hasExited = false
   const exited = new Promise<string>((resolve) => {
@@ -122,9 +126,22 @@ export async function launchAnvil(options: LaunchAnvilOptions): Promise<Launched
   }
   const urlHost = options.host.includes(':') ? `[${options.host}]` : options.host
   const url = `http://${urlHost}:${port}`
-  // @viem/anvil's stop() waits for a 'close' that never comes once the process is gone.
+  // SIGTERM to the watchdog, as @viem/anvil's stop() sends, then wait for the exit. Not its
+  // stop() itself: that waits for a 'close' that has already happened, racing a timer of
+  // `stopTimeout` it never clears, which kept a library user's process alive 10 s after
+  // harness.stop() (and a short timer rejects before anything listens: a crash).
   const stop = async () => {
-    if (!hasExited) await Promise.race([anvil.stop().catch(() => undefined), exited])
+    if (hasExited) return
+    if (watchdogPid === undefined) {
+      await Promise.race([anvil.stop().catch(() => undefined), exited])
+      return
+    }
+    try {
+      process.kill(watchdogPid, 'SIGTERM')
+    } catch {
+      // Already gone: its exit is on the way.
+    }
+    await exited
   }
   const launched: LaunchedAnvil = {
     url,

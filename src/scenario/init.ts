@@ -32,15 +32,61 @@ steps:
         victim: 1.5 ether
 `
 
-/** Writes `example.yaml` into `dir` (never over an existing file); returns its path. */
-export async function writeStarterScenario(dir = 'scenarios'): Promise<string> {
-  const file = path.join(dir, 'example.yaml')
-  const exists = await access(file).then(
+/** The GitHub Actions workflow `bundlesim init` writes: the scenarios in `dir`, split over 4 jobs. */
+export function starterWorkflow(dir = 'scenarios'): string {
+  const junit = 'bundlesim-junit-${{ matrix.shard }}.xml'
+  return `# Written by \`bundlesim init\`: runs the bundlesim scenarios in ${dir}/ on every push and pull
+# request, split over 4 parallel jobs (each scenario runs in exactly one). A failing check is
+# annotated on its line of the YAML file. Edit freely; see bundlesim's README,
+# "Use it in your own repository".
+name: bundlesim
+
+on:
+  push:
+  pull_request:
+
+jobs:
+  scenarios:
+    runs-on: ubuntu-latest
+    strategy:
+      fail-fast: false
+      matrix:
+        shard: [1, 2, 3, 4]
+    steps:
+      - uses: actions/checkout@v4
+      - uses: actions/setup-node@v4
+        with:
+          node-version: 20
+          cache: npm
+      - run: npm ci
+      - run: npx bundlesim run ${dir} --shard \${{ matrix.shard }}/4 --junit ${junit}
+      - uses: actions/upload-artifact@v4
+        if: always()
+        with:
+          name: bundlesim-junit-\${{ matrix.shard }}
+          path: ${junit}
+          if-no-files-found: ignore
+`
+}
+
+/** Whether `file` exists. */
+const exists = (file: string) =>
+  access(file).then(
     () => true,
     () => false,
   )
-  if (exists) throw new Error(`${file} already exists; not overwriting it`)
-  await mkdir(dir, { recursive: true })
-  await writeFile(file, STARTER_SCENARIO, 'utf8')
+
+/** Writes `text` to `file` (creating its folder) unless the file exists; returns whether it wrote. */
+export async function writeNewFile(file: string, text: string): Promise<boolean> {
+  if (await exists(file)) return false
+  await mkdir(path.dirname(file), { recursive: true })
+  await writeFile(file, text, { encoding: 'utf8', flag: 'wx' })
+  return true
+}
+
+/** Writes `example.yaml` into `dir` (never over an existing file); returns its path. */
+export async function writeStarterScenario(dir = 'scenarios'): Promise<string> {
+  const file = path.join(dir, 'example.yaml')
+  if (!(await writeNewFile(file, STARTER_SCENARIO))) throw new Error(`${file} already exists; not overwriting it`)
   return file
 }

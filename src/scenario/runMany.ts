@@ -27,7 +27,8 @@ export interface RunManyOptions extends RunOptions {
   onEvent?: (event: RunEvent) => void
 }
 
-function matchesFilter(scenario: LoadedScenario, filter: string | undefined): boolean {
+/** Whether a scenario is selected by `--filter` text (substring of name or file, or `/regex/flags`). */
+export function matchesFilter(scenario: LoadedScenario, filter: string | undefined): boolean {
   if (!filter) return true
   const regex = REGEX_TEXT.exec(filter)
   const test = regex ? (text: string) => new RegExp(regex[1]!, regex[2]).test(text) : (text: string) => text.includes(filter)
@@ -39,10 +40,10 @@ function skipped(scenario: LoadedScenario, skipReason?: string): ScenarioResult 
 }
 
 /**
- * Runs scenario files in parallel, one harness each. Every file is loaded and checked first:
- * if any is bad, InvalidScenariosError is thrown and nothing runs. Results come in file order.
+ * Loads and checks every file (InvalidScenariosError if any is bad), then keeps those
+ * `options.filter` selects: what a run would execute, in file order.
  */
-export async function runScenarios(files: readonly string[], options: RunManyOptions = {}): Promise<ScenarioResult[]> {
+export async function selectScenarios(files: readonly string[], options: Pick<RunManyOptions, 'filter' | 'env'> = {}): Promise<LoadedScenario[]> {
   const loaded: LoadedScenario[] = []
   const errors: ScenarioSchemaError[] = []
   for (const file of files) {
@@ -54,8 +55,15 @@ export async function runScenarios(files: readonly string[], options: RunManyOpt
     }
   }
   if (errors.length > 0) throw new InvalidScenariosError(errors)
+  return loaded.filter((scenario) => matchesFilter(scenario, options.filter))
+}
 
-  const selected = loaded.filter((scenario) => matchesFilter(scenario, options.filter))
+/**
+ * Runs scenario files in parallel, one harness each. Every file is loaded and checked first:
+ * if any is bad, InvalidScenariosError is thrown and nothing runs. Results come in file order.
+ */
+export async function runScenarios(files: readonly string[], options: RunManyOptions = {}): Promise<ScenarioResult[]> {
+  const selected = await selectScenarios(files, options)
   const results: ScenarioResult[] = new Array(selected.length)
   const concurrency = Math.max(1, options.concurrency ?? availableParallelism())
   let next = 0

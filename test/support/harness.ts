@@ -3,6 +3,7 @@ import { parseGwei, type Address, type Hash, type Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { createBundlesimClient, createJsonRpcTransport, startHarness, type Harness, type SendBundleParams } from '../../src/index.js'
 import type { BundlesimConfig } from '../../src/config/config.js'
+import { TEST_HARNESS_DEFAULTS } from '../../src/vitest/testDefaults.js'
 
 /** Anvil's funded dev keys (mnemonic `test test … junk`). */
 export const DEV_KEYS = [
@@ -39,15 +40,7 @@ export function useTestHarness(overrides: Partial<BundlesimConfig> = {}, setup?:
 
 /** A harness as tests want it: manual clock, free ports, stats served at once, quiet logs. */
 export function startTestHarness(overrides: Partial<BundlesimConfig> = {}): Promise<Harness> {
-  return startHarness({
-    clock: 'manual',
-    port: 0,
-    statsPort: 0,
-    anvilPort: 0,
-    statsDelaySlots: 0,
-    logLevel: 'silent',
-    ...overrides,
-  })
+  return startHarness({ ...TEST_HARNESS_DEFAULTS, ...overrides })
 }
 
 export interface RpcReply<T = unknown> {

@@ -1,0 +1,73 @@
+import { AssertionError } from 'node:assert'
+import { parseEther, type Address, type Hex } from 'viem'
+import { describe, expect } from 'vitest'
+import { createHarnessTest, test, type HarnessSession, type TestAccount } from '../src/vitest/index.js'
+
+/*
+ * `bundlesim/vitest` as a searcher's test suite uses it: fixtures give each test a harness
+ * (real Anvil, real HTTP), funded accounts with signers, slots, and trace assertions.
+ */
+
+/** The bot under test, as small as bots come: backrun a victim's tx with a tip to the builder. */
+async function backrun(bundlesim: HarnessSession, searcher: TestAccount, victimTx: Hex) {
+  const tip = await bundlesim.sign(searcher, { to: bundlesim.harness.coinbase, value: parseEther('0.01') })
+  return bundlesim.sendBundle([victimTx, tip])
+}
+
+const balanceOf = async (bundlesim: HarnessSession, address: Address) => BigInt(await bundlesim.rpc.call<Hex>('eth_getBalance', [address, 'latest']))
+
+describe('bundlesim/vitest: a fresh harness per test', () => {
+  const seen: string[] = []
+
+  test('the README example: a backrun bot, tested — its bundle lands behind the victim', async ({ bundlesim }) => {
+    const victim = await bundlesim.account('victim', parseEther('10'))
+    const searcher = await bundlesim.account('searcher', parseEther('1'))
+    const swap = await bundlesim.sign(victim, { to: '0x000000000000000000000000000000000000dEaD', value: parseEther('5') })
+    const bundle = await backrun(bundlesim, searcher, swap)
+    const [report] = await bundlesim.advanceSlot()
+    const stats = await bundlesim.expectBundle(bundle).toLand()
+    expect(stats.builderPayment).not.toBe('0')
+    expect(report!.blockNumber).toBe(1)
+    expect(await balanceOf(bundlesim, victim.address)).toBeLessThan(parseEther('5'))
+    seen.push(bundlesim.harness.anvilUrl)
+  })
+
+  test('the next test starts on a chain nobody touched (another Anvil), accounts funded again', async ({ harness, bundlesim }) => {
+    expect(harness.status().blockNumber).toBe(0)
+    expect(seen).toHaveLength(1)
+    expect(harness.anvilUrl).not.toBe(seen[0])
+    const searcher = await bundlesim.account('searcher', parseEther('1'))
+    expect(await balanceOf(bundlesim, searcher.address)).toBe(parseEther('1'))
+  })
+
+  test('expectBundle(..).toFail(reason) reads the trace; toLand() on it fails showing the trace', async ({ bundlesim }) => {
+    const poor = await bundlesim.account('poor', parseEther('1'))
+    // Two txs from one account in one bundle: nonces count up; the second can't pay 2 ether, and the
+    // builder payment (2 gwei tips) cannot sponsor it.
+    const first = await bundlesim.sign(poor, { to: '0x000000000000000000000000000000000000dEaD', value: 1n })
+    const second = await bundlesim.sign(poor, { to: '0x000000000000000000000000000000000000dEaD', value: parseEther('2') })
+    const bundle = await bundlesim.sendBundle([first, second])
+    await bundlesim.advanceSlot()
+    const stats = await bundlesim.expectBundle(bundle).toFail('LackOfFundForGasLimit')
+    expect(stats.status).toBe('simulationfail')
+    const wrong = await bundlesim.expectBundle(bundle).toLand().catch((error: unknown) => error)
+    expect(wrong).toBeInstanceOf(AssertionError)
+    expect((wrong as AssertionError).message).toContain(`expected bundle ${bundle.bundleHash} to land; its trace: {`)
+    expect((wrong as AssertionError).message).toContain('"status": "simulationfail"')
+    await expect(bundlesim.expectBundle(bundle).toFail('no such reason')).rejects.toThrow('to fail with no such reason')
+  })
+})
+
+const perFile = createHarnessTest({ per: 'file', config: { slotTimeSeconds: 2 } })
+
+describe('bundlesim/vitest: per file, one harness shared', () => {
+  perFile('the first test advances a slot', async ({ bundlesim }) => {
+    await bundlesim.advanceSlot()
+    expect(bundlesim.harness.status().blockNumber).toBe(1)
+    expect(bundlesim.harness.config.slotTimeSeconds).toBe(2)
+  })
+
+  perFile('the second sees its chain: state carries over', async ({ harness }) => {
+    expect(harness.status().blockNumber).toBe(1)
+  })
+})
