@@ -12,7 +12,7 @@ import { DEV_KEYS, REVERTER_CODE, addressOf, call, setCode, signTx, startTestHar
  * bundlesim instead of the Flashbots relay: its signed requests (X-Flashbots-Signature),
  * `sendRawBundle`, `simulate` (eth_callBundle), `sendBundle` with a signer, and `wait()`.
  */
-const { FlashbotsBundleProvider, FlashbotsBundleResolution } = flashbots
+const { FlashbotsBundleProvider, FlashbotsBundleResolution, FlashbotsTransactionResolution } = flashbots
 // The library is CommonJS and requires ethers' CommonJS build: use that same build here, so
 // its providers and signers are the classes the library checks against.
 const { JsonRpcProvider, Network, Wallet, parseUnits } = createRequire(import.meta.url)('ethers') as typeof Ethers
@@ -137,5 +137,41 @@ describe('@flashbots/ethers-provider-bundle against bundlesim', () => {
 
     const stale = await fb.simulate([await signTx({ key, nonce: await nextNonce(key) })], targetBlock, 0)
     expect('error' in stale && stale.error.code).toBe(-32602)
+  })
+
+  it('sendPrivateTransaction: the tx lands (wait() says included); getBundleStatsV2 and getUserStatsV2 answer for the auth signer', async () => {
+    const key = DEV_KEYS[1]
+    const before = await fb.getUserStatsV2()
+    if ('error' in before) throw new Error(`getUserStatsV2 failed: ${before.error.message}`)
+    const signedTransaction = await signTx({ key, nonce: await nextNonce(key) })
+    const response = await fb.sendPrivateTransaction({ signedTransaction }, { maxBlockNumber: (await headNumber()) + 5 })
+    if ('error' in response) throw new Error(`sendPrivateTransaction failed: ${response.error.message}`)
+    expect(response.transaction.hash).toBe(txHash(signedTransaction))
+    expect(response.transaction.account.toLowerCase()).toBe(addressOf(key))
+    expect(await advanceUntil(response.wait())).toBe(FlashbotsTransactionResolution.TransactionIncluded)
+
+    const bundleStats = await fb.getBundleStatsV2(response.transaction.hash, await headNumber())
+    if ('error' in bundleStats) throw new Error(`getBundleStatsV2 failed: ${bundleStats.error.message}`)
+    expect(bundleStats).toMatchObject({ isHighPriority: true, isSimulated: true })
+    expect(bundleStats.sealedByBuildersAt).toHaveLength(1)
+    expect(Date.parse(bundleStats.simulatedAt)).toBeGreaterThanOrEqual(Date.parse(bundleStats.receivedAt))
+
+    const after = await fb.getUserStatsV2()
+    if ('error' in after) throw new Error(`getUserStatsV2 failed: ${after.error.message}`)
+    expect(BigInt(after.allTimeValidatorPayments) - BigInt(before.allTimeValidatorPayments)).toBe(21000n * parseUnits('2', 'gwei'))
+    expect(BigInt(after.allTimeGasSimulated) - BigInt(before.allTimeGasSimulated)).toBe(21000n)
+  })
+
+  it('cancelPrivateTransaction: true for the sender\'s key, then no block includes it; another provider\'s key gets an error', async () => {
+    const key = DEV_KEYS[2]
+    const signedTransaction = await signTx({ key, nonce: await nextNonce(key) })
+    const response = await fb.sendPrivateTransaction({ signedTransaction })
+    if ('error' in response) throw new Error(`sendPrivateTransaction failed: ${response.error.message}`)
+
+    const stranger = await FlashbotsBundleProvider.create(provider, Wallet.createRandom(), harness.rpcUrl, 31337)
+    await expect(stranger.cancelPrivateTransaction(response.transaction.hash)).rejects.toThrow(/status 403.*was sent by/)
+    expect(await fb.cancelPrivateTransaction(response.transaction.hash)).toBe(true)
+    await harness.advanceSlot()
+    expect(await provider.getTransactionReceipt(response.transaction.hash)).toBeNull()
   })
 })

@@ -293,7 +293,7 @@ describe('BundleBook', () => {
     }
   }
 
-  const PASSED = { simulatedAt: 1_000, builderPayment: 1n, builderPayments: { sponsorships: [], refund: null } }
+  const PASSED = { simulatedAt: 1_000, builderPayment: 1n, builderPayments: { sponsorships: [], refund: null }, gasUsed: 21_000n }
   const NO_PAYMENTS = { sponsorships: [], refund: null }
   const ELSEWHERE = { kind: 'MoreValuableBlockWithout', includedBy: ['arrival'], submitted: 'builder-payment', submittedValue: 2n } as const
   const REVERTED = { kind: 'TransactionReverted', index: 0, hash: `0x${'ab'.repeat(32)}` } as const

@@ -24,6 +24,8 @@ export class BundleBook {
   private readonly pendingByBlock = new Map<bigint, Set<Hash>>()
   /** The block the builder took with `pendingFor` and has not closed yet. */
   private building: bigint | null = null
+  /** Live private txs not final yet: `closeBlock` carries each to the next block until its maxBlockNumber. */
+  private readonly privateTxs = new Set<Hash>()
 
   constructor(private readonly options: BundleBookOptions) {}
 
@@ -52,6 +54,7 @@ export class BundleBook {
     if (existing) this.forget(existing)
     this.traces.set(trace.bundle.hash, trace)
     if (trace.state === 'Received' && trace.live) this.index(trace)
+    if (trace.privateTx && trace.state === 'Received' && trace.live) this.privateTxs.add(trace.bundle.hash)
     return trace
   }
 
@@ -103,8 +106,8 @@ export class BundleBook {
     })
   }
 
-  simulationPassed(trace: BundleTrace, result: { simulatedAt: number; builderPayment: bigint; builderPayments: BuilderPayments }): void {
-    this.advance(trace, 'SimulationPass', { ...result, error: null })
+  simulationPassed(trace: BundleTrace, { gasUsed, ...result }: { simulatedAt: number; builderPayment: bigint; builderPayments: BuilderPayments; gasUsed: bigint }): void {
+    this.advance(trace, 'SimulationPass', { ...result, error: null, gasSimulated: (trace.gasSimulated ?? 0) + Number(gasUsed) })
   }
 
   /** Simulated, but arrived after the build (or boost) cutoff: it stays `SimulationPass`. */
@@ -147,11 +150,70 @@ export class BundleBook {
     }
     this.pendingByBlock.delete(block)
     if (this.building === block) this.building = null
+    this.closePrivateTxs(block)
+  }
+
+  /**
+   * eth_cancelPrivateTransaction. A pending private tx is withdrawn at once; one whose block
+   * is being built right now may still land in it, but no later block tries it.
+   * `final`: it is no longer tried anyway (landed, invalid, past maxBlockNumber).
+   */
+  cancelPrivate(trace: BundleTrace): 'cancelled' | 'alreadyCancelled' | 'final' {
+    const terms = trace.privateTx
+    if (terms?.cancelled) return 'alreadyCancelled'
+    if (!terms || !trace.live || trace.state === 'Landed' || !this.privateTxs.has(trace.bundle.hash)) return 'final'
+    terms.cancelled = true
+    if (this.withdraw(trace, { kind: 'Cancelled' })) this.privateTxs.delete(trace.bundle.hash)
+    return 'cancelled'
+  }
+
+  /**
+   * The private txs that targeted `block` and did not land there: tried again in the next
+   * block (their trace starts over as `Received`, `error` saying how this block went), or,
+   * past their maxBlockNumber or cancelled, left as they are and never built again.
+   */
+  private closePrivateTxs(block: bigint): void {
+    for (const hash of this.privateTxs) {
+      const trace = this.traces.get(hash)
+      if (!trace?.privateTx || !trace.live || trace.state === 'Landed' || trace.state === 'Invalid') {
+        this.privateTxs.delete(hash)
+        continue
+      }
+      if (trace.bundle.targetBlock !== block) continue
+      const { maxBlockNumber, cancelled } = trace.privateTx
+      const outcome = `${trace.state.toLowerCase()}${trace.error === null ? '' : ` (${trace.error})`}`
+      if (cancelled || block >= BigInt(maxBlockNumber)) {
+        this.privateTxs.delete(hash)
+        this.unindex(trace)
+        trace.live = false
+        trace.error = failureMessage(cancelled ? { kind: 'Cancelled' } : { kind: 'PrivateTxExpired', block, outcome, maxBlockNumber })
+        continue
+      }
+      this.unindex(trace)
+      // The last simulation time stays (flashbots_getBundleStatsV2's isSimulated); the outcome starts over.
+      Object.assign(trace, {
+        bundle: { ...trace.bundle, targetBlock: block + 1n },
+        state: 'Received',
+        error: failureMessage({ kind: 'PrivateTxRetried', block, outcome, maxBlockNumber }),
+        revertingHash: null,
+        builderPayment: 0n,
+        submittedAt: null,
+        blockNumber: null,
+        builderPayments: { sponsorships: [], refund: null },
+      } satisfies Partial<BundleTrace>)
+      this.index(trace)
+    }
+  }
+
+  /** The trace of a hash while it is retained, whatever the stats delay (Flashbots' live stats). */
+  current(hash: Hash, nowSeconds: number): BundleTrace | undefined {
+    const trace = this.get(hash)
+    return trace && nowSeconds - trace.receivedAt < this.options.retentionSeconds ? trace : undefined
   }
 
   lookup(hash: Hash, headBlock: bigint, nowSeconds: number): TraceLookup {
-    const trace = this.get(hash)
-    if (!trace || nowSeconds - trace.receivedAt >= this.options.retentionSeconds) return { found: false, reason: 'unknown' }
+    const trace = this.current(hash, nowSeconds)
+    if (!trace) return { found: false, reason: 'unknown' }
     const { statsDelaySlots, slotSeconds = 12 } = this.options
     const availableAtBlock = trace.bundle.targetBlock + BigInt(statsDelaySlots)
     // Served the delay after the target block, or after maxTimestamp (SPEC §4), whichever comes first.
@@ -218,6 +280,7 @@ export class BundleBook {
       }
     }
     this.pendingByBlock.clear()
+    this.privateTxs.clear()
     this.building = null
     return closed
   }
@@ -230,7 +293,10 @@ export class BundleBook {
   /** Puts back a trace saved earlier (persistence), pending again if it was pending. */
   restore(trace: BundleTrace): void {
     this.traces.set(trace.bundle.hash, trace)
-    if (trace.state === 'Received' && trace.live && !trace.earlierChain) this.index(trace)
+    if (trace.state === 'Received' && trace.live && !trace.earlierChain) {
+      this.index(trace)
+      if (trace.privateTx) this.privateTxs.add(trace.bundle.hash)
+    }
   }
 
   /** Whether the builder is building the bundle's target block right now. */
@@ -261,6 +327,7 @@ export class BundleBook {
 
   private forget(trace: BundleTrace): void {
     this.traces.delete(trace.bundle.hash)
+    this.privateTxs.delete(trace.bundle.hash)
     this.unindex(trace)
   }
 

@@ -34,6 +34,10 @@ export type SlotFailure =
   | { kind: 'NotConsidered'; block: bigint }
   | { kind: 'SlotAborted'; block: bigint; reason: string }
   | { kind: 'ChainReplaced'; why: string; targetBlock: bigint }
+  /** A private tx that did not land in `block`: tried again in the next one. */
+  | { kind: 'PrivateTxRetried'; block: bigint; outcome: string; maxBlockNumber: number }
+  /** A private tx that did not land by its `maxBlockNumber`: no block is tried any more. */
+  | { kind: 'PrivateTxExpired'; block: bigint; outcome: string; maxBlockNumber: number }
 
 /** Why a pending bundle was taken out of building before its block. */
 export type WithdrawalReason =
@@ -96,6 +100,10 @@ export function failureMessage(failure: BundleFailure): string {
       return `slot for block ${failure.block} aborted: ${failure.reason}`
     case 'ChainReplaced':
       return `not built: ${failure.why} before block ${failure.targetBlock}; resubmit it for the new chain`
+    case 'PrivateTxRetried':
+      return `block ${failure.block}: ${failure.outcome}; considered again for block ${failure.block + 1n} (until maxBlockNumber ${failure.maxBlockNumber})`
+    case 'PrivateTxExpired':
+      return `not included by maxBlockNumber ${failure.maxBlockNumber} (block ${failure.block}: ${failure.outcome})`
     case 'Cancelled':
       return 'cancelled'
     case 'Replaced':

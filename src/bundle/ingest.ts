@@ -4,7 +4,8 @@ import { decodeBundle } from './decode.js'
 import { ReplacementIndex } from './replacement.js'
 import type { BundleBook } from './book.js'
 import { failureMessage } from './failure.js'
-import { newTrace, type BundleTrace } from './trace.js'
+import { newTrace, type Arrival, type BundleTrace } from './trace.js'
+import { decodePrivateTx, type PrivateTxSubmission } from './privateTx.js'
 import type { BundleSubmission } from './types.js'
 import { verifySenders } from './verifySenders.js'
 import type { RecoverFn } from './senderRecovery.js'
@@ -53,18 +54,26 @@ export class BundleIngest {
     const { chainId } = this.deps
     const headBlock = this.deps.headBlock()
     const { bundle, problems } = decodeBundle(submission, { chainId, headBlock, boosted: options.boosted })
-    const arrival = {
-      receivedAt: this.deps.nowSeconds(),
-      sequence: this.sequence++,
-      receivedForBlock: headBlock + 1n,
-      receivedMsIntoSlot: this.deps.msIntoSlot(),
-      searcher: options.searcher ?? null,
-    }
-    const trace = newTrace(bundle, arrival, problems.length > 0 ? failureMessage({ kind: 'Invalid', problems }) : null)
+    const trace = newTrace(bundle, this.arrival(headBlock, options.searcher), problems.length > 0 ? failureMessage({ kind: 'Invalid', problems }) : null)
     // No await from here to the store: replacement decisions see every earlier submission.
     const stored = this.replacements.admit(trace)
     if (stored === trace && trace.state === 'Received' && trace.live) this.checkLater(trace)
     return bundle.hash
+  }
+
+  /**
+   * Accepts a private tx: a one-tx bundle keyed by the tx hash, for the next block, which the
+   * book carries to the following blocks until it lands, is cancelled or passes
+   * `maxBlockNumber`. It never reaches the public mempool. A tx that cannot be decoded or a
+   * past `maxBlockNumber` is refused (`problem`); the sender checks run later, as for bundles.
+   */
+  submitPrivate(submission: PrivateTxSubmission, options: Pick<SubmitOptions, 'searcher'>): { ok: true; hash: Hash } | { ok: false; problem: string } {
+    const headBlock = this.deps.headBlock()
+    const decoded = decodePrivateTx(submission, { chainId: this.deps.chainId, headBlock })
+    if (!decoded.ok) return decoded
+    const trace: BundleTrace = { ...newTrace(decoded.bundle, this.arrival(headBlock, options.searcher)), privateTx: { maxBlockNumber: Number(decoded.maxBlockNumber) } }
+    if (this.deps.traces.add(trace) === trace) this.checkLater(trace)
+    return { ok: true, hash: decoded.bundle.hash }
   }
 
   /** Withdraws every pending bundle with this `replacementUuid`; returns their hashes. */
@@ -76,6 +85,16 @@ export class BundleIngest {
   async checksSettled(block: bigint): Promise<void> {
     const checks = this.checksByBlock.get(block)
     if (checks) await Promise.all(checks)
+  }
+
+  private arrival(headBlock: bigint, searcher: Address | undefined): Arrival {
+    return {
+      receivedAt: this.deps.nowSeconds(),
+      sequence: this.sequence++,
+      receivedForBlock: headBlock + 1n,
+      receivedMsIntoSlot: this.deps.msIntoSlot(),
+      searcher: searcher ?? null,
+    }
   }
 
   private checkLater(trace: BundleTrace): void {

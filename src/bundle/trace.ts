@@ -30,6 +30,21 @@ export interface BundleTrace {
    * about blocks of the chain before, so it is served at once and never built again.
    */
   earlierChain?: boolean
+  /**
+   * Set for a private tx (`eth_sendPrivateTransaction`): its bundle is the one tx, keyed by
+   * the tx hash, and the book carries it to the next block after each slot it did not land
+   * in, until `maxBlockNumber`.
+   */
+  privateTx?: PrivateTxTerms
+  /** Gas used by every passing top-of-block simulation of it (`flashbots_getUserStatsV2`). */
+  gasSimulated?: number
+}
+
+export interface PrivateTxTerms {
+  /** The last block it is considered for (a number: at most head + 25 when it arrived). */
+  maxBlockNumber: number
+  /** Cancelled while its block was being built: that block may still land it, no later one is tried. */
+  cancelled?: boolean
 }
 
 export type TraceLookup =

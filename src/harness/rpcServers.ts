@@ -13,6 +13,8 @@ import { registerCallBundleMethod } from '../callBundle/callBundleMethod.js'
 import { FLASHBOTS_SIGNATURE_HEADER, checkFlashbotsSignature } from '../rpc/flashbotsSignature.js'
 import { registerSubmissionMethods } from '../rpc/submissionMethods.js'
 import { registerStatsMethods } from '../rpc/statsMethods.js'
+import { registerPrivateTxMethods } from '../rpc/privateTxMethods.js'
+import { registerFlashbotsStatsMethods } from '../rpc/flashbotsStatsMethods.js'
 import { registerHarnessMethods } from '../rpc/harnessMethods.js'
 import type { HarnessStatus } from '../protocol/harnessStatus.js'
 import { registerFilterMethods } from '../rpc/filterMethods.js'
@@ -63,6 +65,8 @@ export async function startRpcServers({ config, chain, slot, traces, orders, bui
     headNonce: (address) => chain.chain.nonce(address, slot.head.number),
     maxBundleTxs: config.maxBundleTxs,
   })
+  registerPrivateTxMethods(submission, { ingest: orders.ingest, traces, nowSeconds: () => slot.clock.nowSeconds() })
+  registerFlashbotsStatsMethods(submission, { traces, builder: coinbase, nowSeconds: () => slot.clock.nowSeconds() })
   registerHarnessMethods(submission, {
     advanceSlots: builder.advanceSlots,
     status,

@@ -20,3 +20,44 @@ export interface BundleStats {
   /** Extra: the refund paid to the recipient (decimal wei), or null. */
   refund: { recipient: string; amount: string; txHash: Hash } | null
 }
+
+/** One builder's moment in `flashbots_getBundleStatsV2` (ISO time). */
+export interface BuilderTimestamp {
+  pubkey: string
+  timestamp: string
+}
+
+/**
+ * flashbots_getBundleStatsV2's answer, in Flashbots' three shapes: unknown (`isSimulated`
+ * only), received but not simulated, simulated. Times are ISO strings.
+ */
+export type FlashbotsBundleStatsV2 =
+  | { isSimulated: false }
+  | { isHighPriority: boolean; isSimulated: false; receivedAt: string }
+  | {
+      isHighPriority: boolean
+      isSimulated: true
+      simulatedAt: string
+      receivedAt: string
+      consideredByBuildersAt: BuilderTimestamp[]
+      sealedByBuildersAt: BuilderTimestamp[]
+    }
+
+/** flashbots_getUserStatsV2's answer: wei and gas as decimal strings. */
+export interface FlashbotsUserStatsV2 {
+  isHighPriority: boolean
+  allTimeValidatorPayments: string
+  allTimeGasSimulated: string
+  last7dValidatorPayments: string
+  last7dGasSimulated: string
+  last1dValidatorPayments: string
+  last1dGasSimulated: string
+}
+
+/** titan_getBundleStats' answer, Titan's shape (status spelled as Titan does: PascalCase). */
+export interface TitanBundleStats {
+  status: string
+  builderPayment: string
+  builderPaymentWhenIncluded: string
+  error: string | null
+}

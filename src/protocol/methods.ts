@@ -1,5 +1,5 @@
 import type { Address, Hash, Hex } from 'viem'
-import type { BundleStats } from './bundleStats.js'
+import type { BundleStats, FlashbotsBundleStatsV2, FlashbotsUserStatsV2, TitanBundleStats } from './bundleStats.js'
 import type { HarnessStatus } from './harnessStatus.js'
 import type { SlotReport } from './slotReport.js'
 
@@ -115,6 +115,34 @@ export interface GetBundleStatsParams {
   bundle_hash: Hash
 }
 
+/** Flashbots' private-tx preferences: accepted and type-checked, not honoured yet (README). */
+export interface PrivateTxPreferences {
+  fast?: boolean
+  privacy?: { hints?: string[]; builders?: string[] }
+  validity?: { refund?: Array<{ address: Address; percent: number }> }
+}
+
+/** eth_sendPrivateTransaction's object; `maxBlockNumber` hex (or an integer, as the ethers client sends). */
+export interface SendPrivateTransactionParams {
+  tx: Hex
+  maxBlockNumber?: Hex | number
+  preferences?: PrivateTxPreferences
+}
+
+export interface CancelPrivateTransactionParams {
+  txHash: Hash
+}
+
+/** flashbots_getBundleStatsV2's object (a private tx's hash works as `bundleHash`). */
+export interface GetBundleStatsV2Params {
+  bundleHash: Hash
+  blockNumber: Hex
+}
+
+export interface GetUserStatsV2Params {
+  blockNumber: Hex
+}
+
 /** Every method the service adds to Anvil's, with its params and its result. */
 export interface BundlesimMethods {
   eth_sendBundle: { params: [SendBundleParams]; result: SendBundleResult }
@@ -129,4 +157,14 @@ export interface BundlesimMethods {
   harness_setBalance: { params: [SetBalanceParams]; result: SetBalanceResult }
   harness_sendImpersonatedTx: { params: [ImpersonatedTxParams]; result: ImpersonatedTxResult }
   svc_getBundleStats: { params: [GetBundleStatsParams]; result: BundleStats }
+  /** The tx hash; never in the public mempool. */
+  eth_sendPrivateTransaction: { params: [SendPrivateTransactionParams]; result: Hash }
+  eth_sendPrivateRawTransaction: { params: [Hex] | [Hex, PrivateTxPreferences]; result: Hash }
+  /** Needs X-Flashbots-Signature by the key that sent the tx. */
+  eth_cancelPrivateTransaction: { params: [CancelPrivateTransactionParams]; result: boolean }
+  /** Submission port, signed by the key that sent the bundle. */
+  flashbots_getBundleStatsV2: { params: [GetBundleStatsV2Params]; result: FlashbotsBundleStatsV2 }
+  flashbots_getUserStatsV2: { params: [GetUserStatsV2Params]; result: FlashbotsUserStatsV2 }
+  /** Stats port. */
+  titan_getBundleStats: { params: [{ bundleHash: Hash }]; result: TitanBundleStats }
 }

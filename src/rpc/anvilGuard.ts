@@ -5,7 +5,15 @@ import type { RequestContext } from './httpServer.js'
 import { isForwardedRead } from './proxy.js'
 
 /** Methods that work without Anvil: status, clock and auction settings, cancels. */
-const WORKS_WITHOUT_ANVIL = new Set(['harness_status', 'harness_setTimeInSlot', 'harness_setCompetitorBid', 'eth_cancelBundle'])
+const WORKS_WITHOUT_ANVIL = new Set([
+  'harness_status',
+  'harness_setTimeInSlot',
+  'harness_setCompetitorBid',
+  'eth_cancelBundle',
+  'eth_cancelPrivateTransaction',
+  'flashbots_getBundleStatsV2',
+  'flashbots_getUserStatsV2',
+])
 
 /**
  * While Anvil is down (restarting), every submission-RPC method that needs it answers at

@@ -1,3 +1,5 @@
+import { JSONRPCErrorException } from 'json-rpc-2.0'
+import { RpcErrorCode } from '../protocol/errorCodes.js'
 import { keccak256, recoverMessageAddress, stringToBytes, type Address, type Hex } from 'viem'
 
 export const FLASHBOTS_SIGNATURE_HEADER = 'x-flashbots-signature'
@@ -41,4 +43,16 @@ export async function checkFlashbotsSignature(header: string | string[] | undefi
     }
   }
   return { ok: true, searcher: address }
+}
+
+/**
+ * The searcher a method must be signed by (Flashbots' stats and cancels answer only the key
+ * that signs): unsigned → `-32001` (HTTP 401) saying so.
+ */
+export function requireSearcher(searcher: Address | null, method: string, why: string): Address {
+  if (searcher !== null) return searcher
+  throw new JSONRPCErrorException(
+    `unauthorized: ${method} needs an X-Flashbots-Signature header (${why}); over WebSocket there is none: use HTTP`,
+    RpcErrorCode.Unauthorized,
+  )
 }

@@ -3,6 +3,8 @@ import type { Hash } from 'viem'
 import type { StatusCase } from '../protocol/bundleStates.js'
 import { toBundleStats } from '../bundle/stats.js'
 import type { BundleBook } from '../bundle/book.js'
+import { toTitanBundleStats } from '../bundle/otherBuildersStats.js'
+import type { BundleTrace } from '../bundle/trace.js'
 import { hash32 } from '../protocol/wireRules.js'
 import { RpcErrorCode } from '../protocol/errorCodes.js'
 import { strictFields } from '../protocol/strictFields.js'
@@ -24,19 +26,32 @@ export interface StatsDeps {
   nowSeconds(): number
 }
 
-/** `svc_getBundleStats` (stats RPC only): `[{ bundle_hash }]`, `bundleHash` accepted too. */
+const titanParams = strictFields({ bundleHash: hash })
+
+/**
+ * `svc_getBundleStats` (stats RPC only): `[{ bundle_hash }]`, `bundleHash` accepted too; and
+ * Titan's `titan_getBundleStats [{ bundleHash }]` with Titan's shape. Both serve the same
+ * trace at the same time (the stats delay, then until retention ends).
+ */
 export function registerStatsMethods(rpc: JSONRPCServer<RequestContext>, deps: StatsDeps): void {
   rpc.addMethod('svc_getBundleStats', (params) => {
     const request = singleObjectParam(params, statsParams)
-    const bundleHash = (request.bundle_hash ?? request.bundleHash)!.toLowerCase() as Hash
-    const lookup = deps.traces.lookup(bundleHash, deps.headBlock(), deps.nowSeconds())
-    if (lookup.found) return toBundleStats(lookup.trace, deps.statusCase)
-    if (lookup.reason === 'delayed') {
-      throw rpcError(RpcErrorCode.TraceNotYetAvailable, 'trace not yet available', {
-        bundleHash,
-        availableAtBlock: Number(lookup.availableAtBlock),
-      })
-    }
-    throw rpcError(RpcErrorCode.BundleNotFound, 'bundle not found', { bundleHash })
+    return toBundleStats(servedTrace(deps, request.bundle_hash ?? request.bundleHash!), deps.statusCase)
   })
+
+  rpc.addMethod('titan_getBundleStats', (params) => toTitanBundleStats(servedTrace(deps, singleObjectParam(params, titanParams).bundleHash)))
+}
+
+/** The trace of a hash once it is served, else `-32010 trace not yet available` or `-32004 bundle not found`. */
+function servedTrace(deps: StatsDeps, hash: string): BundleTrace {
+  const bundleHash = hash.toLowerCase() as Hash
+  const lookup = deps.traces.lookup(bundleHash, deps.headBlock(), deps.nowSeconds())
+  if (lookup.found) return lookup.trace
+  if (lookup.reason === 'delayed') {
+    throw rpcError(RpcErrorCode.TraceNotYetAvailable, 'trace not yet available', {
+      bundleHash,
+      availableAtBlock: Number(lookup.availableAtBlock),
+    })
+  }
+  throw rpcError(RpcErrorCode.BundleNotFound, 'bundle not found', { bundleHash })
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll } from 'vitest'
-import { parseGwei, type Address, type Hash, type Hex } from 'viem'
+import { keccak256, parseGwei, toBytes, type Address, type Hash, type Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { createBundlesimClient, createJsonRpcTransport, startHarness, type Harness, type SendBundleParams } from '../../src/index.js'
 import type { BundlesimConfig } from '../../src/config/config.js'
@@ -49,12 +49,20 @@ export interface RpcReply<T = unknown> {
 }
 
 /** One JSON-RPC call over real HTTP, answered with its HTTP status (so plain fetch, not the client). */
-export async function rpc<T = any>(url: string, method: string, params: unknown = [], headers: Record<string, string> = {}): Promise<RpcReply<T>> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  })
+export function rpc<T = any>(url: string, method: string, params: unknown = [], headers: Record<string, string> = {}): Promise<RpcReply<T>> {
+  return post<T>(url, JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }), headers)
+}
+
+/** `rpc` signed with X-Flashbots-Signature by `key`, as Flashbots clients sign every request. */
+export async function signedRpc<T = any>(url: string, method: string, params: unknown, key: Hex): Promise<RpcReply<T>> {
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method, params })
+  const account = accountOf(key)
+  const signature = await account.signMessage({ message: keccak256(toBytes(body)) })
+  return post<T>(url, body, { 'x-flashbots-signature': `${account.address}:${signature}` })
+}
+
+async function post<T>(url: string, body: string, headers: Record<string, string>): Promise<RpcReply<T>> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body })
   return { status: res.status, body: (await res.json()) as RpcReply<T>['body'] }
 }
 

@@ -177,7 +177,7 @@ export class SlotBuilder {
         continue
       }
       const { builderPayment, sponsorships, refund } = sim
-      traces.simulationPassed(trace, { simulatedAt: buildTime, builderPayment, builderPayments: { sponsorships, refund } })
+      traces.simulationPassed(trace, { simulatedAt: buildTime, builderPayment, builderPayments: { sponsorships, refund }, gasUsed: sim.gasUsed })
       const notBuilt = buildDecision({ msIntoSlot, boosted: trace.bundle.boosted, builderPayment }, block, cutoffs)
       if (!notBuilt) simulated.push({ trace, builderPayment, gasUsed: sim.gasUsed })
       else if (notBuilt.kind === 'ArrivedAfterBuildCutoff') traces.tooLate(trace, notBuilt)

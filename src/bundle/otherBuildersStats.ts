@@ -1,0 +1,73 @@
+import type { Address } from 'viem'
+import type { FlashbotsBundleStatsV2, FlashbotsUserStatsV2, TitanBundleStats } from '../protocol/bundleStats.js'
+import type { BundleTrace } from './trace.js'
+
+/** Chain-clock unix seconds as Flashbots writes times: `2022-10-06T21:36:06.000Z`. */
+export function isoTime(seconds: number): string {
+  return new Date(seconds * 1000).toISOString()
+}
+
+/** States in which a block-building algorithm put the bundle in a candidate block. */
+const CONSIDERED = new Set(['IncludedInBlock', 'Submitted', 'Landed'])
+/** States in which the bundle was in the block sealed and submitted to the relay. */
+const SEALED = new Set(['Submitted', 'Landed'])
+
+/**
+ * A trace in flashbots_getBundleStatsV2's shape. bundlesim is the one builder, named by
+ * `builder` (its coinbase); every searcher is high priority (there is no reputation here).
+ * "Considered" = in some candidate block (at the build time), "sealed" = in the block
+ * submitted to the relay.
+ */
+export function toFlashbotsBundleStatsV2(trace: BundleTrace, builder: Address): FlashbotsBundleStatsV2 {
+  const receivedAt = isoTime(trace.receivedAt)
+  if (trace.simulatedAt === null) return { isHighPriority: true, isSimulated: false, receivedAt }
+  const simulatedAt = isoTime(trace.simulatedAt)
+  return {
+    isHighPriority: true,
+    isSimulated: true,
+    simulatedAt,
+    receivedAt,
+    consideredByBuildersAt: CONSIDERED.has(trace.state) ? [{ pubkey: builder, timestamp: simulatedAt }] : [],
+    sealedByBuildersAt: SEALED.has(trace.state) && trace.submittedAt !== null ? [{ pubkey: builder, timestamp: isoTime(trace.submittedAt) }] : [],
+  }
+}
+
+/**
+ * A trace in titan_getBundleStats' shape: status as Titan spells it (PascalCase),
+ * `builderPayment` from the top-of-block simulation, `builderPaymentWhenIncluded` the same
+ * payment once the bundle is in the submitted block ("0" otherwise: bundlesim does not
+ * measure a bundle's payment at its position in the block).
+ */
+export function toTitanBundleStats(trace: BundleTrace): TitanBundleStats {
+  const payment = (trace.builderPayment > 0n ? trace.builderPayment : 0n).toString()
+  return { status: trace.state, builderPayment: payment, builderPaymentWhenIncluded: SEALED.has(trace.state) ? payment : '0', error: trace.error }
+}
+
+const DAY = 86_400
+
+/**
+ * flashbots_getUserStatsV2 over one searcher's traces (those still retained): validator
+ * payments = builder payments of its landed bundles; gas simulated = gas of every passing
+ * top-of-block simulation; the 1 d and 7 d windows by receive time on the chain clock.
+ */
+export function userStatsV2(traces: Iterable<BundleTrace>, searcher: Address, nowSeconds: number): FlashbotsUserStatsV2 {
+  const windows = [Infinity, 7 * DAY, DAY].map((span) => ({ span, payments: 0n, gas: 0n }))
+  for (const trace of traces) {
+    if (trace.searcher !== searcher) continue
+    for (const window of windows) {
+      if (nowSeconds - trace.receivedAt >= window.span) continue
+      if (trace.state === 'Landed' && trace.builderPayment > 0n) window.payments += trace.builderPayment
+      window.gas += BigInt(trace.gasSimulated ?? 0)
+    }
+  }
+  const [all, week, day] = windows.map((w) => ({ payments: w.payments.toString(), gas: w.gas.toString() }))
+  return {
+    isHighPriority: true,
+    allTimeValidatorPayments: all!.payments,
+    allTimeGasSimulated: all!.gas,
+    last7dValidatorPayments: week!.payments,
+    last7dGasSimulated: week!.gas,
+    last1dValidatorPayments: day!.payments,
+    last1dGasSimulated: day!.gas,
+  }
+}

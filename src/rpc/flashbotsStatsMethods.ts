@@ -1,0 +1,46 @@
+import type { JSONRPCServer } from 'json-rpc-2.0'
+import type { Address, Hash } from 'viem'
+import type { BundleBook } from '../bundle/book.js'
+import { toFlashbotsBundleStatsV2, userStatsV2 } from '../bundle/otherBuildersStats.js'
+import { blockNumberParam } from '../bundle/privateTxSchema.js'
+import { strictFields } from '../protocol/strictFields.js'
+import { hash32 } from '../protocol/wireRules.js'
+import { requireSearcher } from './flashbotsSignature.js'
+import type { RequestContext } from './httpServer.js'
+import { singleObjectParam } from './params.js'
+
+export interface FlashbotsStatsDeps {
+  traces: BundleBook
+  /** The builder's coinbase: the `pubkey` of the one builder in the answers. */
+  builder: Address
+  nowSeconds(): number
+}
+
+const bundleStatsParams = strictFields({
+  bundleHash: hash32({ type: 'required: the bundle hash (or a private tx hash) returned at submission' }).transform((h) => h.toLowerCase() as Hash),
+  blockNumber: blockNumberParam,
+})
+const userStatsParams = strictFields({ blockNumber: blockNumberParam })
+
+/**
+ * `flashbots_getBundleStatsV2 [{ bundleHash, blockNumber }]` and `flashbots_getUserStatsV2
+ * [{ blockNumber }]`, on the submission port as on the Flashbots relay, signed with
+ * X-Flashbots-Signature: each answers about the signing key's own bundles only (another
+ * key's bundle is unknown to it), live, without the stats delay of svc_getBundleStats.
+ */
+export function registerFlashbotsStatsMethods(rpc: JSONRPCServer<RequestContext>, deps: FlashbotsStatsDeps): void {
+  rpc.addMethod('flashbots_getBundleStatsV2', (params, context) => {
+    const { bundleHash } = singleObjectParam(params, bundleStatsParams)
+    const searcher = requireSearcher(context.searcher, 'flashbots_getBundleStatsV2', 'it answers about the signing key\'s bundles')
+    const trace = deps.traces.current(bundleHash, deps.nowSeconds())
+    if (!trace || trace.searcher !== searcher) return { isSimulated: false }
+    return toFlashbotsBundleStatsV2(trace, deps.builder)
+  })
+
+  rpc.addMethod('flashbots_getUserStatsV2', (params, context) => {
+    singleObjectParam(params, userStatsParams)
+    const searcher = requireSearcher(context.searcher, 'flashbots_getUserStatsV2', 'it answers about the signing key')
+    const now = deps.nowSeconds()
+    return userStatsV2(deps.traces.all(), searcher, now)
+  })
+}
