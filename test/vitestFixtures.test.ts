@@ -14,7 +14,7 @@ async function backrun(bundlesim: HarnessSession, searcher: TestAccount, victimT
   return bundlesim.sendBundle([victimTx, tip])
 }
 
-const balanceOf = async (bundlesim: HarnessSession, address: Address) => BigInt(await bundlesim.rpc.call<Hex>('eth_getBalance', [address, 'latest']))
+const balanceOf = async (bundlesim: HarnessSession, address: Address) => BigInt(await bundlesim.client.request<Hex>('eth_getBalance', [address, 'latest']))
 
 describe('bundlesim/vitest: a fresh harness per test', () => {
   const seen: string[] = []

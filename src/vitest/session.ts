@@ -1,11 +1,11 @@
 import { AssertionError } from 'node:assert'
 import { parseEther, type Address, type Hash, type Hex } from 'viem'
-import type { BundleStats } from '../bundle/stats.js'
-import type { SlotReport } from '../builder/slotReport.js'
+import type { BundleStats } from '../protocol/bundleStats.js'
+import type { SlotReport } from '../protocol/slotReport.js'
+import { createBundlesimClient, type BundlesimClient } from '../protocol/client.js'
 import type { Harness } from '../harness/startHarness.js'
 import { scenarioAccount } from '../scenario/accounts.js'
 import { NonceTracker } from '../scenario/nonces.js'
-import { RpcClient } from '../scenario/rpcClient.js'
 import { CALL_GAS, DEFAULT_MAX_PRIORITY_FEE_PER_GAS, TRANSFER_GAS, feeCapHeadroom } from '../scenario/txTemplates.js'
 
 /** A funded account with its signer: the key is keccak256("bundlesim:" + name), as in scenarios. */
@@ -44,20 +44,19 @@ const FAILED_STATES = ['invalid', 'simulationfail', 'excludedfromblock']
  * them, bundles, slots, and assertions that read the bundle's trace (`svc_getBundleStats`).
  */
 export class HarnessSession {
-  readonly rpc: RpcClient
-  private readonly statsRpc: RpcClient
+  /** The service's typed client (submission and stats URLs). */
+  readonly client: BundlesimClient
   private readonly nonces: NonceTracker
 
   constructor(readonly harness: Harness) {
-    this.rpc = new RpcClient(harness.rpcUrl)
-    this.statsRpc = new RpcClient(harness.statsUrl)
-    this.nonces = new NonceTracker(async (address) => Number(await this.rpc.call<Hex>('eth_getTransactionCount', [address, 'latest'])))
+    this.client = createBundlesimClient({ rpcUrl: harness.rpcUrl, statsUrl: harness.statsUrl })
+    this.nonces = new NonceTracker(async (address) => Number(await this.client.request<Hex>('eth_getTransactionCount', [address, 'latest'])))
   }
 
   /** A named account funded with `balance` wei (default 100 ether) on the head state. */
   async account(name: string, balance: bigint = parseEther('100')): Promise<TestAccount> {
     const { address, key, signer } = scenarioAccount(name)
-    await this.rpc.call('harness_setBalance', [{ address, wei: balance.toString() }])
+    await this.client.setBalance({ address, wei: balance.toString() })
     return { name, address, key: key!, signer: signer! }
   }
 
@@ -67,7 +66,7 @@ export class HarnessSession {
    * head's base fee), gas 21000 for a plain transfer and 1,000,000 otherwise.
    */
   async sign(from: TestAccount, tx: TxRequest): Promise<Hex> {
-    const head = await this.rpc.call<{ baseFeePerGas?: Hex }>('eth_getBlockByNumber', ['latest', false])
+    const head = await this.client.request<{ baseFeePerGas?: Hex }>('eth_getBlockByNumber', ['latest', false])
     const tip = tx.maxPriorityFeePerGas ?? DEFAULT_MAX_PRIORITY_FEE_PER_GAS
     return from.signer.signTransaction({
       type: 'eip1559',
@@ -84,13 +83,13 @@ export class HarnessSession {
 
   /** `eth_sendBundle` of signed txs (for the next block unless `fields.blockNumber` says otherwise). */
   async sendBundle(txs: Hex[], fields: BundleFields = {}): Promise<SentBundle> {
-    const { bundleHash } = await this.rpc.call<{ bundleHash: Hash }>('eth_sendBundle', [{ txs, ...fields }])
+    const { bundleHash } = await this.client.request<{ bundleHash: Hash }>('eth_sendBundle', [{ txs, ...fields }])
     return { bundleHash, txs }
   }
 
   /** `eth_sendRawTransaction`: a tx in the public mempool. */
   sendTx(raw: Hex): Promise<Hash> {
-    return this.rpc.call<Hash>('eth_sendRawTransaction', [raw])
+    return this.client.sendRawTransaction(raw)
   }
 
   /** Builds and mines `slots` slots (default 1); pending nonces are forgotten, as after a real slot. */
@@ -103,7 +102,7 @@ export class HarnessSession {
   /** The bundle's trace (`svc_getBundleStats`). */
   stats(bundle: SentBundle | Hash): Promise<BundleStats> {
     const bundleHash = typeof bundle === 'string' ? bundle : bundle.bundleHash
-    return this.statsRpc.call<BundleStats>('svc_getBundleStats', [{ bundle_hash: bundleHash }])
+    return this.client.getBundleStats(bundleHash)
   }
 
   /**
