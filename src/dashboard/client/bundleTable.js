@@ -6,18 +6,20 @@ export function StatePill({ state, status }) {
   return html`<span class=${`pill state-${state}`} data-state=${state}>${status ?? state}</span>`
 }
 
-export function BundleTable({ rows }) {
+/** `showBlock`: a column for the target block (lists that span slots, like search results). */
+export function BundleTable({ rows, showBlock = false }) {
   if (rows.length === 0) return html`<p class="muted">No bundles to show.</p>`
   return html`<table class="bundles">
-    <thead><tr><th>bundle</th><th>state</th><th>builder payment</th><th>txs</th><th>reverting tx / error</th><th>refund</th><th>sponsored</th><th>searcher</th></tr></thead>
-    <tbody>${rows.map((row) => html`<${BundleRowView} key=${row.bundleHash} row=${row} />`)}</tbody>
+    <thead><tr><th>bundle</th>${showBlock ? html`<th>block</th>` : null}<th>state</th><th>builder payment</th><th>txs</th><th>reverting tx / error</th><th>refund</th><th>sponsored</th><th>searcher</th></tr></thead>
+    <tbody>${rows.map((row) => html`<${BundleRowView} key=${row.bundleHash} row=${row} showBlock=${showBlock} />`)}</tbody>
   </table>`
 }
 
-function BundleRowView({ row }) {
+function BundleRowView({ row, showBlock }) {
   const sponsored = row.sponsorships.reduce((sum, s) => sum + BigInt(s.amount), 0n)
   return html`<tr class="bundle-row" data-hash=${row.bundleHash}>
     <td><a class="mono" href=${`#/bundle/${row.bundleHash}`} title=${row.bundleHash}>${short(row.bundleHash)}</a>${row.boosted ? html` <span class="tag">boost</span>` : null}</td>
+    ${showBlock ? html`<td><a href=${`#/slot/${row.targetBlock}`}>${row.targetBlock}</a></td>` : null}
     <td><${StatePill} state=${row.state} status=${row.status} /></td>
     <td class="num">${eth(row.builderPayment)}</td>
     <td class="num">${row.txCount}</td>

@@ -13,5 +13,5 @@ export function SearchResults({ query, refresh }) {
   if (!data) return html`<p class="muted">${error ?? 'Searching…'}</p>`
   if (data.kind === 'none') return html`<section class="card"><h2>Search</h2><p class="notice">${data.message}</p></section>`
   if (data.kind !== 'bundles') return html`<p class="muted">Opening…</p>`
-  return html`<section class="card"><h2>${data.title} <span class="muted">(${data.total}${data.total > data.rows.length ? `, newest ${data.rows.length} shown` : ''})</span></h2><${BundleTable} rows=${data.rows} /></section>`
+  return html`<section class="card"><h2>${data.title} <span class="muted">(${data.total}${data.total > data.rows.length ? `, newest ${data.rows.length} shown` : ''})</span></h2><${BundleTable} rows=${data.rows} showBlock=${true} /></section>`
 }
