@@ -1,10 +1,12 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, Page } from 'playwright-core'
 import { keccak256, type Hash } from 'viem'
 import { DEV_KEYS, REVERTER_CODE, addressOf, call, sendBundle, setCode, signTx, useTestHarness } from './support/harness.js'
 import { launchChromium } from './support/browser.js'
+import { runScenario } from '../src/index.js'
 
 const SHOTS = join(import.meta.dirname, '..', 'test-output')
 const REVERTER = '0x00000000000000000000000000000000000dead1'
@@ -139,4 +141,25 @@ describe('dashboard in headless Chromium', () => {
     await search(`0x${'77'.repeat(32)}`)
     await page.getByText('no disclosed bundle, tx or slot has hash').waitFor()
   })
+
+  it('saves a finished scenario run as one HTML file that opens from disk (bundlesim run --report)', async () => {
+    const result = await runScenario(join(import.meta.dirname, '..', 'scenarios', 'refund.yaml'), { reportDir: join(SHOTS, 'reports') })
+    expect(result.status).toBe('passed')
+    expect(result.reportFile).toMatch(/reports\/.*\.html$/)
+    await page.goto(pathToFileURL(result.reportFile!).href)
+    await page.locator('tr.slot-row').first().waitFor()
+    expect(await page.locator('#live').textContent()).toBe('report')
+    await page.locator('tr.slot-row', { has: page.locator('.state-bar span') }).first().locator('a').first().click()
+    const refunded = page.locator('tr.bundle-row', { hasText: '→' }).first()
+    await refunded.waitFor()
+    expect(await refunded.locator('.pill').getAttribute('data-state')).toBe('Landed')
+    await refunded.locator('a').first().click()
+    await page.locator('tr.tx-row').first().waitFor()
+    expect(await page.locator('tr.tx-row').first().textContent()).toContain('success')
+    await shot('report')
+    // Search works in the report too, over what it holds.
+    await page.locator('.search input').fill('1')
+    await page.locator('.search button').click()
+    await page.getByRole('heading', { name: 'Block 1', exact: true }).waitFor()
+  }, 60_000)
 })

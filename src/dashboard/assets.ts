@@ -7,6 +7,9 @@ const require = createRequire(import.meta.url)
 const packageDir = (name: string) => dirname(require.resolve(name))
 const clientDir = join(dirname(fileURLToPath(import.meta.url)), 'client')
 
+/** The page's own ES modules (client/*.js), imported as `dashboard/<name>`. */
+export const CLIENT_MODULES = readdirSync(clientDir).filter((name) => name.endsWith('.js'))
+
 /** A file the page loads: its type and where it is on disk. */
 interface Asset {
   type: string
@@ -37,6 +40,7 @@ export const IMPORT_MAP = {
     'preact/hooks': '/assets/hooks.mjs',
     htm: '/assets/htm.mjs',
     uplot: '/assets/uPlot.esm.js',
+    'dashboard/': '/assets/',
   },
 }
 

@@ -1,27 +1,26 @@
 import { IMPORT_MAP } from './assets.js'
 
-/**
- * The dashboard's HTML: a shell that loads the page's modules. `data`, when given, is the whole
- * view inlined for a static report (no server behind it); the live page fetches `/api/…`.
- */
-export function dashboardHtml(options: { title?: string; data?: unknown; assetBase?: string } = {}): string {
-  const base = options.assetBase ?? '/assets/'
-  const importMap = JSON.stringify({ imports: Object.fromEntries(Object.entries(IMPORT_MAP.imports).map(([name, url]) => [name, url.replace('/assets/', base)])) })
-  const inline = options.data === undefined ? '' : `<script id="report-data" type="application/json">${JSON.stringify(options.data).replace(/</g, '\\u003c')}</script>`
+/** The live dashboard's HTML: a shell that loads the page's modules from `/assets/`; they fetch `/api/…`. */
+export function dashboardHtml(): string {
+  return htmlShell({
+    head: `<link rel="stylesheet" href="/assets/uPlot.min.css">\n<link rel="stylesheet" href="/assets/style.css">\n<script type="importmap">${JSON.stringify(IMPORT_MAP)}</script>`,
+    entry: '<script type="module" src="/assets/app.js"></script>',
+  })
+}
+
+/** The document around the page: `head` (styles, import map, data) and the `entry` script. */
+export function htmlShell({ title = 'bundlesim dashboard', head, entry }: { title?: string; head: string; entry: string }): string {
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(options.title ?? 'bundlesim dashboard')}</title>
-<link rel="stylesheet" href="${base}uPlot.min.css">
-<link rel="stylesheet" href="${base}style.css">
-<script type="importmap">${importMap}</script>
-${inline}
+<title>${escapeHtml(title)}</title>
+${head}
 </head>
 <body>
 <div id="app">Loading…</div>
-<script type="module" src="${base}app.js"></script>
+${entry}
 </body>
 </html>
 `

@@ -4,6 +4,8 @@ import type { SlotReport } from '../protocol/slotReport.js'
 import { assetBody } from './assets.js'
 import { LiveEvents } from './liveEvents.js'
 import { dashboardHtml } from './page.js'
+import { reportHtml } from './reportPage.js'
+import { reportData } from './staticReport.js'
 import { DashboardQueries, type DashboardData } from './queries.js'
 import { SlotLog } from './slotLog.js'
 
@@ -13,7 +15,7 @@ export interface DashboardOptions extends Omit<DashboardData, 'slots'> {
 }
 
 export interface Dashboard {
-  /** `GET /` (the page), `/assets/…`, `/api/…` and `/api/events` (SSE); anything else falls through. */
+  /** `GET /` (the page), `/assets/…`, `/api/…`, `/api/events` (SSE) and `/report.html`; anything else falls through. */
   router: express.Router
   queries: DashboardQueries
   /** Ends the open event streams. */
@@ -42,6 +44,10 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     const asset = assetBody(String(req.params.name))
     if (!asset) return next()
     res.type(asset.type).set('cache-control', 'no-cache').send(asset.body)
+  })
+  // The whole view as one self-contained HTML file (what `bundlesim run --report` saves).
+  router.get('/report.html', async (_req, res) => {
+    res.type('html').set('cache-control', 'no-store').send(reportHtml(await reportData(queries), 'bundlesim report'))
   })
   router.get('/api/events', (_req, res) => live.attach(res))
   router.get('/api/slots', (req, res) => {

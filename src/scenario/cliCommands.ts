@@ -22,9 +22,10 @@ export function registerScenarioCommands(program: Command): void {
     .argument('[paths...]', 'scenario files, directories (every .yaml below) or globs', ['scenarios'])
     .option('--concurrency <n>', 'scenarios run at once', positive, availableParallelism())
     .option('--junit <file>', 'write a JUnit XML report here')
+    .option('--report <dir>', "save each scenario's dashboard (slots, bundles, txs) as static HTML in this folder")
     .option('--filter <text>', 'run only scenarios whose name or file contains this text, or matches /regex/')
     .option('--bail', 'start no more scenarios after the first failure')
-    .action(async (paths: string[], opts: { concurrency: number; junit?: string; filter?: string; bail?: boolean }) => {
+    .action(async (paths: string[], opts: { concurrency: number; junit?: string; report?: string; filter?: string; bail?: boolean }) => {
       // Output piped into `head` may close early; the run's outcome is the exit code.
       process.stdout.on('error', (error: NodeJS.ErrnoException) => {
         if (error.code !== 'EPIPE') throw error
@@ -35,6 +36,7 @@ export function registerScenarioCommands(program: Command): void {
           concurrency: opts.concurrency,
           filter: opts.filter,
           bail: opts.bail,
+          reportDir: opts.report,
           onEvent: (event) => process.stdout.write(formatProgress(event)),
         })
         if (results.length === 0) {
@@ -47,6 +49,7 @@ export function registerScenarioCommands(program: Command): void {
           await writeJUnit(opts.junit, results)
           await print(`JUnit report written to ${opts.junit}\n`)
         }
+        if (opts.report) await print(`Dashboard reports written to ${opts.report}/ (open the .html files in a browser)\n`)
         process.exitCode = results.some((r) => r.status === 'failed') ? 1 : 0
       } catch (error) {
         if (!(error instanceof InvalidScenariosError || error instanceof NoScenariosError)) throw error

@@ -1,3 +1,5 @@
+import { searchReport } from 'dashboard/reportSearch.js'
+
 // The page's one way to read data: the stats port's read-only JSON endpoints, or, in a static
 // report, the same answers inlined in the HTML (keyed by the path the live page would fetch).
 const inlined = document.getElementById('report-data')
@@ -7,6 +9,7 @@ export const isStaticReport = report !== null
 
 export async function getJson(path) {
   if (report) {
+    if (path.startsWith('/api/search?')) return searchReport(report, new URLSearchParams(path.split('?')[1]).get('q') ?? '')
     if (path in report) return report[path]
     throw new Error(`not in this report: ${path}`)
   }

@@ -1,15 +1,15 @@
 // The dashboard: a hash router over the home (chart + slot timeline), a slot, a bundle and search; live via server-sent events.
 import { render } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
-import { html } from './html.js'
-import { onSlots, isStaticReport } from './api.js'
-import { useJson } from './useJson.js'
-import { Timeline } from './timeline.js'
-import { StateChart } from './stateChart.js'
-import { SlotPage } from './slotPage.js'
-import { BundlePage } from './bundlePage.js'
-import { SearchResults } from './searchResults.js'
-import { SearchBox } from './searchBox.js'
+import { html } from 'dashboard/html.js'
+import { onSlots, isStaticReport } from 'dashboard/api.js'
+import { useJson } from 'dashboard/useJson.js'
+import { Timeline } from 'dashboard/timeline.js'
+import { StateChart } from 'dashboard/stateChart.js'
+import { SlotPage } from 'dashboard/slotPage.js'
+import { BundlePage } from 'dashboard/bundlePage.js'
+import { SearchResults } from 'dashboard/searchResults.js'
+import { SearchBox } from 'dashboard/searchBox.js'
 
 function parseRoute(hash) {
   const [path, query = ''] = hash.replace(/^#/, '').split('?')

@@ -1,8 +1,8 @@
 // One bundle: its trace and its txs (gas, status, revert reason, coinbase difference, place in the block).
-import { html } from './html.js'
-import { useJson } from './useJson.js'
-import { StatePill } from './bundleTable.js'
-import { eth, gas, short, time } from './format.js'
+import { html } from 'dashboard/html.js'
+import { useJson } from 'dashboard/useJson.js'
+import { StatePill } from 'dashboard/bundleTable.js'
+import { eth, gas, short, time } from 'dashboard/format.js'
 
 export function BundlePage({ hash, refresh }) {
   const { data, error } = useJson(`/api/bundle/${hash}`, refresh)

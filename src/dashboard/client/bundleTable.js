@@ -1,6 +1,6 @@
 // A page of bundles: state (coloured), builder payment, reverting tx and error, refund and sponsorship, searcher.
-import { html } from './html.js'
-import { eth, short } from './format.js'
+import { html } from 'dashboard/html.js'
+import { eth, short } from 'dashboard/format.js'
 
 export function StatePill({ state, status }) {
   return html`<span class=${`pill state-${state}`} data-state=${state}>${status ?? state}</span>`

@@ -1,6 +1,6 @@
 // Search by bundle hash, tx hash, block hash, searcher address or block number.
 import { useState } from 'preact/hooks'
-import { html } from './html.js'
+import { html } from 'dashboard/html.js'
 
 export function SearchBox({ initial = '' }) {
   const [query, setQuery] = useState(initial)

@@ -1,8 +1,8 @@
 // What a search found: straight to the bundle or slot when it is one, else a list of bundles.
 import { useEffect } from 'preact/hooks'
-import { html } from './html.js'
-import { useJson } from './useJson.js'
-import { BundleTable } from './bundleTable.js'
+import { html } from 'dashboard/html.js'
+import { useJson } from 'dashboard/useJson.js'
+import { BundleTable } from 'dashboard/bundleTable.js'
 
 export function SearchResults({ query, refresh }) {
   const { data, error } = useJson(`/api/search?q=${encodeURIComponent(query)}`, refresh)

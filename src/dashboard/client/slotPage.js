@@ -1,8 +1,8 @@
 // One slot: its report and its bundles, a page at a time, filtered by state.
-import { html } from './html.js'
-import { useJson } from './useJson.js'
-import { BundleTable, StatePill } from './bundleTable.js'
-import { eth, short, time, STATES } from './format.js'
+import { html } from 'dashboard/html.js'
+import { useJson } from 'dashboard/useJson.js'
+import { BundleTable, StatePill } from 'dashboard/bundleTable.js'
+import { eth, short, time, STATES } from 'dashboard/format.js'
 
 export function SlotPage({ block, page, state, refresh }) {
   const query = `/api/bundles?slot=${block}&page=${page}${state ? `&state=${state}` : ''}`

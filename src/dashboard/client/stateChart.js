@@ -1,8 +1,8 @@
 // Bundles per state per slot, as stacked bars (uPlot draws them; we stack the series).
 import { useEffect, useRef } from 'preact/hooks'
 import uPlot from 'uplot'
-import { html } from './html.js'
-import { STATES, STATE_COLOURS } from './format.js'
+import { html } from 'dashboard/html.js'
+import { STATES, STATE_COLOURS } from 'dashboard/format.js'
 
 const WHOLE = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000]
 

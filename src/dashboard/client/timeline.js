@@ -1,6 +1,6 @@
 // The slot timeline: each slot's block, time, candidates per algorithm, relay bid, who won, block hash.
-import { html } from './html.js'
-import { eth, short, time, STATES, STATE_COLOURS } from './format.js'
+import { html } from 'dashboard/html.js'
+import { eth, short, time, STATES, STATE_COLOURS } from 'dashboard/format.js'
 
 export function Timeline({ slots }) {
   if (slots.length === 0) return html`<p class="muted">Waiting for the first slot…</p>`

@@ -1,6 +1,6 @@
 // Fetches a JSON path, again whenever `path` or `refresh` changes (a slot ran); keeps the last answer while refetching.
 import { useEffect, useState } from 'preact/hooks'
-import { getJson } from './api.js'
+import { getJson } from 'dashboard/api.js'
 
 export function useJson(path, refresh) {
   const [state, setState] = useState({ data: null, error: null })
