@@ -156,6 +156,7 @@ describe('dashboard in headless Chromium', () => {
     await refunded.locator('a').first().click()
     await page.locator('tr.tx-row').first().waitFor()
     expect(await page.locator('tr.tx-row').first().textContent()).toContain('success')
+    expect(await page.locator('tr.builder-tx-row').textContent()).toMatch(/refund payout.*success.*position 2 of 2/)
     await shot('report')
     // Search works in the report too, over what it holds.
     await page.locator('.search input').fill('1')

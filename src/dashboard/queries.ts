@@ -7,7 +7,7 @@ import { BundleIndex } from './bundleIndex.js'
 import { disclose, isDisclosed, type ChainNow } from './disclosure.js'
 import { bundleRow, countStates, slotRow, type BundleRow, type SlotRow } from './rows.js'
 import type { SlotLog } from './slotLog.js'
-import { txDetails, type TxDetail } from './txDetails.js'
+import { builderTxDetails, txDetails, type BuilderTxDetail, type TxDetail } from './txDetails.js'
 
 export interface DashboardData {
   book: BundleBook
@@ -40,7 +40,7 @@ export interface BundlesPage {
 }
 
 export type BundlePage =
-  | { shown: true; bundle: BundleRow; txs: TxDetail[]; receivedForBlock: number; receivedMsIntoSlot: number; live: boolean; boosted: boolean }
+  | { shown: true; bundle: BundleRow; txs: TxDetail[]; builderTxs: BuilderTxDetail[]; receivedForBlock: number; receivedMsIntoSlot: number; live: boolean; boosted: boolean }
   | { shown: false; availableAtBlock: number | null }
 
 export type SearchResult =
@@ -100,6 +100,7 @@ export class DashboardQueries {
       shown: true,
       bundle: bundleRow(trace, this.data.statusCase),
       txs: await txDetails(trace, this.data.read),
+      builderTxs: await builderTxDetails(trace, this.data.read),
       receivedForBlock: Number(trace.receivedForBlock),
       receivedMsIntoSlot: trace.receivedMsIntoSlot,
       live: trace.live,

@@ -34,6 +34,14 @@ export interface TxDetail {
   onChain: OnChain | null
 }
 
+/** A tx the builder added for the bundle (a sponsorship transfer before a tx, the refund payout after it), and where it is on chain. */
+export interface BuilderTxDetail {
+  kind: 'sponsorship' | 'refund payout'
+  hash: Hash
+  amount: string
+  onChain: OnChain | null
+}
+
 interface Receipt {
   status: Hex
   gasUsed: Hex
@@ -55,14 +63,32 @@ interface CallFrame {
   calls?: CallFrame[]
 }
 
-/** Every tx of a bundle with what the canonical chain says of it (receipts, block, call trace), read through the public view. */
-export async function txDetails(trace: BundleTrace, read: CanonicalRead): Promise<TxDetail[]> {
+type BlockOf = (number: Hex) => Promise<Block>
+
+/** Reads each block once however many of the bundle's txs are in it. */
+function blockReader(read: CanonicalRead): BlockOf {
   const blocks = new Map<string, Promise<Block>>()
-  const blockOf = (number: Hex) => {
+  return (number) => {
     let block = blocks.get(number)
     if (!block) blocks.set(number, (block = read('eth_getBlockByNumber', [number, false]) as Promise<Block>))
     return block
   }
+}
+
+/** The txs the builder added for the bundle, with where they are on chain. */
+export async function builderTxDetails(trace: BundleTrace, read: CanonicalRead): Promise<BuilderTxDetail[]> {
+  const blockOf = blockReader(read)
+  const { sponsorships, refund } = trace.builderPayments
+  const added = [
+    ...sponsorships.map((s) => ({ kind: 'sponsorship' as const, hash: s.transferHash, amount: s.amountWei.toString() })),
+    ...(refund ? [{ kind: 'refund payout' as const, hash: refund.payoutHash, amount: refund.amountWei.toString() }] : []),
+  ]
+  return Promise.all(added.map(async (tx) => ({ ...tx, onChain: await onChain(tx.hash, read, blockOf) })))
+}
+
+/** Every tx of a bundle with what the canonical chain says of it (receipts, block, call trace), read through the public view. */
+export async function txDetails(trace: BundleTrace, read: CanonicalRead): Promise<TxDetail[]> {
+  const blockOf = blockReader(read)
   const { bundle } = trace
   return Promise.all(
     bundle.txs.map(async (tx) => ({
@@ -83,7 +109,7 @@ export async function txDetails(trace: BundleTrace, read: CanonicalRead): Promis
   )
 }
 
-async function onChain(hash: Hash, read: CanonicalRead, blockOf: (number: Hex) => Promise<Block>): Promise<OnChain | null> {
+async function onChain(hash: Hash, read: CanonicalRead, blockOf: BlockOf): Promise<OnChain | null> {
   const receipt = (await read('eth_getTransactionReceipt', [hash]).catch(() => null)) as Receipt | null
   if (!receipt) return null
   const block = await blockOf(receipt.blockNumber)

@@ -36,7 +36,18 @@ export function BundlePage({ hash, refresh }) {
         <thead><tr><th>#</th><th>tx</th><th>from → to</th><th>gas limit / used</th><th>status</th><th>revert reason</th><th>coinbase diff</th><th>in block</th></tr></thead>
         <tbody>${data.txs.map((tx) => html`<${TxRow} key=${tx.hash} tx=${tx} />`)}</tbody>
       </table>
-    </section>`
+    </section>
+    ${data.builderTxs.length
+      ? html`<section class="card">
+          <h2>Builder txs for this bundle</h2>
+          <table class="builder-txs">
+            <thead><tr><th>kind</th><th>tx</th><th>amount</th><th>status</th><th>in block</th></tr></thead>
+            <tbody>${data.builderTxs.map((tx) => html`<tr class="builder-tx-row" key=${tx.hash}>
+              <td>${tx.kind}</td><td class="mono" title=${tx.hash}>${short(tx.hash)}</td><td class="num">${eth(tx.amount)}</td>
+              <td>${tx.onChain ? tx.onChain.status : 'not on chain'}</td><td><${Placement} onChain=${tx.onChain} /></td></tr>`)}</tbody>
+          </table>
+        </section>`
+      : null}`
 }
 
 function TxRow({ tx }) {
@@ -50,6 +61,12 @@ function TxRow({ tx }) {
     <td class=${`tx-status ${c?.status ?? (tx.revertedInSimulation ? 'reverted' : '')}`}>${status}</td>
     <td class="error">${c?.revertReason ?? (tx.revertedInSimulation ? 'see the bundle’s error' : '—')}</td>
     <td class="num">${c ? eth(c.coinbaseDiff) : '—'}</td>
-    <td>${c ? html`<a href=${`#/slot/${c.blockNumber}`}>block ${c.blockNumber}</a>, position ${c.position + 1} of ${c.blockTxCount}` : '—'}</td>
+    <td><${Placement} onChain=${c} /></td>
   </tr>`
+}
+
+/** Where a tx is on chain: its block and its position there. */
+function Placement({ onChain }) {
+  if (!onChain) return '—'
+  return html`<a href=${`#/slot/${onChain.blockNumber}`}>block ${onChain.blockNumber}</a>, position ${onChain.position + 1} of ${onChain.blockTxCount}`
 }
