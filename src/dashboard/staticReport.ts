@@ -4,11 +4,13 @@ import type { DashboardQueries } from './queries.js'
 
 /** How many slots the timeline shows a page (the page asks for this `limit`). */
 export const SLOTS_PER_PAGE = 50
+/** Bundle pages read the chain (receipts, blocks, call traces): a report holds at most this many, the best of each slot first. */
+export const REPORT_MAX_BUNDLES = 2_000
 
 /**
  * Every answer the page can ask for about a finished run, keyed by the path it would fetch:
  * each page of the timeline, each page of each slot's bundles (all, and per state), and each
- * disclosed bundle. Inlined in a static report, these answer the page with no server behind it.
+ * disclosed bundle (up to `REPORT_MAX_BUNDLES`; a page it leaves out says it is not in the report). Inlined in a static report, these answer the page with no server behind it.
  */
 export async function reportData(queries: DashboardQueries): Promise<Record<string, unknown>> {
   const data: Record<string, unknown> = {}
@@ -29,6 +31,6 @@ export async function reportData(queries: DashboardQueries): Promise<Record<stri
     }
     before = page.next
   } while (before !== null)
-  for (const hash of bundles) data[`/api/bundle/${hash}`] = await queries.bundle(hash)
+  for (const hash of [...bundles].slice(0, REPORT_MAX_BUNDLES)) data[`/api/bundle/${hash}`] = await queries.bundle(hash)
   return data
 }
