@@ -10,7 +10,8 @@ export const REPORT_MAX_BUNDLES = 2_000
 /**
  * Every answer the page can ask for about a finished run, keyed by the path it would fetch:
  * each page of the timeline, each page of each slot's bundles (all, and per state), and each
- * disclosed bundle (up to `REPORT_MAX_BUNDLES`; a page it leaves out says it is not in the report). Inlined in a static report, these answer the page with no server behind it.
+ * disclosed bundle (up to `REPORT_MAX_BUNDLES`; a page it leaves out says it is not in the
+ * report). Inlined in a static report, these answer the page with no server behind it.
  */
 export async function reportData(queries: DashboardQueries): Promise<Record<string, unknown>> {
   const data: Record<string, unknown> = {}
