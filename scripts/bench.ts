@@ -13,6 +13,7 @@ import { benchSlotBuild } from './bench/slotBuild.js'
 import { benchMemory } from './bench/memory.js'
 import { benchScenarios } from './bench/scenarios.js'
 import { benchStalledSubscriber } from './bench/stalledSubscriber.js'
+import { benchDashboard } from './bench/dashboard.js'
 
 export const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<BenchResult>> = {
   ingest: benchIngest,
@@ -21,6 +22,7 @@ export const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<Bench
   stalledSubscriber: benchStalledSubscriber,
   scenarios: benchScenarios,
   memory: benchMemory,
+  dashboard: benchDashboard,
 }
 
 export interface RunOptions extends BenchOptions {

@@ -126,6 +126,7 @@ program
         `bundlesim ready (chain ${status.chainId}, block ${status.blockNumber}, ${config.clock} clock, ${config.slotTimeSeconds}s slots)`,
         `  submission RPC  ${harness.rpcUrl}`,
         `  stats RPC       ${harness.statsUrl}`,
+        `  dashboard       ${harness.statsUrl}  (open in a browser)`,
         harness.config.exposeAnvil
           ? `  anvil           ${harness.anvilUrl} (exposed: shows the builder's work in progress)`
           : '  anvil           internal (cheatcodes anvil_setBalance/setCode/setNonce/setStorageAt via the submission RPC; --expose-anvil to reach it)',

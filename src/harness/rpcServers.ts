@@ -1,3 +1,4 @@
+import express from 'express'
 import { JSONRPCErrorException, JSONRPCServer } from 'json-rpc-2.0'
 import type { Logger } from 'pino'
 import type { BundlesimConfig } from '../config/config.js'
@@ -27,6 +28,7 @@ import type { ChainSubsystem } from './chain.js'
 import type { HarnessEvents } from './events.js'
 import type { OrderFlow } from './orderFlow.js'
 import type { Shutdown } from './shutdown.js'
+import { createHarnessDashboard } from './dashboard.js'
 
 /** The two endpoints a user is given. */
 export interface RpcServers {
@@ -129,8 +131,16 @@ export async function startRpcServers({ config, chain, slot, traces, orders, bui
   })
   // Before the HTTP server closes (steps run last-added first): it does not wait for upgraded sockets.
   shutdown.add(() => webSocket.close())
-  const statsServer = await listen(createRpcApp(stats, httpOptions), config.host, config.statsPort)
+  // The stats port also serves the dashboard: GET / and /api/…; JSON-RPC stays on POST /.
+  const dashboard = createHarnessDashboard({ config, traces, slot, view, events })
+  const statsApp = express()
+  statsApp.disable('x-powered-by')
+  statsApp.use(dashboard.router)
+  statsApp.use(createRpcApp(stats, httpOptions))
+  const statsServer = await listen(statsApp, config.host, config.statsPort)
   shutdown.add(() => statsServer.close())
+  // Before the server closes: open event streams would hold it until its drain deadline.
+  shutdown.add(async () => dashboard.close())
   urls.submission = submissionServer.url
   urls.stats = statsServer.url
   return { submission: submissionServer, stats: statsServer }

@@ -28,6 +28,8 @@ const print = (text: string) => new Promise<void>((resolve) => process.stdout.wr
 interface RunFlags {
   concurrency: number
   junit?: string
+  /** Save each scenario's dashboard as static HTML in this folder. */
+  report?: string
   filter?: string
   bail?: boolean
   shard?: Shard
@@ -43,6 +45,7 @@ export function registerScenarioCommands(program: Command): void {
     .argument('[paths...]', 'scenario files, directories (every .yaml below) or globs', ['scenarios'])
     .option('--concurrency <n>', 'scenarios run at once', positive, availableParallelism())
     .option('--junit <file>', 'write a JUnit XML report here')
+    .option('--report <dir>', "save each scenario's dashboard (slots, bundles, txs) as static HTML in this folder")
     .option('--filter <text>', 'run only scenarios whose name or file contains this text, or matches /regex/')
     .option('--bail', 'start no more scenarios after the first failure')
     .option('--shard <i/n>', 'run only part i of n (CI matrix): the files sorted by path, dealt round-robin', shardOption)
@@ -67,6 +70,7 @@ export function registerScenarioCommands(program: Command): void {
           concurrency: opts.concurrency,
           filter: opts.filter,
           bail: opts.bail,
+          reportDir: opts.report,
           onEvent: (event) => process.stdout.write(formatProgress(event) + (github && event.type === 'done' ? failureAnnotations(event.result) : '')),
         })
         if (results.length === 0 && shardName) {
@@ -83,6 +87,7 @@ export function registerScenarioCommands(program: Command): void {
           await writeJUnit(opts.junit, results)
           await print(`JUnit report written to ${opts.junit}\n`)
         }
+        if (opts.report) await print(`Dashboard reports written to ${opts.report}/ (open the .html files in a browser)\n`)
         process.exitCode = results.some((r) => r.status === 'failed') ? 1 : 0
       } catch (error) {
         if (!(error instanceof InvalidScenariosError || error instanceof NoScenariosError)) throw error

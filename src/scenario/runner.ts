@@ -3,6 +3,7 @@ import type { BundlesimConfig } from '../config/config.js'
 import { createBundlesimClient, type BundlesimClient } from '../protocol/client.js'
 import type { HarnessStatus } from '../protocol/harnessStatus.js'
 import { startHarness, type Harness } from '../harness/startHarness.js'
+import { saveDashboardReport } from './htmlReport.js'
 import { toAbiValues } from './abiValues.js'
 import { scenarioChain, skipReason } from './chainSettings.js'
 import { unsignableMessage } from './accounts.js'
@@ -41,6 +42,8 @@ export interface ScenarioResult {
   failures: ScenarioFailure[]
   /** Why it did not run (status `skipped`), e.g. its fork URL variable is unset. */
   skipReason?: string
+  /** The dashboard report saved for it (`--report`). */
+  reportFile?: string
 }
 
 export interface RunOptions extends LoadOptions {
@@ -48,6 +51,8 @@ export interface RunOptions extends LoadOptions {
   harness?: Partial<BundlesimConfig>
   /** Run from this `bundlesim snapshot` file instead of the scenario's fork (offline). */
   snapshot?: string
+  /** Save the run's dashboard as static HTML into this folder (one file per scenario), before the harness stops. */
+  reportDir?: string
 }
 
 /** The harness a scenario asks for: manual clock, free ports, quiet, stats at once by default. */
@@ -234,7 +239,9 @@ export async function runScenario(scenario: string | LoadedScenario, options: Ru
     return { file: loaded.file, name: loaded.name, description: loaded.description, status: 'failed', passed: false, durationMs: performance.now() - started, steps: [], failures: [failure] }
   }
   try {
-    return { ...(await runLoadedScenarioOn(loaded, harness)), durationMs: performance.now() - started }
+    const result = { ...(await runLoadedScenarioOn(loaded, harness)), durationMs: performance.now() - started }
+    if (options.reportDir) result.reportFile = await saveDashboardReport(harness.statsUrl, options.reportDir, loaded.name)
+    return result
   } finally {
     await harness.stop()
   }

@@ -1,0 +1,72 @@
+// One bundle: its trace and its txs (gas, status, revert reason, coinbase difference, place in the block).
+import { html } from 'dashboard/html.js'
+import { useJson } from 'dashboard/useJson.js'
+import { StatePill } from 'dashboard/bundleTable.js'
+import { eth, gas, short, time } from 'dashboard/format.js'
+
+export function BundlePage({ hash, refresh }) {
+  const { data, error } = useJson(`/api/bundle/${hash}`, refresh)
+  if (!data) return html`<p class="muted">${error ?? 'Loading…'}</p>`
+  if (!data.shown) {
+    return html`<section class="card"><h2>Bundle <span class="mono">${short(hash)}</span></h2>
+      <p class="notice">${data.availableAtBlock === null ? 'No such bundle (or its trace has expired).' : `Not disclosed yet: shown from block ${data.availableAtBlock} on, like svc_getBundleStats.`}</p></section>`
+  }
+  const b = data.bundle
+  return html`<section class="card">
+      <h2>Bundle <span class="mono">${b.bundleHash}</span></h2>
+      <dl class="facts">
+        <dt>state</dt><dd><${StatePill} state=${b.state} status=${b.status} />${data.live ? '' : ' (withdrawn: never built again)'}</dd>
+        <dt>error</dt><dd class="error">${b.error ?? '—'}</dd>
+        <dt>reverting tx</dt><dd class="mono">${b.revertingHash ?? '—'}</dd>
+        <dt>builder payment</dt><dd>${eth(b.builderPayment)}</dd>
+        <dt>target block</dt><dd><a href=${`#/slot/${b.targetBlock}`}>${b.targetBlock}</a>${b.minTimestamp || b.maxTimestamp ? ` (window ${b.minTimestamp ?? '…'}–${b.maxTimestamp ?? '…'})` : ''}</dd>
+        <dt>landed in</dt><dd>${b.blockNumber === null ? '—' : html`<a href=${`#/slot/${b.blockNumber}`}>block ${b.blockNumber}</a>`}</dd>
+        <dt>received</dt><dd>${time(b.receivedAt)} — for block ${data.receivedForBlock}, ${data.receivedMsIntoSlot} ms into the slot${data.boosted ? ' (boosted)' : ''}</dd>
+        <dt>simulated</dt><dd>${time(b.simulatedAt)}</dd>
+        <dt>submitted</dt><dd>${time(b.submittedAt)}</dd>
+        <dt>searcher</dt><dd class="mono">${b.searcher ?? 'unsigned request'}</dd>
+        <dt>refund</dt><dd>${b.refund ? html`${eth(b.refund.amount)} to <span class="mono">${b.refund.recipient}</span> (payout <span class="mono">${short(b.refund.txHash)}</span>)` : '—'}</dd>
+        <dt>sponsorship</dt><dd>${b.sponsorships.length ? b.sponsorships.map((s) => html`<div>${eth(s.amount)} for <span class="mono">${short(s.txHash)}</span></div>`) : '—'}</dd>
+        <dt>replacement uuid</dt><dd class="mono">${b.replacementUuid ?? '—'}</dd>
+      </dl>
+    </section>
+    <section class="card">
+      <h2>Transactions</h2>
+      <table class="txs">
+        <thead><tr><th>#</th><th>tx</th><th>from → to</th><th>gas limit / used</th><th>status</th><th>revert reason</th><th>coinbase diff</th><th>in block</th></tr></thead>
+        <tbody>${data.txs.map((tx) => html`<${TxRow} key=${tx.hash} tx=${tx} />`)}</tbody>
+      </table>
+    </section>
+    ${data.builderTxs.length
+      ? html`<section class="card">
+          <h2>Builder txs for this bundle</h2>
+          <table class="builder-txs">
+            <thead><tr><th>kind</th><th>tx</th><th>amount</th><th>status</th><th>in block</th></tr></thead>
+            <tbody>${data.builderTxs.map((tx) => html`<tr class="builder-tx-row" key=${tx.hash}>
+              <td>${tx.kind}</td><td class="mono" title=${tx.hash}>${short(tx.hash)}</td><td class="num">${eth(tx.amount)}</td>
+              <td>${tx.onChain ? tx.onChain.status : 'not on chain'}</td><td><${Placement} onChain=${tx.onChain} /></td></tr>`)}</tbody>
+          </table>
+        </section>`
+      : null}`
+}
+
+function TxRow({ tx }) {
+  const c = tx.onChain
+  const status = c ? c.status : tx.revertedInSimulation ? 'reverted in simulation' : 'not on chain'
+  return html`<tr class="tx-row" data-hash=${tx.hash}>
+    <td>${tx.index}</td>
+    <td class="mono" title=${tx.hash}>${short(tx.hash)}${tx.mayRevert ? html` <span class="tag">may revert</span>` : null}${tx.mayDrop ? html` <span class="tag">may drop</span>` : null}</td>
+    <td class="mono">${short(tx.from)} → ${tx.to ? short(tx.to) : 'create'}</td>
+    <td class="num">${gas(tx.gasLimit)}${c ? html` / ${gas(c.gasUsed)}` : null}</td>
+    <td class=${`tx-status ${c?.status ?? (tx.revertedInSimulation ? 'reverted' : '')}`}>${status}</td>
+    <td class="error">${c?.revertReason ?? (tx.revertedInSimulation ? 'see the bundle’s error' : '—')}</td>
+    <td class="num">${c ? eth(c.coinbaseDiff) : '—'}</td>
+    <td><${Placement} onChain=${c} /></td>
+  </tr>`
+}
+
+/** Where a tx is on chain: its block and its position there. */
+function Placement({ onChain }) {
+  if (!onChain) return '—'
+  return html`<a href=${`#/slot/${onChain.blockNumber}`}>block ${onChain.blockNumber}</a>, position ${onChain.position + 1} of ${onChain.blockTxCount}`
+}
