@@ -69,6 +69,7 @@ export function decodeBundle(submission: BundleSubmission, context: DecodeContex
       refundRecipient: submission.refundRecipient,
       refundTxHashes: submission.refundTxHashes,
       boosted: context.boosted,
+      ...(submission.endOfBlock && { endOfBlock: submission.endOfBlock }),
     },
   }
 }

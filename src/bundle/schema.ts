@@ -32,6 +32,15 @@ const targetBlock = hexQuantity({ type: 'expected a hex block number string like
   { error: (issue) => `${String(issue.input)} is beyond the last block bundlesim accepts as a target, 0x${MAX_TARGET_BLOCK.toString(16)} (2^52): no such block will be built` },
 )
 
+/** Field rules shared by every bundle-submitting method (`eth_sendBundle`, `eth_sendEndOfBlockBundle`). */
+export const bundleFieldRules = {
+  txs: z.array(txHex, { error: 'required: an array of signed transactions as 0x hex strings' }),
+  blockNumber: targetBlock,
+  hashList,
+  replacementUuid,
+  sequenceNumber,
+}
+
 /**
  * eth_sendBundle's object (seed §2.1) plus the spellings other builders accept (Flashbots,
  * rbuilder/BuilderNet, Titan): `uuid` and `replacementNonce` are rbuilder's names for
@@ -40,7 +49,7 @@ const targetBlock = hexQuantity({ type: 'expected a hex block number string like
  * Any other field is refused, naming the closest known one.
  */
 export const bundleObjectSchema = strictFields({
-  txs: z.array(txHex, { error: 'required: an array of signed transactions as 0x hex strings' }),
+  txs: bundleFieldRules.txs,
   blockNumber: targetBlock.optional(),
   minTimestamp: unixSeconds.optional(),
   maxTimestamp: unixSeconds.optional(),

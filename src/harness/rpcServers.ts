@@ -12,6 +12,7 @@ import { refuseWhileAnvilDown } from '../rpc/anvilGuard.js'
 import { registerCallBundleMethod } from '../callBundle/callBundleMethod.js'
 import { FLASHBOTS_SIGNATURE_HEADER, checkFlashbotsSignature } from '../rpc/flashbotsSignature.js'
 import { registerSubmissionMethods } from '../rpc/submissionMethods.js'
+import { registerEndOfBlockMethods } from '../rpc/endOfBlockMethods.js'
 import { registerStatsMethods } from '../rpc/statsMethods.js'
 import { registerHarnessMethods } from '../rpc/harnessMethods.js'
 import type { HarnessStatus } from '../protocol/harnessStatus.js'
@@ -63,6 +64,7 @@ export async function startRpcServers({ config, chain, slot, traces, orders, bui
     headNonce: (address) => chain.chain.nonce(address, slot.head.number),
     maxBundleTxs: config.maxBundleTxs,
   })
+  registerEndOfBlockMethods(submission, { ingest: orders.ingest, maxBundleTxs: config.maxBundleTxs })
   registerHarnessMethods(submission, {
     advanceSlots: builder.advanceSlots,
     status,

@@ -22,6 +22,19 @@ export interface SendBundleParams {
 /** eth_sendBundle / svc_boostBundle: the bundle's hash; `null` when empty `txs` cancelled a uuid. */
 export type SendBundleResult = { bundleHash: Hash } | null
 
+/** Titan's eth_sendEndOfBlockBundle object; the request must carry `X-Flashbots-Signature`. */
+export interface SendEndOfBlockBundleParams {
+  /** Empty only to cancel the bundles of `replacementUuid`. */
+  txs: Hex[]
+  blockNumber?: Hex
+  /** Txs that may revert or be discarded. */
+  revertingTxHashes?: Hash[]
+  /** Tried only when an earlier order of the block changed one of these contracts' storage; absent or empty: always tried. */
+  targetPools?: Address[]
+  replacementUuid?: string
+  replacementSeqNumber?: number
+}
+
 export interface CancelBundleParams {
   replacementUuid: string
 }
@@ -120,6 +133,7 @@ export interface BundlesimMethods {
   eth_sendBundle: { params: [SendBundleParams]; result: SendBundleResult }
   svc_boostBundle: { params: [SendBundleParams]; result: SendBundleResult }
   eth_cancelBundle: { params: [CancelBundleParams]; result: CancelBundleResult }
+  eth_sendEndOfBlockBundle: { params: [SendEndOfBlockBundleParams]; result: SendBundleResult }
   eth_callBundle: { params: [CallBundleParams]; result: CallBundleResponse }
   eth_sendRawTransaction: { params: [Hex]; result: Hash }
   harness_advanceSlot: { params: [AdvanceSlotParams] | []; result: SlotReport[] }

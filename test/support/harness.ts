@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from 'vitest'
-import { parseGwei, type Address, type Hash, type Hex } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
+import { keccak256, parseGwei, toBytes, type Address, type Hash, type Hex } from 'viem'
+import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
 import { createBundlesimClient, createJsonRpcTransport, startHarness, type Harness, type SendBundleParams } from '../../src/index.js'
 import type { BundlesimConfig } from '../../src/config/config.js'
 
@@ -116,4 +116,19 @@ export const REVERTER_CODE: Hex = '0x60006000fd'
 /** Installs code at an address on the head state (a test fixture, done before the slot). */
 export async function setCode(harness: Harness, address: Address, code: Hex): Promise<void> {
   await call(harness.rpcUrl, 'anvil_setCode', [address, code])
+}
+
+/**
+ * One JSON-RPC call over real HTTP signed as a Flashbots client signs it:
+ * `X-Flashbots-Signature: <address>:<personal_sign of keccak256(body) as text>`.
+ */
+export async function signedRpc<T = any>(url: string, signer: PrivateKeyAccount, method: string, params: unknown[]): Promise<RpcReply<T>> {
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method, params })
+  const signature = await signer.signMessage({ message: keccak256(toBytes(body)) })
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'X-Flashbots-Signature': `${signer.address}:${signature}` },
+    body,
+  })
+  return { status: res.status, body: (await res.json()) as RpcReply<T>['body'] }
 }
