@@ -46,8 +46,8 @@ export type CancelBundleResult = Hash[]
 export interface CallBundleParams {
   txs: Hex[]
   blockNumber: Hex
-  /** Only the canonical head: `latest` or its number as hex. */
-  stateBlockNumber: 'latest' | Hex
+  /** `latest`/`pending` (the head), `earliest`, or the number as hex of any block whose state the node still holds. */
+  stateBlockNumber: 'latest' | 'pending' | 'earliest' | Hex
   timestamp?: number | Hex
   coinbase?: Address
   baseFee?: number | Hex
