@@ -13,6 +13,8 @@ export interface BundleSubmission {
   refundPercent?: number
   refundRecipient?: Address
   refundTxHashes: Hash[]
+  /** Titan's other name for the refund tx: its index in `txs` (the schema refuses it beside `refundTxHashes`). */
+  refundIndex?: number
   /** Set for `eth_sendEndOfBlockBundle`: placed at the end of the block, after every other order. */
   endOfBlock?: EndOfBlockTerms
 }

@@ -17,6 +17,8 @@ export interface SendBundleParams {
   refundPercent?: number
   refundRecipient?: Address
   refundTxHashes?: Hash[]
+  /** Titan's name for the refund tx by its index in `txs` (instead of `refundTxHashes`). */
+  refundIndex?: number
 }
 
 /** eth_sendBundle / svc_boostBundle: the bundle's hash; `null` when empty `txs` cancelled a uuid. */
