@@ -1,7 +1,7 @@
 import { afterAll, beforeAll } from 'vitest'
-import { keccak256, parseGwei, toBytes, type Address, type Hash, type Hex } from 'viem'
+import { parseGwei, type Address, type Hash, type Hex } from 'viem'
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
-import { createBundlesimClient, createJsonRpcTransport, startHarness, type Harness, type SendBundleParams } from '../../src/index.js'
+import { createBundlesimClient, createJsonRpcTransport, flashbotsSignature, startHarness, type Harness, type SendBundleParams } from '../../src/index.js'
 import type { BundlesimConfig } from '../../src/config/config.js'
 
 /** Anvil's funded dev keys (mnemonic `test test … junk`). */
@@ -124,11 +124,6 @@ export async function setCode(harness: Harness, address: Address, code: Hex): Pr
  */
 export async function signedRpc<T = any>(url: string, signer: PrivateKeyAccount, method: string, params: unknown[]): Promise<RpcReply<T>> {
   const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method, params })
-  const signature = await signer.signMessage({ message: keccak256(toBytes(body)) })
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'X-Flashbots-Signature': `${signer.address}:${signature}` },
-    body,
-  })
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...(await flashbotsSignature(signer)(body)) }, body })
   return { status: res.status, body: (await res.json()) as RpcReply<T>['body'] }
 }
