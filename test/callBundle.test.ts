@@ -190,8 +190,8 @@ describe('eth_callBundle', () => {
       [{ txs: ['0xzz'], blockNumber: next, stateBlockNumber: 'latest' }, /^txs\[0\]: /],
       [{ txs: [tx], stateBlockNumber: 'latest' }, /^blockNumber: /],
       [{ txs: [tx], blockNumber: next }, /^stateBlockNumber: /],
-      [{ txs: [tx], blockNumber: next, stateBlockNumber: 'pending' }, /^stateBlockNumber: only the canonical head.*"pending"/],
-      [{ txs: [tx], blockNumber: next, stateBlockNumber: '0x0' }, /^stateBlockNumber: only the canonical head .*0x0/],
+      [{ txs: [tx], blockNumber: next, stateBlockNumber: 'safe' }, /^stateBlockNumber: expected "latest", "pending", "earliest" or a block number as hex, got "safe"/],
+      [{ txs: [tx], blockNumber: next, stateBlockNumber: next }, /^stateBlockNumber: block 0x[0-9a-f]+ is not mined yet \(the head is 0x/],
       [{ txs: [tx], blockNumber: next, stateBlockNumber: 'latest', coinbase: '0x12' }, /^coinbase: /],
       [{ txs: [tx], blockNumber: next, stateBlockNumber: 'latest', timestamp: Number(block.timestamp) }, /^timestamp: .*after/],
       [{ txs: [tx], blockNumber: next, stateBlockNumber: 'latest', baseFee: 'lots' }, /^baseFee: /],
@@ -204,5 +204,42 @@ describe('eth_callBundle', () => {
     }
     const notOne = await rpc(harness.rpcUrl, 'eth_callBundle', [])
     expect(notOne.body.error?.code).toBe(-32602)
+  })
+
+  it('simulates on an older block still held (as calls) exactly as it did on that block as the head, and moves nothing', async () => {
+    const n = await nonce()
+    const txs = [
+      await signTx({ nonce: n, to: CLOCK, data: '0x01', value: 0n }),
+      await signTx({ nonce: n + 1, to: REASON_REVERTER, data: '0x01', value: 0n }),
+      await signTx({ nonce: n + 2, value: parseEther('1'), maxPriorityFeePerGas: parseGwei('3') }),
+    ]
+    const stateBlock = Number((await head()).number)
+    const asHead = await callBundleOk(txs, { stateBlockNumber: 'pending' })
+    expect(asHead.stateBlockNumber).toBe(stateBlock)
+    // A block that spends none of KEY's nonces: the bundle's state block is now in the past.
+    await harness.advanceSlot()
+    const before = await head()
+    expect(Number(before.number)).toBe(stateBlock + 1)
+    const past = await callBundleOk(txs, { stateBlockNumber: `0x${stateBlock.toString(16)}` })
+    expect(past).toEqual(asHead)
+    expect(past.results[1]).toMatchObject({ error: 'execution reverted', revert: 'nope' })
+    expect(BigInt(past.results[2].coinbaseDiff)).toBe(BigInt(past.results[2].gasUsed) * parseGwei('3'))
+    expect(await head()).toEqual(before)
+  })
+
+  it('on an older block, judges nonces on that block: a tx whose nonce was used since runs there, not on the head', async () => {
+    const n = await nonce()
+    const stateBlock = Number((await head()).number)
+    const tx = await signTx({ nonce: n })
+    await call(harness.rpcUrl, 'eth_sendRawTransaction', [tx])
+    await harness.advanceSlot()
+    expect(await nonce()).toBe(n + 1)
+    const past = await callBundleOk([tx], { stateBlockNumber: `0x${stateBlock.toString(16)}` })
+    expect(past).toMatchObject({ stateBlockNumber: stateBlock, results: [{ txHash: keccak256(tx), gasUsed: 21000 }] })
+    const onHead = await callBundle([tx], { stateBlockNumber: 'latest' })
+    expect(onHead.body.error).toMatchObject({ code: -32000, data: { index: 0, txHash: keccak256(tx) } })
+    const gap = await callBundle([await signTx({ nonce: n + 5 })], { stateBlockNumber: `0x${stateBlock.toString(16)}` })
+    expect(gap.body.error).toMatchObject({ code: -32000, data: { index: 0 } })
+    expect(gap.body.error!.message).toMatch(/^txs\[0\] 0x[0-9a-f]{64} cannot be included: nonce \d+ of 0x[0-9a-f]{40} is not its next nonce/)
   })
 })

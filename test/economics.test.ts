@@ -145,6 +145,17 @@ describe('refunds', () => {
     expect(await balanceOf(recipient)).toBe(await expectedRefund(report.blockNumber, refundTx, 90n))
   })
 
+  it("takes Titan's refundIndex as the refund tx", async () => {
+    const recipient: Address = '0x00000000000000000000000000000000000beef4'
+    const refundTx = await payBuilder(DEV_KEYS[1], parseEther('0.03'))
+    const tail = await signTx({ key: DEV_KEYS[2], nonce: await nonceOf(DEV_KEYS[2]) })
+    const hash = await sendBundle(harness, { txs: [refundTx, tail], refundPercent: 90, refundRecipient: recipient, refundIndex: 0 })
+    const report = await advance()
+
+    expect((await stats(harness, hash)).status).toBe('landed')
+    expect(await balanceOf(recipient)).toBe(await expectedRefund(report.blockNumber, refundTx, 90n))
+  })
+
   it('refunds from a tx that is allowed to revert (its tip is the reward)', async () => {
     const recipient: Address = '0x00000000000000000000000000000000000beef2'
     const reverting = await signTx({ key: DEV_KEYS[3], nonce: await nonceOf(DEV_KEYS[3]), to: REVERTER, data: '0x01', value: 0n, maxPriorityFeePerGas: parseGwei('5') })

@@ -120,7 +120,7 @@ describe('@flashbots/ethers-provider-bundle against bundlesim', () => {
     expect(await advanceUntil(response.wait())).toBe(FlashbotsBundleResolution.BundleIncluded)
   })
 
-  it('a simulation of a reverting bundle reports firstRevert; an unsupported state block is an error', async () => {
+  it('a simulation of a reverting bundle reports firstRevert; a state block not mined yet is an error, an older one is simulated', async () => {
     const key = DEV_KEYS[2]
     const signedTx = await signTx({ key, nonce: await nextNonce(key) + 5 })
     const targetBlock = (await headNumber()) + 1
@@ -135,8 +135,13 @@ describe('@flashbots/ethers-provider-bundle against bundlesim', () => {
     if ('error' in reverted) throw new Error(`simulate failed: ${reverted.error.message}`)
     expect(reverted.firstRevert).toMatchObject({ txHash: txHash(reverting), error: 'execution reverted' })
 
-    const stale = await fb.simulate([await signTx({ key, nonce: await nextNonce(key) })], targetBlock, 0)
-    expect('error' in stale && stale.error.code).toBe(-32602)
+    const tx = await signTx({ key, nonce: await nextNonce(key) })
+    const future = await fb.simulate([tx], targetBlock, targetBlock + 5)
+    expect('error' in future && future.error.code).toBe(-32602)
+    // An older block's state is simulated too (as calls at that block).
+    const past = await fb.simulate([tx], targetBlock, targetBlock - 2)
+    if ('error' in past) throw new Error(`simulate on a past state failed: ${past.error.message}`)
+    expect(past.stateBlockNumber).toBe(targetBlock - 2)
   })
 
   it('sendPrivateTransaction: the tx lands (wait() says included); getBundleStatsV2 and getUserStatsV2 answer for the auth signer', async () => {

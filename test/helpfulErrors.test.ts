@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
-import type { Hash } from 'viem'
+import { keccak256, type Hash } from 'viem'
 import type { Harness } from '../src/index.js'
 import { DEV_KEYS, call, signTx, startTestHarness } from './support/harness.js'
 
@@ -137,6 +137,10 @@ describe("other builders' spellings are understood", () => {
     nonce--
     expect((await errorOf('eth_sendBundle', [{ txs: [tx], uuid: crypto.randomUUID(), replacementUuid: crypto.randomUUID() }])).message).toMatch(
       /^uuid: .* differs from replacementUuid .* \(uuid is another name for it: send one\)$/,
+    )
+    expect((await errorOf('eth_sendBundle', [{ txs: [tx], refundIndex: 1 }])).message).toBe('refundIndex: 1 is not an index of txs (the bundle has 1)')
+    expect((await errorOf('eth_sendBundle', [{ txs: [tx], refundIndex: 0, refundTxHashes: [keccak256(tx)] }])).message).toBe(
+      'refundIndex: send refundIndex or refundTxHashes, not both (both name the refund tx)',
     )
     expect((await errorOf('eth_sendBundle', [{ txs: [tx], delayedRefund: true }])).message).toBe(
       "delayedRefund: cannot be honoured: bundlesim pays a refund in the bundle's own block (only false is accepted)",

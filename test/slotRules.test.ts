@@ -10,6 +10,7 @@ import { RelayAuction } from '../src/builder/slot/auction.js'
 import { chooseBlock } from '../src/builder/slot/blockChoice.js'
 import { buildDecision } from '../src/builder/slot/buildDecision.js'
 import { eligibility } from '../src/builder/slot/eligibility.js'
+import { untouchedPools } from '../src/builder/slot/endOfBlock.js'
 import { bundleOutcomes } from '../src/builder/slot/outcomes.js'
 
 // The slot's decisions without Anvil: plain data in, verdicts out.
@@ -33,6 +34,27 @@ function traceOf(n: number, opts: { min?: number; max?: number; receivedForBlock
 }
 
 const slot = { block: 5n, timestamp: 1_060n, cutoffs }
+
+describe('end-of-block bundles: tried only when an earlier order touched a target pool', () => {
+  const A = '0x00000000000000000000000000000000000000aa'
+  const B = '0x00000000000000000000000000000000000000bb'
+  const withPools = (targetPools: `0x${string}`[]) => {
+    const trace = traceOf(1)
+    trace.bundle.endOfBlock = { targetPools }
+    return trace
+  }
+
+  it('is tried when any target pool is touched, or when it names none', () => {
+    expect(untouchedPools(withPools([A, B]), new Set([B]), 5n)).toBeNull()
+    expect(untouchedPools(withPools([]), new Set(), 5n)).toBeNull()
+  })
+
+  it('is not tried when no target pool is touched, with the trace text', () => {
+    const failure = untouchedPools(withPools([A, B]), new Set(['0x00000000000000000000000000000000000000cc']), 5n)
+    expect(failure).toEqual({ kind: 'NoTargetPoolTouched', block: 5n, targetPools: [A, B] })
+    expect(failureMessage(failure!)).toBe(`no order in block 5 touched any of targetPools [${A}, ${B}] (changed its storage): the end-of-block bundle was not simulated`)
+  })
+})
 
 describe('eligibility: timestamp window and simulation cutoff', () => {
   it('a bundle whose window holds the block timestamp, bounds included, is simulated', () => {

@@ -93,8 +93,11 @@ export class BundleBook {
     this.advance(trace, 'Invalid', { error: failureMessage({ kind: 'Invalid', problems }) })
   }
 
-  /** Not simulated for this slot (outside its timestamp window, or after the simulation cutoff); it stays `Received`. */
-  notSimulated(trace: BundleTrace, failure: Extract<SlotFailure, { kind: 'OutsideTimestampWindow' | 'ArrivedAfterSimulationCutoff' }>): void {
+  /**
+   * Not simulated for this slot (outside its timestamp window, after the simulation cutoff, or
+   * an end-of-block bundle whose target pools no order of the block changed); it stays `Received`.
+   */
+  notSimulated(trace: BundleTrace, failure: Extract<SlotFailure, { kind: 'OutsideTimestampWindow' | 'ArrivedAfterSimulationCutoff' | 'NoTargetPoolTouched' }>): void {
     this.note(trace, failure)
   }
 

@@ -67,8 +67,9 @@ export function decodeBundle(submission: BundleSubmission, context: DecodeContex
       replacementSeqNumber: submission.replacementSeqNumber,
       refundPercent: submission.refundPercent,
       refundRecipient: submission.refundRecipient,
-      refundTxHashes: submission.refundTxHashes,
+      refundTxHashes: submission.refundIndex === undefined ? submission.refundTxHashes : [hashes[submission.refundIndex]!],
       boosted: context.boosted,
+      ...(submission.endOfBlock && { endOfBlock: submission.endOfBlock }),
     },
   }
 }

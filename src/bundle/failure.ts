@@ -26,6 +26,8 @@ export type SlotFailure =
   | { kind: 'ArrivedAfterSimulationCutoff'; msIntoSlot: number; cutoffMs: number; block: bigint }
   | { kind: 'ArrivedAfterBuildCutoff'; msIntoSlot: number; cutoffMs: number; boosted: boolean; block: bigint }
   | { kind: 'PaysBuilderNothing' }
+  /** An end-of-block bundle none of whose `targetPools` an earlier order of the block changed. */
+  | { kind: 'NoTargetPoolTouched'; block: bigint; targetPools: readonly Address[] }
   | { kind: 'FailedInPlace'; failure: ExecutionFailure }
   | { kind: 'NotChosenByAnyAlgorithm' }
   | { kind: 'MoreValuableBlockWithout'; includedBy: readonly string[]; submitted: string; submittedValue: bigint }
@@ -84,6 +86,8 @@ export function failureMessage(failure: BundleFailure): string {
       return `simulated after the ${failure.boosted ? 'boost ' : ''}build cutoff (${failure.cutoffMs} ms; arrived at ${failure.msIntoSlot} ms): too late for block ${failure.block}`
     case 'PaysBuilderNothing':
       return 'bundle pays the builder nothing (builderPayment 0): no block includes it'
+    case 'NoTargetPoolTouched':
+      return `no order in block ${failure.block} touched any of targetPools [${failure.targetPools.join(', ')}] (changed its storage): the end-of-block bundle was not simulated`
     case 'FailedInPlace':
       return `failed in place in every candidate block: ${failureMessage(failure.failure)}`
     case 'NotChosenByAnyAlgorithm':

@@ -32,15 +32,25 @@ const targetBlock = hexQuantity({ type: 'expected a hex block number string like
   { error: (issue) => `${String(issue.input)} is beyond the last block bundlesim accepts as a target, 0x${MAX_TARGET_BLOCK.toString(16)} (2^52): no such block will be built` },
 )
 
+/** Field rules shared by every bundle-submitting method (`eth_sendBundle`, `eth_sendEndOfBlockBundle`). */
+export const bundleFieldRules = {
+  txs: z.array(txHex, { error: 'required: an array of signed transactions as 0x hex strings' }),
+  blockNumber: targetBlock,
+  hashList,
+  replacementUuid,
+  sequenceNumber,
+}
+
 /**
  * eth_sendBundle's object (seed §2.1) plus the spellings other builders accept (Flashbots,
  * rbuilder/BuilderNet, Titan): `uuid` and `replacementNonce` are rbuilder's names for
- * `replacementUuid` and `replacementSeqNumber`; `builders`, `signingAddress`, `version` and
+ * `replacementUuid` and `replacementSeqNumber`, `refundIndex` Titan's way to name the refund
+ * tx by its index; `builders`, `signingAddress`, `version` and
  * `refundIdentity` are understood and ignored; `delayedRefund: true` cannot be honoured.
  * Any other field is refused, naming the closest known one.
  */
 export const bundleObjectSchema = strictFields({
-  txs: z.array(txHex, { error: 'required: an array of signed transactions as 0x hex strings' }),
+  txs: bundleFieldRules.txs,
   blockNumber: targetBlock.optional(),
   minTimestamp: unixSeconds.optional(),
   maxTimestamp: unixSeconds.optional(),
@@ -58,6 +68,11 @@ export const bundleObjectSchema = strictFields({
     .optional(),
   refundRecipient: address({ type: 'expected a 20-byte 0x address' }).optional(),
   refundTxHashes: hashList.max(1, 'at most one refund tx hash is allowed').optional(),
+  refundIndex: z
+    .number({ error: 'expected the index of a tx of the bundle' })
+    .int('expected the index of a tx of the bundle')
+    .min(0, 'expected the index of a tx of the bundle')
+    .optional(),
   builders: z.array(z.string({ error: 'expected a builder name' }), { error: 'expected an array of builder names' }).optional(),
   signingAddress: address({ type: 'expected a 20-byte 0x address' }).optional(),
   refundIdentity: address({ type: 'expected a 20-byte 0x address' }).optional(),
@@ -73,6 +88,12 @@ export const bundleObjectSchema = strictFields({
   }
   if (bundle.uuid !== undefined && bundle.replacementUuid !== undefined && bundle.uuid.toLowerCase() !== bundle.replacementUuid.toLowerCase()) {
     ctx.addIssue({ code: 'custom', path: ['uuid'], message: `${bundle.uuid} differs from replacementUuid ${bundle.replacementUuid} (uuid is another name for it: send one)` })
+  }
+  if (bundle.refundIndex !== undefined && bundle.refundIndex >= bundle.txs.length) {
+    ctx.addIssue({ code: 'custom', path: ['refundIndex'], message: `${bundle.refundIndex} is not an index of txs (the bundle has ${bundle.txs.length})` })
+  }
+  if (bundle.refundIndex !== undefined && bundle.refundTxHashes?.length) {
+    ctx.addIssue({ code: 'custom', path: ['refundIndex'], message: 'send refundIndex or refundTxHashes, not both (both name the refund tx)' })
   }
   if (bundle.replacementNonce !== undefined && bundle.replacementSeqNumber !== undefined && bundle.replacementNonce !== bundle.replacementSeqNumber) {
     ctx.addIssue({
@@ -122,5 +143,6 @@ export function toSubmission(bundle: BundleObject): BundleSubmission {
     refundPercent: bundle.refundPercent,
     refundRecipient: bundle.refundRecipient?.toLowerCase() as Address | undefined,
     refundTxHashes: bundle.refundTxHashes ?? [],
+    refundIndex: bundle.refundIndex,
   }
 }

@@ -13,6 +13,19 @@ export interface BundleSubmission {
   refundPercent?: number
   refundRecipient?: Address
   refundTxHashes: Hash[]
+  /** Titan's other name for the refund tx: its index in `txs` (the schema refuses it beside `refundTxHashes`). */
+  refundIndex?: number
+  /** Set for `eth_sendEndOfBlockBundle`: placed at the end of the block, after every other order. */
+  endOfBlock?: EndOfBlockTerms
+}
+
+/**
+ * An end-of-block bundle's condition (Titan's `targetPools`): it is tried only when an
+ * earlier order of the block changed the storage of one of these addresses (lowercase);
+ * empty means no condition.
+ */
+export interface EndOfBlockTerms {
+  targetPools: Address[]
 }
 
 /** One signed transaction of a bundle, decoded once at submission. */
@@ -46,6 +59,8 @@ export interface Bundle {
   refundRecipient?: Address
   refundTxHashes: Hash[]
   boosted: boolean
+  /** Set for an end-of-block bundle: no top-of-block simulation, tried after the block is built. */
+  endOfBlock?: EndOfBlockTerms
 }
 
 /** What the builder may do with a tx it cannot execute as sent. */

@@ -1,99 +1,39 @@
-import { getAddress, type Address, type Hash, type Hex } from 'viem'
+import type { Address, Hex } from 'viem'
 import type { ChainClient } from '../chain/chainClient.js'
-import type { ChainLock } from '../chain/chainLock.js'
 import { decodeBundle } from '../bundle/decode.js'
 import { recoverSenders } from '../bundle/verifySenders.js'
 import { BlockStateDiff, tracerPerTx } from '../builder/execution/stateDiff.js'
 import type { Bundle } from '../bundle/types.js'
 import type { TxGroup } from '../builder/execution/execution.js'
-import { failureMessage, type ExecutionFailure } from '../bundle/failure.js'
+import { failureMessage } from '../bundle/failure.js'
 import { bundleGroup } from '../builder/execution/groups.js'
 import { ParentState } from '../builder/execution/parentState.js'
-
-/** What `eth_callBundle` asks for, after its params are validated. */
-export interface CallBundleRequest {
-  txs: Hex[]
-  /** The state to simulate on: only the canonical head is supported (`latest` or its number). */
-  stateBlock: 'latest' | bigint
-  /** Timestamp of the simulated block; default: the head's timestamp plus one slot. */
-  timestamp?: bigint
-  /** Coinbase of the simulated block; default: the builder's. */
-  coinbase?: Address
-  /** Base fee of the simulated block; default: the EIP-1559 successor of the head's. */
-  baseFee?: bigint
-}
-
-export interface CallBundleTxResult {
-  txHash: Hash
-  gasUsed: bigint
-  /** coinbaseDiff ÷ gasUsed: what the tx paid the coinbase per gas. */
-  gasPrice: bigint
-  /** gasUsed × (effectiveGasPrice − baseFee): the priority fee part of the coinbase's gain. */
-  gasFees: bigint
-  /** The coinbase's balance change caused by this tx (from Anvil's prestateTracer). */
-  coinbaseDiff: bigint
-  /** coinbaseDiff − gasFees: what the tx sent the coinbase directly. */
-  ethSentToCoinbase: bigint
-  fromAddress: Address
-  /** `null` for a contract creation. */
-  toAddress: Address | null
-  /** Set when the tx succeeded: its return data. */
-  value?: Hex
-  /** Set when the tx reverted: the EVM error (`execution reverted`, `out of gas`, …). */
-  error?: string
-  /** Set when the tx reverted: the decoded `Error(string)` reason, else the revert data as hex. */
-  revert?: string
-}
-
-export interface CallBundleResult {
-  bundleHash: Hash
-  /** The block whose state the bundle ran on. */
-  stateBlockNumber: bigint
-  totalGasUsed: bigint
-  coinbaseDiff: bigint
-  gasFees: bigint
-  ethSentToCoinbase: bigint
-  /** coinbaseDiff ÷ totalGasUsed. */
-  bundleGasPrice: bigint
-  results: CallBundleTxResult[]
-}
-
-/**
- * Why a call could not be simulated: `params` when the request itself is unusable (bad txs,
- * unsupported state block, early timestamp), `execution` when Anvil refused a tx.
- */
-export class CallBundleError extends Error {
-  constructor(
-    message: string,
-    readonly kind: 'params' | 'execution',
-    readonly data?: { index?: number; txHash?: Hash; failure: ExecutionFailure['kind'] },
-  ) {
-    super(message)
-  }
-}
-
-export interface CallBundleDeps {
-  chain: ChainClient
-  lock: ChainLock
-  chainId: number
-  /** The builder's coinbase: what the chain's coinbase is set back to after an override. */
-  coinbase: Address
-  slotSeconds: number
-}
+import { callBundleOnPastState } from './pastState.js'
+import { CallBundleError, type CallBundleDeps, type CallBundleRequest } from './request.js'
+import { bundleAnswer, txAnswer, type CallBundleResult, type CallBundleTxResult } from './answer.js'
 
 /**
  * `eth_callBundle`: runs the bundle for real as the next block on the canonical head (the
  * builder's own path: `eth_sendRawTransaction` of each tx, one `evm_mine`), reads each tx's
  * receipt, its coinbase balance change (prestateTracer diff) and its return or revert data
  * (callTracer), then restores the head. Every tx may revert (it is reported); none may be
- * dropped (a tx Anvil refuses or does not include fails the call, naming it).
+ * dropped (a tx Anvil refuses or does not include fails the call, naming it). On an older
+ * block's state it runs as calls instead (`callBundleOnPastState`).
  * Holds the chain lock's write side throughout, so no read or slot sees the simulated block.
  *
  * @example const result = await callBundle(deps, { txs: [raw], stateBlock: 'latest' })
  */
 export async function callBundle(deps: CallBundleDeps, request: CallBundleRequest): Promise<CallBundleResult> {
   const bundle = await decodeTxs(request.txs, deps.chainId)
-  return deps.lock.write(() => simulate(deps, request, bundle))
+  return deps.lock.write(async () => {
+    const { stateBlock } = request
+    if (stateBlock === 'latest') return simulate(deps, request, bundle)
+    const head = await deps.chain.blockNumber()
+    if (stateBlock > head) {
+      throw new CallBundleError(`stateBlockNumber: block 0x${stateBlock.toString(16)} is not mined yet (the head is 0x${head.toString(16)})`, 'params')
+    }
+    return stateBlock === head ? simulate(deps, request, bundle) : callBundleOnPastState(deps, request, bundle, stateBlock)
+  })
 }
 
 async function simulate(deps: CallBundleDeps, request: CallBundleRequest, bundle: Bundle): Promise<CallBundleResult> {
@@ -105,12 +45,6 @@ async function simulate(deps: CallBundleDeps, request: CallBundleRequest, bundle
   // Anvil's evm_revert keeps the next base fee it derived from the simulated block: put it back.
   const pendingFee = await pendingBaseFee(chain)
   try {
-    if (request.stateBlock !== 'latest' && request.stateBlock !== parent.number) {
-      throw new CallBundleError(
-        `stateBlockNumber: only the canonical head is supported ("latest" or 0x${parent.number.toString(16)}), got 0x${request.stateBlock.toString(16)}`,
-        'params',
-      )
-    }
     const timestamp = request.timestamp ?? parent.timestamp + BigInt(deps.slotSeconds)
     if (timestamp <= parent.timestamp) {
       throw new CallBundleError(`timestamp: ${timestamp} must be after the state block's timestamp ${parent.timestamp}`, 'params')
@@ -138,17 +72,7 @@ async function simulate(deps: CallBundleDeps, request: CallBundleRequest, bundle
       if (!receipt) throw new Error(`no receipt for ${tx.hash} in simulated block ${block.number}`)
       const gasUsed = receipt.gasUsed
       const gasFees = gasUsed * (receipt.effectiveGasPrice - block.baseFeePerGas)
-      const coinbaseDiff = diffs.balanceChange(tx.hash, coinbase)
-      const result: CallBundleTxResult = {
-        txHash: tx.hash,
-        gasUsed,
-        gasPrice: gasUsed > 0n ? coinbaseDiff / gasUsed : 0n,
-        gasFees,
-        coinbaseDiff,
-        ethSentToCoinbase: coinbaseDiff - gasFees,
-        fromAddress: getAddress(tx.sender!),
-        toAddress: tx.to === null ? null : getAddress(tx.to),
-      }
+      const result = txAnswer({ txHash: tx.hash, gasUsed, gasFees, coinbaseDiff: diffs.balanceChange(tx.hash, coinbase), from: tx.sender!, to: tx.to })
       const call = calls.get(tx.hash)
       if (receipt.status === 'reverted') {
         result.error = call?.error ?? 'execution reverted'
@@ -158,20 +82,7 @@ async function simulate(deps: CallBundleDeps, request: CallBundleRequest, bundle
       }
       return result
     })
-
-    const totalGasUsed = results.reduce((sum, r) => sum + r.gasUsed, 0n)
-    const gasFees = results.reduce((sum, r) => sum + r.gasFees, 0n)
-    const coinbaseDiff = execution.coinbaseBalance - parent.coinbaseBalance
-    return {
-      bundleHash,
-      stateBlockNumber: parent.number,
-      totalGasUsed,
-      coinbaseDiff,
-      gasFees,
-      ethSentToCoinbase: coinbaseDiff - gasFees,
-      bundleGasPrice: totalGasUsed > 0n ? coinbaseDiff / totalGasUsed : 0n,
-      results,
-    }
+    return bundleAnswer(bundleHash, parent.number, results, execution.coinbaseBalance - parent.coinbaseBalance)
   } finally {
     await parent.release()
     if (coinbaseOverridden) await chain.setCoinbase(deps.coinbase)

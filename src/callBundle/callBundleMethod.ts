@@ -1,7 +1,9 @@
 import { z } from 'zod'
 import type { JSONRPCServer } from 'json-rpc-2.0'
 import type { Address, Hex } from 'viem'
-import { CallBundleError, callBundle, type CallBundleDeps, type CallBundleResult } from './callBundle.js'
+import { callBundle } from './callBundle.js'
+import { CallBundleError, type CallBundleDeps } from './request.js'
+import type { CallBundleResult } from './answer.js'
 import { RpcErrorCode } from '../protocol/errorCodes.js'
 import type { CallBundleResponse } from '../protocol/methods.js'
 import { WIRE_PATTERNS, address, hexBytes, hexQuantity } from '../protocol/wireRules.js'
@@ -26,7 +28,7 @@ const callBundleSchema = strictFields({
     .array(hexBytes({ format: 'expected a signed transaction as 0x hex' }), { error: 'required: an array of signed transactions as 0x hex strings' })
     .min(1, 'must hold at least one signed transaction'),
   blockNumber: quantity('a block number'),
-  stateBlockNumber: z.string({ error: 'required: "latest" or the head block number as hex' }),
+  stateBlockNumber: z.string({ error: 'required: "latest", "pending", "earliest" or a block number as hex' }),
   timestamp: integerOrQuantity('unix seconds').optional(),
   coinbase: address({ type: 'expected a 20-byte 0x address' }).optional(),
   baseFee: integerOrQuantity('wei').optional(),
@@ -34,6 +36,9 @@ const callBundleSchema = strictFields({
   gasLimit: refusedField("the simulated block has the chain's gas limit"),
   difficulty: refusedField("a post-merge block has no difficulty (its prevrandao is Anvil's)"),
 })
+
+/** Block tags Flashbots accepts as `stateBlockNumber`: `pending` is the head's state, as in mev-geth. */
+const STATE_TAGS = { latest: 'latest', pending: 'latest', earliest: 0n } as const
 
 /** The JSON shape Flashbots (mev-geth) answers with: wei as decimal strings, gas as numbers. */
 export function formatCallBundleResult(result: CallBundleResult): CallBundleResponse {
@@ -61,19 +66,20 @@ export function formatCallBundleResult(result: CallBundleResult): CallBundleResp
 
 /**
  * `eth_callBundle [{ txs, blockNumber, stateBlockNumber, timestamp?, coinbase?, baseFee? }]`:
- * simulates the bundle as the next block on the canonical head and changes nothing.
+ * simulates the bundle as the next block on the head (or on an older block's state) and changes nothing.
  */
 export function registerCallBundleMethod(rpc: JSONRPCServer<RequestContext>, deps: CallBundleDeps): void {
   rpc.addMethod('eth_callBundle', async (params) => {
     const object = singleObjectParam(params, callBundleSchema)
     const state = object.stateBlockNumber
-    if (state !== 'latest' && !WIRE_PATTERNS.hexQuantity.test(state)) {
-      throw invalidParams(`stateBlockNumber: only the canonical head is supported ("latest" or its block number as hex), got ${JSON.stringify(state)}`)
+    const tag = STATE_TAGS[state as keyof typeof STATE_TAGS]
+    if (tag === undefined && !WIRE_PATTERNS.hexQuantity.test(state)) {
+      throw invalidParams(`stateBlockNumber: expected "latest", "pending", "earliest" or a block number as hex, got ${JSON.stringify(state)}`)
     }
     try {
       const result = await callBundle(deps, {
         txs: object.txs as Hex[],
-        stateBlock: state === 'latest' ? 'latest' : BigInt(state),
+        stateBlock: tag ?? BigInt(state),
         timestamp: object.timestamp === undefined ? undefined : BigInt(object.timestamp),
         coinbase: object.coinbase as Address | undefined,
         baseFee: object.baseFee === undefined ? undefined : BigInt(object.baseFee),

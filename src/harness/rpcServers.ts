@@ -13,6 +13,7 @@ import { refuseWhileAnvilDown } from '../rpc/anvilGuard.js'
 import { registerCallBundleMethod } from '../callBundle/callBundleMethod.js'
 import { FLASHBOTS_SIGNATURE_HEADER, checkFlashbotsSignature } from '../rpc/flashbotsSignature.js'
 import { registerSubmissionMethods } from '../rpc/submissionMethods.js'
+import { registerEndOfBlockMethods } from '../rpc/endOfBlockMethods.js'
 import { registerStatsMethods } from '../rpc/statsMethods.js'
 import { registerPrivateTxMethods } from '../rpc/privateTxMethods.js'
 import { registerFlashbotsStatsMethods } from '../rpc/flashbotsStatsMethods.js'
@@ -69,6 +70,7 @@ export async function startRpcServers({ config, chain, slot, traces, orders, bui
   })
   registerPrivateTxMethods(submission, { ingest: orders.ingest, traces, nowSeconds: () => slot.clock.nowSeconds() })
   registerFlashbotsStatsMethods(submission, { traces, builder: coinbase, nowSeconds: () => slot.clock.nowSeconds() })
+  registerEndOfBlockMethods(submission, { ingest: orders.ingest, maxBundleTxs: config.maxBundleTxs })
   registerHarnessMethods(submission, {
     advanceSlots: builder.advanceSlots,
     status,

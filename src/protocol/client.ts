@@ -1,6 +1,7 @@
 import type { Hash, Hex } from 'viem'
 import type { BundleStats } from './bundleStats.js'
 import type { HarnessStatus } from './harnessStatus.js'
+import { flashbotsSignature, type FlashbotsSigner } from './flashbotsSigner.js'
 import { createJsonRpcTransport, type JsonRpcCall, type JsonRpcParams, type JsonRpcTransport } from './jsonRpcTransport.js'
 import type {
   AdvanceSlotParams,
@@ -13,6 +14,7 @@ import type {
   ImpersonatedTxResult,
   SendBundleParams,
   SendBundleResult,
+  SendEndOfBlockBundleParams,
   SetBalanceParams,
   SetBalanceResult,
   SetCompetitorBidParams,
@@ -45,6 +47,8 @@ export interface BundlesimClient {
   /** `svc_boostBundle`, authorised by `X-Api-Key` (without a key the service refuses it with -32001). */
   boostBundle(bundle: SendBundleParams, apiKey?: string): Promise<SendBundleResult>
   cancelBundle(params: CancelBundleParams): Promise<CancelBundleResult>
+  /** Titan's `eth_sendEndOfBlockBundle`, signed by `searcher` (`X-Flashbots-Signature`, which it requires). */
+  sendEndOfBlockBundle(bundle: SendEndOfBlockBundleParams, searcher: FlashbotsSigner): Promise<SendBundleResult>
   callBundle(params: CallBundleParams): Promise<CallBundleResponse>
   sendRawTransaction(signedTx: Hex): Promise<Hash>
   /** `svc_getBundleStats` on the stats RPC. */
@@ -84,6 +88,7 @@ export function createBundlesimClient({ rpcUrl, statsUrl, timeoutMs }: Bundlesim
     sendBundle: (bundle) => call('eth_sendBundle', [bundle]),
     boostBundle: (bundle, apiKey) => call('svc_boostBundle', [bundle], apiKey === undefined ? {} : { 'X-Api-Key': apiKey }),
     cancelBundle: (params) => call('eth_cancelBundle', [params]),
+    sendEndOfBlockBundle: (bundle, searcher) => rpc.signedRequest<SendBundleResult>('eth_sendEndOfBlockBundle', [bundle], flashbotsSignature(searcher)),
     callBundle: (params) => call('eth_callBundle', [params]),
     sendRawTransaction: (signedTx) => call('eth_sendRawTransaction', [signedTx]),
     getBundleStats: (bundleHash) => statsTransport().request<BundleStats>('svc_getBundleStats', [{ bundle_hash: bundleHash }]),

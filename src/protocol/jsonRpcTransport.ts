@@ -20,6 +20,11 @@ export interface JsonRpcTransport {
   readonly url: string
   /** One call; its result, or a `JsonRpcError`. */
   request<T = unknown>(method: string, params?: JsonRpcParams, headers?: Record<string, string>): Promise<T>
+  /**
+   * One call whose headers depend on the exact body sent (e.g. `X-Flashbots-Signature`,
+   * a signature over it): `headersFor` gets the body text before it is posted.
+   */
+  signedRequest<T = unknown>(method: string, params: JsonRpcParams, headersFor: (body: string) => Promise<Record<string, string>>): Promise<T>
   /** One batch; results in call order; throws the first error answer. */
   batch<T = unknown>(calls: readonly JsonRpcCall[]): Promise<T[]>
 }
@@ -42,18 +47,20 @@ export function createJsonRpcTransport({ url, headers = {}, timeoutMs }: JsonRpc
   let lastId = 0
 
   /** The parsed answer; an answer that is no JSON is an error named by its HTTP status. */
-  async function post(method: string, body: unknown, extraHeaders: Record<string, string>): Promise<unknown> {
+  async function post(method: string, body: unknown, extraHeaders: Record<string, string> | ((body: string) => Promise<Record<string, string>>)): Promise<unknown> {
+    const text = JSON.stringify(body)
+    const added = typeof extraHeaders === 'function' ? await extraHeaders(text) : extraHeaders
     const response = await fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers, ...extraHeaders },
-      body: JSON.stringify(body),
+      headers: { 'content-type': 'application/json', ...headers, ...added },
+      body: text,
       signal: timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs),
     })
-    const text = await response.text()
+    const answer = await response.text()
     try {
-      return JSON.parse(text)
+      return JSON.parse(answer)
     } catch {
-      throw new JsonRpcError(method, response.status, `HTTP ${response.status}: ${text.slice(0, 200)}`)
+      throw new JsonRpcError(method, response.status, `HTTP ${response.status}: ${answer.slice(0, 200)}`)
     }
   }
 
@@ -67,6 +74,10 @@ export function createJsonRpcTransport({ url, headers = {}, timeoutMs }: JsonRpc
     url,
     async request<T>(method: string, params: JsonRpcParams = [], extraHeaders: Record<string, string> = {}) {
       const answer = (await post(method, { jsonrpc: '2.0', id: ++lastId, method, params }, extraHeaders)) as Answer
+      return resultOf(method, answer) as T
+    },
+    async signedRequest<T>(method: string, params: JsonRpcParams, headersFor: (body: string) => Promise<Record<string, string>>) {
+      const answer = (await post(method, { jsonrpc: '2.0', id: ++lastId, method, params }, headersFor)) as Answer
       return resultOf(method, answer) as T
     },
     async batch<T>(calls: readonly JsonRpcCall[]) {

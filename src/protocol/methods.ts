@@ -17,10 +17,25 @@ export interface SendBundleParams {
   refundPercent?: number
   refundRecipient?: Address
   refundTxHashes?: Hash[]
+  /** Titan's name for the refund tx by its index in `txs` (instead of `refundTxHashes`). */
+  refundIndex?: number
 }
 
 /** eth_sendBundle / svc_boostBundle: the bundle's hash; `null` when empty `txs` cancelled a uuid. */
 export type SendBundleResult = { bundleHash: Hash } | null
+
+/** Titan's eth_sendEndOfBlockBundle object; the request must carry `X-Flashbots-Signature`. */
+export interface SendEndOfBlockBundleParams {
+  /** Empty only to cancel the bundles of `replacementUuid`. */
+  txs: Hex[]
+  blockNumber?: Hex
+  /** Txs that may revert or be discarded. */
+  revertingTxHashes?: Hash[]
+  /** Tried only when an earlier order of the block changed one of these contracts' storage; absent or empty: always tried. */
+  targetPools?: Address[]
+  replacementUuid?: string
+  replacementSeqNumber?: number
+}
 
 export interface CancelBundleParams {
   replacementUuid: string
@@ -33,8 +48,8 @@ export type CancelBundleResult = Hash[]
 export interface CallBundleParams {
   txs: Hex[]
   blockNumber: Hex
-  /** Only the canonical head: `latest` or its number as hex. */
-  stateBlockNumber: 'latest' | Hex
+  /** `latest`/`pending` (the head), `earliest`, or the number as hex of any block whose state the node still holds. */
+  stateBlockNumber: 'latest' | 'pending' | 'earliest' | Hex
   timestamp?: number | Hex
   coinbase?: Address
   baseFee?: number | Hex
@@ -148,6 +163,7 @@ export interface BundlesimMethods {
   eth_sendBundle: { params: [SendBundleParams]; result: SendBundleResult }
   svc_boostBundle: { params: [SendBundleParams]; result: SendBundleResult }
   eth_cancelBundle: { params: [CancelBundleParams]; result: CancelBundleResult }
+  eth_sendEndOfBlockBundle: { params: [SendEndOfBlockBundleParams]; result: SendBundleResult }
   eth_callBundle: { params: [CallBundleParams]; result: CallBundleResponse }
   eth_sendRawTransaction: { params: [Hex]; result: Hash }
   harness_advanceSlot: { params: [AdvanceSlotParams] | []; result: SlotReport[] }

@@ -3,7 +3,7 @@ import { WIRE_PATTERNS } from '../protocol/wireRules.js'
 import { AbiValueError, toAbiValue, toAbiValues } from './abiValues.js'
 import { AddressBook } from './addressBook.js'
 import type { ContractCode, PathIssue } from './contracts.js'
-import { BUILDER, parseEvent, stepKind, type Scenario } from './schema.js'
+import { BUILDER, parseEvent, stepKind, type EndOfBlockStep, type Scenario, type SubmitStep } from './schema.js'
 import type { Path } from './sourceMap.js'
 import { scenarioAccount, unsignableMessage } from './accounts.js'
 import { TemplateError, templateCalldata } from './txTemplates.js'
@@ -112,13 +112,14 @@ export function checkReferences(scenario: Scenario, codes: ReadonlyMap<string, C
   scenario.steps.forEach((step, i) => {
     const kind = stepKind(step)
     const at: Path = ['steps', i, kind]
-    if (step.submit || step.boost) {
-      const b = (step.submit ?? step.boost)!
+    if (step.submit || step.boost || step.submitEndOfBlock) {
+      const b: Partial<SubmitStep & EndOfBlockStep> & { txs: string[] } = (step.submit ?? step.boost ?? step.submitEndOfBlock)!
       b.txs.forEach((ref, j) => txOrRaw(ref, [...at, 'txs', j]))
       for (const field of ['revertingTxHashes', 'droppingTxHashes', 'refundTxHashes'] as const) {
         b[field]?.forEach((ref, j) => txOrHash(ref, [...at, field, j]))
       }
       address(b.refundRecipient, [...at, 'refundRecipient'])
+      b.targetPools?.forEach((ref, j) => address(ref, [...at, 'targetPools', j]))
       if (b.as !== undefined) {
         if (bundles.has(b.as)) issue([...at, 'as'], `bundle id "${b.as}" is already taken (expected a new name)`)
         bundles.add(b.as)

@@ -268,6 +268,12 @@ const bundleFields = {
 }
 const submit = strict(bundleFields, 'a bundle { txs, … }')
 const boost = strict({ ...bundleFields, apiKey: text('an API key').optional() }, 'a bundle { txs, apiKey?, … }')
+/** Titan's eth_sendEndOfBlockBundle: its fields (txs and hashes may name templates), signed by the scenario's searcher key. */
+const { txs: eobTxs, blockNumber: eobBlock, revertingTxHashes, replacementUuid, replacementSeqNumber, as, expectError } = bundleFields
+const submitEndOfBlock = strict(
+  { txs: eobTxs, blockNumber: eobBlock, revertingTxHashes, targetPools: z.array(addressRef).optional(), replacementUuid, replacementSeqNumber, as, expectError },
+  'an end-of-block bundle { txs, targetPools?, … }',
+)
 const cancel = strict(
   { replacementUuid: text('a replacement UUID, or any name'), cancelled: z.array(name('a bundle id')).optional(), expectError: textMatch.optional() },
   '{ replacementUuid, cancelled? }',
@@ -391,7 +397,7 @@ const callBundle = strict(
 )
 
 /** Step kinds, each its own schema; a step is a mapping with exactly one of these keys. */
-export const STEP_SCHEMAS = { submit, boost, cancel, sendTx, advance, timeInSlot, competitorBid, callBundle, expect } as const
+export const STEP_SCHEMAS = { submit, boost, submitEndOfBlock, cancel, sendTx, advance, timeInSlot, competitorBid, callBundle, expect } as const
 export type StepKind = keyof typeof STEP_SCHEMAS
 export const STEP_KINDS = Object.keys(STEP_SCHEMAS) as StepKind[]
 
@@ -423,6 +429,7 @@ export type Scenario = z.output<typeof scenarioSchema>
 export type Step = Scenario['steps'][number]
 export type SubmitStep = z.output<typeof submit>
 export type BoostStep = z.output<typeof boost>
+export type EndOfBlockStep = z.output<typeof submitEndOfBlock>
 export type CancelStep = z.output<typeof cancel>
 export type SendTxStep = z.output<typeof sendTx>
 export type CallBundleStep = z.output<typeof callBundle>

@@ -1,11 +1,12 @@
 import { keccak256, numberToHex, stringToBytes, type Hash, type Hex } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
 import { JsonRpcError } from '../protocol/jsonRpcError.js'
-import type { CallBundleParams, CallBundleResponse, ImpersonatedTxParams, SendBundleParams } from '../protocol/methods.js'
+import type { CallBundleParams, CallBundleResponse, ImpersonatedTxParams, SendBundleParams, SendEndOfBlockBundleParams } from '../protocol/methods.js'
 import { WIRE_PATTERNS } from '../protocol/wireRules.js'
 import { headStatus, locate, recordBalances, type RunContext } from './context.js'
 import { ExpectationFailed, StepFailed, type ScenarioFailure } from './errors.js'
 import { Failures, checkCallBundle, checkExpectations } from './expectations.js'
-import { stepKind, type BlockRef, type BoostStep, type Step, type StepKind, type SubmitStep } from './schema.js'
+import { stepKind, type BlockRef, type BoostStep, type EndOfBlockStep, type Step, type StepKind, type SubmitStep } from './schema.js'
 import type { Path } from './sourceMap.js'
 
 /** A replacement UUID as given, or a fixed UUID derived from any other name. */
@@ -31,8 +32,14 @@ async function txHashes(context: RunContext, refs: readonly string[] | undefined
   return hashes
 }
 
-/** The eth_sendBundle object a submit step stands for, every field as the service expects it. */
-async function bundleParams(context: RunContext, b: SubmitStep | BoostStep): Promise<SendBundleParams> {
+/**
+ * The searcher that signs a scenario's `submitEndOfBlock` (`X-Flashbots-Signature`, which the
+ * method requires): key = keccak256("bundlesim scenario searcher"), the same in every run.
+ */
+export const SCENARIO_SEARCHER = privateKeyToAccount(keccak256(stringToBytes('bundlesim scenario searcher')))
+
+/** The eth_sendBundle object a submit step stands for (or the fields an end-of-block step has), every field as the service expects it. */
+async function bundleParams(context: RunContext, b: Partial<SubmitStep & EndOfBlockStep> & { txs: string[] }): Promise<SendBundleParams> {
   const head = await headStatus(context)
   const params: SendBundleParams = {
     txs: await rawTxs(context, b.txs),
@@ -46,6 +53,7 @@ async function bundleParams(context: RunContext, b: SubmitStep | BoostStep): Pro
     refundPercent: b.refundPercent,
     refundRecipient: b.refundRecipient === undefined ? undefined : context.book.resolve(b.refundRecipient),
     refundTxHashes: await txHashes(context, b.refundTxHashes),
+    ...(b.targetPools && { targetPools: b.targetPools.map((ref) => context.book.resolve(ref)) }),
   }
   return Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined)) as SendBundleParams
 }
@@ -90,12 +98,15 @@ async function sendImpersonated(context: RunContext, name: string, expectError: 
   return failures
 }
 
-async function submit(context: RunContext, b: SubmitStep | BoostStep, at: Path, kind: 'submit' | 'boost'): Promise<ScenarioFailure[]> {
+async function submit(context: RunContext, b: SubmitStep | BoostStep | EndOfBlockStep, at: Path, kind: 'submit' | 'boost' | 'submitEndOfBlock'): Promise<ScenarioFailure[]> {
   const params = await bundleParams(context, b)
   const apiKey = kind === 'boost' ? ((b as BoostStep).apiKey ?? context.apiKeys[0]) : undefined
-  const { result, failures } = await callExpecting(context, at, kind, b.expectError, () =>
-    (kind === 'boost' ? context.client.boostBundle(params, apiKey) : context.client.sendBundle(params)),
-  )
+  const send = {
+    submit: () => context.client.sendBundle(params),
+    boost: () => context.client.boostBundle(params, apiKey),
+    submitEndOfBlock: () => context.client.sendEndOfBlockBundle(params as SendEndOfBlockBundleParams, SCENARIO_SEARCHER),
+  }[kind]
+  const { result, failures } = await callExpecting(context, at, kind, b.expectError, send)
   if (result && b.as !== undefined) context.bundles.set(b.as, result.bundleHash)
   return failures
 }
@@ -106,6 +117,7 @@ type Executor = (context: RunContext, step: Step, at: Path) => Promise<ScenarioF
 const EXECUTORS: Record<StepKind, Executor> = {
   submit: (context, step, at) => submit(context, step.submit!, at, 'submit'),
   boost: (context, step, at) => submit(context, step.boost!, at, 'boost'),
+  submitEndOfBlock: (context, step, at) => submit(context, step.submitEndOfBlock!, at, 'submitEndOfBlock'),
 
   async cancel(context, step, at) {
     const c = step.cancel!

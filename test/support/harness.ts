@@ -1,7 +1,7 @@
 import { afterAll, beforeAll } from 'vitest'
-import { keccak256, parseGwei, toBytes, type Address, type Hash, type Hex } from 'viem'
+import { parseGwei, type Address, type Hash, type Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { createBundlesimClient, createJsonRpcTransport, startHarness, type Harness, type SendBundleParams } from '../../src/index.js'
+import { createBundlesimClient, createJsonRpcTransport, flashbotsSignature, startHarness, type Harness, type SendBundleParams } from '../../src/index.js'
 import type { BundlesimConfig } from '../../src/config/config.js'
 import { TEST_HARNESS_DEFAULTS } from '../../src/vitest/testDefaults.js'
 
@@ -56,9 +56,7 @@ export function rpc<T = any>(url: string, method: string, params: unknown = [], 
 /** `rpc` signed with X-Flashbots-Signature by `key`, as Flashbots clients sign every request. */
 export async function signedRpc<T = any>(url: string, method: string, params: unknown, key: Hex): Promise<RpcReply<T>> {
   const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method, params })
-  const account = accountOf(key)
-  const signature = await account.signMessage({ message: keccak256(toBytes(body)) })
-  return post<T>(url, body, { 'x-flashbots-signature': `${account.address}:${signature}` })
+  return post<T>(url, body, await flashbotsSignature(accountOf(key))(body))
 }
 
 async function post<T>(url: string, body: string, headers: Record<string, string>): Promise<RpcReply<T>> {
@@ -118,3 +116,4 @@ export const REVERTER_CODE: Hex = '0x60006000fd'
 export async function setCode(harness: Harness, address: Address, code: Hex): Promise<void> {
   await call(harness.rpcUrl, 'anvil_setCode', [address, code])
 }
+

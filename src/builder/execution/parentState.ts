@@ -84,6 +84,11 @@ export class ParentState {
     })
   }
 
+  /** Is this execution's block on top of the parent right now (its state readable as block `number + 1`)? */
+  holds(result: ExecutionResult): boolean {
+    return this.onTop !== undefined && this.onTop === result
+  }
+
   /**
    * Each sender's nonce on the parent block (missing if the node did not answer). Read once
    * per sender and slot: top of block, then every candidate order asks again.

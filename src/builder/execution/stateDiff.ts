@@ -4,6 +4,7 @@ import type { ChainClient } from '../../chain/chainClient.js'
 interface AccountState {
   balance?: `0x${string}`
   nonce?: number
+  storage?: Record<string, `0x${string}`>
 }
 interface TxStateDiff {
   pre: Record<string, AccountState>
@@ -53,5 +54,22 @@ export class BlockStateDiff {
       if (post !== undefined) balance = BigInt(post)
     }
     return balance
+  }
+
+  /**
+   * The accounts (lowercase) whose storage some tx of the block changed: a slot written with
+   * a new value, or cleared (it then shows in `pre` only). What "a pool was touched" means
+   * for end-of-block bundles.
+   */
+  storageChanged(): Set<Address> {
+    const changed = new Set<Address>()
+    for (const { pre, post } of this.diffs.values()) {
+      for (const side of [pre, post]) {
+        for (const [account, state] of Object.entries(side)) {
+          if (state.storage && Object.keys(state.storage).length > 0) changed.add(account.toLowerCase() as Address)
+        }
+      }
+    }
+    return changed
   }
 }

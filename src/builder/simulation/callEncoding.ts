@@ -36,8 +36,10 @@ export interface SimulatedBlock {
  * `eth_simulateV1` params: the calls as the next block on the parent (its number, timestamp,
  * coinbase, base fee, gas limit), then the coinbase balance probe as the last call.
  */
-export function probedBlockParams({ parent, timestamp }: Pick<CallSimulationContext, 'parent' | 'timestamp'>, calls: readonly Record<string, unknown>[]): unknown[] {
-  const probe = { from: PROBE_CALLER, to: BALANCE_PROBE, gas: toHex(PROBE_GAS), maxFeePerGas: toHex(parent.nextBaseFee), maxPriorityFeePerGas: '0x0' }
+export function probedBlockParams(
+  { parent, timestamp }: { parent: Pick<ParentState, 'number' | 'nextBaseFee' | 'coinbase' | 'gasLimit'>; timestamp: bigint },
+  calls: readonly Record<string, unknown>[],
+): unknown[] {
   return [
     {
       blockStateCalls: [
@@ -51,15 +53,21 @@ export function probedBlockParams({ parent, timestamp }: Pick<CallSimulationCont
           },
           stateOverrides: {
             [BALANCE_PROBE]: { code: BALANCE_PROBE_CODE },
-            [PROBE_CALLER]: { balance: toHex(PROBE_GAS * parent.nextBaseFee) },
+            // Enough for a probe after every call (eth_callBundle on a past state reads one per tx).
+            [PROBE_CALLER]: { balance: toHex(PROBE_GAS * parent.nextBaseFee * BigInt(calls.length + 1)) },
           },
-          calls: [...calls, probe],
+          calls: [...calls, balanceProbeCall(parent.nextBaseFee)],
         },
       ],
       validation: true,
     },
     toHex(parent.number),
   ]
+}
+
+/** A call that reads the coinbase balance at its place in the simulated block (it pays no tip: the coinbase gains nothing from it). */
+export function balanceProbeCall(baseFee: bigint): Record<string, unknown> {
+  return { from: PROBE_CALLER, to: BALANCE_PROBE, gas: toHex(PROBE_GAS), maxFeePerGas: toHex(baseFee), maxPriorityFeePerGas: '0x0' }
 }
 
 /** The coinbase balance the probe read after the calls, or undefined if the probe failed. */

@@ -20,6 +20,7 @@ import type { RelayAuction } from './auction.js'
 import { buildDecision } from './buildDecision.js'
 import { assembleCandidates } from './candidates.js'
 import { eligibility } from './eligibility.js'
+import { placeEndOfBlock, type EndOfBlockBundle, type EndOfBlockVerdict } from './endOfBlock.js'
 import { bundleOutcomes, type BundleOutcome } from './outcomes.js'
 import { slotReport, slotSummary, staleMempoolTxs } from './report.js'
 
@@ -123,12 +124,21 @@ export class SlotBuilder {
     const buildTime = Number(timestamp)
 
     let mark = performance.now()
-    const { simulated, counts } = await this.simulateEligible(parent, blockNumber, timestamp, timings)
+    const { simulated, counts, endOfBlock } = await this.simulateEligible(parent, blockNumber, timestamp, timings)
     timings.simulateMs = performance.now() - mark - timings.verifyWaitMs
     mark = performance.now()
     const pool = mempool.ordered(parent.nextBaseFee)
     const orders = algorithms.map((a) => a.order(simulated, pool, parent.nextBaseFee))
-    const { candidates, best } = await assembleCandidates(chain, parent, timestamp, algorithms, orders)
+    let { candidates, best } = await assembleCandidates(chain, parent, timestamp, algorithms, orders)
+    if (endOfBlock.length > 0) {
+      // End-of-block bundles go after every other order of the block submitted to the relay.
+      const placed = await placeEndOfBlock(chain, parent, timestamp, best, endOfBlock, this.deps.cutoffs)
+      for (const verdict of placed.verdicts) this.recordEndOfBlock(verdict, buildTime)
+      counts.byExecution += placed.verdicts.filter((v) => v.kind !== 'NotSimulated').length
+      simulated.push(...placed.appended)
+      candidates = candidates.map((c) => (c === best ? placed.best : c))
+      best = placed.best
+    }
     const { won, competitorBid } = auction.decide(best.value)
     timings.assembleMs = performance.now() - mark
 
@@ -151,7 +161,12 @@ export class SlotBuilder {
   }
 
   /** Top-of-block simulation of the bundles eligible for this block, honouring the cutoffs. */
-  private async simulateEligible(parent: ParentState, block: bigint, timestamp: bigint, timings: SlotTimings): Promise<{ simulated: SimulatedBundle[]; counts: SimulationCounts }> {
+  private async simulateEligible(
+    parent: ParentState,
+    block: bigint,
+    timestamp: bigint,
+    timings: SlotTimings,
+  ): Promise<{ simulated: SimulatedBundle[]; counts: SimulationCounts; endOfBlock: EndOfBlockBundle[] }> {
     const { traces, cutoffs } = this.deps
     const buildTime = Number(timestamp)
     const pending = traces.pendingFor(block)
@@ -161,10 +176,12 @@ export class SlotBuilder {
     await this.deps.checksSettled(block)
     timings.verifyWaitMs = performance.now() - waitStarted
     const eligible: Array<{ trace: BundleTrace; msIntoSlot: number }> = []
+    // Simulated on the end-of-block state instead, once the block is built.
+    const endOfBlock: EndOfBlockBundle[] = []
     for (const trace of pending.sort((a, b) => a.sequence - b.sequence)) {
       if (trace.state !== 'Received' || !trace.live) continue
       const verdict = eligibility(trace, { block, timestamp, cutoffs })
-      if (verdict.eligible) eligible.push({ trace, msIntoSlot: verdict.msIntoSlot })
+      if (verdict.eligible) (trace.bundle.endOfBlock ? endOfBlock : eligible).push({ trace, msIntoSlot: verdict.msIntoSlot })
       else traces.notSimulated(trace, verdict.failure)
     }
 
@@ -183,7 +200,19 @@ export class SlotBuilder {
       else if (notBuilt.kind === 'ArrivedAfterBuildCutoff') traces.tooLate(trace, notBuilt)
       else traces.excluded(trace, notBuilt)
     }
-    return { simulated, counts }
+    return { simulated, counts, endOfBlock }
+  }
+
+  /** Writes what the end-of-block stage decided into the bundle's trace (its outcome in the block comes later, like any bundle's). */
+  private recordEndOfBlock(verdict: EndOfBlockVerdict, buildTime: number): void {
+    const { traces } = this.deps
+    const { trace } = verdict
+    if (verdict.kind === 'NotSimulated') return traces.notSimulated(trace, verdict.failure)
+    if (verdict.kind === 'SimulationFailed') return traces.simulationFailed(trace, verdict.failure, buildTime)
+    const { builderPayment, builderPayments, gasUsed, notBuilt } = verdict
+    traces.simulationPassed(trace, { simulatedAt: buildTime, builderPayment, builderPayments, gasUsed })
+    if (notBuilt?.kind === 'ArrivedAfterBuildCutoff') traces.tooLate(trace, notBuilt)
+    else if (notBuilt) traces.excluded(trace, notBuilt)
   }
 
   /** Executes the chosen block one last time on the parent state and keeps it. */

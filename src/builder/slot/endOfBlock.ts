@@ -1,0 +1,101 @@
+import type { Address } from 'viem'
+import type { ChainClient } from '../../chain/chainClient.js'
+import type { SlotCutoffs } from '../../config/config.js'
+import type { BuilderPayments } from '../../bundle/builderPayments.js'
+import type { ExecutionFailure, SlotFailure } from '../../bundle/failure.js'
+import type { BundleTrace } from '../../bundle/trace.js'
+import { itemGroups, type CandidateBlock } from '../assembly/assemble.js'
+import { bundleGroup } from '../execution/groups.js'
+import type { ParentState } from '../execution/parentState.js'
+import { BlockStateDiff } from '../execution/stateDiff.js'
+import type { SimulatedBundle } from '../simulation/types.js'
+import { buildDecision, type NotBuilt } from './buildDecision.js'
+import type { Lateness } from './eligibility.js'
+
+/** An eligible end-of-block bundle, in arrival order. */
+export interface EndOfBlockBundle {
+  trace: BundleTrace
+  msIntoSlot: Lateness
+}
+
+/** What became of one end-of-block bundle before the auction, for the bundle book. */
+export type EndOfBlockVerdict =
+  | { kind: 'NotSimulated'; trace: BundleTrace; failure: Extract<SlotFailure, { kind: 'NoTargetPoolTouched' }> }
+  | { kind: 'SimulationFailed'; trace: BundleTrace; failure: ExecutionFailure }
+  /** Simulated at the end of the block; `notBuilt` says why it was not appended, if it was not. */
+  | { kind: 'Passed'; trace: BundleTrace; builderPayment: bigint; builderPayments: BuilderPayments; gasUsed: bigint; notBuilt: NotBuilt | null }
+
+/**
+ * Whether an end-of-block bundle is tried on this block: with no `targetPools` always, else
+ * when an earlier order changed the storage of one of them; returns why not, or null.
+ */
+export function untouchedPools(trace: BundleTrace, touched: ReadonlySet<Address>, block: bigint): Extract<SlotFailure, { kind: 'NoTargetPoolTouched' }> | null {
+  const targetPools = trace.bundle.endOfBlock?.targetPools ?? []
+  if (targetPools.length === 0 || targetPools.some((pool) => touched.has(pool))) return null
+  return { kind: 'NoTargetPoolTouched', block, targetPools }
+}
+
+/**
+ * Places end-of-block bundles (Titan's `eth_sendEndOfBlockBundle`) after every other order of
+ * the chosen block: reads which contracts the block's orders changed (prestateTracer diff),
+ * then, in arrival order, executes the block with each bundle whose target pools were
+ * touched appended after everything kept so far. A bundle that fails there is
+ * `SimulationFail`; one that passes and pays the builder is kept at the end, and the next
+ * one is tried after it. Runs only when such a bundle is eligible, so slots without one
+ * cost nothing more.
+ */
+export async function placeEndOfBlock(
+  chain: ChainClient,
+  parent: ParentState,
+  timestamp: bigint,
+  chosen: CandidateBlock,
+  bundles: readonly EndOfBlockBundle[],
+  cutoffs: SlotCutoffs,
+): Promise<{ best: CandidateBlock; verdicts: EndOfBlockVerdict[]; appended: SimulatedBundle[] }> {
+  const block = parent.number + 1n
+  let { items, execution } = chosen
+  const touched = bundles.some(({ trace }) => (trace.bundle.endOfBlock?.targetPools.length ?? 0) > 0)
+    ? await storageChangedBy(chain, parent, timestamp, chosen)
+    : new Set<Address>()
+  const verdicts: EndOfBlockVerdict[] = []
+  const appended: SimulatedBundle[] = []
+  for (const { trace, msIntoSlot } of bundles) {
+    const untouched = untouchedPools(trace, touched, block)
+    if (untouched) {
+      verdicts.push({ kind: 'NotSimulated', trace, failure: untouched })
+      continue
+    }
+    const result = await parent.execute(timestamp, [...itemGroups(items), bundleGroup(trace.bundle)])
+    if (!result.ok) {
+      verdicts.push({ kind: 'SimulationFailed', trace, failure: result.failure })
+      continue
+    }
+    const builderPayment = result.coinbaseBalance - execution.coinbaseBalance
+    const { sponsorships, refund } = result.groups.at(-1)!
+    const notBuilt = buildDecision({ msIntoSlot, boosted: trace.bundle.boosted, builderPayment }, block, cutoffs)
+    const gasUsed = result.block.gasUsed - execution.block.gasUsed
+    verdicts.push({ kind: 'Passed', trace, builderPayment, builderPayments: { sponsorships, refund }, gasUsed, notBuilt })
+    if (notBuilt) continue
+    const bundle: SimulatedBundle = { trace, builderPayment, gasUsed }
+    appended.push(bundle)
+    items = [...items, { kind: 'bundle', bundle }]
+    execution = result
+  }
+  const best: CandidateBlock = {
+    ...chosen,
+    items,
+    bundles: [...chosen.bundles, ...appended],
+    value: execution.coinbaseBalance - parent.coinbaseBalance,
+    execution,
+  }
+  return { best, verdicts, appended }
+}
+
+/** The contracts whose storage the chosen block's orders changed (the block is executed again if it is no longer on top). */
+async function storageChangedBy(chain: ChainClient, parent: ParentState, timestamp: bigint, chosen: CandidateBlock): Promise<Set<Address>> {
+  if (!parent.holds(chosen.execution)) {
+    const again = await parent.execute(timestamp, itemGroups(chosen.items))
+    if (!again.ok) throw new Error(`the chosen block did not execute again as before (${again.failure.kind}): cannot read which pools it touched`)
+  }
+  return (await BlockStateDiff.of(chain, parent.number + 1n)).storageChanged()
+}
