@@ -1,8 +1,9 @@
 // `npm run build` (run by `prepare` on `npm install` in a checkout, and before `npm pack`):
 // src/ → dist/, what the published package runs. A fresh dist/ each time, so a deleted
 // source file leaves no stale module behind; tsc compiles the TypeScript (ESM + .d.ts), and
-// the plain-JavaScript modules (the sender-recovery worker and what it imports, with their
-// hand-written .d.mts types), loaded as they are, are copied beside the compiled code.
+// every other file under src/ — the plain-JavaScript modules (the sender-recovery worker
+// and what it imports, with their hand-written .d.mts types) and the dashboard's page
+// (client/*.js, style.css), loaded as they are — is copied beside the compiled code.
 import { spawnSync } from 'node:child_process'
 import { cpSync, readdirSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -18,9 +19,9 @@ const tsc = path.join(path.dirname(createRequire(import.meta.url).resolve('types
 const compiled = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json')], { stdio: 'inherit' })
 if (compiled.status !== 0) process.exit(compiled.status ?? 1)
 
-const ASSET = /\.(mjs|d\.mts)$/
+const COMPILED = /(?<!\.d)\.ts$/
 for (const entry of readdirSync(src, { recursive: true, withFileTypes: true })) {
-  if (!entry.isFile() || !ASSET.test(entry.name)) continue
+  if (!entry.isFile() || COMPILED.test(entry.name)) continue
   const from = path.join(entry.parentPath, entry.name)
   cpSync(from, path.join(dist, path.relative(src, from)))
 }
