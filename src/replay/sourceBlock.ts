@@ -1,0 +1,85 @@
+import { createPublicClient, http, type Address, type Hash, type Hex } from 'viem'
+
+/** One tx of the real block, as replay needs it. */
+export interface SourceTx {
+  hash: Hash
+  /** Position in the real block. */
+  index: number
+  from: Address
+  nonce: number
+  /** The signed tx as the network carries it (`eth_getRawTransactionByHash`). */
+  raw: Hex
+  /** Did the real receipt revert? */
+  reverted: boolean
+  gasUsed: bigint
+  /** What the tx paid the fee recipient as priority fee: gasUsed × (effective price − base fee). */
+  priorityFee: bigint
+}
+
+/** Block `n` of the fork source, and what it was worth to its fee recipient. */
+export interface SourceBlock {
+  number: bigint
+  parentNumber: bigint
+  timestamp: bigint
+  parentTimestamp: bigint
+  gasLimit: bigint
+  baseFeePerGas: bigint
+  feeRecipient: Address
+  txs: SourceTx[]
+  /** The fee recipient's balance at n minus at n − 1. */
+  feeRecipientBalanceDelta: bigint
+  /**
+   * What the block paid its fee recipient before the fee recipient's own txs (a builder's payout
+   * to the proposer, its gas): the balance delta plus the value and gas cost of every tx it sent.
+   */
+  value: bigint
+}
+
+interface RawReceipt {
+  transactionHash: Hash
+  status: Hex
+  gasUsed: Hex
+  effectiveGasPrice: Hex
+}
+
+/** Reads block `n` with its txs, their raw signed forms and receipts, and the fee recipient's gain. */
+export async function readSourceBlock(url: string, number: bigint): Promise<SourceBlock> {
+  if (number < 1n) throw new Error('replay needs a block after genesis (it forks at n − 1)')
+  const client = createPublicClient({ transport: http(url, { batch: { batchSize: 200 }, timeout: 30_000, retryCount: 0 }) })
+  const block = await client.getBlock({ blockNumber: number, includeTransactions: true })
+  const parent = await client.getBlock({ blockNumber: number - 1n })
+  const baseFee = block.baseFeePerGas ?? 0n
+  const feeRecipient = block.miner.toLowerCase() as Address
+  const blockTag = `0x${number.toString(16)}` as Hex
+  const [receipts, raws, before, after] = await Promise.all([
+    client.request({ method: 'eth_getBlockReceipts' as 'eth_getBlockByNumber', params: [blockTag] as never }) as unknown as Promise<RawReceipt[]>,
+    Promise.all(block.transactions.map((tx) => client.request({ method: 'eth_getRawTransactionByHash' as 'eth_getTransactionByHash', params: [tx.hash] }) as unknown as Promise<Hex | null>)),
+    client.getBalance({ address: feeRecipient, blockNumber: number - 1n }),
+    client.getBalance({ address: feeRecipient, blockNumber: number }),
+  ])
+  const receiptOf = new Map(receipts.map((r) => [r.transactionHash.toLowerCase(), r]))
+  let spentByFeeRecipient = 0n
+  const txs = block.transactions.map((tx, index): SourceTx => {
+    const receipt = receiptOf.get(tx.hash.toLowerCase())
+    const raw = raws[index]
+    if (!receipt) throw new Error(`block ${number}: no receipt for tx ${tx.hash}`)
+    if (!raw) throw new Error(`block ${number}: ${url} has no raw form of tx ${tx.hash} (eth_getRawTransactionByHash)`)
+    const gasUsed = BigInt(receipt.gasUsed)
+    const price = BigInt(receipt.effectiveGasPrice)
+    const from = tx.from.toLowerCase() as Address
+    if (from === feeRecipient) spentByFeeRecipient += tx.value + gasUsed * price
+    return { hash: tx.hash, index, from, nonce: tx.nonce, raw, reverted: BigInt(receipt.status) === 0n, gasUsed, priorityFee: gasUsed * (price - baseFee) }
+  })
+  return {
+    number,
+    parentNumber: number - 1n,
+    timestamp: block.timestamp,
+    parentTimestamp: parent.timestamp,
+    gasLimit: block.gasLimit,
+    baseFeePerGas: baseFee,
+    feeRecipient,
+    txs,
+    feeRecipientBalanceDelta: after - before,
+    value: after - before + spentByFeeRecipient,
+  }
+}

@@ -1,0 +1,119 @@
+import { keccak256, parseEther, parseGwei, toHex, type Address, type Hash, type Hex } from 'viem'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { launchAnvil, type LaunchedAnvil } from '../src/chain/launchAnvil.js'
+import { replayBlock } from '../src/replay/replayBlock.js'
+import { REVERTER_CODE, accountOf, addressOf, call, signTx } from './support/harness.js'
+
+/*
+ * `bundlesim replay` against an offline "real" chain: a local Anvil (chain id 4242, 20 gwei base
+ * fee) whose block 2 holds the txs to replay, mined by a fee recipient that pays a proposer
+ * at the end of the block, as a builder does.
+ */
+
+/** Not 1: a fork of chain 1 gets the hardfork of mainnet at that block number (block 2 is pre-Prague, no calldata floor). */
+const CHAIN_ID = 4242
+const GENESIS = 1_720_000_000
+const SLOT = 12
+const REVERTER: Address = '0x000000000000000000000000000000000000dead'
+const PROPOSER: Address = '0x00000000000000000000000000000000000b0b00'
+const keyOf = (name: string): Hex => keccak256(toHex(`replay-test:${name}`))
+
+interface RealChain {
+  url: string
+  anvil: LaunchedAnvil
+  /** The block holding the txs (its parent is funded setup). */
+  block: bigint
+  hashes: Hash[]
+}
+
+interface RealTx {
+  key: Hex
+  nonce: number
+  tip: bigint
+  to?: Address
+  value?: bigint
+  data?: Hex
+  gas?: bigint
+}
+
+/** A chain whose block 2 holds `txs` in this order, mined with `feeRecipient`'s key as coinbase. */
+async function realChain(txs: RealTx[], feeRecipient: Hex): Promise<RealChain> {
+  const anvil = await launchAnvil({ host: '127.0.0.1', port: 0, chainId: CHAIN_ID, timestamp: GENESIS, baseFee: parseGwei('20') })
+  const url = anvil.url
+  for (const key of new Set([...txs.map((t) => t.key), feeRecipient])) await call(url, 'anvil_setBalance', [addressOf(key), toHex(parseEther('10'))])
+  await call(url, 'anvil_setCode', [REVERTER, REVERTER_CODE])
+  await call(url, 'evm_mine', [{ timestamp: GENESIS + SLOT }])
+  await call(url, 'anvil_setCoinbase', [addressOf(feeRecipient)])
+  const hashes: Hash[] = []
+  for (const tx of txs) {
+    const raw = await signTx({ chainId: CHAIN_ID, key: tx.key, nonce: tx.nonce, to: tx.to, value: tx.value, data: tx.data, gas: tx.gas, maxFeePerGas: parseGwei('100'), maxPriorityFeePerGas: tx.tip })
+    hashes.push(await call(url, 'eth_sendRawTransaction', [raw]))
+  }
+  await call(url, 'evm_mine', [{ timestamp: GENESIS + 2 * SLOT }])
+  const mined = await call<{ transactions: Hash[] }>(url, 'eth_getBlockByNumber', ['0x2', false])
+  expect(mined.transactions).toEqual(hashes) // the block holds them in sending order
+  return { url, anvil, block: 2n, hashes }
+}
+
+describe('replay a block of 20 txs', () => {
+  let chain: RealChain
+  const feeRecipient = keyOf('fee-recipient')
+  const transfer = (name: string, tipGwei: number, nonce = 0): RealTx => ({ key: keyOf(name), nonce, tip: parseGwei(String(tipGwei)) })
+  const txs: RealTx[] = [
+    ...Array.from({ length: 10 }, (_, i) => transfer(`single-${i}`, i + 1)),
+    transfer('chain', 3, 0),
+    transfer('chain', 3, 1),
+    { key: keyOf('reverter'), nonce: 0, tip: parseGwei('4'), to: REVERTER, value: 0n, data: '0x01', gas: 100_000n },
+    transfer('chain', 3, 2),
+    transfer('no-tip', 0),
+    ...Array.from({ length: 4 }, (_, i) => transfer(`late-${i}`, 1)),
+    // The fee recipient pays the proposer last, with no tip (a builder's payout).
+    { key: feeRecipient, nonce: 0, tip: 0n, to: PROPOSER, value: parseEther('0.001') },
+  ]
+
+  beforeAll(async () => {
+    chain = await realChain(txs, feeRecipient)
+  }, 30_000)
+  afterAll(() => chain?.anvil.stop())
+
+  it('reports every tx’s fate, the real block’s value and ours', async () => {
+    expect(txs).toHaveLength(20)
+    const report = await replayBlock({ forkUrl: chain.url, block: chain.block })
+    expect(report.block).toBe(2)
+    expect(report.forkBlock).toBe(1)
+    expect(report.timestamp).toBe(GENESIS + 2 * SLOT)
+    expect(report.txs.map((f) => f.hash)).toEqual(chain.hashes)
+
+    // The real value: every tip (21000 gas each, the reverting call its own gas), before the payout.
+    const receipts = await Promise.all(chain.hashes.map((h) => call(chain.url, 'eth_getTransactionReceipt', [h])))
+    const tips = receipts.reduce((sum, r, i) => sum + BigInt(r.gasUsed) * txs[i]!.tip, 0n)
+    const payout = parseEther('0.001') + 21_000n * BigInt(receipts[19].effectiveGasPrice)
+    expect(report.real.feeRecipient).toBe(addressOf(feeRecipient))
+    expect(BigInt(report.real.value)).toBe(tips)
+    expect(BigInt(report.real.feeRecipientBalanceDelta)).toBe(tips - payout)
+    // Ours: the same tips (the two txs left out pay none).
+    expect(report.ours.value).toBe(tips.toString())
+    expect(report.valueRatio).toBe(1)
+
+    const fate = (i: number) => report.txs[i]!
+    for (const i of [...Array(14).keys(), 15, 16, 17, 18]) {
+      expect(fate(i).status, `tx ${i}`).toBe('landed')
+      expect(fate(i).position, `tx ${i}`).not.toBeNull()
+    }
+    // The reverting call reverted for real and is allowed to here.
+    expect(fate(12).realReverted).toBe(true)
+    // The chain's three txs are one bundle, kept together in nonce order.
+    expect([fate(10).position, fate(11).position, fate(13).position]).toEqual([fate(10).position!, fate(10).position! + 1, fate(10).position! + 2])
+    expect(fate(13).bundleHash).toBe(fate(10).bundleHash)
+    // No tip: the builder earns nothing from them, so they are left out, and say why.
+    for (const i of [14, 19]) {
+      expect(fate(i).position, `tx ${i}`).toBeNull()
+      expect(fate(i).status, `tx ${i}`).toBe('excludedfromblock')
+      expect(fate(i).error, `tx ${i}`).toMatch(/pays nothing|nothing/i)
+    }
+    expect(report.included).toBe(18)
+    expect(report.excluded).toBe(2)
+    // By tip, the 10 gwei single lands first.
+    expect(fate(9).position).toBe(0)
+  }, 30_000)
+})
