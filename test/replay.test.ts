@@ -117,3 +117,26 @@ describe('replay a block of 20 txs', () => {
     expect(fate(9).position).toBe(0)
   }, 30_000)
 })
+
+describe('replay a block of 200 txs', () => {
+  let chain: RealChain
+  const txs: RealTx[] = Array.from({ length: 200 }, (_, i) =>
+    i % 50 === 7
+      ? { key: keyOf(`big-${i}`), nonce: 0, tip: parseGwei('2'), to: REVERTER, value: 0n, data: '0x01', gas: 100_000n }
+      : { key: keyOf(`big-${i % 180}`), nonce: i < 180 ? 0 : 1, tip: parseGwei(String(1 + (i % 7))) },
+  )
+
+  beforeAll(async () => {
+    chain = await realChain(txs, keyOf('big-fee-recipient'))
+  }, 60_000)
+  afterAll(() => chain?.anvil.stop())
+
+  it('runs in under 10 s and reports every tx’s fate', async () => {
+    const report = await replayBlock({ forkUrl: chain.url, block: chain.block })
+    console.log(`replay of a ${report.real.txCount}-tx block: ${report.elapsedMs} ms, ${report.included} included, ${report.excluded} excluded`)
+    expect(report.txs.map((f) => f.hash)).toEqual(chain.hashes)
+    expect(report.excluded).toBe(0)
+    expect(report.ours.value).toBe(report.real.value)
+    expect(report.elapsedMs).toBeLessThan(10_000)
+  }, 60_000)
+})
