@@ -5,6 +5,7 @@ import type { BundlesimConfig } from './config/config.js'
 import { DEFAULT_CONFIG, EXPOSED_ANVIL_PORT } from './config/config.js'
 import { WIRE_PATTERNS } from './protocol/wireRules.js'
 import { registerScenarioCommands } from './scenario/cliCommands.js'
+import { registerReplayCommand } from './replay/cliCommand.js'
 import { registerSnapshotCommand } from './snapshot/cliCommand.js'
 
 function integer(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
@@ -138,6 +139,7 @@ program
 
 registerScenarioCommands(program)
 registerSnapshotCommand(program)
+registerReplayCommand(program)
 
 program.parseAsync().catch((error: Error) => {
   process.stderr.write(`bundlesim: ${error.message}\n`)

@@ -1,8 +1,12 @@
+import { mkdtemp, readFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 import { keccak256, parseEther, parseGwei, toHex, type Address, type Hash, type Hex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchAnvil, type LaunchedAnvil } from '../src/chain/launchAnvil.js'
 import { replayBlock } from '../src/replay/replayBlock.js'
-import { REVERTER_CODE, accountOf, addressOf, call, signTx } from './support/harness.js'
+import { runCli } from './support/cli.js'
+import { REVERTER_CODE, addressOf, call, signTx } from './support/harness.js'
 
 /*
  * `bundlesim replay` against an offline "real" chain: a local Anvil (chain id 4242, 20 gwei base
@@ -116,6 +120,25 @@ describe('replay a block of 20 txs', () => {
     // By tip, the 10 gwei single lands first.
     expect(fate(9).position).toBe(0)
   }, 30_000)
+
+  it('bundlesim replay prints the table, writes the JSON and exits 0; 1 when ours is worth less than --min-value-ratio asks', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'replay-'))
+    const json = path.join(dir, 'replay.json')
+    const args = ['replay', '--fork-url', chain.url, '--block', '2', '--algorithms', 'arrival']
+    const run = await runCli([...args, '--json', json])
+    expect(run.stderr).toBe('')
+    expect(run.code).toBe(0)
+    expect(run.stdout).toContain('replay of block 2 (forked at 1)')
+    expect(run.stdout).toMatch(/18 of the block's txs included, 2 left out/)
+    expect(run.stdout).toContain('excludedfromblock: bundle pays the builder nothing')
+    const written = JSON.parse(await readFile(json, 'utf8'))
+    expect(written.txs).toHaveLength(20)
+    expect(written.ours.candidates.map((c: { algorithm: string }) => c.algorithm)).toEqual(['arrival'])
+
+    const strict = await runCli([...args, '--min-value-ratio', '1.5'])
+    expect(strict.code).toBe(1)
+    expect(strict.stderr).toContain("our block is worth 1 × the real block's value, below --min-value-ratio 1.5")
+  }, 60_000)
 })
 
 describe('replay a block of 200 txs', () => {
