@@ -1,10 +1,11 @@
-import { mkdtemp, readFile } from 'node:fs/promises'
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { keccak256, parseEther, parseGwei, toHex, type Address, type Hash, type Hex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchAnvil, type LaunchedAnvil } from '../src/chain/launchAnvil.js'
 import { replayBlock } from '../src/replay/replayBlock.js'
+import { runScenario } from '../src/scenario/runner.js'
 import { runCli } from './support/cli.js'
 import { REVERTER_CODE, addressOf, call, signTx } from './support/harness.js'
 
@@ -138,6 +139,39 @@ describe('replay a block of 20 txs', () => {
     const strict = await runCli([...args, '--min-value-ratio', '1.5'])
     expect(strict.code).toBe(1)
     expect(strict.stderr).toContain("our block is worth 1 × the real block's value, below --min-value-ratio 1.5")
+  }, 60_000)
+
+  it('a scenario replays block 2 with its own bundle added: both land in block 2', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'replay-scenario-'))
+    const file = path.join(dir, 'replay.yaml')
+    await writeFile(
+      file,
+      [
+        'name: replay block 2 with my bundle',
+        'chain:',
+        '  fork: { url: "${REPLAY_FORK_URL}", blockNumber: 1 }',
+        'accounts:',
+        '  searcher: 1 ether',
+        'txs:',
+        '  tip: { from: searcher, to: builder, value: 0.01 ether }',
+        'steps:',
+        '  - replayBlock: {}',
+        '  - submit: { txs: [tip], as: mine }',
+        '  - advance: 1',
+        '  - expect:',
+        '      bundles:',
+        '        mine: { status: landed, blockNumber: 2 }',
+        '      block: { won: true }',
+        '      balances:',
+        '        # the 17 paying transfers of the real block (1 wei each) landed with it',
+        '        "0x00000000000000000000000000000000000c0ffe": { delta: 17 wei }',
+        '',
+      ].join('\n'),
+    )
+    process.env.REPLAY_FORK_URL = chain.url
+    const result = await runScenario(file)
+    expect(result.failures).toEqual([])
+    expect(result.status).toBe('passed')
   }, 60_000)
 })
 

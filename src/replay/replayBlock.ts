@@ -3,6 +3,7 @@ import { startHarness } from '../harness/startHarness.js'
 import { createBundlesimClient } from '../protocol/client.js'
 import { ordersOf } from './orders.js'
 import { readSourceBlock } from './sourceBlock.js'
+import { submitOrders } from './submitOrders.js'
 
 export interface ReplayOptions {
   forkUrl: string
@@ -69,13 +70,7 @@ export async function replayBlock({ forkUrl, block, algorithms }: ReplayOptions)
     const client = createBundlesimClient({ rpcUrl: harness.rpcUrl, statsUrl: harness.statsUrl })
     const target = `0x${block.toString(16)}` as const
     const orders = ordersOf(source.txs)
-    // In block order, one after another: receive times are the arrival baseline.
-    const bundleHashes: Hash[] = []
-    for (const order of orders) {
-      const sent = await client.sendBundle({ txs: order.raw, blockNumber: target, ...(order.revertingTxHashes.length > 0 ? { revertingTxHashes: order.revertingTxHashes } : {}) })
-      if (!sent) throw new Error(`no bundle hash for the txs of ${order.sender}`)
-      bundleHashes.push(sent.bundleHash)
-    }
+    const bundleHashes = await submitOrders(client, orders, block)
     const [report] = await harness.advanceSlot()
     if (!report || BigInt(report.blockNumber) !== block) throw new Error(`the slot built block ${report?.blockNumber}, not ${block}`)
     const ours = await client.request<{ transactions: Hash[] }>('eth_getBlockByNumber', [target, false])

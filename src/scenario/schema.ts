@@ -281,6 +281,8 @@ const cancel = strict(
 const sendTx = shorthand('tx', strict({ tx: name('a template'), expectError: textMatch.optional() }, '{ tx } or a template name'))
 const advance = shorthand('slots', strict({ slots: int('a number of slots from 1 to 1000', 1).max(1000, 'expected a number of slots from 1 to 1000') }, '{ slots } or a number'))
 const timeInSlot = shorthand('ms', strict({ ms: int('ms into the slot') }, '{ ms } or a number of ms'))
+/** The txs of a real block of the fork (default: the block after the fork block) as bundles for the next block. */
+const replayBlock = shorthand('block', strict({ block: int('a block number', 1).optional() }, '{ block? } or a block number'))
 const competitorBid = shorthand('wei', strict({ wei: nonNegative.nullable() }, '{ wei } or an amount, or null'))
 
 const bundleExpectation = strict(
@@ -397,7 +399,7 @@ const callBundle = strict(
 )
 
 /** Step kinds, each its own schema; a step is a mapping with exactly one of these keys. */
-export const STEP_SCHEMAS = { submit, boost, submitEndOfBlock, cancel, sendTx, advance, timeInSlot, competitorBid, callBundle, expect } as const
+export const STEP_SCHEMAS = { submit, boost, submitEndOfBlock, cancel, sendTx, replayBlock, advance, timeInSlot, competitorBid, callBundle, expect } as const
 export type StepKind = keyof typeof STEP_SCHEMAS
 export const STEP_KINDS = Object.keys(STEP_SCHEMAS) as StepKind[]
 

@@ -3,6 +3,9 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { JsonRpcError } from '../protocol/jsonRpcError.js'
 import type { CallBundleParams, CallBundleResponse, ImpersonatedTxParams, SendBundleParams, SendEndOfBlockBundleParams } from '../protocol/methods.js'
 import { WIRE_PATTERNS } from '../protocol/wireRules.js'
+import { ordersOf } from '../replay/orders.js'
+import { readSourceBlock } from '../replay/sourceBlock.js'
+import { submitOrders } from '../replay/submitOrders.js'
 import { headStatus, locate, recordBalances, type RunContext } from './context.js'
 import { ExpectationFailed, StepFailed, type ScenarioFailure } from './errors.js'
 import { Failures, checkCallBundle, checkExpectations } from './expectations.js'
@@ -144,6 +147,17 @@ const EXECUTORS: Record<StepKind, Executor> = {
   async advance(context, step) {
     context.lastReports = await context.client.advanceSlot({ slots: step.advance!.slots })
     context.nonces.reset()
+    return []
+  },
+
+  async replayBlock(context, step) {
+    const fork = context.loaded.scenario.chain?.fork
+    if (!fork?.url) throw new Error('replayBlock reads the real block from chain.fork.url, and this run has none (a snapshot holds no blocks)')
+    const requested = step.replayBlock!.block
+    if (requested === undefined && fork.blockNumber === undefined) throw new Error('replayBlock needs a block when chain.fork.blockNumber is not pinned')
+    const source = await readSourceBlock(fork.url, requested === undefined ? BigInt(fork.blockNumber!) + 1n : BigInt(requested))
+    const head = await headStatus(context)
+    await submitOrders(context.client, ordersOf(source.txs), BigInt(head.blockNumber + 1))
     return []
   },
 
