@@ -43,6 +43,9 @@ export {
 // Fork mode: offline state snapshots (README "Fork mode and offline snapshots").
 export { recordSnapshot, type RecordSnapshotOptions, type RecordedSnapshot } from './snapshot/record.js'
 export { readSnapshot, type StateSnapshot } from './chain/stateSnapshot.js'
+// Replay a real block as a regression (README "Replay a block").
+export { replayBlock, type ReplayOptions, type ReplayReport, type TxFate } from './replay/replayBlock.js'
+export { replayVerdict, type ReplayVerdict } from './replay/verdict.js'
 // Scenarios: YAML files run on their own harness (README "Scenarios").
 export {
   loadScenario,

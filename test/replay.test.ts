@@ -141,6 +141,11 @@ describe('replay a block of 20 txs', () => {
     expect(strict.stderr).toContain("our block is worth 1 × the real block's value, below --min-value-ratio 1.5")
   }, 60_000)
 
+  it('a block past the head, or an unreachable URL, is refused at once and says why', async () => {
+    await expect(replayBlock({ forkUrl: chain.url, block: 9n })).rejects.toThrow(`fork block 9 is beyond the remote head 2 (${chain.url})`)
+    await expect(replayBlock({ forkUrl: 'http://127.0.0.1:1/v2/secret', block: 2n })).rejects.toThrow(/^fork URL http:\/\/127\.0\.0\.1:1\/… unreachable/)
+  })
+
   it('a scenario replays block 2 with its own bundle added: both land in block 2', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'replay-scenario-'))
     const file = path.join(dir, 'replay.yaml')

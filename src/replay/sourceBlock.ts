@@ -1,4 +1,5 @@
 import { createPublicClient, http, type Address, type Hash, type Hex } from 'viem'
+import { checkForkSource, describeUrl } from '../chain/forkCheck.js'
 
 /** One tx of the real block, as replay needs it. */
 export interface SourceTx {
@@ -45,6 +46,8 @@ interface RawReceipt {
 /** Reads block `n` with its txs, their raw signed forms and receipts, and the fee recipient's gain. */
 export async function readSourceBlock(url: string, number: bigint): Promise<SourceBlock> {
   if (number < 1n) throw new Error('replay needs a block after genesis (it forks at n − 1)')
+  // Unreachable, past the head, pruned: said in seconds, with the URL's path (an API key) cut.
+  await checkForkSource(url, number)
   const client = createPublicClient({ transport: http(url, { batch: { batchSize: 200 }, timeout: 30_000, retryCount: 0 }) })
   const block = await client.getBlock({ blockNumber: number, includeTransactions: true })
   const parent = await client.getBlock({ blockNumber: number - 1n })
@@ -63,7 +66,7 @@ export async function readSourceBlock(url: string, number: bigint): Promise<Sour
     const receipt = receiptOf.get(tx.hash.toLowerCase())
     const raw = raws[index]
     if (!receipt) throw new Error(`block ${number}: no receipt for tx ${tx.hash}`)
-    if (!raw) throw new Error(`block ${number}: ${url} has no raw form of tx ${tx.hash} (eth_getRawTransactionByHash)`)
+    if (!raw) throw new Error(`block ${number}: ${describeUrl(url)} has no raw form of tx ${tx.hash} (eth_getRawTransactionByHash)`)
     const gasUsed = BigInt(receipt.gasUsed)
     const price = BigInt(receipt.effectiveGasPrice)
     const from = tx.from.toLowerCase() as Address
