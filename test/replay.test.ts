@@ -195,7 +195,7 @@ describe('replay a block of 200 txs', () => {
 
   it('runs in under 10 s and reports every tx’s fate', async () => {
     const report = await replayBlock({ forkUrl: chain.url, block: chain.block })
-    console.log(`replay of a ${report.real.txCount}-tx block: ${report.elapsedMs} ms, ${report.included} included, ${report.excluded} excluded`)
+    console.log(`replay of a ${report.real.txCount}-tx block: ${report.elapsedMs} ms ${JSON.stringify(report.timings)}, ${report.included} included, ${report.excluded} excluded`)
     expect(report.txs.map((f) => f.hash)).toEqual(chain.hashes)
     expect(report.excluded).toBe(0)
     expect(report.ours.value).toBe(report.real.value)

@@ -41,6 +41,8 @@ export interface ReplayReport {
   excluded: number
   txs: TxFate[]
   elapsedMs: number
+  /** Where the time went, in ms: reading the real block, starting the forked harness, submitting, the slot. */
+  timings: { readMs: number; startMs: number; submitMs: number; slotMs: number }
 }
 
 /**
@@ -50,7 +52,10 @@ export interface ReplayReport {
  */
 export async function replayBlock({ forkUrl, block, algorithms }: ReplayOptions): Promise<ReplayReport> {
   const started = performance.now()
+  let mark = started
+  const lap = () => Math.round(-mark + (mark = performance.now()))
   const source = await readSourceBlock(forkUrl, block)
+  const readMs = lap()
   const slotSeconds = Number(source.timestamp - source.parentTimestamp)
   if (slotSeconds < 1) throw new Error(`block ${block} has the timestamp of its parent: a slot needs at least 1 s`)
   const harness = await startHarness({
@@ -66,12 +71,15 @@ export async function replayBlock({ forkUrl, block, algorithms }: ReplayOptions)
     logLevel: 'error',
     ...(algorithms ? { algorithms } : {}),
   })
+  const startMs = lap()
   try {
     const client = createBundlesimClient({ rpcUrl: harness.rpcUrl, statsUrl: harness.statsUrl })
     const target = `0x${block.toString(16)}` as const
     const orders = ordersOf(source.txs)
     const bundleHashes = await submitOrders(client, orders, block)
+    const submitMs = lap()
     const [report] = await harness.advanceSlot()
+    const slotMs = lap()
     if (!report || BigInt(report.blockNumber) !== block) throw new Error(`the slot built block ${report?.blockNumber}, not ${block}`)
     const ours = await client.request<{ transactions: Hash[] }>('eth_getBlockByNumber', [target, false])
     const positionOf = new Map(ours.transactions.map((hash, i) => [hash.toLowerCase(), i]))
@@ -96,6 +104,7 @@ export async function replayBlock({ forkUrl, block, algorithms }: ReplayOptions)
       excluded: fates.length - included,
       txs: fates,
       elapsedMs: Math.round(performance.now() - started),
+      timings: { readMs, startMs, submitMs, slotMs },
     }
   } finally {
     await harness.stop()

@@ -8,7 +8,7 @@ const short = (hash: string) => `${hash.slice(0, 10)}…`
 export function formatReplay(report: ReplayReport): string {
   const ratio = report.valueRatio === null ? 'n/a (the real block was worth nothing)' : `${(report.valueRatio * 100).toFixed(2)} %`
   const lines = [
-    `replay of block ${report.block} (forked at ${report.forkBlock}) in ${report.elapsedMs} ms`,
+    `replay of block ${report.block} (forked at ${report.forkBlock}) in ${report.elapsedMs} ms (read ${report.timings.readMs}, fork ${report.timings.startMs}, submit ${report.timings.submitMs}, slot ${report.timings.slotMs})`,
     `  real block   ${eth(report.real.value)} to fee recipient ${report.real.feeRecipient} (balance change ${eth(report.real.feeRecipientBalanceDelta)}), ${report.real.txCount} txs`,
     `  ours         ${eth(report.ours.value)} (${report.ours.winner}), ${report.ours.txCount} txs: ${ratio} of the real value`,
     ...report.ours.candidates.map((c) => `    ${c.algorithm.padEnd(18)} ${eth(c.value)}`),
