@@ -4,7 +4,10 @@ import path from 'node:path'
 import { keccak256, parseEther, parseGwei, toHex, type Address, type Hash, type Hex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchAnvil, type LaunchedAnvil } from '../src/chain/launchAnvil.js'
-import { replayBlock } from '../src/replay/replayBlock.js'
+import { ordersOf } from '../src/replay/orders.js'
+import { replayBlock, type ReplayReport } from '../src/replay/replayBlock.js'
+import type { SourceTx } from '../src/replay/sourceBlock.js'
+import { replayVerdict } from '../src/replay/verdict.js'
 import { runScenario } from '../src/scenario/runner.js'
 import { runCli } from './support/cli.js'
 import { REVERTER_CODE, addressOf, call, signTx } from './support/harness.js'
@@ -59,6 +62,38 @@ async function realChain(txs: RealTx[], feeRecipient: Hex): Promise<RealChain> {
   expect(mined.transactions).toEqual(hashes) // the block holds them in sending order
   return { url, anvil, block: 2n, hashes }
 }
+
+describe('replay rules', () => {
+  const tx = (index: number, from: string, reverted = false): SourceTx => ({
+    hash: `0x${String(index).padStart(64, '0')}`,
+    index,
+    from: from as Address,
+    nonce: 0,
+    raw: `0x0${index}`,
+    reverted,
+    gasUsed: 21_000n,
+    priorityFee: 0n,
+  })
+
+  it('one bundle per tx in block order; a sender’s later txs join its first; real reverts may revert', () => {
+    const orders = ordersOf([tx(0, '0xa'), tx(1, '0xb', true), tx(2, '0xa', true), tx(3, '0xc')])
+    expect(orders.map((o) => [o.sender, o.txs.map((t) => t.index)])).toEqual([['0xa', [0, 2]], ['0xb', [1]], ['0xc', [3]]])
+    expect(orders[0]!.raw).toEqual(['0x00', '0x02'])
+    expect(orders[0]!.revertingTxHashes).toEqual([tx(2, '0xa').hash])
+    expect(orders[2]!.revertingTxHashes).toEqual([])
+  })
+
+  it('the verdict: every tx accounted for, and the value ratio when one is asked for', () => {
+    const fate = { hash: tx(0, '0xa').hash, realIndex: 0, from: '0xa' as Address, realReverted: false, position: null, status: 'excludedfromblock', error: 'pays nothing', bundleHash: tx(0, '0xa').hash }
+    const report = { real: { txCount: 1 }, valueRatio: 0.5, txs: [fate] } as unknown as ReplayReport
+    expect(replayVerdict(report, 0)).toEqual({ ok: true, problems: [] })
+    expect(replayVerdict(report, 0.5).ok).toBe(true)
+    expect(replayVerdict(report, 0.9).problems).toEqual(["our block is worth 0.5 × the real block's value, below --min-value-ratio 0.9"])
+    expect(replayVerdict({ ...report, txs: [{ ...fate, error: null }] }, 0).problems).toEqual([`tx ${fate.hash} was left out with no reason`])
+    expect(replayVerdict({ ...report, real: { txCount: 3 } } as ReplayReport, 0).problems).toEqual(["2 of the block's 3 txs have no fate"])
+    expect(replayVerdict({ ...report, valueRatio: null }, 0.9).ok).toBe(true) // a block worth nothing: nothing to compare
+  })
+})
 
 describe('replay a block of 20 txs', () => {
   let chain: RealChain
