@@ -23,6 +23,9 @@ const CHAIN_ID = 4242
 const GENESIS = 1_720_000_000
 const SLOT = 12
 const REVERTER: Address = '0x000000000000000000000000000000000000dead'
+/** Reverts unless opened: a call with data opens it (storage slot 0 = 1), one without passes only when open. */
+const GATE: Address = '0x0000000000000000000000000000000000006a7e'
+const GATE_CODE: Hex = '0x36600f5760005460165760006000fd5b6001600055005b00'
 const PROPOSER: Address = '0x00000000000000000000000000000000000b0b00'
 const keyOf = (name: string): Hex => keccak256(toHex(`replay-test:${name}`))
 
@@ -50,6 +53,7 @@ async function realChain(txs: RealTx[], feeRecipient: Hex): Promise<RealChain> {
   const url = anvil.url
   for (const key of new Set([...txs.map((t) => t.key), feeRecipient])) await call(url, 'anvil_setBalance', [addressOf(key), toHex(parseEther('10'))])
   await call(url, 'anvil_setCode', [REVERTER, REVERTER_CODE])
+  await call(url, 'anvil_setCode', [GATE, GATE_CODE])
   await call(url, 'evm_mine', [{ timestamp: GENESIS + SLOT }])
   await call(url, 'anvil_setCoinbase', [addressOf(feeRecipient)])
   const hashes: Hash[] = []
@@ -213,6 +217,35 @@ describe('replay a block of 20 txs', () => {
     expect(result.failures).toEqual([])
     expect(result.status).toBe('passed')
   }, 60_000)
+})
+
+describe('replay a block whose tx needs an earlier one', () => {
+  let chain: RealChain
+  const txs: RealTx[] = [
+    { key: keyOf('opener'), nonce: 0, tip: parseGwei('1'), to: GATE, value: 0n, data: '0x01', gas: 100_000n },
+    // Works only after the gate is opened: at the top of the block it reverts.
+    { key: keyOf('follower'), nonce: 0, tip: parseGwei('1'), to: GATE, value: 0n, data: '0x', gas: 100_000n },
+  ]
+
+  beforeAll(async () => {
+    chain = await realChain(txs, keyOf('dependent-fee-recipient'))
+  }, 30_000)
+  afterAll(() => chain?.anvil.stop())
+
+  it('is left out with its trace’s reason, and ours is worth less than the real block', async () => {
+    const report = await replayBlock({ forkUrl: chain.url, block: chain.block })
+    expect(report.txs.map((f) => f.realReverted)).toEqual([false, false])
+    expect(report.txs[0]!.position).toBe(0)
+    expect(report.txs[1]!.position).toBeNull()
+    expect(report.txs[1]!.status).toBe('simulationfail')
+    expect(report.txs[1]!.error).toContain(`Reverting Hash: ${chain.hashes[1]}`)
+    // Ours holds the opener's tip only (its own gas, the same as in the real block).
+    const [opener, follower] = await Promise.all(chain.hashes.map((h) => call(chain.url, 'eth_getTransactionReceipt', [h])))
+    expect(BigInt(report.real.value)).toBe((BigInt(opener.gasUsed) + BigInt(follower.gasUsed)) * parseGwei('1'))
+    expect(BigInt(report.ours.value)).toBe(BigInt(opener.gasUsed) * parseGwei('1'))
+    expect(report.valueRatio).toBeLessThan(0.9)
+    expect(replayVerdict(report, 0.9).ok).toBe(false)
+  }, 30_000)
 })
 
 describe('replay a block of 200 txs', () => {
