@@ -67,6 +67,16 @@ async function realChain(txs: RealTx[], feeRecipient: Hex): Promise<RealChain> {
   return { url, anvil, block: 2n, hashes }
 }
 
+/** The real chain of the enclosing describe: started in `beforeAll`, stopped in `afterAll`; call it inside a test. */
+function useRealChain(txs: RealTx[], feeRecipient: Hex): () => RealChain {
+  let chain: RealChain | undefined
+  beforeAll(async () => {
+    chain = await realChain(txs, feeRecipient)
+  }, 60_000)
+  afterAll(() => chain?.anvil.stop())
+  return () => chain!
+}
+
 describe('replay rules', () => {
   const tx = (index: number, from: string, reverted = false): SourceTx => ({
     hash: `0x${String(index).padStart(64, '0')}`,
@@ -100,7 +110,6 @@ describe('replay rules', () => {
 })
 
 describe('replay a block of 20 txs', () => {
-  let chain: RealChain
   const feeRecipient = keyOf('fee-recipient')
   const transfer = (name: string, tipGwei: number, nonce = 0): RealTx => ({ key: keyOf(name), nonce, tip: parseGwei(String(tipGwei)) })
   const txs: RealTx[] = [
@@ -115,12 +124,10 @@ describe('replay a block of 20 txs', () => {
     { key: feeRecipient, nonce: 0, tip: 0n, to: PROPOSER, value: parseEther('0.001') },
   ]
 
-  beforeAll(async () => {
-    chain = await realChain(txs, feeRecipient)
-  }, 30_000)
-  afterAll(() => chain?.anvil.stop())
+  const real = useRealChain(txs, feeRecipient)
 
   it('reports every tx’s fate, the real block’s value and ours', async () => {
+    const chain = real()
     expect(txs).toHaveLength(20)
     const report = await replayBlock({ forkUrl: chain.url, block: chain.block })
     expect(report.block).toBe(2)
@@ -162,6 +169,7 @@ describe('replay a block of 20 txs', () => {
   }, 30_000)
 
   it('bundlesim replay prints the table, writes the JSON and exits 0; 1 when ours is worth less than --min-value-ratio asks', async () => {
+    const chain = real()
     const dir = await mkdtemp(path.join(tmpdir(), 'replay-'))
     const json = path.join(dir, 'replay.json')
     const args = ['replay', '--fork-url', chain.url, '--block', '2', '--algorithms', 'arrival']
@@ -181,11 +189,13 @@ describe('replay a block of 20 txs', () => {
   }, 60_000)
 
   it('a block past the head, or an unreachable URL, is refused at once and says why', async () => {
+    const chain = real()
     await expect(replayBlock({ forkUrl: chain.url, block: 9n })).rejects.toThrow(`fork block 9 is beyond the remote head 2 (${chain.url})`)
     await expect(replayBlock({ forkUrl: 'http://127.0.0.1:1/v2/secret', block: 2n })).rejects.toThrow(/^fork URL http:\/\/127\.0\.0\.1:1\/… unreachable/)
   })
 
   it('a scenario replays block 2 with its own bundle added: both land in block 2', async () => {
+    const chain = real()
     const dir = await mkdtemp(path.join(tmpdir(), 'replay-scenario-'))
     const file = path.join(dir, 'replay.yaml')
     await writeFile(
@@ -220,19 +230,16 @@ describe('replay a block of 20 txs', () => {
 })
 
 describe('replay a block whose tx needs an earlier one', () => {
-  let chain: RealChain
   const txs: RealTx[] = [
     { key: keyOf('opener'), nonce: 0, tip: parseGwei('1'), to: GATE, value: 0n, data: '0x01', gas: 100_000n },
     // Works only after the gate is opened: at the top of the block it reverts.
     { key: keyOf('follower'), nonce: 0, tip: parseGwei('1'), to: GATE, value: 0n, data: '0x', gas: 100_000n },
   ]
 
-  beforeAll(async () => {
-    chain = await realChain(txs, keyOf('dependent-fee-recipient'))
-  }, 30_000)
-  afterAll(() => chain?.anvil.stop())
+  const real = useRealChain(txs, keyOf('dependent-fee-recipient'))
 
   it('is left out with its trace’s reason, and ours is worth less than the real block', async () => {
+    const chain = real()
     const report = await replayBlock({ forkUrl: chain.url, block: chain.block })
     expect(report.txs.map((f) => f.realReverted)).toEqual([false, false])
     expect(report.txs[0]!.position).toBe(0)
@@ -249,19 +256,16 @@ describe('replay a block whose tx needs an earlier one', () => {
 })
 
 describe('replay a block of 200 txs', () => {
-  let chain: RealChain
   const txs: RealTx[] = Array.from({ length: 200 }, (_, i) =>
     i % 50 === 7
       ? { key: keyOf(`big-${i}`), nonce: 0, tip: parseGwei('2'), to: REVERTER, value: 0n, data: '0x01', gas: 100_000n }
       : { key: keyOf(`big-${i % 180}`), nonce: i < 180 ? 0 : 1, tip: parseGwei(String(1 + (i % 7))) },
   )
 
-  beforeAll(async () => {
-    chain = await realChain(txs, keyOf('big-fee-recipient'))
-  }, 60_000)
-  afterAll(() => chain?.anvil.stop())
+  const real = useRealChain(txs, keyOf('big-fee-recipient'))
 
   it('runs in under 10 s and reports every tx’s fate', async () => {
+    const chain = real()
     const report = await replayBlock({ forkUrl: chain.url, block: chain.block })
     console.log(`replay of a ${report.real.txCount}-tx block: ${report.elapsedMs} ms ${JSON.stringify(report.timings)}, ${report.included} included, ${report.excluded} excluded`)
     expect(report.txs.map((f) => f.hash)).toEqual(chain.hashes)
