@@ -48,7 +48,7 @@ export async function readSourceBlock(url: string, number: bigint): Promise<Sour
   if (number < 1n) throw new Error('replay needs a block after genesis (it forks at n − 1)')
   // Unreachable, past the head, pruned: said in seconds, with the URL's path (an API key) cut.
   await checkForkSource(url, number)
-  const client = createPublicClient({ transport: http(url, { batch: { batchSize: 200 }, timeout: 30_000, retryCount: 0 }) })
+  const client = createPublicClient({ transport: http(url, { batch: { batchSize: 50 }, timeout: 30_000, retryCount: 0 }) })
   const block = await client.getBlock({ blockNumber: number, includeTransactions: true })
   const parent = await client.getBlock({ blockNumber: number - 1n })
   const baseFee = block.baseFeePerGas ?? 0n
