@@ -1,4 +1,5 @@
 import { createPublicClient, http, type Address, type Hash, type Hex } from 'viem'
+import { nodeErrorMessage } from '../chain/chainClient.js'
 import { checkForkSource, describeUrl } from '../chain/forkCheck.js'
 
 /** One tx of the real block, as replay needs it. */
@@ -48,6 +49,15 @@ export async function readSourceBlock(url: string, number: bigint): Promise<Sour
   if (number < 1n) throw new Error('replay needs a block after genesis (it forks at n − 1)')
   // Unreachable, past the head, pruned: said in seconds, with the URL's path (an API key) cut.
   await checkForkSource(url, number)
+  try {
+    return await readBlock(url, number)
+  } catch (error) {
+    // viem's messages carry the whole URL; a provider's key is in its path.
+    throw new Error(`reading block ${number} from ${describeUrl(url)}: ${nodeErrorMessage(error)}`, { cause: error })
+  }
+}
+
+async function readBlock(url: string, number: bigint): Promise<SourceBlock> {
   const client = createPublicClient({ transport: http(url, { batch: { batchSize: 50 }, timeout: 30_000, retryCount: 0 }) })
   const block = await client.getBlock({ blockNumber: number, includeTransactions: true })
   const parent = await client.getBlock({ blockNumber: number - 1n })
@@ -65,8 +75,8 @@ export async function readSourceBlock(url: string, number: bigint): Promise<Sour
   const txs = block.transactions.map((tx, index): SourceTx => {
     const receipt = receiptOf.get(tx.hash.toLowerCase())
     const raw = raws[index]
-    if (!receipt) throw new Error(`block ${number}: no receipt for tx ${tx.hash}`)
-    if (!raw) throw new Error(`block ${number}: ${describeUrl(url)} has no raw form of tx ${tx.hash} (eth_getRawTransactionByHash)`)
+    if (!receipt) throw new Error(`no receipt for tx ${tx.hash} (eth_getBlockReceipts)`)
+    if (!raw) throw new Error(`no raw form of tx ${tx.hash} (eth_getRawTransactionByHash answered null)`)
     const gasUsed = BigInt(receipt.gasUsed)
     const price = BigInt(receipt.effectiveGasPrice)
     const from = tx.from.toLowerCase() as Address
