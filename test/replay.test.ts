@@ -1,4 +1,6 @@
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { keccak256, parseEther, parseGwei, toHex, type Address, type Hash, type Hex } from 'viem'
@@ -65,6 +67,26 @@ async function realChain(txs: RealTx[], feeRecipient: Hex): Promise<RealChain> {
   const mined = await call<{ transactions: Hash[] }>(url, 'eth_getBlockByNumber', ['0x2', false])
   expect(mined.transactions).toEqual(hashes) // the block holds them in sending order
   return { url, anvil, block: 2n, hashes }
+}
+
+/** A JSON-RPC proxy to `upstream` that answers eth_getRawTransactionByHash with "method not found", as some nodes do. */
+async function withoutRawTxMethod(upstream: string): Promise<{ url: string; refused(): number; close(): void }> {
+  let refused = 0
+  const answer = async (request: { id: unknown; method: string }) => {
+    if (request.method !== 'eth_getRawTransactionByHash') return (await fetch(upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request) })).json()
+    refused++
+    return { jsonrpc: '2.0', id: request.id, error: { code: -32601, message: 'the method eth_getRawTransactionByHash does not exist/is not available' } }
+  }
+  const server = http.createServer(async (req, res) => {
+    let body = ''
+    for await (const chunk of req) body += chunk
+    const parsed = JSON.parse(body)
+    const result = Array.isArray(parsed) ? await Promise.all(parsed.map(answer)) : await answer(parsed)
+    res.setHeader('content-type', 'application/json').end(JSON.stringify(result))
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return { url: `http://127.0.0.1:${port}`, refused: () => refused, close: () => server.close() }
 }
 
 /** The real chain of the enclosing describe: started in `beforeAll`, stopped in `afterAll`; call it inside a test. */
@@ -186,6 +208,20 @@ describe('replay a block of 20 txs', () => {
     const strict = await runCli([...args, '--min-value-ratio', '1.5'])
     expect(strict.code).toBe(1)
     expect(strict.stderr).toContain("our block is worth 1 × the real block's value, below --min-value-ratio 1.5")
+  }, 60_000)
+
+  it('a node without eth_getRawTransactionByHash: the txs are rebuilt from their fields, with the same fates', async () => {
+    const chain = real()
+    const proxy = await withoutRawTxMethod(chain.url)
+    try {
+      const direct = await replayBlock({ forkUrl: chain.url, block: chain.block })
+      const rebuilt = await replayBlock({ forkUrl: proxy.url, block: chain.block })
+      expect(proxy.refused()).toBe(20)
+      expect(rebuilt.txs.map(({ hash, position, status }) => ({ hash, position, status }))).toEqual(direct.txs.map(({ hash, position, status }) => ({ hash, position, status })))
+      expect(rebuilt.ours.value).toBe(direct.ours.value)
+    } finally {
+      proxy.close()
+    }
   }, 60_000)
 
   it('a block past the head, or an unreachable URL, is refused at once and says why', async () => {

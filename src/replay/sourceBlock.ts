@@ -1,6 +1,7 @@
 import { createPublicClient, http, type Address, type Hash, type Hex } from 'viem'
 import { nodeErrorMessage } from '../chain/chainClient.js'
 import { checkForkSource, describeUrl } from '../chain/forkCheck.js'
+import { rawFromFields } from './rawTx.js'
 
 /** One tx of the real block, as replay needs it. */
 export interface SourceTx {
@@ -9,7 +10,7 @@ export interface SourceTx {
   index: number
   from: Address
   nonce: number
-  /** The signed tx as the network carries it (`eth_getRawTransactionByHash`). */
+  /** The signed tx as the network carries it (`eth_getRawTransactionByHash`, else rebuilt from its fields). */
   raw: Hex
   /** Did the real receipt revert? */
   reverted: boolean
@@ -66,7 +67,8 @@ async function readBlock(url: string, number: bigint): Promise<SourceBlock> {
   const blockTag = `0x${number.toString(16)}` as Hex
   const [receipts, raws, before, after] = await Promise.all([
     client.request({ method: 'eth_getBlockReceipts' as 'eth_getBlockByNumber', params: [blockTag] as never }) as unknown as Promise<RawReceipt[]>,
-    Promise.all(block.transactions.map((tx) => client.request({ method: 'eth_getRawTransactionByHash' as 'eth_getTransactionByHash', params: [tx.hash] }) as unknown as Promise<Hex | null>)),
+    // A node without the method (or a tx it cannot find): rebuilt from its fields below, checked by hash.
+    Promise.all(block.transactions.map((tx) => (client.request({ method: 'eth_getRawTransactionByHash' as 'eth_getTransactionByHash', params: [tx.hash] }) as unknown as Promise<Hex | null>).catch(() => null))),
     client.getBalance({ address: feeRecipient, blockNumber: number - 1n }),
     client.getBalance({ address: feeRecipient, blockNumber: number }),
   ])
@@ -74,9 +76,8 @@ async function readBlock(url: string, number: bigint): Promise<SourceBlock> {
   let spentByFeeRecipient = 0n
   const txs = block.transactions.map((tx, index): SourceTx => {
     const receipt = receiptOf.get(tx.hash.toLowerCase())
-    const raw = raws[index]
+    const raw = raws[index] ?? rawFromFields(tx)
     if (!receipt) throw new Error(`no receipt for tx ${tx.hash} (eth_getBlockReceipts)`)
-    if (!raw) throw new Error(`no raw form of tx ${tx.hash} (eth_getRawTransactionByHash answered null)`)
     const gasUsed = BigInt(receipt.gasUsed)
     const price = BigInt(receipt.effectiveGasPrice)
     const from = tx.from.toLowerCase() as Address
