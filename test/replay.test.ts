@@ -1,18 +1,19 @@
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
-import http from 'node:http'
+import nodeHttp from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { keccak256, parseEther, parseGwei, toHex, type Address, type Hash, type Hex } from 'viem'
+import { createPublicClient, http, keccak256, parseEther, parseGwei, toHex, type Address, type Hash, type Hex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchAnvil, type LaunchedAnvil } from '../src/chain/launchAnvil.js'
 import { ordersOf } from '../src/replay/orders.js'
+import { rawFromFields } from '../src/replay/rawTx.js'
 import { replayBlock, type ReplayReport } from '../src/replay/replayBlock.js'
 import type { SourceTx } from '../src/replay/sourceBlock.js'
 import { replayVerdict } from '../src/replay/verdict.js'
 import { runScenario } from '../src/scenario/runner.js'
 import { runCli } from './support/cli.js'
-import { REVERTER_CODE, addressOf, call, signTx } from './support/harness.js'
+import { REVERTER_CODE, accountOf, addressOf, call, signTx } from './support/harness.js'
 
 /*
  * `bundlesim replay` against an offline "real" chain: a local Anvil (chain id 4242, 20 gwei base
@@ -77,7 +78,7 @@ async function withoutRawTxMethod(upstream: string): Promise<{ url: string; refu
     refused++
     return { jsonrpc: '2.0', id: request.id, error: { code: -32601, message: 'the method eth_getRawTransactionByHash does not exist/is not available' } }
   }
-  const server = http.createServer(async (req, res) => {
+  const server = nodeHttp.createServer(async (req, res) => {
     let body = ''
     for await (const chunk of req) body += chunk
     const parsed = JSON.parse(body)
@@ -128,6 +129,31 @@ describe('replay rules', () => {
     expect(replayVerdict({ ...report, txs: [{ ...fate, error: null }] }, 0).problems).toEqual([`tx ${fate.hash} was left out with no reason`])
     expect(replayVerdict({ ...report, real: { txCount: 3 } } as ReplayReport, 0).problems).toEqual(["2 of the block's 3 txs have no fate"])
     expect(replayVerdict({ ...report, valueRatio: null }, 0.9).ok).toBe(true) // a block worth nothing: nothing to compare
+  })
+})
+
+describe('rebuilding a raw tx from the fields a node reports', () => {
+  it('legacy (with and without a chain id), EIP-2930 and EIP-1559 hash back to themselves', async () => {
+    const anvil = await launchAnvil({ host: '127.0.0.1', port: 0, chainId: CHAIN_ID })
+    try {
+      const account = accountOf(keyOf('types'))
+      await call(anvil.url, 'anvil_setBalance', [account.address, toHex(parseEther('1'))])
+      const base = { to: PROPOSER, value: 1n, gas: 30_000n }
+      const raws = [
+        await account.signTransaction({ ...base, type: 'legacy', chainId: CHAIN_ID, nonce: 0, gasPrice: parseGwei('50') }),
+        await account.signTransaction({ ...base, type: 'legacy', nonce: 1, gasPrice: parseGwei('50') }),
+        await account.signTransaction({ ...base, type: 'eip2930', chainId: CHAIN_ID, nonce: 2, gasPrice: parseGwei('50'), accessList: [{ address: REVERTER, storageKeys: [toHex(1n, { size: 32 })] }] }),
+        await account.signTransaction({ ...base, type: 'eip1559', chainId: CHAIN_ID, nonce: 3, maxFeePerGas: parseGwei('50'), maxPriorityFeePerGas: 1n, data: '0xabcd' }),
+      ]
+      for (const raw of raws) await call(anvil.url, 'eth_sendRawTransaction', [raw])
+      await call(anvil.url, 'evm_mine', [])
+      const client = createPublicClient({ transport: http(anvil.url) })
+      const block = await client.getBlock({ blockTag: 'latest', includeTransactions: true })
+      expect(block.transactions.map((tx) => tx.type)).toEqual(['legacy', 'legacy', 'eip2930', 'eip1559'])
+      expect(block.transactions.map(rawFromFields)).toEqual(raws)
+    } finally {
+      await anvil.stop()
+    }
   })
 })
 
