@@ -124,6 +124,13 @@ export function checkReferences(scenario: Scenario, codes: ReadonlyMap<string, C
         if (bundles.has(b.as)) issue([...at, 'as'], `bundle id "${b.as}" is already taken (expected a new name)`)
         bundles.add(b.as)
       }
+    } else if (step.sendPrivateTx) {
+      template(step.sendPrivateTx.tx, [...at, 'tx'])
+      const id = step.sendPrivateTx.as
+      if (id !== undefined) {
+        if (bundles.has(id)) issue([...at, 'as'], `bundle id "${id}" is already taken (expected a new name)`)
+        bundles.add(id)
+      }
     } else if (step.cancel) {
       step.cancel.cancelled?.forEach((id, j) => bundle(id, [...at, 'cancelled', j]))
     } else if (step.sendTx) {

@@ -274,6 +274,11 @@ const submitEndOfBlock = strict(
   { txs: eobTxs, blockNumber: eobBlock, revertingTxHashes, targetPools: z.array(addressRef).optional(), replacementUuid, replacementSeqNumber, as, expectError },
   'an end-of-block bundle { txs, targetPools?, … }',
 )
+/** eth_sendPrivateTransaction: a template's signed tx, kept private until it lands; `as` names it for expectations (its trace is keyed by its tx hash). */
+const sendPrivateTx = shorthand(
+  'tx',
+  strict({ tx: name('a template'), maxBlockNumber: eobBlock, as, expectError }, '{ tx, maxBlockNumber?, as? } or a template name'),
+)
 const cancel = strict(
   { replacementUuid: text('a replacement UUID, or any name'), cancelled: z.array(name('a bundle id')).optional(), expectError: textMatch.optional() },
   '{ replacementUuid, cancelled? }',
@@ -399,7 +404,7 @@ const callBundle = strict(
 )
 
 /** Step kinds, each its own schema; a step is a mapping with exactly one of these keys. */
-export const STEP_SCHEMAS = { submit, boost, submitEndOfBlock, cancel, sendTx, replayBlock, advance, timeInSlot, competitorBid, callBundle, expect } as const
+export const STEP_SCHEMAS = { submit, boost, submitEndOfBlock, sendPrivateTx, cancel, sendTx, replayBlock, advance, timeInSlot, competitorBid, callBundle, expect } as const
 export type StepKind = keyof typeof STEP_SCHEMAS
 export const STEP_KINDS = Object.keys(STEP_SCHEMAS) as StepKind[]
 
@@ -434,6 +439,7 @@ export type BoostStep = z.output<typeof boost>
 export type EndOfBlockStep = z.output<typeof submitEndOfBlock>
 export type CancelStep = z.output<typeof cancel>
 export type SendTxStep = z.output<typeof sendTx>
+export type SendPrivateTxStep = z.output<typeof sendPrivateTx>
 export type CallBundleStep = z.output<typeof callBundle>
 export type ExpectStep = z.output<typeof expect>
 export type BundleExpectation = z.output<typeof bundleExpectation>

@@ -1,7 +1,7 @@
 import { keccak256, numberToHex, stringToBytes, type Hash, type Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { JsonRpcError } from '../protocol/jsonRpcError.js'
-import type { CallBundleParams, CallBundleResponse, ImpersonatedTxParams, SendBundleParams, SendEndOfBlockBundleParams } from '../protocol/methods.js'
+import type { CallBundleParams, CallBundleResponse, ImpersonatedTxParams, SendBundleParams, SendEndOfBlockBundleParams, SendPrivateTransactionParams } from '../protocol/methods.js'
 import { WIRE_PATTERNS } from '../protocol/wireRules.js'
 import { ordersOf } from '../replay/orders.js'
 import { readSourceBlock } from '../replay/sourceBlock.js'
@@ -9,7 +9,7 @@ import { submitOrders } from '../replay/submitOrders.js'
 import { headStatus, locate, recordBalances, type RunContext } from './context.js'
 import { ExpectationFailed, StepFailed, type ScenarioFailure } from './errors.js'
 import { Failures, checkCallBundle, checkExpectations } from './expectations.js'
-import { stepKind, type BlockRef, type BoostStep, type EndOfBlockStep, type Step, type StepKind, type SubmitStep } from './schema.js'
+import { stepKind, type BlockRef, type BoostStep, type EndOfBlockStep, type SendPrivateTxStep, type Step, type StepKind, type SubmitStep } from './schema.js'
 import type { Path } from './sourceMap.js'
 
 /** A replacement UUID as given, or a fixed UUID derived from any other name. */
@@ -114,6 +114,16 @@ async function submit(context: RunContext, b: SubmitStep | BoostStep | EndOfBloc
   return failures
 }
 
+/** A template's signed tx as a private transaction; its id (`as`) traces it by its tx hash. */
+async function sendPrivateTx(context: RunContext, p: SendPrivateTxStep, at: Path): Promise<ScenarioFailure[]> {
+  const [tx] = await rawTxs(context, [p.tx])
+  const head = await headStatus(context)
+  const params: SendPrivateTransactionParams = { tx: tx!, ...(p.maxBlockNumber !== undefined && { maxBlockNumber: numberToHex(resolveRef(p.maxBlockNumber, head.blockNumber)) }) }
+  const { result, failures } = await callExpecting(context, at, 'sendPrivateTx', p.expectError, () => context.client.request('eth_sendPrivateTransaction', [params]))
+  if (result && p.as !== undefined) context.bundles.set(p.as, result)
+  return failures
+}
+
 type Executor = (context: RunContext, step: Step, at: Path) => Promise<ScenarioFailure[]>
 
 /** One executor per step kind; each drives the service through its public RPC only. */
@@ -121,6 +131,7 @@ const EXECUTORS: Record<StepKind, Executor> = {
   submit: (context, step, at) => submit(context, step.submit!, at, 'submit'),
   boost: (context, step, at) => submit(context, step.boost!, at, 'boost'),
   submitEndOfBlock: (context, step, at) => submit(context, step.submitEndOfBlock!, at, 'submitEndOfBlock'),
+  sendPrivateTx: (context, step, at) => sendPrivateTx(context, step.sendPrivateTx!, at),
 
   async cancel(context, step, at) {
     const c = step.cancel!
