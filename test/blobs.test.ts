@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { type Hash, type Hex } from 'viem'
-import { DEV_KEYS, addressOf, call, sendBundle, stats, useTestHarness } from './support/harness.js'
+import { DEV_KEYS, addressOf, call, rpc, sendBundle, stats, useTestHarness } from './support/harness.js'
 import { blobHashOf, signBlobTx } from './support/blobTx.js'
 
 /**
@@ -40,5 +40,34 @@ describe('blob txs', () => {
     expect(new Set(block.transactions)).toEqual(new Set([blobHashOf(publicTx), blobHashOf(privateTx)]))
     expect(BigInt(block.blobGasUsed)).toBe(4n * 131072n)
     expect(await stats(harness, blobHashOf(privateTx))).toMatchObject({ status: 'landed' })
+  })
+
+  it('a blob tx without its sidecar is refused: a bundle is invalid naming txs[i], the mempool answers -32000 and a private tx -32602', async () => {
+    const key = DEV_KEYS[4]
+    const nonce = await nonceOf(key)
+    const canonical = await signBlobTx({ key, nonce, sidecar: false })
+    const bundle = await sendBundle(harness, { txs: [await signBlobTx({ key: DEV_KEYS[0], nonce: await nonceOf(DEV_KEYS[0]) }), canonical] })
+    const sidecarMissing = 'blob tx without its sidecar (blobs, commitments, proofs): send the network form, as eth_sendRawTransaction takes it'
+    // The mempool refuses as a node does (-32000); a private tx is a param (-32602).
+    const mempool = await rpc(harness.rpcUrl, 'eth_sendRawTransaction', [canonical])
+    expect(mempool.body.error).toMatchObject({ code: -32000, message: `params[0]: ${sidecarMissing}` })
+    const privately = await rpc(harness.rpcUrl, 'eth_sendPrivateRawTransaction', [canonical])
+    expect(privately.body.error).toMatchObject({ code: -32602, message: expect.stringContaining(`tx: ${sidecarMissing}`) })
+    await harness.advanceSlot()
+    expect(await stats(harness, bundle)).toMatchObject({ status: 'invalid', error: `txs[1]: ${sidecarMissing}` })
+  })
+
+  it('more blobs than a tx or a block may carry under the hardfork (Anvil: Bpo1, 6 and 9) is refused at submission', async () => {
+    const key = DEV_KEYS[4]
+    const nonce = await nonceOf(key)
+    const seven = await signBlobTx({ key, nonce, blobs: 7 })
+    const mempool = await rpc(harness.rpcUrl, 'eth_sendRawTransaction', [seven])
+    expect(mempool.body.error).toMatchObject({ code: -32000, message: 'params[0]: 7 blobs, more than one tx may carry (6 under hardfork Bpo1)' })
+    const tooMany = await sendBundle(harness, { txs: [await signBlobTx({ key, nonce, blobs: 5 }), await signBlobTx({ key, nonce: nonce + 1, blobs: 5 })] })
+    const fits = await sendBundle(harness, { txs: [await signBlobTx({ key, nonce, blobs: 4 }), await signBlobTx({ key, nonce: nonce + 1, blobs: 5 })] })
+    const [report] = await harness.advanceSlot()
+    expect(await stats(harness, tooMany)).toMatchObject({ status: 'invalid', error: 'txs: 10 blobs in all, more than a block may hold (9 under hardfork Bpo1)' })
+    expect(await stats(harness, fits)).toMatchObject({ status: 'landed' })
+    expect(BigInt((await blockOf(report!.blockNumber)).blobGasUsed)).toBe(9n * 131072n)
   })
 })

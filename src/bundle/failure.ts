@@ -1,4 +1,5 @@
 import { formatEther, type Address, type Hash } from 'viem'
+import type { BlobLimits } from '../chain/blobLimits.js'
 
 /**
  * Why a bundle did not get (further) through the builder, with the data a searcher needs (cf.
@@ -52,6 +53,8 @@ export type BundleProblem =
   /** A tx that cannot be decoded or is for another chain; the detail names it (`decodeSignedTx`). */
   | { kind: 'UndecodableTx'; detail: string }
   | { kind: 'DuplicateTx'; index: number; hash: Hash }
+  /** More blobs in the bundle's txs than one block may hold under the hardfork. */
+  | { kind: 'TooManyBlobs'; blobs: number; limits: BlobLimits }
   | { kind: 'TargetBlockMined'; targetBlock: bigint; head: bigint }
   | { kind: 'NotATxOfBundle'; field: string; index: number; hash: Hash }
   | { kind: 'BadSignature'; index: number; error: string }
@@ -127,6 +130,8 @@ export function problemMessage(problem: BundleProblem, where?: string): string {
       return problem.detail
     case 'DuplicateTx':
       return `${tx(problem.index)}: duplicate of an earlier tx ${problem.hash}`
+    case 'TooManyBlobs':
+      return `txs: ${problem.blobs} blobs in all, more than a block may hold (${problem.limits.perBlock} under hardfork ${problem.limits.hardfork})`
     case 'TargetBlockMined':
       return `blockNumber: target block ${problem.targetBlock} is already mined (head is ${problem.head})`
     case 'NotATxOfBundle':

@@ -1,5 +1,6 @@
 import type { Address, Hash } from 'viem'
 import type { Logger } from 'pino'
+import type { BlobLimits } from '../chain/blobLimits.js'
 import { decodeBundle } from './decode.js'
 import { ReplacementIndex } from './replacement.js'
 import type { BundleBook } from './book.js'
@@ -12,6 +13,8 @@ import type { RecoverFn } from './senderRecovery.js'
 
 export interface IngestDeps {
   chainId: number
+  /** The hardfork's blob limits, checked at submission (absent: left to the node). */
+  blobLimits?: BlobLimits
   traces: BundleBook
   /** Number of the canonical head block. */
   headBlock(): bigint
@@ -51,9 +54,9 @@ export class BundleIngest {
   }
 
   submit(submission: BundleSubmission, options: SubmitOptions): Hash {
-    const { chainId } = this.deps
+    const { chainId, blobLimits } = this.deps
     const headBlock = this.deps.headBlock()
-    const { bundle, problems } = decodeBundle(submission, { chainId, headBlock, boosted: options.boosted })
+    const { bundle, problems } = decodeBundle(submission, { chainId, blobLimits, headBlock, boosted: options.boosted })
     const trace = newTrace(bundle, this.arrival(headBlock, options.searcher), problems.length > 0 ? failureMessage({ kind: 'Invalid', problems }) : null)
     // No await from here to the store: replacement decisions see every earlier submission.
     const stored = this.replacements.admit(trace)
@@ -69,7 +72,7 @@ export class BundleIngest {
    */
   submitPrivate(submission: PrivateTxSubmission, options: Pick<SubmitOptions, 'searcher'>): { ok: true; hash: Hash } | { ok: false; problem: string } {
     const headBlock = this.deps.headBlock()
-    const decoded = decodePrivateTx(submission, { chainId: this.deps.chainId, headBlock })
+    const decoded = decodePrivateTx(submission, { chainId: this.deps.chainId, blobLimits: this.deps.blobLimits, headBlock })
     if (!decoded.ok) return decoded
     const trace: BundleTrace = { ...newTrace(decoded.bundle, this.arrival(headBlock, options.searcher)), privateTx: { maxBlockNumber: Number(decoded.maxBlockNumber) } }
     if (this.deps.traces.add(trace) === trace) this.checkLater(trace)
