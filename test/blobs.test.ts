@@ -26,6 +26,7 @@ describe('blob txs', () => {
     const block = await blockOf(report!.blockNumber)
     expect(block.transactions).toEqual([blobHashOf(blobTx)])
     expect(BigInt(block.blobGasUsed)).toBe(2n * 131072n)
+    expect(report!.blobGasUsed).toBe(String(2 * 131072))
   })
 
   it('a blob tx sent to the mempool and a private blob tx land in the same block, answered with their canonical hashes', async () => {
@@ -39,6 +40,7 @@ describe('blob txs', () => {
     const block = await blockOf(report!.blockNumber)
     expect(new Set(block.transactions)).toEqual(new Set([blobHashOf(publicTx), blobHashOf(privateTx)]))
     expect(BigInt(block.blobGasUsed)).toBe(4n * 131072n)
+    expect(report!.blobGasUsed).toBe(String(4 * 131072))
     expect(await stats(harness, blobHashOf(privateTx))).toMatchObject({ status: 'landed' })
   })
 
@@ -69,5 +71,6 @@ describe('blob txs', () => {
     expect(await stats(harness, tooMany)).toMatchObject({ status: 'invalid', error: 'txs: 10 blobs in all, more than a block may hold (9 under hardfork Bpo1)' })
     expect(await stats(harness, fits)).toMatchObject({ status: 'landed' })
     expect(BigInt((await blockOf(report!.blockNumber)).blobGasUsed)).toBe(9n * 131072n)
+    expect(report!.blobGasUsed).toBe(String(9 * 131072))
   })
 })
