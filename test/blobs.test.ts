@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { type Hash, type Hex } from 'viem'
-import { DEV_KEYS, addressOf, call, rpc, sendBundle, stats, useTestHarness } from './support/harness.js'
+import { DEV_KEYS, addressOf, call, rpc, sendBundle, signTx, stats, useTestHarness } from './support/harness.js'
 import { blobHashOf, signBlobTx } from './support/blobTx.js'
 
 /**
@@ -72,5 +72,20 @@ describe('blob txs', () => {
     expect(await stats(harness, fits)).toMatchObject({ status: 'landed' })
     expect(BigInt((await blockOf(report!.blockNumber)).blobGasUsed)).toBe(9n * 131072n)
     expect(report!.blobGasUsed).toBe(String(9 * 131072))
+  })
+
+  it('eth_callBundle answers each blob tx\'s blobGasUsed and blobGasPrice and the bundle\'s totalBlobGasUsed; without a sidecar it is -32602', async () => {
+    const key = DEV_KEYS[3]
+    const nonce = await nonceOf(key)
+    const blobTx = await signBlobTx({ key, nonce, blobs: 3 })
+    const transfer = await signTx({ key, nonce: nonce + 1 })
+    const blockNumber = `0x${(Number(await call(harness.rpcUrl, 'eth_blockNumber')) + 1).toString(16)}`
+    const answer = await call(harness.rpcUrl, 'eth_callBundle', [{ txs: [blobTx, transfer], blockNumber, stateBlockNumber: 'latest' }])
+    expect(answer.totalBlobGasUsed).toBe(3 * 131072)
+    expect(answer.results[0]).toMatchObject({ txHash: blobHashOf(blobTx), gasUsed: 21000, blobGasUsed: 3 * 131072, blobGasPrice: expect.stringMatching(/^[1-9]\d*$/) })
+    expect(answer.results[1]).not.toHaveProperty('blobGasUsed')
+    const canonical = await signBlobTx({ key, nonce, sidecar: false })
+    const refused = await rpc(harness.rpcUrl, 'eth_callBundle', [{ txs: [canonical], blockNumber, stateBlockNumber: 'latest' }])
+    expect(refused.body.error).toMatchObject({ code: -32602, message: expect.stringContaining('txs[0]: blob tx without its sidecar') })
   })
 })

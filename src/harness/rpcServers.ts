@@ -87,7 +87,7 @@ export async function startRpcServers({ config, chain, slot, traces, orders, bui
   registerMempoolReads(submission, { mempool: orders.mempool, read: view.read, nextBlockTimestamp: () => slot.clock.nextBlockTimestamp() })
   registerFilterMethods(submission, view.filters)
   registerSubscriptionMethods(submission, view.feed)
-  registerCallBundleMethod(submission, { chain: chain.chain, lock, chainId: chain.chainId, coinbase, slotSeconds: config.slotTimeSeconds })
+  registerCallBundleMethod(submission, { chain: chain.chain, lock, chainId: chain.chainId, blobLimits: chain.blobLimits, coinbase, slotSeconds: config.slotTimeSeconds })
   refuseWhileAnvilDown(submission, () => supervisor.downReason)
   forwardToAnvil(submission, supervisor.url, lock, config.anvilTimeoutMs)
 

@@ -66,6 +66,9 @@ export interface CallBundleTxResponse {
   fromAddress: Address
   /** `0x` for a contract creation. */
   toAddress: Address | '0x'
+  /** Blob txs only: blob gas used, and the blob base fee paid per blob gas (decimal wei). */
+  blobGasUsed?: number
+  blobGasPrice?: string
   value?: Hex
   error?: string
   revert?: string
@@ -81,6 +84,8 @@ export interface CallBundleResponse {
   results: CallBundleTxResponse[]
   stateBlockNumber: number
   totalGasUsed: number
+  /** Only when the bundle has blob txs: their blob gas. */
+  totalBlobGasUsed?: number
 }
 
 export interface AdvanceSlotParams {
