@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { type Hash, type Hex } from 'viem'
+import { parseGwei, type Hash, type Hex } from 'viem'
 import { DEV_KEYS, addressOf, call, rpc, sendBundle, signTx, stats, useTestHarness } from './support/harness.js'
 import { blobHashOf, signBlobTx } from './support/blobTx.js'
 
@@ -87,5 +87,19 @@ describe('blob txs', () => {
     const canonical = await signBlobTx({ key, nonce, sidecar: false })
     const refused = await rpc(harness.rpcUrl, 'eth_callBundle', [{ txs: [canonical], blockNumber, stateBlockNumber: 'latest' }])
     expect(refused.body.error).toMatchObject({ code: -32602, message: expect.stringContaining('txs[0]: blob tx without its sidecar') })
+  })
+
+  it('the block respects the blob limit: of two 5-blob bundles for a 9-blob block, the better-paying lands, the other is BlobLimitReached', async () => {
+    const [richKey, poorKey] = [DEV_KEYS[1], DEV_KEYS[2]]
+    const rich = await sendBundle(harness, { txs: [await signBlobTx({ key: richKey, nonce: await nonceOf(richKey), blobs: 5, maxPriorityFeePerGas: parseGwei('3') })] })
+    const poor = await sendBundle(harness, { txs: [await signBlobTx({ key: poorKey, nonce: await nonceOf(poorKey), blobs: 5 })] })
+    const [report] = await harness.advanceSlot()
+    expect(report!.bundles).toEqual([rich])
+    expect(report!.blobGasUsed).toBe(String(5 * 131072))
+    expect(await stats(harness, rich)).toMatchObject({ status: 'landed' })
+    expect(await stats(harness, poor)).toMatchObject({
+      status: 'excludedfromblock',
+      error: expect.stringContaining("BlobLimitReached: the bundle carries 5 blobs but 4 of the block's 9 are left"),
+    })
   })
 })

@@ -16,6 +16,8 @@ export type ExecutionFailure =
   | { kind: 'TransactionNotIncluded'; index: number; hash: Hash }
   /** The block's gas limit is used up by what comes before the bundle in the block. */
   | { kind: 'BlockGasLimitReached'; gasUsed: bigint; gasLeft: bigint }
+  /** The block's blob limit (the hardfork's) is used up by what comes before the bundle in the block. */
+  | { kind: 'BlobLimitReached'; blobs: number; blobsLeft: number; maxBlobs: number }
   /** Sponsored transfers plus their gas are not covered by what the bundle pays. */
   | { kind: 'SponsorshipNotCovered'; sponsoredWei: bigint; gasWei: bigint; grossPaymentWei: bigint }
   | { kind: 'RefundNotPositive'; rewardWei: bigint; percent: number; payoutGasWei: bigint }
@@ -75,6 +77,8 @@ export function failureMessage(failure: BundleFailure): string {
       return `txs[${failure.index}] ${failure.hash} was not included by the node (nonce gap or block gas limit)`
     case 'BlockGasLimitReached':
       return `BlockGasLimitReached: the bundle needs ${failure.gasUsed} gas (top of block) but ${failure.gasLeft} gas is left under the block gas limit`
+    case 'BlobLimitReached':
+      return `BlobLimitReached: the bundle carries ${failure.blobs} blobs but ${failure.blobsLeft} of the block's ${failure.maxBlobs} are left`
     case 'SponsorshipNotCovered':
       return `LackOfFundForGasLimit: sponsorship ${eth(failure.sponsoredWei + failure.gasWei)} (transfers ${eth(failure.sponsoredWei)} + gas ${eth(failure.gasWei)}) not covered by builder payment ${eth(failure.grossPaymentWei)}`
     case 'RefundNotPositive':
