@@ -102,4 +102,40 @@ describe('blob txs', () => {
       error: expect.stringContaining("BlobLimitReached: the bundle carries 5 blobs but 4 of the block's 9 are left"),
     })
   })
+
+  describe("Titan's eth_sendBlobs", () => {
+    it('of one sender\'s permutations at one nonce, the best-paying one that fits the blobs left lands', async () => {
+      const [otherKey, originator] = [DEV_KEYS[1], DEV_KEYS[4]]
+      // A bundle's 5-blob tx paying a higher tip takes 5 of the block's 9 blobs first.
+      const otherTx = await signBlobTx({ key: otherKey, nonce: await nonceOf(otherKey), blobs: 5, maxPriorityFeePerGas: parseGwei('9') })
+      await sendBundle(harness, { txs: [otherTx] })
+      const nonce = await nonceOf(originator)
+      const permutations = await Promise.all([6, 4, 2].map((blobs) => signBlobTx({ key: originator, nonce, blobs, maxPriorityFeePerGas: parseGwei(String(blobs)) })))
+      const hashes = await call(harness.rpcUrl, 'eth_sendBlobs', [{ txs: permutations }])
+      expect(hashes).toEqual(permutations.map(blobHashOf))
+      const [report] = await harness.advanceSlot()
+      const block = await blockOf(report!.blockNumber)
+      expect(block.transactions).toEqual([blobHashOf(otherTx), hashes[1]])
+      expect(report!.blobGasUsed).toBe(String(9 * 131072))
+      expect(await stats(harness, hashes[1])).toMatchObject({ status: 'landed' })
+      // The others are tried no more: their traces are served, closed.
+      const closed = `another permutation ${hashes[1]} landed in block ${report!.blockNumber}: this one is tried no more (block ${report!.blockNumber}: excludedfromblock (`
+      expect(await stats(harness, hashes[0])).toMatchObject({ status: 'excludedfromblock', error: expect.stringContaining("BlobLimitReached: the bundle carries 6 blobs but 4 of the block's 9 are left") })
+      expect((await stats(harness, hashes[0])).error).toContain(closed)
+      expect(await stats(harness, hashes[2])).toMatchObject({ status: 'excludedfromblock', error: expect.stringContaining(closed) })
+      await harness.advanceSlot()
+      expect(await stats(harness, hashes[0])).toMatchObject({ blockNumber: null })
+    })
+
+    it('refuses a non-blob tx, another nonce or another sender, naming txs[i]', async () => {
+      const key = DEV_KEYS[3]
+      const nonce = await nonceOf(key)
+      const first = await signBlobTx({ key, nonce })
+      const send = (txs: Hex[]) => rpc(harness.rpcUrl, 'eth_sendBlobs', [{ txs }])
+      expect((await send([first, await signTx({ key, nonce })])).body.error).toMatchObject({ code: -32602, message: 'txs[1]: not a blob tx (type 3 with blobs): eth_sendBlobs takes blob txs only' })
+      expect((await send([first, await signBlobTx({ key, nonce: nonce + 1, blobs: 2 })])).body.error).toMatchObject({ code: -32602, message: `txs[1]: nonce ${nonce + 1}, txs[0] has ${nonce}: every permutation has one nonce` })
+      expect((await send([first, await signBlobTx({ key: DEV_KEYS[0], nonce, blobs: 2 })])).body.error).toMatchObject({ code: -32602, message: expect.stringMatching(/^txs\[1\]: sent by 0x[0-9a-f]{40}, txs\[0\] by 0x[0-9a-f]{40}: every permutation has one sender$/) })
+      expect((await send([first, await signBlobTx({ key, nonce, sidecar: false })])).body.error).toMatchObject({ code: -32602, message: expect.stringContaining('txs[1]: blob tx without its sidecar') })
+    })
+  })
 })

@@ -41,6 +41,8 @@ export type SlotFailure =
   | { kind: 'ChainReplaced'; why: string; targetBlock: bigint }
   /** A private tx that did not land in `block`: tried again in the next one. */
   | { kind: 'PrivateTxRetried'; block: bigint; outcome: string; maxBlockNumber: number }
+  /** An eth_sendBlobs permutation whose sibling landed: no block is tried any more. */
+  | { kind: 'PermutationLanded'; block: bigint; hash: Hash; outcome: string }
   /** A private tx that did not land by its `maxBlockNumber`: no block is tried any more. */
   | { kind: 'PrivateTxExpired'; block: bigint; outcome: string; maxBlockNumber: number }
 
@@ -113,6 +115,8 @@ export function failureMessage(failure: BundleFailure): string {
       return `not built: ${failure.why} before block ${failure.targetBlock}; resubmit it for the new chain`
     case 'PrivateTxRetried':
       return `block ${failure.block}: ${failure.outcome}; considered again for block ${failure.block + 1n} (until maxBlockNumber ${failure.maxBlockNumber})`
+    case 'PermutationLanded':
+      return `another permutation ${failure.hash} landed in block ${failure.block}: this one is tried no more (block ${failure.block}: ${failure.outcome})`
     case 'PrivateTxExpired':
       return `not included by maxBlockNumber ${failure.maxBlockNumber} (block ${failure.block}: ${failure.outcome})`
     case 'Cancelled':
