@@ -139,3 +139,19 @@ describe('blob txs', () => {
     })
   })
 })
+
+describe('a tx type the hardfork does not allow (Anvil --hardfork shanghai)', () => {
+  const shanghai = useTestHarness({ hardfork: 'shanghai' })
+
+  it('a blob tx is invalid in a bundle and refused by the mempool, naming type and fork; an EIP-1559 tx still lands', async () => {
+    const blobTx = await signBlobTx({ key: DEV_KEYS[1], nonce: 0 })
+    const notAllowed = 'type 3 (blob (EIP-4844)) tx: not allowed under hardfork Shanghai (from Cancun on)'
+    const bundle = await sendBundle(shanghai, { txs: [blobTx] })
+    const mempool = await rpc(shanghai.rpcUrl, 'eth_sendRawTransaction', [blobTx])
+    expect(mempool.body.error).toMatchObject({ code: -32000, message: `params[0]: ${notAllowed}` })
+    const transfer = await sendBundle(shanghai, { txs: [await signTx({ key: DEV_KEYS[2], nonce: 0 })] })
+    await shanghai.advanceSlot()
+    expect(await stats(shanghai, bundle)).toMatchObject({ status: 'invalid', error: `txs[0]: ${notAllowed}` })
+    expect(await stats(shanghai, transfer)).toMatchObject({ status: 'landed' })
+  })
+})

@@ -1,5 +1,6 @@
 import { parseTransaction, type Hash, type Hex } from 'viem'
 import type { BlobLimits } from '../chain/blobLimits.js'
+import { txTypeNotAllowed } from '../chain/hardforkTxTypes.js'
 import { blobEnvelope } from './blobEnvelope.js'
 import { bundleHash, txHash } from './hash.js'
 import { readPlainEip1559, type PlainEip1559 } from './plainTx.js'
@@ -9,7 +10,7 @@ import type { BundleProblem } from './failure.js'
 /** What a signed tx is checked against without touching the chain. */
 export interface TxRules {
   chainId: number
-  /** The hardfork's blob limits (absent: blob counts are left to the node). */
+  /** The hardfork's name and blob limits (absent: tx types and blob counts are left to the node). */
   blobLimits?: BlobLimits
 }
 
@@ -94,6 +95,8 @@ export type DecodedTx = Omit<BundleTx, 'index'>
  */
 export function decodeSignedTx(raw: Hex, where: string, rules: TxRules, hash: Hash = txHash(raw)): DecodedTx | string {
   const { chainId, blobLimits } = rules
+  const forbidden = blobLimits && txTypeNotAllowed(raw, blobLimits.hardfork)
+  if (forbidden) return `${where}: ${forbidden}`
   if (blobEnvelope(raw)?.hasSidecar === false) {
     return `${where}: blob tx without its sidecar (blobs, commitments, proofs): send the network form, as eth_sendRawTransaction takes it`
   }

@@ -1,6 +1,6 @@
 import type { ChainClient } from './chainClient.js'
 
-/** How many blobs the chain's hardfork lets one tx and one block carry. */
+/** The chain's hardfork (its tx types are checked by name) and how many blobs it lets one tx and one block carry. */
 export interface BlobLimits {
   hardfork: string
   perTx: number

@@ -32,6 +32,8 @@ export interface BundlesimConfig {
   /** A `bundlesim snapshot` file to start from (no network), or to lay over the fork. */
   loadState?: string
   chainId: number
+  /** Anvil's EVM hardfork (`--hardfork`, e.g. `cancun`); absent: Anvil's latest. */
+  hardfork?: string
   coinbaseKey: Hex
   /** Balance given to the builder coinbase at start, in wei. */
   coinbaseFunding: bigint

@@ -48,6 +48,7 @@ export async function startChain({ config, source, saved, events, shutdown, log 
     host: '127.0.0.1',
     port: config.anvilPort,
     chainId: config.chainId,
+    hardfork: config.hardfork,
     forkUrl: config.forkUrl,
     forkBlockNumber: config.forkBlockNumber,
     gasLimit: config.blockGasLimit,
