@@ -42,6 +42,7 @@ program
   .option('--load-state <file>', 'start from a `bundlesim snapshot` file (no network; with --fork-url, laid over the fork)')
   // No commander default: a snapshot of another chain is refused only when a chain id was asked for.
   .option('--chain-id <id>', `chain id of a fresh devnet (default ${DEFAULT_CONFIG.chainId})`, integer('--chain-id', 1))
+  .option('--hardfork <name>', "Anvil's EVM hardfork (cancun, prague, osaka…; default Anvil's latest)")
   .option('--coinbase-key <hex>', 'private key of the builder coinbase')
   .option('--algorithms <names>', `comma-separated ordering algorithms (${DEFAULT_CONFIG.algorithms.join(',')})`, (v: string) => v.split(',').map((n) => n.trim()).filter(Boolean), DEFAULT_CONFIG.algorithms)
   .option('--simulation-cutoff-ms <ms>', 'ms into the slot after which arrivals are not simulated for it (default: 11.75/12 of the slot)', integer('--simulation-cutoff-ms', 0))
@@ -88,6 +89,7 @@ program
       forkBlockNumber: opts.forkBlockNumber === undefined ? undefined : BigInt(opts.forkBlockNumber),
       loadState: opts.loadState,
       chainId: opts.chainId,
+      hardfork: opts.hardfork,
       coinbaseKey: opts.coinbaseKey as Hex | undefined,
       logLevel: opts.logLevel,
       algorithms: opts.algorithms,

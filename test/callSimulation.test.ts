@@ -156,7 +156,7 @@ function bundleItem(bundle: Bundle): BlockItem {
 }
 
 async function mempoolTx(raw: Hex): Promise<MempoolTx> {
-  const decoded = decodeSignedTx(raw, 'tx', 31337)
+  const decoded = decodeSignedTx(raw, 'tx', { chainId: 31337 })
   if (typeof decoded === 'string') throw new Error(decoded)
   const { txs } = await bundleOf([raw]) // recovers the sender
   return { ...decoded, sender: txs[0]!.sender!, sequence: 0 }

@@ -3,6 +3,8 @@ import fc from 'fast-check'
 import { concat, keccak256, parseGwei, toHex, type Address, type Hash, type Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { bundleHash, txHash } from '../src/bundle/hash.js'
+import { blobEnvelope } from '../src/bundle/blobEnvelope.js'
+import { blobHashOf, signBlobTx } from './support/blobTx.js'
 import { bundleObjectSchema, describeIssues, toSubmission } from '../src/bundle/schema.js'
 import { decodeBundle } from '../src/bundle/decode.js'
 import { problemMessage } from '../src/bundle/failure.js'
@@ -48,6 +50,17 @@ describe('bundle hash (SPEC §4: keccak256 of the concatenated tx hashes, in ord
     const raw = await signTx(0)
     expect(txHash(raw)).toBe(keccak256(raw))
     expect(txHash('0x1234')).toBe(keccak256('0x1234'))
+  })
+
+  it('a blob tx in network form is hashed without its sidecar (as a node hashes it); the canonical form as it is', async () => {
+    const network = await signBlobTx({ nonce: 0, blobs: 2 })
+    const canonical = await signBlobTx({ nonce: 0, blobs: 2, sidecar: false })
+    expect(txHash(network)).toBe(keccak256(canonical))
+    expect(txHash(network)).toBe(blobHashOf(network))
+    expect(txHash(canonical)).toBe(keccak256(canonical))
+    expect(blobEnvelope(network)).toEqual({ canonical, hasSidecar: true })
+    expect(blobEnvelope(canonical)).toEqual({ canonical, hasSidecar: false })
+    expect(blobEnvelope(network.slice(0, -2) as Hex)).toBeUndefined()
   })
 
   it('txHash and bundleHash agree with viem on any bytes (sizes across keccak block edges, upper-case hex)', () => {

@@ -113,6 +113,7 @@ function syntheticReport(block: number): SlotReport {
     blockHash: keccak256(toHex(`dashboard bench block ${block}`)),
     timestamp: 1_000 + block * 12,
     value: '42000000000000',
+    blobGasUsed: '0',
     bundles: [],
     mempoolTxs: [],
     won: true,

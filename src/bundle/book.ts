@@ -183,8 +183,16 @@ export class BundleBook {
         continue
       }
       if (trace.bundle.targetBlock !== block) continue
-      const { maxBlockNumber, cancelled } = trace.privateTx
+      const { maxBlockNumber, cancelled, permutations } = trace.privateTx
       const outcome = `${trace.state.toLowerCase()}${trace.error === null ? '' : ` (${trace.error})`}`
+      const landed = permutations?.map((sibling) => this.traces.get(sibling)).find((sibling) => sibling?.state === 'Landed')
+      if (landed) {
+        this.privateTxs.delete(hash)
+        this.unindex(trace)
+        trace.live = false
+        trace.error = failureMessage({ kind: 'PermutationLanded', block, hash: landed.bundle.hash, outcome })
+        continue
+      }
       if (cancelled || block >= BigInt(maxBlockNumber)) {
         this.privateTxs.delete(hash)
         this.unindex(trace)

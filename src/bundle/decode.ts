@@ -1,11 +1,20 @@
 import { parseTransaction, type Hash, type Hex } from 'viem'
+import type { BlobLimits } from '../chain/blobLimits.js'
+import { txTypeNotAllowed } from '../chain/hardforkTxTypes.js'
+import { blobEnvelope } from './blobEnvelope.js'
 import { bundleHash, txHash } from './hash.js'
 import { readPlainEip1559, type PlainEip1559 } from './plainTx.js'
 import type { Bundle, BundleSubmission, BundleTx } from './types.js'
 import type { BundleProblem } from './failure.js'
 
-export interface DecodeContext {
+/** What a signed tx is checked against without touching the chain. */
+export interface TxRules {
   chainId: number
+  /** The hardfork's name and blob limits (absent: tx types and blob counts are left to the node). */
+  blobLimits?: BlobLimits
+}
+
+export interface DecodeContext extends TxRules {
   /** Number of the last mined block; the default target is the one after it. */
   headBlock: bigint
   boosted: boolean
@@ -29,10 +38,12 @@ export function decodeBundle(submission: BundleSubmission, context: DecodeContex
   const txs: BundleTx[] = []
   const hashes = submission.txs.map((raw) => txHash(raw))
   submission.txs.forEach((raw, index) => {
-    const decoded = decodeSignedTx(raw, `txs[${index}]`, context.chainId, hashes[index])
+    const decoded = decodeSignedTx(raw, `txs[${index}]`, context, hashes[index])
     if (typeof decoded === 'string') problems.push({ kind: 'UndecodableTx', detail: decoded })
     else txs.push({ ...decoded, index })
   })
+  const blobs = txs.reduce((sum, tx) => sum + (tx.blobs ?? 0), 0)
+  if (context.blobLimits && blobs > context.blobLimits.perBlock) problems.push({ kind: 'TooManyBlobs', blobs, limits: context.blobLimits })
 
   const seen = new Set<Hash>()
   hashes.forEach((hash, index) => {
@@ -78,14 +89,25 @@ export function decodeBundle(submission: BundleSubmission, context: DecodeContex
 export type DecodedTx = Omit<BundleTx, 'index'>
 
 /**
- * Decodes one signed tx and checks it is signed for this chain; a problem comes back as a
- * message starting with `where` (e.g. `txs[1]`). Pass `hash` when it is already known.
+ * Decodes one signed tx and checks it is signed for this chain and, for a blob tx, that it
+ * carries its sidecar and no more blobs than a tx may; a problem comes back as a message
+ * starting with `where` (e.g. `txs[1]`). Pass `hash` when it is already known.
  */
-export function decodeSignedTx(raw: Hex, where: string, chainId: number, hash: Hash = txHash(raw)): DecodedTx | string {
+export function decodeSignedTx(raw: Hex, where: string, rules: TxRules, hash: Hash = txHash(raw)): DecodedTx | string {
+  const { chainId, blobLimits } = rules
+  const forbidden = blobLimits && txTypeNotAllowed(raw, blobLimits.hardfork)
+  if (forbidden) return `${where}: ${forbidden}`
+  if (blobEnvelope(raw)?.hasSidecar === false) {
+    return `${where}: blob tx without its sidecar (blobs, commitments, proofs): send the network form, as eth_sendRawTransaction takes it`
+  }
   const tx = readPlainEip1559(raw) ?? parsedFields(raw)
   if (typeof tx === 'string') return `${where}: ${tx}`
   if (tx.chainId !== undefined && tx.chainId !== chainId) {
     return `${where}: wrong chain id ${tx.chainId}, expected ${chainId}`
+  }
+  const blobs = 'blobs' in tx ? tx.blobs : 0
+  if (blobLimits && blobs > blobLimits.perTx) {
+    return `${where}: ${blobs} blobs, more than one tx may carry (${blobLimits.perTx} under hardfork ${blobLimits.hardfork})`
   }
   return {
     raw,
@@ -96,11 +118,12 @@ export function decodeSignedTx(raw: Hex, where: string, chainId: number, hash: H
     maxPriorityFeePerGas: tx.maxPriorityFeePerGas,
     value: tx.value,
     to: tx.to,
+    ...(blobs > 0 && { blobs }),
   }
 }
 
 /** The fields decodeSignedTx needs, by viem's `parseTransaction` (any tx type), or why it cannot. */
-function parsedFields(raw: Hex): Omit<PlainEip1559, 'chainId' | 'data'> & { chainId?: number } | string {
+function parsedFields(raw: Hex): Omit<PlainEip1559, 'chainId' | 'data'> & { chainId?: number; blobs: number } | string {
   let tx: ReturnType<typeof parseTransaction>
   try {
     tx = parseTransaction(raw)
@@ -118,5 +141,6 @@ function parsedFields(raw: Hex): Omit<PlainEip1559, 'chainId' | 'data'> & { chai
     maxPriorityFeePerGas: tx.maxPriorityFeePerGas ?? gasPrice ?? 0n,
     value: tx.value ?? 0n,
     to: tx.to ?? null,
+    blobs: 'blobVersionedHashes' in tx ? (tx.blobVersionedHashes?.length ?? 0) : 0,
   }
 }

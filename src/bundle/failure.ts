@@ -1,4 +1,5 @@
 import { formatEther, type Address, type Hash } from 'viem'
+import type { BlobLimits } from '../chain/blobLimits.js'
 
 /**
  * Why a bundle did not get (further) through the builder, with the data a searcher needs (cf.
@@ -15,6 +16,8 @@ export type ExecutionFailure =
   | { kind: 'TransactionNotIncluded'; index: number; hash: Hash }
   /** The block's gas limit is used up by what comes before the bundle in the block. */
   | { kind: 'BlockGasLimitReached'; gasUsed: bigint; gasLeft: bigint }
+  /** The block's blob limit (the hardfork's) is used up by what comes before the bundle in the block. */
+  | { kind: 'BlobLimitReached'; blobs: number; blobsLeft: number; maxBlobs: number }
   /** Sponsored transfers plus their gas are not covered by what the bundle pays. */
   | { kind: 'SponsorshipNotCovered'; sponsoredWei: bigint; gasWei: bigint; grossPaymentWei: bigint }
   | { kind: 'RefundNotPositive'; rewardWei: bigint; percent: number; payoutGasWei: bigint }
@@ -38,6 +41,8 @@ export type SlotFailure =
   | { kind: 'ChainReplaced'; why: string; targetBlock: bigint }
   /** A private tx that did not land in `block`: tried again in the next one. */
   | { kind: 'PrivateTxRetried'; block: bigint; outcome: string; maxBlockNumber: number }
+  /** An eth_sendBlobs permutation whose sibling landed: no block is tried any more. */
+  | { kind: 'PermutationLanded'; block: bigint; hash: Hash; outcome: string }
   /** A private tx that did not land by its `maxBlockNumber`: no block is tried any more. */
   | { kind: 'PrivateTxExpired'; block: bigint; outcome: string; maxBlockNumber: number }
 
@@ -52,6 +57,8 @@ export type BundleProblem =
   /** A tx that cannot be decoded or is for another chain; the detail names it (`decodeSignedTx`). */
   | { kind: 'UndecodableTx'; detail: string }
   | { kind: 'DuplicateTx'; index: number; hash: Hash }
+  /** More blobs in the bundle's txs than one block may hold under the hardfork. */
+  | { kind: 'TooManyBlobs'; blobs: number; limits: BlobLimits }
   | { kind: 'TargetBlockMined'; targetBlock: bigint; head: bigint }
   | { kind: 'NotATxOfBundle'; field: string; index: number; hash: Hash }
   | { kind: 'BadSignature'; index: number; error: string }
@@ -72,6 +79,8 @@ export function failureMessage(failure: BundleFailure): string {
       return `txs[${failure.index}] ${failure.hash} was not included by the node (nonce gap or block gas limit)`
     case 'BlockGasLimitReached':
       return `BlockGasLimitReached: the bundle needs ${failure.gasUsed} gas (top of block) but ${failure.gasLeft} gas is left under the block gas limit`
+    case 'BlobLimitReached':
+      return `BlobLimitReached: the bundle carries ${failure.blobs} blobs but ${failure.blobsLeft} of the block's ${failure.maxBlobs} are left`
     case 'SponsorshipNotCovered':
       return `LackOfFundForGasLimit: sponsorship ${eth(failure.sponsoredWei + failure.gasWei)} (transfers ${eth(failure.sponsoredWei)} + gas ${eth(failure.gasWei)}) not covered by builder payment ${eth(failure.grossPaymentWei)}`
     case 'RefundNotPositive':
@@ -106,6 +115,8 @@ export function failureMessage(failure: BundleFailure): string {
       return `not built: ${failure.why} before block ${failure.targetBlock}; resubmit it for the new chain`
     case 'PrivateTxRetried':
       return `block ${failure.block}: ${failure.outcome}; considered again for block ${failure.block + 1n} (until maxBlockNumber ${failure.maxBlockNumber})`
+    case 'PermutationLanded':
+      return `another permutation ${failure.hash} landed in block ${failure.block}: this one is tried no more (block ${failure.block}: ${failure.outcome})`
     case 'PrivateTxExpired':
       return `not included by maxBlockNumber ${failure.maxBlockNumber} (block ${failure.block}: ${failure.outcome})`
     case 'Cancelled':
@@ -127,6 +138,8 @@ export function problemMessage(problem: BundleProblem, where?: string): string {
       return problem.detail
     case 'DuplicateTx':
       return `${tx(problem.index)}: duplicate of an earlier tx ${problem.hash}`
+    case 'TooManyBlobs':
+      return `txs: ${problem.blobs} blobs in all, more than a block may hold (${problem.limits.perBlock} under hardfork ${problem.limits.hardfork})`
     case 'TargetBlockMined':
       return `blockNumber: target block ${problem.targetBlock} is already mined (head is ${problem.head})`
     case 'NotATxOfBundle':

@@ -1,5 +1,6 @@
 import { createKeccak } from 'hash-wasm'
 import type { Hash, Hex } from 'viem'
+import { blobEnvelope } from './blobEnvelope.js'
 
 /**
  * One Keccak-256 hasher (hash-wasm, WebAssembly) for the hashes every submission needs:
@@ -16,9 +17,12 @@ function keccakOfHex(parts: readonly Hex[]): Hash {
   return `0x${keccak.digest('hex')}`
 }
 
-/** Hash of a signed tx: keccak256 of its raw bytes. */
+/**
+ * Hash of a signed tx: keccak256 of its raw bytes, for a blob tx of its canonical form
+ * (without the sidecar a network-form tx carries), as a node hashes it.
+ */
 export function txHash(raw: Hex): Hash {
-  return keccakOfHex([raw])
+  return keccakOfHex([blobEnvelope(raw)?.canonical ?? raw])
 }
 
 /**

@@ -1,17 +1,22 @@
 import type { Address, Hash } from 'viem'
 import type { Logger } from 'pino'
+import type { BlobLimits } from '../chain/blobLimits.js'
 import { decodeBundle } from './decode.js'
 import { ReplacementIndex } from './replacement.js'
 import type { BundleBook } from './book.js'
 import { failureMessage } from './failure.js'
 import { newTrace, type Arrival, type BundleTrace } from './trace.js'
 import { decodePrivateTx, type PrivateTxSubmission } from './privateTx.js'
+import { blobPermutationProblem } from './blobPermutations.js'
+import type { SendBlobsSubmission } from './sendBlobsSchema.js'
 import type { BundleSubmission } from './types.js'
 import { verifySenders } from './verifySenders.js'
-import type { RecoverFn } from './senderRecovery.js'
+import { recoverInline, type RecoverFn } from './senderRecovery.js'
 
 export interface IngestDeps {
   chainId: number
+  /** The hardfork's blob limits, checked at submission (absent: left to the node). */
+  blobLimits?: BlobLimits
   traces: BundleBook
   /** Number of the canonical head block. */
   headBlock(): bigint
@@ -51,9 +56,9 @@ export class BundleIngest {
   }
 
   submit(submission: BundleSubmission, options: SubmitOptions): Hash {
-    const { chainId } = this.deps
+    const { chainId, blobLimits } = this.deps
     const headBlock = this.deps.headBlock()
-    const { bundle, problems } = decodeBundle(submission, { chainId, headBlock, boosted: options.boosted })
+    const { bundle, problems } = decodeBundle(submission, { chainId, blobLimits, headBlock, boosted: options.boosted })
     const trace = newTrace(bundle, this.arrival(headBlock, options.searcher), problems.length > 0 ? failureMessage({ kind: 'Invalid', problems }) : null)
     // No await from here to the store: replacement decisions see every earlier submission.
     const stored = this.replacements.admit(trace)
@@ -67,13 +72,41 @@ export class BundleIngest {
    * `maxBlockNumber`. It never reaches the public mempool. A tx that cannot be decoded or a
    * past `maxBlockNumber` is refused (`problem`); the sender checks run later, as for bundles.
    */
-  submitPrivate(submission: PrivateTxSubmission, options: Pick<SubmitOptions, 'searcher'>): { ok: true; hash: Hash } | { ok: false; problem: string } {
+  submitPrivate(
+    submission: PrivateTxSubmission,
+    options: Pick<SubmitOptions, 'searcher'> & { permutations?: Hash[] },
+  ): { ok: true; hash: Hash } | { ok: false; problem: string } {
     const headBlock = this.deps.headBlock()
-    const decoded = decodePrivateTx(submission, { chainId: this.deps.chainId, headBlock })
+    const decoded = decodePrivateTx(submission, { chainId: this.deps.chainId, blobLimits: this.deps.blobLimits, headBlock })
     if (!decoded.ok) return decoded
-    const trace: BundleTrace = { ...newTrace(decoded.bundle, this.arrival(headBlock, options.searcher)), privateTx: { maxBlockNumber: Number(decoded.maxBlockNumber) } }
+    const terms = { maxBlockNumber: Number(decoded.maxBlockNumber), ...(options.permutations && { permutations: options.permutations }) }
+    const trace: BundleTrace = { ...newTrace(decoded.bundle, this.arrival(headBlock, options.searcher)), privateTx: terms }
     if (this.deps.traces.add(trace) === trace) this.checkLater(trace)
     return { ok: true, hash: decoded.bundle.hash }
+  }
+
+  /**
+   * Accepts Titan's eth_sendBlobs: permutations of one sender's blob tx at one nonce, each a
+   * private tx (same `maxBlockNumber`); the builder's ordering and the blob limit pick the one
+   * that fits and pays best, and the others then fail in place (their nonce is used) and are
+   * tried no more once it landed. All are refused if one is (`problem` names `txs[i]`);
+   * answers the tx hashes in order.
+   */
+  async submitBlobs(submission: SendBlobsSubmission, options: Pick<SubmitOptions, 'searcher'>): Promise<{ ok: true; hashes: Hash[] } | { ok: false; problem: string }> {
+    const headBlock = this.deps.headBlock()
+    const rules = { chainId: this.deps.chainId, blobLimits: this.deps.blobLimits, headBlock }
+    const decoded = submission.txs.map((tx) => decodePrivateTx({ tx, maxBlockNumber: submission.maxBlockNumber }, rules))
+    const refused = decoded.findIndex((d) => !d.ok)
+    if (refused >= 0) return { ok: false, problem: (decoded[refused] as { problem: string }).problem.replace(/^tx:/, `txs[${refused}]:`) }
+    const txs = decoded.map((d) => (d as Extract<typeof d, { ok: true }>).bundle.txs[0]!)
+    const problem = blobPermutationProblem(txs, await (this.deps.recover ?? recoverInline)(txs.map((tx) => tx.raw)))
+    if (problem) return { ok: false, problem }
+    const hashes = txs.map((tx) => tx.hash)
+    for (const tx of txs) {
+      const permutations = hashes.filter((hash) => hash !== tx.hash)
+      this.submitPrivate({ tx: tx.raw, maxBlockNumber: submission.maxBlockNumber }, { ...options, permutations })
+    }
+    return { ok: true, hashes }
   }
 
   /** Withdraws every pending bundle with this `replacementUuid`; returns their hashes. */

@@ -1,5 +1,5 @@
 import type { Hex } from 'viem'
-import { decodeSignedTx } from './decode.js'
+import { decodeSignedTx, type TxRules } from './decode.js'
 import type { Bundle } from './types.js'
 
 /**
@@ -25,8 +25,8 @@ export type DecodedPrivateTx = { ok: true; bundle: Bundle; maxBlockNumber: bigin
  *
  * @example decodePrivateTx({ tx: raw }, { chainId: 31337, headBlock: 5n }) // targets block 6, maxBlockNumber 30
  */
-export function decodePrivateTx(submission: PrivateTxSubmission, { chainId, headBlock }: { chainId: number; headBlock: bigint }): DecodedPrivateTx {
-  const decoded = decodeSignedTx(submission.tx, 'tx', chainId)
+export function decodePrivateTx(submission: PrivateTxSubmission, { headBlock, ...rules }: TxRules & { headBlock: bigint }): DecodedPrivateTx {
+  const decoded = decodeSignedTx(submission.tx, 'tx', rules)
   if (typeof decoded === 'string') return { ok: false, problem: decoded }
   const nextBlock = headBlock + 1n
   const requested = submission.maxBlockNumber

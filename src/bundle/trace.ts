@@ -45,6 +45,8 @@ export interface PrivateTxTerms {
   maxBlockNumber: number
   /** Cancelled while its block was being built: that block may still land it, no later one is tried. */
   cancelled?: boolean
+  /** eth_sendBlobs: the other permutations of the same tx; once one lands, this one is tried no more. */
+  permutations?: Hash[]
 }
 
 export type TraceLookup =

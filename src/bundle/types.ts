@@ -40,6 +40,8 @@ export interface BundleTx {
   maxPriorityFeePerGas: bigint
   value: bigint
   to: Address | null
+  /** A blob tx's blob count (absent for other types). */
+  blobs?: number
   /** Recovered off the ingest path (signature recovery is slow in JS). */
   sender?: Address
 }

@@ -15,6 +15,9 @@ export interface CallBundleTxResult {
   fromAddress: Address
   /** `null` for a contract creation. */
   toAddress: Address | null
+  /** A blob tx's blob gas (131072 per blob) and the price it paid per blob gas (burnt, not the coinbase's). */
+  blobGasUsed?: bigint
+  blobGasPrice?: bigint
   /** Set when the tx succeeded: its return data. */
   value?: Hex
   /** Set when the tx reverted: the EVM error (`execution reverted`, `out of gas`, …). */
@@ -33,6 +36,8 @@ export interface CallBundleResult {
   ethSentToCoinbase: bigint
   /** coinbaseDiff ÷ totalGasUsed. */
   bundleGasPrice: bigint
+  /** Blob gas of the bundle's blob txs; absent when it has none (the answer keeps mev-geth's shape). */
+  totalBlobGasUsed?: bigint
   results: CallBundleTxResult[]
 }
 
@@ -59,6 +64,7 @@ export function txAnswer(tx: { txHash: Hash; gasUsed: bigint; gasFees: bigint; c
 export function bundleAnswer(bundleHash: Hash, stateBlockNumber: bigint, results: CallBundleTxResult[], coinbaseDiff: bigint): CallBundleResult {
   const totalGasUsed = results.reduce((sum, r) => sum + r.gasUsed, 0n)
   const gasFees = results.reduce((sum, r) => sum + r.gasFees, 0n)
+  const totalBlobGasUsed = results.reduce((sum, r) => sum + (r.blobGasUsed ?? 0n), 0n)
   return {
     bundleHash,
     stateBlockNumber,
@@ -67,6 +73,7 @@ export function bundleAnswer(bundleHash: Hash, stateBlockNumber: bigint, results
     gasFees,
     ethSentToCoinbase: coinbaseDiff - gasFees,
     bundleGasPrice: totalGasUsed > 0n ? coinbaseDiff / totalGasUsed : 0n,
+    ...(totalBlobGasUsed > 0n && { totalBlobGasUsed }),
     results,
   }
 }

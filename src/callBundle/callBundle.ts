@@ -24,7 +24,7 @@ import { bundleAnswer, txAnswer, type CallBundleResult, type CallBundleTxResult 
  * @example const result = await callBundle(deps, { txs: [raw], stateBlock: 'latest' })
  */
 export async function callBundle(deps: CallBundleDeps, request: CallBundleRequest): Promise<CallBundleResult> {
-  const bundle = await decodeTxs(request.txs, deps.chainId)
+  const bundle = await decodeTxs(request.txs, deps)
   return deps.lock.write(async () => {
     const { stateBlock } = request
     if (stateBlock === 'latest') return simulate(deps, request, bundle)
@@ -73,6 +73,7 @@ async function simulate(deps: CallBundleDeps, request: CallBundleRequest, bundle
       const gasUsed = receipt.gasUsed
       const gasFees = gasUsed * (receipt.effectiveGasPrice - block.baseFeePerGas)
       const result = txAnswer({ txHash: tx.hash, gasUsed, gasFees, coinbaseDiff: diffs.balanceChange(tx.hash, coinbase), from: tx.sender!, to: tx.to })
+      if (receipt.blobGasUsed) Object.assign(result, { blobGasUsed: receipt.blobGasUsed, blobGasPrice: receipt.blobGasPrice ?? 0n })
       const call = calls.get(tx.hash)
       if (receipt.status === 'reverted') {
         result.error = call?.error ?? 'execution reverted'
@@ -91,9 +92,9 @@ async function simulate(deps: CallBundleDeps, request: CallBundleRequest, bundle
 }
 
 /** Decodes the txs (as eth_sendBundle does, so the bundle hash is the same) and recovers their senders. */
-async function decodeTxs(txs: Hex[], chainId: number): Promise<Bundle> {
+async function decodeTxs(txs: Hex[], { chainId, blobLimits }: CallBundleDeps): Promise<Bundle> {
   const submission = { txs, revertingTxHashes: [], droppingTxHashes: [], refundTxHashes: [] }
-  const { bundle, problems } = decodeBundle(submission, { chainId, headBlock: 0n, boosted: false })
+  const { bundle, problems } = decodeBundle(submission, { chainId, blobLimits, headBlock: 0n, boosted: false })
   problems.push(...(await recoverSenders(bundle)))
   if (problems.length > 0) throw new CallBundleError(failureMessage({ kind: 'Invalid', problems }), 'params')
   return bundle

@@ -57,10 +57,12 @@ export function formatCallBundleResult(result: CallBundleResult): CallBundleResp
       ethSentToCoinbase: tx.ethSentToCoinbase.toString(),
       fromAddress: tx.fromAddress,
       toAddress: tx.toAddress ?? '0x',
+      ...(tx.blobGasUsed !== undefined && { blobGasUsed: Number(tx.blobGasUsed), blobGasPrice: (tx.blobGasPrice ?? 0n).toString() }),
       ...(tx.error === undefined ? { value: tx.value } : { error: tx.error, revert: tx.revert }),
     })),
     stateBlockNumber: Number(result.stateBlockNumber),
     totalGasUsed: Number(result.totalGasUsed),
+    ...(result.totalBlobGasUsed !== undefined && { totalBlobGasUsed: Number(result.totalBlobGasUsed) }),
   }
 }
 

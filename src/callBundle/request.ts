@@ -1,4 +1,5 @@
 import type { Address, Hash, Hex } from 'viem'
+import type { BlobLimits } from '../chain/blobLimits.js'
 import type { ChainClient } from '../chain/chainClient.js'
 import type { ChainLock } from '../chain/chainLock.js'
 import type { ExecutionFailure } from '../bundle/failure.js'
@@ -34,6 +35,8 @@ export interface CallBundleDeps {
   chain: ChainClient
   lock: ChainLock
   chainId: number
+  /** The hardfork's blob limits, checked as for eth_sendBundle (absent: left to the node). */
+  blobLimits?: BlobLimits
   /** The builder's coinbase: what the chain's coinbase is set back to after an override. */
   coinbase: Address
   slotSeconds: number

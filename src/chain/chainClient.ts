@@ -23,6 +23,8 @@ export interface MinedBlock {
   timestamp: bigint
   baseFeePerGas: bigint
   gasUsed: bigint
+  /** Blob gas of the block's blob txs (EIP-4844; 0 without). */
+  blobGasUsed: bigint
   /** The block's txs in block order, with how each ended. */
   txs: Map<Hash, MinedTx>
 }
@@ -189,6 +191,7 @@ export class ChainClient {
       timestamp: block.timestamp,
       baseFeePerGas: block.baseFeePerGas ?? 0n,
       gasUsed: block.gasUsed,
+      blobGasUsed: block.blobGasUsed ?? 0n,
       txs,
       balance,
     }

@@ -7,6 +7,8 @@ export interface LaunchAnvilOptions {
   /** 0 lets Anvil pick a free port; the chosen one is read from its banner. */
   port: number
   chainId?: number
+  /** EVM hardfork by Anvil's name (`cancun`, `prague`…); absent: Anvil's latest. */
+  hardfork?: string
   forkUrl?: string
   forkBlockNumber?: bigint
   gasLimit?: bigint
@@ -78,6 +80,7 @@ export async function launchAnvil(options: LaunchAnvilOptions): Promise<Launched
     noMining: true,
     order: 'fifo',
     chainId: options.forkUrl ? undefined : options.chainId,
+    hardfork: options.hardfork as CreateAnvilOptions['hardfork'],
     forkUrl: options.forkUrl,
     forkBlockNumber: options.forkBlockNumber,
     gasLimit: options.gasLimit,

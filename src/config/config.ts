@@ -32,6 +32,8 @@ export interface BundlesimConfig {
   /** A `bundlesim snapshot` file to start from (no network), or to lay over the fork. */
   loadState?: string
   chainId: number
+  /** Anvil's EVM hardfork (`--hardfork`, e.g. `cancun`); absent: Anvil's latest. */
+  hardfork?: string
   coinbaseKey: Hex
   /** Balance given to the builder coinbase at start, in wei. */
   coinbaseFunding: bigint
@@ -62,7 +64,7 @@ export interface BundlesimConfig {
   dataDir?: string
   /** ms to wait before relaunching a dead Anvil (default 0; tests use it to watch the down state). */
   anvilRestartDelayMs?: number
-  /** Largest HTTP request body accepted (413 beyond), like Flashbots' 300 KB per bundle. */
+  /** Largest HTTP request body accepted (413 beyond): 4 MiB, so a bundle can carry a full block's blobs (9 × 256 KiB as hex). */
   maxBodyBytes: number
   /** Most requests one JSON-RPC batch may hold. */
   maxBatchSize: number
@@ -130,7 +132,7 @@ export const DEFAULT_CONFIG: BundlesimConfig = {
   auctionSeed: 1,
   anvilTimeoutMs: 10_000,
   anvilProbeIntervalMs: 1_000,
-  maxBodyBytes: 300 * 1024,
+  maxBodyBytes: 4 * 1024 * 1024,
   maxBatchSize: 1000,
   maxBundleTxs: 100,
   rateLimitPerIp: 0,

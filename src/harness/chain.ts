@@ -7,6 +7,7 @@ import { AnvilSupervisor } from '../chain/anvilSupervisor.js'
 import { verifyChainSource, type ChainSource } from '../chain/chainSource.js'
 import { ChainClient } from '../chain/chainClient.js'
 import { ChainLock } from '../chain/chainLock.js'
+import { readBlobLimits, type BlobLimits } from '../chain/blobLimits.js'
 import { readSavedRun, type SavedRun } from '../persist/dataDir.js'
 import type { HarnessEvents } from './events.js'
 import type { Shutdown } from './shutdown.js'
@@ -18,6 +19,8 @@ export interface ChainSubsystem {
   /** Slots write, forwarded reads and cheats read: no one sees a slot's transient blocks. */
   lock: ChainLock
   chainId: number
+  /** The hardfork's blob limits (absent when the node does not say). */
+  blobLimits?: BlobLimits
   builderAccount: PrivateKeyAccount
   /** The builder's coinbase, lowercase. */
   coinbase: Address
@@ -45,6 +48,7 @@ export async function startChain({ config, source, saved, events, shutdown, log 
     host: '127.0.0.1',
     port: config.anvilPort,
     chainId: config.chainId,
+    hardfork: config.hardfork,
     forkUrl: config.forkUrl,
     forkBlockNumber: config.forkBlockNumber,
     gasLimit: config.blockGasLimit,
@@ -81,6 +85,7 @@ export async function startChain({ config, source, saved, events, shutdown, log 
     if (warning) log.warn(warning)
   }
   const chainId = await chain.chainId()
+  const blobLimits = await readBlobLimits(chain)
   const builderAccount = privateKeyToAccount(config.coinbaseKey)
   const coinbase = builderAccount.address.toLowerCase() as Address
   await chain.setCoinbase(coinbase)
@@ -88,5 +93,5 @@ export async function startChain({ config, source, saved, events, shutdown, log 
   const resumed = saved !== null && (await chain.latestBlock()).hash === saved.head.hash
   if (!resumed) await chain.setBalance(coinbase, config.coinbaseFunding)
   supervisor.onRecover(() => chain.setCoinbase(coinbase))
-  return { supervisor, chain, lock, chainId, builderAccount, coinbase, resumed }
+  return { supervisor, chain, lock, chainId, blobLimits, builderAccount, coinbase, resumed }
 }

@@ -49,6 +49,7 @@ export function createOrderFlow({ config, chain, slot, traces, events, shutdown,
   const nonceReads = new BatchedNonceReads((reads) => chain.chain.noncesAt(reads))
   const ingest = new BundleIngest({
     chainId: chain.chainId,
+    blobLimits: chain.blobLimits,
     traces,
     headBlock: () => slot.sealedBlock,
     nowSeconds: () => slot.clock.nowSeconds(),
@@ -59,6 +60,6 @@ export function createOrderFlow({ config, chain, slot, traces, events, shutdown,
     idle: () => checksGate.passed(),
     log,
   })
-  const mempool = new PublicMempool(chain.chainId, recovery.recover)
+  const mempool = new PublicMempool({ chainId: chain.chainId, blobLimits: chain.blobLimits }, recovery.recover)
   return { ingest, mempool, activity, checksGate }
 }

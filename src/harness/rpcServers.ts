@@ -16,6 +16,7 @@ import { registerSubmissionMethods } from '../rpc/submissionMethods.js'
 import { registerEndOfBlockMethods } from '../rpc/endOfBlockMethods.js'
 import { registerStatsMethods } from '../rpc/statsMethods.js'
 import { registerPrivateTxMethods } from '../rpc/privateTxMethods.js'
+import { registerBlobMethods } from '../rpc/blobMethods.js'
 import { registerFlashbotsStatsMethods } from '../rpc/flashbotsStatsMethods.js'
 import { registerHarnessMethods } from '../rpc/harnessMethods.js'
 import type { HarnessStatus } from '../protocol/harnessStatus.js'
@@ -69,6 +70,7 @@ export async function startRpcServers({ config, chain, slot, traces, orders, bui
     maxBundleTxs: config.maxBundleTxs,
   })
   registerPrivateTxMethods(submission, { ingest: orders.ingest, traces, nowSeconds: () => slot.clock.nowSeconds() })
+  registerBlobMethods(submission, { ingest: orders.ingest })
   registerFlashbotsStatsMethods(submission, { traces, builder: coinbase, nowSeconds: () => slot.clock.nowSeconds() })
   registerEndOfBlockMethods(submission, { ingest: orders.ingest, maxBundleTxs: config.maxBundleTxs })
   registerHarnessMethods(submission, {
@@ -87,7 +89,7 @@ export async function startRpcServers({ config, chain, slot, traces, orders, bui
   registerMempoolReads(submission, { mempool: orders.mempool, read: view.read, nextBlockTimestamp: () => slot.clock.nextBlockTimestamp() })
   registerFilterMethods(submission, view.filters)
   registerSubscriptionMethods(submission, view.feed)
-  registerCallBundleMethod(submission, { chain: chain.chain, lock, chainId: chain.chainId, coinbase, slotSeconds: config.slotTimeSeconds })
+  registerCallBundleMethod(submission, { chain: chain.chain, lock, chainId: chain.chainId, blobLimits: chain.blobLimits, coinbase, slotSeconds: config.slotTimeSeconds })
   refuseWhileAnvilDown(submission, () => supervisor.downReason)
   forwardToAnvil(submission, supervisor.url, lock, config.anvilTimeoutMs)
 

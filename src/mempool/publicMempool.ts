@@ -1,5 +1,5 @@
 import type { Address, Hash, Hex } from 'viem'
-import { decodeSignedTx, type DecodedTx } from '../bundle/decode.js'
+import { decodeSignedTx, type DecodedTx, type TxRules } from '../bundle/decode.js'
 import type { BundleTx } from '../bundle/types.js'
 import { tipPerGas } from './tipPerGas.js'
 import { problemMessage } from '../bundle/failure.js'
@@ -37,7 +37,7 @@ export class PublicMempool {
 
   /** `recover` does the signature recovery (the service passes its worker thread's). */
   constructor(
-    private readonly chainId: number,
+    private readonly rules: TxRules,
     private readonly recover: RecoverFn = recoverInline,
   ) {}
 
@@ -47,7 +47,7 @@ export class PublicMempool {
 
   /** Decodes, checks chain id, signature and nonce; returns the tx hash. */
   async add(raw: Hex, chainNonce: (sender: Address) => Promise<number>): Promise<Hash> {
-    const decoded = decodeSignedTx(raw, 'params[0]', this.chainId)
+    const decoded = decodeSignedTx(raw, 'params[0]', this.rules)
     if (typeof decoded === 'string') throw new MempoolRejection(decoded)
     const tx: BundleTx = { ...decoded, index: 0 }
     if (this.txs.has(tx.hash)) throw new MempoolRejection(`already known: ${tx.hash}`)

@@ -66,6 +66,9 @@ export interface CallBundleTxResponse {
   fromAddress: Address
   /** `0x` for a contract creation. */
   toAddress: Address | '0x'
+  /** Blob txs only: blob gas used, and the blob base fee paid per blob gas (decimal wei). */
+  blobGasUsed?: number
+  blobGasPrice?: string
   value?: Hex
   error?: string
   revert?: string
@@ -81,6 +84,8 @@ export interface CallBundleResponse {
   results: CallBundleTxResponse[]
   stateBlockNumber: number
   totalGasUsed: number
+  /** Only when the bundle has blob txs: their blob gas. */
+  totalBlobGasUsed?: number
 }
 
 export interface AdvanceSlotParams {
@@ -154,6 +159,12 @@ export interface GetBundleStatsV2Params {
   blockNumber: Hex
 }
 
+/** Titan's eth_sendBlobs object: blob txs in network form, one per permutation; `maxBlockNumber` as for a private tx. */
+export interface SendBlobsParams {
+  txs: Hex[]
+  maxBlockNumber?: Hex | number
+}
+
 export interface GetUserStatsV2Params {
   blockNumber: Hex
 }
@@ -176,6 +187,8 @@ export interface BundlesimMethods {
   /** The tx hash; never in the public mempool. */
   eth_sendPrivateTransaction: { params: [SendPrivateTransactionParams]; result: Hash }
   eth_sendPrivateRawTransaction: { params: [Hex] | [Hex, PrivateTxPreferences]; result: Hash }
+  /** Titan's: one sender's blob-tx permutations at one nonce; the tx hashes, each traced as a private tx. */
+  eth_sendBlobs: { params: [SendBlobsParams]; result: Hash[] }
   /** Needs X-Flashbots-Signature by the key that sent the tx. */
   eth_cancelPrivateTransaction: { params: [CancelPrivateTransactionParams]; result: boolean }
   /** Submission port, signed by the key that sent the bundle. */

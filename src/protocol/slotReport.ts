@@ -7,6 +7,8 @@ export interface SlotReport {
   timestamp: number
   /** Builder balance increase of the mined block, decimal wei. */
   value: string
+  /** Blob gas the mined block's blob txs use (decimal; 131072 per blob, "0" without). */
+  blobGasUsed: string
   /** Bundles in the mined block, in block order. */
   bundles: Hash[]
   /** Public-mempool txs in the mined block. */

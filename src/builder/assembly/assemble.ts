@@ -4,6 +4,7 @@ import { bundleGroup, mempoolGroup } from '../execution/groups.js'
 import type { BlockItem, SimulatedBundle } from '../simulation/types.js'
 import type { OrderingAlgorithm } from './ordering.js'
 import type { ParentState } from '../execution/parentState.js'
+import { withinBlockLimits } from './blockLimits.js'
 
 /** One algorithm's block as compared and reported: what it holds, what it left out and why, and what it is worth. */
 export interface CandidateSummary {
@@ -27,7 +28,7 @@ export function itemGroups(items: readonly BlockItem[]): TxGroup[] {
 
 /**
  * Assembles a block in the algorithm's order on the evolving state. Bundles that cannot fit
- * in the gas the items before them leave are left out first (as a builder checks before
+ * in the gas (or blobs) the items before them leave are left out first (as a builder checks before
  * executing a bundle). It then executes the whole block optimistically; if a bundle fails in
  * place (an earlier item changed its state), that bundle is left out whole and the block is
  * executed again, so the common conflict-free case costs one execution.
@@ -41,7 +42,7 @@ export async function assembleBlock(
   items: BlockItem[],
 ): Promise<CandidateBlock> {
   const leftOut: CandidateBlock['leftOut'] = []
-  items = withinGasLimit(items, parent.gasLimit, leftOut)
+  items = withinBlockLimits(items, parent, leftOut)
   for (;;) {
     const execution = await parent.execute(timestamp, itemGroups(items))
     if (execution.ok) {
@@ -58,22 +59,4 @@ export async function assembleBlock(
     const [failed] = items.splice(execution.failedGroup, 1)
     if (failed?.kind === 'bundle') leftOut.push({ bundle: failed.bundle, failure: execution.failure })
   }
-}
-
-/**
- * The items that fit in the block's gas limit, in order: a bundle counts the gas it used at
- * top of block, a mempool tx its gas limit (it has not been simulated). What does not fit is
- * left out (bundles with the gas they need); later, smaller items may still fit.
- */
-export function withinGasLimit(items: readonly BlockItem[], gasLimit: bigint, leftOut: CandidateBlock['leftOut']): BlockItem[] {
-  let gasLeft = gasLimit
-  return items.filter((item) => {
-    const gas = item.kind === 'bundle' ? item.bundle.gasUsed : item.tx.gas
-    if (gas <= gasLeft) {
-      gasLeft -= gas
-      return true
-    }
-    if (item.kind === 'bundle') leftOut.push({ bundle: item.bundle, failure: { kind: 'BlockGasLimitReached', gasUsed: gas, gasLeft } })
-    return false
-  })
 }

@@ -32,6 +32,8 @@ export class ParentState {
     readonly timestamp: bigint,
     /** Gas limit of the block being built (Anvil keeps the parent's). */
     readonly gasLimit: bigint,
+    /** Most blobs the block being built may hold (the hardfork's); absent: not counted here. */
+    readonly maxBlobs: number | undefined,
     /** EIP-1559 base fee of the block being built on this parent. */
     readonly nextBaseFee: bigint,
     readonly coinbaseBalance: bigint,
@@ -44,12 +46,13 @@ export class ParentState {
    * Without a signer the builder cannot sponsor or refund (e.g. `eth_callBundle`).
    * `baseFee` overrides the EIP-1559 successor base fee (a what-if simulation). `minedHere`
    * is a block this Anvil mined itself: if it is the head, executions are undone by rollback.
+   * `maxBlobs` is the hardfork's blob limit per block, for assembly to respect.
    */
   static async capture(
     chain: ChainClient,
     coinbase: Address,
     signer?: BuilderSigner,
-    overrides: { baseFee?: bigint; minedHere?: Hash } = {},
+    overrides: { baseFee?: bigint; minedHere?: Hash; maxBlobs?: number } = {},
   ): Promise<ParentState> {
     await chain.dropAllTransactions()
     const [block, coinbaseBalance] = await Promise.all([chain.latestBlock(), chain.balance(coinbase)])
@@ -60,7 +63,7 @@ export class ParentState {
     const builder = signer && { ...signer, nonce: builderNonce! }
     const baseFee = overrides.baseFee ?? nextBaseFee({ baseFeePerGas: block.baseFeePerGas ?? 0n, gasUsed: block.gasUsed, gasLimit: block.gasLimit })
     const undo = snapshotId ? { by: 'snapshot' as const, id: snapshotId } : { by: 'rollback' as const }
-    return new ParentState(chain, coinbase, block.number, block.timestamp, block.gasLimit, baseFee, coinbaseBalance, builder, undo)
+    return new ParentState(chain, coinbase, block.number, block.timestamp, block.gasLimit, overrides.maxBlobs, baseFee, coinbaseBalance, builder, undo)
   }
 
   /**

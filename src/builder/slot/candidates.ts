@@ -1,5 +1,6 @@
 import type { ChainClient } from '../../chain/chainClient.js'
-import { assembleBlock, withinGasLimit, type CandidateBlock, type CandidateSummary } from '../assembly/assemble.js'
+import { assembleBlock, type CandidateBlock, type CandidateSummary } from '../assembly/assemble.js'
+import { withinBlockLimits } from '../assembly/blockLimits.js'
 import type { OrderingAlgorithm } from '../assembly/ordering.js'
 import type { ParentState } from '../execution/parentState.js'
 import { blockValueByCalls, type BlockItem } from '../simulation/index.js'
@@ -59,7 +60,7 @@ interface DistinctOrder {
 }
 
 /**
- * Every order's block value from calls (after the gas-limit check), by order key, and the
+ * Every order's block value from calls (after the gas and blob limit checks), by order key, and the
  * most valuable (the first of equals); undefined if calls cannot value one of them.
  */
 async function valueByCalls(
@@ -72,7 +73,7 @@ async function valueByCalls(
   const valued: Array<{ order: DistinctOrder; summary: CandidateSummary; value: bigint }> = []
   for (const order of orders) {
     const leftOut: CandidateSummary['leftOut'] = []
-    const items = withinGasLimit(order.items, parent.gasLimit, leftOut)
+    const items = withinBlockLimits(order.items, parent, leftOut)
     const value = await blockValueByCalls({ chain, parent, timestamp }, items)
     if (value === undefined) return undefined
     const bundles = items.flatMap((item) => (item.kind === 'bundle' ? [item.bundle] : []))

@@ -5,7 +5,7 @@ import type { SlotReport, SlotTimings } from '../../protocol/slotReport.js'
 
 /** What a slot report is made of. */
 export interface SlotReportInput {
-  mined: { number: bigint; hash: Hash; timestamp: bigint; txs: ReadonlyMap<Hash, unknown> }
+  mined: { number: bigint; hash: Hash; timestamp: bigint; blobGasUsed: bigint; txs: ReadonlyMap<Hash, unknown> }
   best: CandidateBlock
   candidates: readonly CandidateSummary[]
   won: boolean
@@ -24,6 +24,7 @@ export function slotReport({ mined, best, candidates, won, competitorBid, simula
     blockHash: mined.hash,
     timestamp: Number(mined.timestamp),
     value: best.value.toString(),
+    blobGasUsed: mined.blobGasUsed.toString(),
     bundles: won ? best.bundles.map((b) => b.trace.bundle.hash) : [],
     mempoolTxs: won ? includedMempoolTxs(best, mined) : [...mined.txs.keys()],
     won,

@@ -40,6 +40,8 @@ export interface SlotBuilderDeps {
   /** Signs sponsorship transfers and refund payouts with the coinbase key. */
   signer: BuilderSigner
   algorithms: readonly OrderingAlgorithm[]
+  /** The hardfork's blob limit per block (absent: left to the node). */
+  maxBlobsPerBlock?: number
   cutoffs: SlotCutoffs
   log: Logger
   /** Why a slot failed, for its bundles' traces (e.g. "Anvil exited (signal SIGKILL)"). */
@@ -117,7 +119,7 @@ export class SlotBuilder {
     const { chain, clock, traces, mempool, coinbase, signer, algorithms, auction, log } = this.deps
     const started = performance.now()
     const timings: SlotTimings = { verifyWaitMs: 0, simulateMs: 0, assembleMs: 0, mineMs: 0, totalMs: 0 }
-    const parent = await ParentState.capture(chain, coinbase, signer, { minedHere: this.minedHere })
+    const parent = await ParentState.capture(chain, coinbase, signer, { minedHere: this.minedHere, maxBlobs: this.deps.maxBlobsPerBlock })
     this.parent = parent
     const blockNumber = parent.number + 1n
     const timestamp = clock.nextBlockTimestamp()
