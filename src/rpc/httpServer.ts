@@ -152,6 +152,9 @@ export interface ListeningServer {
   close(): Promise<void>
 }
 
+/** How long an idle keep-alive connection stays open (load balancers commonly use 60 s). */
+const KEEP_ALIVE_TIMEOUT_MS = 65_000
+
 /** How long `close()` lets in-flight requests finish before cutting their connections. */
 const DRAIN_TIMEOUT_MS = 10_000
 
@@ -159,6 +162,10 @@ const DRAIN_TIMEOUT_MS = 10_000
 export function listen(app: express.Express, host: string, port: number): Promise<ListeningServer> {
   return new Promise((resolve, reject) => {
     const server: Server = app.listen(port, host)
+    // Bots keep connections open between slots: Node's 5 s idle timeout races a client that
+    // reuses a connection just as the server closes it (ECONNRESET), so idle ones live longer.
+    server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS
+    server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000
     server.once('error', reject)
     server.once('listening', () => {
       const address = server.address() as AddressInfo
