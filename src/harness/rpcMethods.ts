@@ -1,0 +1,111 @@
+import { JSONRPCErrorException, JSONRPCServer } from 'json-rpc-2.0'
+import { mineImpersonatedTx } from '../cheats/impersonatedBlock.js'
+import { createApiKeyCheck } from '../rpc/auth.js'
+import type { RequestContext } from '../rpc/httpServer.js'
+import { STANDARD_READS, forwardToAnvil } from '../rpc/proxy.js'
+import { nameUnknownMethods, registeredMethods } from '../rpc/unknownMethods.js'
+import { refuseWhileAnvilDown } from '../rpc/anvilGuard.js'
+import { registerCallBundleMethod } from '../callBundle/callBundleMethod.js'
+import { registerSubmissionMethods } from '../rpc/submissionMethods.js'
+import { registerEndOfBlockMethods } from '../rpc/endOfBlockMethods.js'
+import { registerStatsMethods } from '../rpc/statsMethods.js'
+import { registerPrivateTxMethods } from '../rpc/privateTxMethods.js'
+import { registerBlobMethods } from '../rpc/blobMethods.js'
+import { registerFlashbotsStatsMethods } from '../rpc/flashbotsStatsMethods.js'
+import { registerHarnessMethods } from '../rpc/harnessMethods.js'
+import { registerFilterMethods } from '../rpc/filterMethods.js'
+import { registerMempoolReads } from '../rpc/mempoolReads.js'
+import { registerSubscriptionMethods } from '../ws/subscriptions.js'
+import type { Logger } from 'pino'
+import type { BundlesimConfig } from '../config/config.js'
+import type { SlotState } from '../clock/slotState.js'
+import type { BundleBook } from '../bundle/book.js'
+import type { HarnessStatus } from '../protocol/harnessStatus.js'
+import type { BuilderSubsystem } from './builder.js'
+import type { PublicView } from './publicView.js'
+import type { ChainSubsystem } from './chain.js'
+import type { HarnessEvents } from './events.js'
+import type { OrderFlow } from './orderFlow.js'
+import type { Shutdown } from './shutdown.js'
+
+/** What the RPC servers are built from: the subsystems they serve. */
+export interface RpcServersOptions {
+  config: BundlesimConfig
+  chain: ChainSubsystem
+  slot: SlotState
+  traces: BundleBook
+  orders: OrderFlow
+  builder: BuilderSubsystem
+  view: PublicView
+  status(): HarnessStatus
+  events: HarnessEvents
+  shutdown: Shutdown
+  log: Logger
+}
+
+/** The two JSON-RPC servers, every method registered; each names the other's URL for the other's methods. */
+export interface RpcMethodServers {
+  submission: JSONRPCServer<RequestContext>
+  stats: JSONRPCServer<RequestContext>
+}
+
+/**
+ * Registers every method on the submission and stats servers. The URLs are known only once
+ * both listen: `urls` is read when an unknown method is answered.
+ */
+export function createRpcMethodServers(
+  { config, chain, slot, traces, orders, builder, view, status, events, log }: RpcServersOptions,
+  urls: { submission: string; stats: string },
+): RpcMethodServers {
+  const { supervisor, lock, coinbase } = chain
+  // Errors thrown on purpose (JSONRPCErrorException) are answers, not faults worth a log line.
+  const errorListener = (message: string, data: unknown) => {
+    if (!(data instanceof JSONRPCErrorException)) log.error({ err: data }, message)
+  }
+  const submission = new JSONRPCServer<RequestContext>({ errorListener })
+  registerSubmissionMethods(submission, {
+    ingest: orders.ingest,
+    mempool: orders.mempool,
+    isValidApiKey: createApiKeyCheck(config.apiKeys),
+    headNonce: (address) => chain.chain.nonce(address, slot.head.number),
+    maxBundleTxs: config.maxBundleTxs,
+  })
+  registerPrivateTxMethods(submission, { ingest: orders.ingest, traces, nowSeconds: () => slot.clock.nowSeconds() })
+  registerBlobMethods(submission, { ingest: orders.ingest })
+  registerFlashbotsStatsMethods(submission, { traces, builder: coinbase, nowSeconds: () => slot.clock.nowSeconds() })
+  registerEndOfBlockMethods(submission, { ingest: orders.ingest, maxBundleTxs: config.maxBundleTxs })
+  registerHarnessMethods(submission, {
+    advanceSlots: builder.advanceSlots,
+    status,
+    setTimeInSlot: (ms) => slot.clock.setTimeInSlot(ms),
+    setCompetitorBid: (bid) => builder.auction.setCompetitorBid(bid),
+    // Under the write lock, so it never lands inside a slot's simulations.
+    setBalance: (address, wei) => lock.write(() => chain.chain.setBalance(address, wei)),
+    sendImpersonated: async (tx) => {
+      const mined = await mineImpersonatedTx({ chain: chain.chain, lock, clock: slot.clock, builder: builder.builder, traces, coinbase }, tx)
+      events.emit('impersonatedBlock', mined.blockNumber)
+      return mined
+    },
+  })
+  registerMempoolReads(submission, { mempool: orders.mempool, read: view.read, nextBlockTimestamp: () => slot.clock.nextBlockTimestamp() })
+  registerFilterMethods(submission, view.filters)
+  registerSubscriptionMethods(submission, view.feed)
+  registerCallBundleMethod(submission, { chain: chain.chain, lock, chainId: chain.chainId, blobLimits: chain.blobLimits, coinbase, slotSeconds: config.slotTimeSeconds })
+  refuseWhileAnvilDown(submission, () => supervisor.downReason)
+  forwardToAnvil(submission, supervisor.url, lock, config.anvilTimeoutMs)
+
+  const stats = new JSONRPCServer<RequestContext>({ errorListener })
+  registerStatsMethods(stats, {
+    traces,
+    statusCase: config.statusCase,
+    headBlock: () => slot.head.number,
+    nowSeconds: () => slot.clock.nowSeconds(),
+  })
+
+  nameUnknownMethods(submission, {
+    forwarded: STANDARD_READS,
+    other: { name: 'stats', methods: () => registeredMethods(stats), url: () => urls.stats },
+  })
+  nameUnknownMethods(stats, { other: { name: 'submission', methods: () => [...registeredMethods(submission), ...STANDARD_READS], url: () => urls.submission } })
+  return { submission, stats }
+}
