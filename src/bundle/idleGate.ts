@@ -23,19 +23,17 @@ export class IdleGate {
   private held: Array<() => void> = []
   private timer: NodeJS.Timeout | null = null
 
-  private readonly quietForMs: () => number
   private readonly quietMs: number
   private readonly pollMs: number
 
   constructor(private readonly options: IdleGateOptions) {
-    this.quietForMs = options.quietForMs
     this.quietMs = options.quietMs ?? 20
     this.pollMs = options.pollMs ?? 10
   }
 
   /** Resolves when the servers are quiet (at once when they already are), or at `open()`. */
   passed(): Promise<void> {
-    if (this.held.length === 0 && this.quietForMs() >= this.quietMs) return Promise.resolve()
+    if (this.held.length === 0 && this.options.quietForMs() >= this.quietMs) return Promise.resolve()
     return new Promise((resolve) => {
       this.held.push(resolve)
       this.options.onHeldChange?.(this.held.length)
@@ -61,14 +59,14 @@ export class IdleGate {
 
   private poll(): void {
     this.timer = null
-    if (this.quietForMs() < this.quietMs) {
+    if (this.options.quietForMs() < this.quietMs) {
       if (this.held.length > 0) this.schedulePoll()
       return
     }
     // Timers run before the event loop reads its sockets: after a long task on this thread
     // the servers look quiet only because nothing was read yet. Look again after the read.
     setImmediate(() => {
-      if (this.quietForMs() >= this.quietMs) this.open()
+      if (this.options.quietForMs() >= this.quietMs) this.open()
       else if (this.held.length > 0) this.schedulePoll()
     })
   }

@@ -85,9 +85,7 @@ export class PublicMempool {
       const diff = tip(b) - tip(a)
       return diff > 0n ? 1 : diff < 0n ? -1 : a.sequence - b.sequence
     })
-    const bySender = new Map<Address, MempoolTx[]>()
-    for (const tx of byFee) bySender.set(tx.sender, [...(bySender.get(tx.sender) ?? []), tx])
-    for (const txs of bySender.values()) txs.sort((a, b) => a.nonce - b.nonce)
+    const bySender = inNonceOrderBySender(byFee)
     return byFee.map((tx) => bySender.get(tx.sender)!.shift()!)
   }
 
@@ -102,10 +100,7 @@ export class PublicMempool {
 
   /** Every pending tx of each sender, in nonce order. */
   bySender(): Map<Address, MempoolTx[]> {
-    const out = new Map<Address, MempoolTx[]>()
-    for (const tx of this.txs.values()) out.set(tx.sender, [...(out.get(tx.sender) ?? []), tx])
-    for (const txs of out.values()) txs.sort((a, b) => a.nonce - b.nonce)
-    return out
+    return inNonceOrderBySender(this.txs.values())
   }
 
   /**
@@ -132,6 +127,18 @@ export class PublicMempool {
     this.txs.clear()
     this.bySlot.clear()
   }
+}
+
+/** Each sender's txs, in nonce order. */
+function inNonceOrderBySender(txs: Iterable<MempoolTx>): Map<Address, MempoolTx[]> {
+  const out = new Map<Address, MempoolTx[]>()
+  for (const tx of txs) {
+    const list = out.get(tx.sender)
+    if (list) list.push(tx)
+    else out.set(tx.sender, [tx])
+  }
+  for (const list of out.values()) list.sort((a, b) => a.nonce - b.nonce)
+  return out
 }
 
 function slotKey(sender: Address, nonce: number): string {

@@ -36,9 +36,10 @@ export function registerMempoolReads(rpc: JSONRPCServer<RequestContext>, deps: M
   const { mempool, read } = deps
   const chainNonce = async (sender: Address) => Number(hexToBigInt((await read('eth_getTransactionCount', [sender, 'latest'])) as Hex))
   const pools = async (): Promise<Map<Address, SenderPool>> => {
-    const out = new Map<Address, SenderPool>()
-    for (const [sender, txs] of mempool.bySender()) out.set(sender, splitPool(txs, await chainNonce(sender)))
-    return out
+    // One nonce read per sender, all in flight at once.
+    const senders = [...mempool.bySender()]
+    const nonces = await Promise.all(senders.map(([sender]) => chainNonce(sender)))
+    return new Map(senders.map(([sender, txs], i) => [sender, splitPool(txs, nonces[i]!)]))
   }
 
   rpc.addMethod('eth_getTransactionCount', async (params) => {

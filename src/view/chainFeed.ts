@@ -82,11 +82,6 @@ export class ChainFeed extends EventEmitter<ChainFeedEvents> {
   pendingTxAdded(tx: PublicPendingTx): void {
     this.emit('pendingTx', tx)
   }
-
-  /** Resolves once every block added so far has been announced. */
-  settled(): Promise<void> {
-    return this.queue
-  }
 }
 
 /** The block without its body: what geth sends as `newHeads`. */
