@@ -219,25 +219,36 @@ describe('WebSocket on the submission port: every method, the same errors as HTT
   })
 })
 
+/** Fills a paused subscriber's buffers: 120 txs of 32 KB, each a ~64 KB notification, far past the bound and the kernel's buffers. */
+async function floodPendingTxs(rpcUrl: string): Promise<void> {
+  const key = generatePrivateKey()
+  await call(rpcUrl, 'harness_setBalance', [{ address: accountOf(key).address, wei: (10n ** 20n).toString() }])
+  for (let nonce = 0; nonce < 120; nonce++) {
+    await call(rpcUrl, 'eth_sendRawTransaction', [await signTx({ key, nonce, data: `0x${'ab'.repeat(32_000)}`, gas: 1_500_000n })])
+  }
+}
+
+function closeOf(socket: WsClient['socket']): Promise<{ code: number; reason: string }> {
+  return new Promise((resolve) => socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() })))
+}
+
+type PausableSocket = { _socket: { pause(): void; resume(): void } }
+
 describe('a stalled subscriber', () => {
-  const harness = useTestHarness({ wsMaxBufferedBytes: 256 * 1024 })
+  // The grace outlasts the flood even on a loaded machine: the client resumes reading within it.
+  const harness = useTestHarness({ wsMaxBufferedBytes: 256 * 1024, wsCloseGraceMs: 120_000 })
 
   it('is closed with 1008 and a reason once its unread data passes the bound; others and the builder go on', async () => {
     const stalled = await WsClient.connect(harness.rpcUrl)
     const healthy = await WsClient.connect(harness.rpcUrl)
     await stalled.subscribe('newPendingTransactions', true)
     const healthyHeads = await healthy.subscribe('newHeads')
-    const closed = new Promise<{ code: number; reason: string }>((resolve) => stalled.socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() })))
+    const closed = closeOf(stalled.socket)
     // The client stops reading its socket: the server's send buffer fills.
-    ;(stalled.socket as unknown as { _socket: { pause(): void } })._socket.pause()
-    const key = generatePrivateKey()
-    await call(harness.rpcUrl, 'harness_setBalance', [{ address: accountOf(key).address, wei: (10n ** 20n).toString() }])
-    // 120 txs of 32 KB: each a ~64 KB notification, far past the bound and the kernel's buffers.
-    for (let nonce = 0; nonce < 120; nonce++) {
-      await call(harness.rpcUrl, 'eth_sendRawTransaction', [await signTx({ key, nonce, data: `0x${'ab'.repeat(32_000)}`, gas: 1_500_000n })])
-    }
+    ;(stalled.socket as unknown as PausableSocket)._socket.pause()
+    await floodPendingTxs(harness.rpcUrl)
     // Reading again within the grace, the client gets what was sent before the bound, then the close frame.
-    ;(stalled.socket as unknown as { _socket: { resume(): void } })._socket.resume()
+    ;(stalled.socket as unknown as PausableSocket)._socket.resume()
     const { code, reason } = await closed
     expect(code).toBe(1008)
     expect(reason).toMatch(/subscriber too slow: \d+ bytes unread \(limit 262144\)/)
@@ -245,6 +256,24 @@ describe('a stalled subscriber', () => {
     expect(report!.mempoolTxs.length).toBeGreaterThan(0)
     await healthy.next((m) => m.params?.subscription === healthyHeads)
     healthy.close()
+  })
+})
+
+describe('a subscriber that never reads again', () => {
+  const harness = useTestHarness({ wsMaxBufferedBytes: 256 * 1024, wsCloseGraceMs: 200 })
+
+  it('is cut once the grace after its close frame passes', async () => {
+    const stalled = await WsClient.connect(harness.rpcUrl)
+    await stalled.subscribe('newPendingTransactions', true)
+    const closed = closeOf(stalled.socket)
+    ;(stalled.socket as unknown as PausableSocket)._socket.pause()
+    await floodPendingTxs(harness.rpcUrl)
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    // Reading again after the grace, it finds the connection cut before its close frame: an abnormal closure.
+    ;(stalled.socket as unknown as PausableSocket)._socket.resume()
+    const { code } = await closed
+    expect(code).toBe(1006)
+    expect(await call(harness.rpcUrl, 'eth_blockNumber', [])).toMatch(/^0x/)
   })
 })
 

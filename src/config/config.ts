@@ -75,6 +75,8 @@ export interface BundlesimConfig {
   rateLimitPerKey: number
   /** Unread bytes a WebSocket client may have waiting before it is closed as too slow (1008). */
   wsMaxBufferedBytes: number
+  /** How long a client closed as too slow has to read what it was sent and the close frame before it is cut. */
+  wsCloseGraceMs: number
 }
 
 export interface SlotCutoffs {
@@ -138,6 +140,7 @@ export const DEFAULT_CONFIG: BundlesimConfig = {
   rateLimitPerIp: 0,
   rateLimitPerKey: 0,
   wsMaxBufferedBytes: 8 * 1024 * 1024,
+  wsCloseGraceMs: 5_000,
 }
 
 export function resolveConfig(partial: Partial<BundlesimConfig> = {}): BundlesimConfig {

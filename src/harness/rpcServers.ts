@@ -43,6 +43,7 @@ export async function startRpcServers(options: RpcServersOptions): Promise<RpcSe
     maxPayloadBytes: config.maxBodyBytes,
     maxBatchSize: config.maxBatchSize,
     maxBufferedBytes: config.wsMaxBufferedBytes,
+    closeGraceMs: config.wsCloseGraceMs,
     activity: orders.activity,
     log,
   })

@@ -5,8 +5,6 @@ import type { NotificationChannel } from '../rpc/httpServer.js'
 
 /** Close code for a subscriber whose unread data passed the bound (RFC 6455: policy violation). */
 export const SLOW_CONSUMER_CLOSE_CODE = 1008
-/** How long a slow client has to read what it was sent and the close frame before it is cut. */
-const CLOSE_GRACE_MS = 5_000
 
 /**
  * One WebSocket client: its subscriptions and a bounded send buffer. A client that stops
@@ -20,6 +18,7 @@ export class WsConnection implements NotificationChannel {
   constructor(
     private readonly socket: WebSocket,
     private readonly maxBufferedBytes: number,
+    private readonly closeGraceMs: number,
   ) {
     socket.once('close', () => this.endSubscriptions())
   }
@@ -60,7 +59,7 @@ export class WsConnection implements NotificationChannel {
     this.endSubscriptions()
     this.socket.close(SLOW_CONSUMER_CLOSE_CODE, `subscriber too slow: ${unread} bytes unread (limit ${this.maxBufferedBytes})`)
     // A client that reads nothing never reads the close frame either.
-    setTimeout(() => this.socket.terminate(), CLOSE_GRACE_MS).unref()
+    setTimeout(() => this.socket.terminate(), this.closeGraceMs).unref()
   }
 
   private endSubscriptions(): void {

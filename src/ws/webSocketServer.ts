@@ -13,6 +13,8 @@ export interface WebSocketOptions {
   maxBatchSize: number
   /** Unread bytes a client may have waiting before it is closed as too slow. */
   maxBufferedBytes: number
+  /** How long a client closed as too slow may take to read the rest and the close frame. */
+  closeGraceMs: number
   /** Counts messages being answered (deferred checks wait for quiet). */
   activity?: RequestActivity
   log: Logger
@@ -35,7 +37,7 @@ export interface AttachedWebSocket {
 export function attachWebSocket(server: Server, rpc: JSONRPCServer<RequestContext>, options: WebSocketOptions): AttachedWebSocket {
   const wss = new WebSocketServer({ server, path: '/', maxPayload: options.maxPayloadBytes })
   wss.on('connection', (socket, request: IncomingMessage) => {
-    const connection = new WsConnection(socket, options.maxBufferedBytes)
+    const connection = new WsConnection(socket, options.maxBufferedBytes, options.closeGraceMs)
     // The upgrade's headers stand for every message (X-Api-Key for svc_boostBundle); a message
     // has no body signature of its own, so it carries no searcher identity.
     const context: RequestContext = { headers: request.headers, rawBody: '', searcher: null, channel: connection }
