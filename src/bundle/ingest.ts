@@ -79,7 +79,11 @@ export class BundleIngest {
     const headBlock = this.deps.headBlock()
     const decoded = decodePrivateTx(submission, { chainId: this.deps.chainId, blobLimits: this.deps.blobLimits, headBlock })
     if (!decoded.ok) return decoded
-    const terms = { maxBlockNumber: Number(decoded.maxBlockNumber), ...(options.permutations && { permutations: options.permutations }) }
+    const terms = {
+      maxBlockNumber: Number(decoded.maxBlockNumber),
+      ...(options.permutations && { permutations: options.permutations }),
+      ...(submission.preferences && { preferences: submission.preferences }),
+    }
     const trace: BundleTrace = { ...newTrace(decoded.bundle, this.arrival(headBlock, options.searcher)), privateTx: terms }
     if (this.deps.traces.add(trace) === trace) this.checkLater(trace)
     return { ok: true, hash: decoded.bundle.hash }

@@ -1,5 +1,6 @@
 import type { Hex } from 'viem'
 import { decodeSignedTx, type TxRules } from './decode.js'
+import type { PrivateTxPreferences } from './trace.js'
 import type { Bundle } from './types.js'
 
 /**
@@ -12,6 +13,7 @@ export const PRIVATE_TX_MAX_BLOCKS = 25n
 export interface PrivateTxSubmission {
   tx: Hex
   maxBlockNumber?: bigint
+  preferences?: PrivateTxPreferences
 }
 
 export type DecodedPrivateTx = { ok: true; bundle: Bundle; maxBlockNumber: bigint } | { ok: false; problem: string }

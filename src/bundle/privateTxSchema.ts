@@ -1,8 +1,9 @@
 import { z } from 'zod'
-import type { Hash, Hex } from 'viem'
+import type { Address, Hash, Hex } from 'viem'
 import { address, hash32, hexQuantity, signedTx } from '../protocol/wireRules.js'
 import { strictFields } from '../protocol/strictFields.js'
 import type { PrivateTxSubmission } from './privateTx.js'
+import type { PrivateTxPreferences } from './trace.js'
 
 /** The hints MEV-Share knows (Flashbots' `privacy.hints`); none is honoured yet (README). */
 export const PRIVACY_HINTS = ['calldata', 'contract_address', 'logs', 'function_selector', 'hash', 'tx_hash', 'default_logs', 'full'] as const
@@ -22,7 +23,7 @@ export const blockNumberParam = z
   .transform((n) => BigInt(n))
 
 const refundEntry = strictFields({
-  address: address({ type: 'expected a 20-byte 0x address' }),
+  address: address({ type: 'expected a 20-byte 0x address' }).transform((a) => a.toLowerCase() as Address),
   percent: z.number({ error: 'expected an integer percent from 0 to 100' }).int('expected an integer percent from 0 to 100').min(0, 'expected an integer percent from 0 to 100').max(100, 'expected an integer percent from 0 to 100'),
 })
 
@@ -58,6 +59,6 @@ export const cancelPrivateTxSchema = strictFields({
 })
 
 /** The validated object as ingest takes it (`0x0` / `0` for maxBlockNumber: the default). */
-export function toPrivateTxSubmission(object: { tx: string; maxBlockNumber?: bigint }): PrivateTxSubmission {
-  return { tx: object.tx as Hex, maxBlockNumber: object.maxBlockNumber || undefined }
+export function toPrivateTxSubmission(object: { tx: string; maxBlockNumber?: bigint; preferences?: PrivateTxPreferences }): PrivateTxSubmission {
+  return { tx: object.tx as Hex, maxBlockNumber: object.maxBlockNumber || undefined, ...(object.preferences && { preferences: object.preferences }) }
 }

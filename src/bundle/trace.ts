@@ -47,6 +47,15 @@ export interface PrivateTxTerms {
   cancelled?: boolean
   /** eth_sendBlobs: the other permutations of the same tx; once one lands, this one is tried no more. */
   permutations?: Hash[]
+  /** Flashbots' `preferences` as sent (`privacy.hints` / `builders`, `validity.refund`): what MEV-Share may share and refund. */
+  preferences?: PrivateTxPreferences
+}
+
+/** A private tx's `preferences` after validation. */
+export interface PrivateTxPreferences {
+  fast?: boolean
+  privacy?: { hints?: string[]; builders?: string[] }
+  validity?: { refund?: Array<{ address: Address; percent: number }> }
 }
 
 export type TraceLookup =

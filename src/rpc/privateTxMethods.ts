@@ -46,6 +46,7 @@ export function registerPrivateTxMethods(rpc: JSONRPCServer<RequestContext>, dep
       if (!preferences.success) {
         throw invalidParams(preferences.error.issues.map((issue) => `${['params[1]', formatPath(issue.path)].filter(Boolean).join('.')}: ${issue.message}`).join('; '))
       }
+      return submit(toPrivateTxSubmission({ tx: tx.data, preferences: preferences.data }), context)
     }
     return submit(toPrivateTxSubmission({ tx: tx.data }), context)
   })
