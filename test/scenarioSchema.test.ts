@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { XMLParser, XMLValidator } from 'fast-xml-parser'
 import { ScenarioSchemaError, findScenarioFiles, parseScenario, toJUnitXml, type ScenarioResult } from '../src/index.js'
 import { accountKey, formatAmount, parseAmount } from '../src/scenario/index.js'
+import { STEP_KINDS } from '../src/scenario/schema.js'
 import { globToRegExp } from '../src/scenario/discover.js'
 import { ExpectationFailed } from '../src/scenario/errors.js'
 import { toReplacementUuid } from '../src/scenario/steps.js'
@@ -71,7 +72,8 @@ describe('scenario schema errors: file:line:column: field: problem (expected …
   it('a misspelt step kind is refused once, naming the kinds', async () => {
     const error = await schemaError(`${VALID_HEAD}steps:\n  - sumbit: { txs: [pay] }\n`)
     expect(error.issues).toHaveLength(1)
-    expect(error.message).toBe('bad.yaml:8:5: steps[0].sumbit: unknown field (expected one of: submit, boost, submitEndOfBlock, sendPrivateTx, cancel, sendTx, replayBlock, advance, timeInSlot, competitorBid, callBundle, expect)')
+    expect(error.message).toMatch(/^bad\.yaml:8:5: steps\[0\]\.sumbit: unknown field \(expected one of: submit, boost, .*sendBlobs, .*callBundle, expect\)$/)
+    expect(error.message).toContain(STEP_KINDS.join(', '))
   })
 
   it('two kinds in one step, or none, are refused', async () => {
@@ -115,6 +117,41 @@ steps:
   it('a bundle id must be defined by an earlier step', async () => {
     const error = await schemaError(`${VALID_HEAD}steps:\n  - expect: { block: { bundles: [later] } }\n  - submit: { txs: [pay], as: later }\n`)
     expect(error.message).toContain('steps[0].expect.block.bundles[0]: unknown bundle "later"')
+  })
+
+  it('blob templates: a target and EIP-1559 fees; sendBlobs takes blob templates only, one id per tx', async () => {
+    const error = await schemaError(`name: blobs
+accounts:
+  alice: 1 ether
+txs:
+  creates: { from: alice, blobs: 1 }
+  legacy: { from: alice, to: alice, blobs: 1, gasPrice: 1 gwei }
+  plain: { from: alice, to: alice, maxFeePerBlobGas: 1 gwei }
+  ok: { from: alice, to: alice, blobs: 2 }
+steps:
+  - sendBlobs: { txs: [ok, plain], as: [one] }
+  - sendBlobs: { txs: [ok], as: [two] }
+`)
+    expect(error.issues.map((i) => `${i.field}: ${i.message.split(' (expected')[0]}`)).toEqual([
+      'txs.creates.blobs: a blob tx cannot create a contract',
+      'txs.legacy.gasPrice: a blob tx has EIP-1559 fees',
+      'txs.plain.maxFeePerBlobGas: only a blob tx has a blob fee',
+      'steps[0].sendBlobs.as: 1 id(s) for 2 tx(s)',
+    ])
+    const references = await schemaError(`name: blobs
+accounts:
+  alice: 1 ether
+txs:
+  plain: { from: alice, to: alice }
+  ok: { from: alice, to: alice, blobs: 2 }
+steps:
+  - sendBlobs: { txs: [ok, plain], as: [one, two] }
+  - sendBlobs: { txs: [ok], as: [one] }
+`)
+    expect(references.issues.map((i) => `${i.field}: ${i.message.split(' (expected')[0]}`)).toEqual([
+      'steps[0].sendBlobs.txs[1]: template "plain" is not a blob tx',
+      'steps[1].sendBlobs.as[0]: bundle id "one" is already taken',
+    ])
   })
 
   it('call arguments are checked against the signature: count, names, amounts', async () => {

@@ -1,7 +1,7 @@
 import { parseTransaction, type Hash, type Hex } from 'viem'
 import type { BlobLimits } from '../chain/blobLimits.js'
 import { txTypeNotAllowed } from '../chain/hardforkTxTypes.js'
-import { blobEnvelope } from './blobEnvelope.js'
+import { blobEnvelope } from '../protocol/blobEnvelope.js'
 import { bundleHash, txHash } from './hash.js'
 import { readPlainEip1559, type PlainEip1559 } from './plainTx.js'
 import type { Bundle, BundleSubmission, BundleTx } from './types.js'

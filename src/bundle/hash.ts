@@ -1,6 +1,6 @@
 import { createKeccak } from 'hash-wasm'
 import type { Hash, Hex } from 'viem'
-import { blobEnvelope } from './blobEnvelope.js'
+import { hashedForm } from '../protocol/blobEnvelope.js'
 
 /**
  * One Keccak-256 hasher (hash-wasm, WebAssembly) for the hashes every submission needs:
@@ -22,7 +22,7 @@ function keccakOfHex(parts: readonly Hex[]): Hash {
  * (without the sidecar a network-form tx carries), as a node hashes it.
  */
 export function txHash(raw: Hex): Hash {
-  return keccakOfHex([blobEnvelope(raw)?.canonical ?? raw])
+  return keccakOfHex([hashedForm(raw)])
 }
 
 /**

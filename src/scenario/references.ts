@@ -108,6 +108,11 @@ export function checkReferences(scenario: Scenario, codes: ReadonlyMap<string, C
   const bundle = (id: string, path: Path) => {
     if (!bundles.has(id)) issue(path, `unknown bundle "${id}" (expected one named by an earlier step's "as": ${list(bundles)})`)
   }
+  const newBundleId = (id: string | undefined, path: Path) => {
+    if (id === undefined) return
+    if (bundles.has(id)) issue(path, `bundle id "${id}" is already taken (expected a new name)`)
+    bundles.add(id)
+  }
 
   scenario.steps.forEach((step, i) => {
     const kind = stepKind(step)
@@ -120,17 +125,16 @@ export function checkReferences(scenario: Scenario, codes: ReadonlyMap<string, C
       }
       address(b.refundRecipient, [...at, 'refundRecipient'])
       b.targetPools?.forEach((ref, j) => address(ref, [...at, 'targetPools', j]))
-      if (b.as !== undefined) {
-        if (bundles.has(b.as)) issue([...at, 'as'], `bundle id "${b.as}" is already taken (expected a new name)`)
-        bundles.add(b.as)
-      }
+      newBundleId(b.as, [...at, 'as'])
     } else if (step.sendPrivateTx) {
       template(step.sendPrivateTx.tx, [...at, 'tx'])
-      const id = step.sendPrivateTx.as
-      if (id !== undefined) {
-        if (bundles.has(id)) issue([...at, 'as'], `bundle id "${id}" is already taken (expected a new name)`)
-        bundles.add(id)
-      }
+      newBundleId(step.sendPrivateTx.as, [...at, 'as'])
+    } else if (step.sendBlobs) {
+      step.sendBlobs.txs.forEach((name, j) => {
+        template(name, [...at, 'txs', j])
+        if (scenario.txs[name] && scenario.txs[name].blobs === undefined) issue([...at, 'txs', j], `template "${name}" is not a blob tx (expected blobs: N in its template)`)
+      })
+      step.sendBlobs.as?.forEach((id, j) => newBundleId(id, [...at, 'as', j]))
     } else if (step.cancel) {
       step.cancel.cancelled?.forEach((id, j) => bundle(id, [...at, 'cancelled', j]))
     } else if (step.sendTx) {

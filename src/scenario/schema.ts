@@ -237,6 +237,9 @@ const template = strict(
       .union([int('a nonce'), name('a template')], { error: expecting('a nonce, or a template name (same nonce as that template)') })
       .optional(),
     chainId: int('a chain id', 1).optional(),
+    /** An EIP-4844 tx carrying this many blobs (sent in the network form, sidecar included). */
+    blobs: int('a number of blobs', 1).optional(),
+    maxFeePerBlobGas: nonNegative.optional(),
   },
   'a transaction template { from, to, value?, call? | data?, … }',
 ).superRefine((value, ctx) => {
@@ -245,6 +248,12 @@ const template = strict(
     ctx.addIssue({ code: 'custom', path: ['gasPrice'], message: 'gasPrice (legacy) with EIP-1559 fee fields (expected one kind)' })
   }
   if (value.call && value.to === undefined) ctx.addIssue({ code: 'custom', path: ['call'], message: 'a call needs a target (expected a to field)' })
+  if (value.blobs !== undefined) {
+    if (value.to === undefined) ctx.addIssue({ code: 'custom', path: ['blobs'], message: 'a blob tx cannot create a contract (expected a to field)' })
+    if (value.gasPrice !== undefined) ctx.addIssue({ code: 'custom', path: ['gasPrice'], message: 'a blob tx has EIP-1559 fees (expected maxFeePerGas / maxPriorityFeePerGas)' })
+  } else if (value.maxFeePerBlobGas !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['maxFeePerBlobGas'], message: 'only a blob tx has a blob fee (expected blobs beside it)' })
+  }
 })
 export type TxTemplate = z.output<typeof template>
 
@@ -279,6 +288,20 @@ const sendPrivateTx = shorthand(
   'tx',
   strict({ tx: name('a template'), maxBlockNumber: eobBlock, as, expectError }, '{ tx, maxBlockNumber?, as? } or a template name'),
 )
+/** Titan's eth_sendBlobs: blob templates at one nonce (permutations); `as` names each one's trace, in order. */
+const sendBlobs = strict(
+  {
+    txs: z.array(name('a blob template'), { error: expecting('a list of blob templates') }).min(1, 'expected at least one blob template'),
+    maxBlockNumber: eobBlock,
+    as: z.array(name('a bundle id'), { error: expecting('a list of bundle ids, one per tx') }).optional(),
+    expectError,
+  },
+  '{ txs, maxBlockNumber?, as? }',
+).superRefine((value, ctx) => {
+  if (value.as && value.as.length !== value.txs.length) {
+    ctx.addIssue({ code: 'custom', path: ['as'], message: `${value.as.length} id(s) for ${value.txs.length} tx(s) (expected one id per tx, in order)` })
+  }
+})
 const cancel = strict(
   { replacementUuid: text('a replacement UUID, or any name'), cancelled: z.array(name('a bundle id')).optional(), expectError: textMatch.optional() },
   '{ replacementUuid, cancelled? }',
@@ -404,7 +427,7 @@ const callBundle = strict(
 )
 
 /** Step kinds, each its own schema; a step is a mapping with exactly one of these keys. */
-export const STEP_SCHEMAS = { submit, boost, submitEndOfBlock, sendPrivateTx, cancel, sendTx, replayBlock, advance, timeInSlot, competitorBid, callBundle, expect } as const
+export const STEP_SCHEMAS = { submit, boost, submitEndOfBlock, sendPrivateTx, sendBlobs, cancel, sendTx, replayBlock, advance, timeInSlot, competitorBid, callBundle, expect } as const
 export type StepKind = keyof typeof STEP_SCHEMAS
 export const STEP_KINDS = Object.keys(STEP_SCHEMAS) as StepKind[]
 
@@ -440,6 +463,7 @@ export type EndOfBlockStep = z.output<typeof submitEndOfBlock>
 export type CancelStep = z.output<typeof cancel>
 export type SendTxStep = z.output<typeof sendTx>
 export type SendPrivateTxStep = z.output<typeof sendPrivateTx>
+export type SendBlobsStep = z.output<typeof sendBlobs>
 export type CallBundleStep = z.output<typeof callBundle>
 export type ExpectStep = z.output<typeof expect>
 export type BundleExpectation = z.output<typeof bundleExpectation>

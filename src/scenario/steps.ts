@@ -1,7 +1,7 @@
 import { keccak256, numberToHex, stringToBytes, type Hash, type Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { JsonRpcError } from '../protocol/jsonRpcError.js'
-import type { CallBundleParams, CallBundleResponse, ImpersonatedTxParams, SendBundleParams, SendEndOfBlockBundleParams, SendPrivateTransactionParams } from '../protocol/methods.js'
+import type { CallBundleParams, CallBundleResponse, ImpersonatedTxParams, SendBlobsParams, SendBundleParams, SendEndOfBlockBundleParams, SendPrivateTransactionParams } from '../protocol/methods.js'
 import { WIRE_PATTERNS } from '../protocol/wireRules.js'
 import { ordersOf } from '../replay/orders.js'
 import { readSourceBlock } from '../replay/sourceBlock.js'
@@ -9,7 +9,7 @@ import { submitOrders } from '../replay/submitOrders.js'
 import { headStatus, locate, recordBalances, type RunContext } from './context.js'
 import { ExpectationFailed, StepFailed, type ScenarioFailure } from './errors.js'
 import { Failures, checkCallBundle, checkExpectations } from './expectations.js'
-import { stepKind, type BlockRef, type BoostStep, type EndOfBlockStep, type SendPrivateTxStep, type Step, type StepKind, type SubmitStep } from './schema.js'
+import { stepKind, type BlockRef, type BoostStep, type EndOfBlockStep, type SendBlobsStep, type SendPrivateTxStep, type Step, type StepKind, type SubmitStep } from './schema.js'
 import type { Path } from './sourceMap.js'
 
 /** A replacement UUID as given, or a fixed UUID derived from any other name. */
@@ -124,6 +124,15 @@ async function sendPrivateTx(context: RunContext, p: SendPrivateTxStep, at: Path
   return failures
 }
 
+/** A set of blob templates as Titan's eth_sendBlobs; `as` names each permutation's trace (its tx hash). */
+async function sendBlobs(context: RunContext, b: SendBlobsStep, at: Path): Promise<ScenarioFailure[]> {
+  const head = await headStatus(context)
+  const params: SendBlobsParams = { txs: await rawTxs(context, b.txs), ...(b.maxBlockNumber !== undefined && { maxBlockNumber: numberToHex(resolveRef(b.maxBlockNumber, head.blockNumber)) }) }
+  const { result, failures } = await callExpecting(context, at, 'sendBlobs', b.expectError, () => context.client.request('eth_sendBlobs', [params]))
+  if (result) b.as?.forEach((id, i) => context.bundles.set(id, result[i]!))
+  return failures
+}
+
 type Executor = (context: RunContext, step: Step, at: Path) => Promise<ScenarioFailure[]>
 
 /** One executor per step kind; each drives the service through its public RPC only. */
@@ -132,6 +141,7 @@ const EXECUTORS: Record<StepKind, Executor> = {
   boost: (context, step, at) => submit(context, step.boost!, at, 'boost'),
   submitEndOfBlock: (context, step, at) => submit(context, step.submitEndOfBlock!, at, 'submitEndOfBlock'),
   sendPrivateTx: (context, step, at) => sendPrivateTx(context, step.sendPrivateTx!, at),
+  sendBlobs: (context, step, at) => sendBlobs(context, step.sendBlobs!, at),
 
   async cancel(context, step, at) {
     const c = step.cancel!

@@ -1,7 +1,9 @@
 import { encodeFunctionData, keccak256, parseGwei, type AbiFunction, type Address, type Hash, type Hex } from 'viem'
+import { hashedForm } from '../protocol/blobEnvelope.js'
 import { AbiValueError, toAbiValues } from './abiValues.js'
 import { unsignableMessage, type ScenarioAccount } from './accounts.js'
 import type { AddressBook } from './addressBook.js'
+import { labelledBlobs, loadKzg } from './blobSidecars.js'
 import type { ContractCode } from './contracts.js'
 import type { NonceTracker } from './nonces.js'
 import { parseFunction, type TxTemplate } from './schema.js'
@@ -13,6 +15,8 @@ import type { Path } from './sourceMap.js'
  */
 export const DEFAULT_MAX_PRIORITY_FEE_PER_GAS = parseGwei('2')
 export const DEFAULT_FEE_CAP_HEADROOM = parseGwei('8')
+/** A blob tx's default blob fee cap: far above a devnet's blob base fee (1 wei until blobs pile up). */
+export const DEFAULT_MAX_FEE_PER_BLOB_GAS = parseGwei('10')
 
 /** Fee cap headroom above the tip for a chain whose head has this base fee. */
 export function feeCapHeadroom(baseFee: bigint): bigint {
@@ -176,16 +180,22 @@ export class TemplateSigner {
     const gas = BigInt(template.gas ?? (data !== undefined || to === undefined || toContract ? CALL_GAS : TRANSFER_GAS))
     const common = { chainId: template.chainId ?? chainId, nonce, to, value: template.value ?? 0n, data, gas }
     const tip = template.maxPriorityFeePerGas ?? DEFAULT_MAX_PRIORITY_FEE_PER_GAS
+    const fees = { maxFeePerGas: template.maxFeePerGas ?? tip + (this.context.feeCapHeadroom ?? DEFAULT_FEE_CAP_HEADROOM), maxPriorityFeePerGas: tip }
     const raw =
       template.gasPrice !== undefined
         ? await signer.signTransaction({ ...common, type: 'legacy', gasPrice: template.gasPrice })
-        : await signer.signTransaction({
-            ...common,
-            type: 'eip1559',
-            maxFeePerGas: template.maxFeePerGas ?? tip + (this.context.feeCapHeadroom ?? DEFAULT_FEE_CAP_HEADROOM),
-            maxPriorityFeePerGas: tip,
-          })
-    const hash = keccak256(raw)
+        : template.blobs !== undefined
+          ? await signer.signTransaction({
+              ...common,
+              ...fees,
+              to: to!,
+              type: 'eip4844',
+              maxFeePerBlobGas: template.maxFeePerBlobGas ?? DEFAULT_MAX_FEE_PER_BLOB_GAS,
+              blobs: labelledBlobs(name, template.blobs),
+              kzg: await loadKzg(),
+            })
+          : await signer.signTransaction({ ...common, ...fees, type: 'eip1559' })
+    const hash = keccak256(hashedForm(raw))
     this.names.set(hash, name)
     return { template: name, raw, hash, from: account.address, nonce }
   }

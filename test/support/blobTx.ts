@@ -1,13 +1,6 @@
-import { DasContextJs } from '@crate-crypto/node-eth-kzg'
-import { defineKzg, keccak256, parseGwei, parseTransaction, serializeTransaction, stringToHex, toBlobs, type Address, type Hash, type Hex, type TransactionSerializableEIP4844 } from 'viem'
+import { keccak256, parseGwei, parseTransaction, serializeTransaction, type Address, type Hash, type Hex, type TransactionSerializableEIP4844 } from 'viem'
+import { labelledBlobs, loadKzg } from '../../src/scenario/blobSidecars.js'
 import { accountOf, DEV_KEYS } from './harness.js'
-
-const das = new DasContextJs()
-/** viem's KZG interface over `@crate-crypto/node-eth-kzg` (prebuilt, no trusted-setup file to load). */
-export const kzg = defineKzg({
-  blobToKzgCommitment: (blob) => das.blobToKzgCommitment(blob),
-  computeBlobKzgProof: (blob, commitment) => das.computeBlobKzgProof(blob, commitment),
-})
 
 export interface BlobTxSpec {
   key?: Hex
@@ -28,7 +21,7 @@ export interface BlobTxSpec {
  * 21000 gas to a fixed address, 10 gwei fee caps, 2 gwei tip.
  */
 export async function signBlobTx(spec: BlobTxSpec): Promise<Hex> {
-  const blobs = Array.from({ length: spec.blobs ?? 1 }, (_, i) => toBlobs({ data: stringToHex(`blob ${i} of nonce ${spec.nonce}`) })[0]!)
+  const blobs = labelledBlobs(`nonce ${spec.nonce}`, spec.blobs ?? 1)
   const account = accountOf(spec.key ?? DEV_KEYS[0])
   const tx = {
     type: 'eip4844',
@@ -41,7 +34,7 @@ export async function signBlobTx(spec: BlobTxSpec): Promise<Hex> {
     maxPriorityFeePerGas: spec.maxPriorityFeePerGas ?? parseGwei('2'),
     maxFeePerBlobGas: spec.maxFeePerBlobGas ?? parseGwei('10'),
     blobs,
-    kzg,
+    kzg: await loadKzg(),
   } as const
   if (spec.sidecar !== false) return account.signTransaction(tx)
   return account.signTransaction({ ...tx, sidecars: false })

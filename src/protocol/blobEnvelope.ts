@@ -42,3 +42,13 @@ export function blobEnvelope(raw: Hex): BlobEnvelope | undefined {
   if (first.end === outer.end) return undefined
   return { canonical: `0x03${hex.slice(2 * outer.start, 2 * first.end)}`, hasSidecar: true }
 }
+
+/**
+ * The bytes a signed tx's hash is taken of: the tx as sent, or for a blob tx in the network
+ * form its canonical part (the sidecar is not hashed).
+ *
+ * @example keccak256(hashedForm(raw)) // the tx hash a node reports
+ */
+export function hashedForm(raw: Hex): Hex {
+  return blobEnvelope(raw)?.canonical ?? raw
+}
