@@ -17,6 +17,8 @@ import type { Shutdown } from './shutdown.js'
 /** The builder and what drives it: the relay auction, the realtime ticker, slots on demand. */
 export interface BuilderSubsystem {
   builder: SlotBuilder
+  /** The builders that compete every slot, in the run's order. */
+  builders: readonly EmulatedBuilder[]
   auction: RelayAuction
   /** Runs `slots` slots one after another (manual clock, or out of turn in realtime). */
   advanceSlots(slots?: number): Promise<SlotReport[]>
@@ -113,5 +115,5 @@ export async function createBuilder({ config, cutoffs, builders, chain, slot, tr
     ticker.schedule()
     return reports
   }
-  return { builder, auction, advanceSlots, slotsRun: () => slotsRun, start }
+  return { builder, builders, auction, advanceSlots, slotsRun: () => slotsRun, start }
 }
