@@ -6,6 +6,7 @@ import type { Harness } from '../src/index.js'
 import { builderKey } from '../src/builder/fleet/emulatedBuilder.js'
 import { routeBundle } from '../src/builder/fleet/orderFlow.js'
 import { COMPETITOR_COINBASE } from '../src/builder/slot/slotBuilder.js'
+import { launchChromium } from './support/browser.js'
 import { DEV_KEYS, addressOf, call, sendBundle, signTx, signedRpc, startTestHarness, stats, useTestHarness } from './support/harness.js'
 
 /**
@@ -68,7 +69,27 @@ describe('three builders with different algorithms and shares', () => {
       ['alpha', 'submitted'],
       ['beta', 'excludedfromblock'],
     ])
-  })
+
+    // The dashboard's slot timeline names the winning builder and every builder's bid.
+    const { slots } = await (await fetch(new URL('api/slots?limit=1', harness.statsUrl))).json()
+    expect(slots[0]).toMatchObject({ blockNumber: report.blockNumber, builder: 'beta' })
+    expect(slots[0].builders.map((b: any) => [b.name, b.value, b.won])).toEqual(report.builders.map((b: any) => [b.name, b.value, b.name === 'beta']))
+    const browser = await launchChromium()
+    try {
+      const page = await browser.newPage()
+      await page.goto(harness.statsUrl)
+      const row = page.locator(`tr.slot-row[data-block="${report.blockNumber}"]`)
+      await row.waitFor()
+      await expect(row.locator('.winning-builder').textContent()).resolves.toBe('builder beta (builder-payment)')
+      await expect(row.locator('.builder-bid').allTextContents()).resolves.toEqual([
+        expect.stringMatching(/^alpha: .* \(arrival, 1 bundles\)$/),
+        expect.stringMatching(/^beta: .* \(builder-payment, 1 bundles\)$/),
+        expect.stringMatching(/^gamma: .* \(builder-payment, 0 bundles\)$/),
+      ])
+    } finally {
+      await browser.close()
+    }
+  }, 30_000)
 
   it('a bundle with builders: ["gamma", "unknown"] reaches gamma only (its share is 0), and V2 stats name gamma by its own pubkey', async () => {
     const key = DEV_KEYS[1]
