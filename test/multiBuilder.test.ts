@@ -127,6 +127,20 @@ describe('three builders with different algorithms and shares', () => {
     expect(await stats(harness, hash)).toMatchObject({ status: 'landed', builder: 'alpha' })
   })
 
+  it("the refund payout is signed by the builder whose block lands the bundle, from its own coinbase", async () => {
+    const key = DEV_KEYS[4]
+    const hash = await sendBundle(harness, { txs: [await signTx({ key, nonce: await nonceOf(harness, key), maxPriorityFeePerGas: parseGwei('3') })], refundPercent: 50, builders: ['beta'] })
+    const report = await advance(harness)
+    expect(report.builder).toBe('beta')
+    const trace = await stats(harness, hash)
+    expect(trace).toMatchObject({ status: 'landed', builder: 'beta' })
+    expect(trace.refund).toMatchObject({ recipient: addressOf(key) })
+    const payout = await call(harness.rpcUrl, 'eth_getTransactionByHash', [trace.refund.txHash])
+    expect(payout.from.toLowerCase()).toBe(coinbaseOf('beta'))
+    expect(BigInt(payout.value)).toBe(BigInt(trace.refund.amount))
+    expect(report.builderPayments).toEqual([{ bundleHash: hash, sponsorships: [], refund: { recipient: addressOf(key), amount: trace.refund.amount } }])
+  })
+
   it('a competing relay bid above every builder: the competitor block is mined, every builder lost', async () => {
     const key = DEV_KEYS[3]
     const hash = await sendBundle(harness, { txs: [await signTx({ key, nonce: await nonceOf(harness, key) })] })
