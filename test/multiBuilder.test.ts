@@ -1,10 +1,14 @@
 import { spawn } from 'node:child_process'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { parseGwei, type Address, type Hash, type Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import type { Harness } from '../src/index.js'
 import { builderKey } from '../src/builder/fleet/emulatedBuilder.js'
 import { routeBundle } from '../src/builder/fleet/orderFlow.js'
+import { loadBuildersFile } from '../src/builder/fleet/specs.js'
 import { COMPETITOR_COINBASE } from '../src/builder/slot/slotBuilder.js'
 import { launchChromium } from './support/browser.js'
 import { DEV_KEYS, addressOf, call, sendBundle, signTx, signedRpc, startTestHarness, stats, useTestHarness } from './support/harness.js'
@@ -85,6 +89,13 @@ describe('three builders with different algorithms and shares', () => {
         expect.stringMatching(/^alpha: .* \(arrival, 1 bundles\)$/),
         expect.stringMatching(/^beta: .* \(builder-payment, 1 bundles\)$/),
         expect.stringMatching(/^gamma: .* \(builder-payment, 0 bundles\)$/),
+      ])
+      // A bundle's page lists what each builder that saw it did with it.
+      await page.goto(`${harness.statsUrl}#/bundle/${rich}`)
+      await page.locator('.builder-views div').first().waitFor()
+      await expect(page.locator('.builder-views div').allTextContents()).resolves.toEqual([
+        expect.stringMatching(/^alpha: excludedfromblock — failed in place/),
+        'beta (furthest): landed',
       ])
     } finally {
       await browser.close()
@@ -224,6 +235,39 @@ describe('one builder by default', () => {
   })
 })
 
+describe('bundlesim serve --builders <file>', () => {
+  it('starts with the builders of a YAML file; a slot reports each builder', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'bundlesim-builders-')), 'builders.yaml')
+    writeFileSync(file, '- { name: north, algorithms: [arrival], share: 0.5 }\n- name: south\n  algorithms: [builder-payment, priority-fee]\n')
+    const child = spawn(process.execPath, ['bin/bundlesim.js', 'serve', '--clock', 'manual', '--port', '0', '--stats-port', '0', '--log-level', 'warn', '--builders', file], { stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
+    try {
+      const deadline = Date.now() + 45_000
+      while (!/coinbase\s+\S+/.test(stdout) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+      const rpcUrl = /submission RPC\s+(\S+)/.exec(stdout)![1]!
+      expect(/coinbase\s+(\S+)/.exec(stdout)![1]).toBe(coinbaseOf('north'))
+      const [report] = await call(rpcUrl, 'harness_advanceSlot', [{ slots: 1 }])
+      expect(report.builders.map((b: any) => [b.name, b.candidates.map((c: any) => c.algorithm)])).toEqual([
+        ['north', ['arrival']],
+        ['south', ['builder-payment', 'priority-fee']],
+      ])
+    } finally {
+      child.kill('SIGTERM')
+      expect(await exited).toBe(0)
+    }
+  }, 60_000)
+
+  it('a bad file names the file and the field', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'bundlesim-builders-')), 'builders.json')
+    writeFileSync(file, JSON.stringify({ builders: [{ name: 'x', share: 2 }] }))
+    expect(() => loadBuildersFile(file)).toThrow(`${file}: builders[0].share: expected a number from 0 to 1`)
+    writeFileSync(file, JSON.stringify([{ name: 'x', share: 0.1 }]))
+    expect(loadBuildersFile(file)).toEqual([{ name: 'x', share: 0.1 }])
+  })
+})
+
 describe('bad builder settings are refused before anything starts, naming the field', () => {
   it.each([
     [[{ name: 'a', algorithms: ['fastest'] }], /^builders\[0\]\.algorithms\[0\]: unknown ordering algorithm "fastest"; known: builder-payment, priority-fee, arrival$/],
@@ -237,7 +281,7 @@ describe('bad builder settings are refused before anything starts, naming the fi
   })
 
   it('the CLI exits non-zero naming the --builder flag and field', async () => {
-    const child = spawn(process.execPath, ['bin/bundlesim.js', 'serve', '--clock', 'manual', '--port', '0', '--stats-port', '0', '--builder', 'name=a', '--builder', 'name=b,share=2'], {
+    const child = spawn(process.execPath, ['bin/bundlesim.js', 'serve', '--clock', 'manual', '--port', '0', '--stats-port', '0', '--builder', 'name=a', '--builder', 'name=b,algorithms=arrival,share=2'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     let stderr = ''
