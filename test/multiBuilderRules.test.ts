@@ -4,7 +4,7 @@ import { builderKey, emulatedBuilders, DEFAULT_BUILDER_NAME } from '../src/build
 import { routeBundle, shareDraw } from '../src/builder/fleet/orderFlow.js'
 import { BuilderSpecError, parseBuilderFlag, validateBuilderSpecs } from '../src/builder/fleet/specs.js'
 import { RelayAuction } from '../src/builder/slot/auction.js'
-import { furthestOutcome } from '../src/builder/slot/furthest.js'
+import { furthestOutcome } from '../src/builder/slot/fleetOutcomes.js'
 import { DEFAULT_COINBASE_KEY, resolveConfig } from '../src/config/config.js'
 
 /** The pure rules of several builders (README: Several builders), without Anvil. */

@@ -22,7 +22,7 @@ import { buildDecision } from './buildDecision.js'
 import { assembleCandidates } from './candidates.js'
 import { eligibility } from './eligibility.js'
 import { placeEndOfBlock, type EndOfBlockBundle, type EndOfBlockVerdict } from './endOfBlock.js'
-import { builderView, furthestOutcome } from './furthest.js'
+import { fleetOutcomes, type BuilderBidResult } from './fleetOutcomes.js'
 import { bundleOutcomes, type BundleOutcome } from './outcomes.js'
 import { slotReport, slotSummary, staleMempoolTxs } from './report.js'
 
@@ -61,16 +61,12 @@ export interface SlotBuilderDeps {
   checksSettled(block: bigint): Promise<void>
 }
 
-/** One builder's bid in a slot: the block it built over the bundles it saw, on its own parent state. */
-interface BuilderBid {
+/** One builder's bid in a slot: the block it built over the bundles it saw (and the end-of-block bundles it appended), on its own parent state. */
+interface BuilderBid extends BuilderBidResult {
   builder: EmulatedBuilder
   parent: ParentState
-  /** The bundles it built with (its share, and the end-of-block bundles it appended). */
   simulated: SimulatedBundle[]
   candidates: CandidateSummary[]
-  best: CandidateBlock
-  /** What its block pays it: its bid at the relay. */
-  value: bigint
 }
 
 /** A slot that failed half-way; its bundles' traces say so (`BundleBook.abortBlock`). */
@@ -92,9 +88,10 @@ export class CompetitorBlockFailed extends Error {
 }
 
 /**
- * Runs one slot: simulates every eligible bundle top-of-block, assembles a candidate block
- * per algorithm, submits the most valuable to the relay auction, mines the auction's winner
- * on Anvil and writes every bundle's outcome into its trace.
+ * Runs one slot: simulates every eligible bundle top-of-block, then each builder (one by
+ * default) assembles a candidate block per algorithm over the bundles it saw and bids the
+ * most valuable at the relay auction; mines the auction's winner on Anvil and writes every
+ * bundle's outcome into its trace.
  */
 export class SlotBuilder {
   /** The last block this builder mined on the running Anvil: the next slot can roll back to it. */
@@ -165,8 +162,11 @@ export class SlotBuilder {
     mark = performance.now()
     const mined = await this.mineWinner(bids, winner, timestamp, pool)
     timings.mineMs = performance.now() - mark
-    if (routes) this.recordFleet(bids, winner, competitorBid, routes, mined, buildTime)
-    else for (const outcome of bundleOutcomes(top.simulated, { candidates: top.candidates, best: top.best, mined, won: winner !== null, competitorBid })) this.record(outcome, mined.number, buildTime)
+    if (routes) {
+      const fleet = fleetOutcomes(bids, winner, competitorBid, routes, mined)
+      for (const outcome of fleet.outcomes) this.record(outcome, mined.number, buildTime)
+      for (const { trace, views, furthest, ignored } of fleet.views) traces.seenByBuilders(trace, views, furthest, ignored)
+    } else for (const outcome of bundleOutcomes(top.simulated, { candidates: top.candidates, best: top.best, mined, won: winner !== null, competitorBid })) this.record(outcome, mined.number, buildTime)
     mempool.remove(mined.txs.keys())
     mempool.remove(staleMempoolTxs(top.best))
 
@@ -222,7 +222,7 @@ export class SlotBuilder {
       candidates = candidates.map((c) => (c === best ? placed.best : c))
       best = placed.best
     }
-    return { builder, parent, simulated: built, candidates, best, value: best.value }
+    return { name: builder.name, builder, parent, simulated: built, candidates, best, value: best.value }
   }
 
   /**
@@ -237,41 +237,6 @@ export class SlotBuilder {
       await this.deps.chain.setCoinbase(winner.builder.coinbase)
     }
     return this.commit(winner.parent, timestamp, winner.best)
-  }
-
-  /**
-   * Several builders: each bundle's trace takes the outcome of the builder that got it
-   * furthest, and records what every builder that saw it did with it.
-   */
-  private recordFleet(
-    bids: readonly BuilderBid[],
-    winner: BuilderBid | null,
-    competitorBid: bigint | null,
-    routes: ReadonlyMap<BundleTrace, BundleRoute>,
-    mined: MinedBlock,
-    buildTime: number,
-  ): void {
-    const winnerName = winner?.builder.name ?? null
-    const byTrace = new Map<BundleTrace, Array<{ builder: string; outcome: BundleOutcome }>>()
-    for (const bid of bids) {
-      const beatenBy = winner && winner !== bid ? winner.value : competitorBid
-      const result = { candidates: bid.candidates, best: bid.best, mined, won: bid === winner, competitorBid: beatenBy, fleet: { builder: bid.builder.name, winner: winnerName } }
-      for (const outcome of bundleOutcomes(bid.simulated, result)) {
-        const list = byTrace.get(outcome.trace) ?? []
-        if (list.length === 0) byTrace.set(outcome.trace, list)
-        list.push({ builder: bid.builder.name, outcome })
-      }
-    }
-    for (const outcomes of byTrace.values()) {
-      const furthest = furthestOutcome(outcomes, winnerName)!
-      this.record(furthest.outcome, mined.number, buildTime)
-    }
-    for (const [trace, route] of routes) {
-      const outcomes = byTrace.get(trace)
-      const views = route.seenBy.map((name) => builderView(name, outcomes?.find((o) => o.builder === name)?.outcome, trace))
-      const furthest = outcomes ? furthestOutcome(outcomes, winnerName)!.builder : (route.seenBy[0] ?? null)
-      this.deps.traces.seenByBuilders(trace, views, furthest, route.ignored)
-    }
   }
 
   /** Top-of-block simulation of the bundles eligible for this block, honouring the cutoffs. */
