@@ -125,6 +125,20 @@ describe('three builders with different algorithms and shares', () => {
     expect(v2.sealedByBuildersAt).toEqual([{ pubkey: coinbaseOf('gamma'), timestamp: at }])
   })
 
+  it('a private tx with preferences.privacy.builders ["gamma"] is seen by gamma only', async () => {
+    const key = DEV_KEYS[1]
+    const tx = await signTx({ key, nonce: await nonceOf(harness, key) })
+    const sent = await signedRpc<Hash>(harness.rpcUrl, 'eth_sendPrivateTransaction', [{ tx, preferences: { privacy: { builders: ['gamma'] } } }], key)
+    const hash = sent.body.result!
+    const report = await advance(harness)
+    expect(report.builders.map((b: any) => [b.name, b.bundles])).toEqual([
+      ['alpha', []],
+      ['beta', []],
+      ['gamma', [hash]],
+    ])
+    expect(await stats(harness, hash)).toMatchObject({ status: 'landed', builder: 'gamma', builders: [{ name: 'gamma', status: 'landed' }] })
+  })
+
   it('a bundle submitted and sealed by two builders lists both in V2 stats, each with its own pubkey', async () => {
     const key = DEV_KEYS[2]
     const hash = (await signedRpc<{ bundleHash: Hash }>(harness.rpcUrl, 'eth_sendBundle', [{ txs: [await signTx({ key, nonce: await nonceOf(harness, key) })] }], key)).body.result!.bundleHash
@@ -204,6 +218,12 @@ describe('order-flow shares', () => {
 
 describe('a bundle no builder gets', () => {
   const harness = useTestHarness({ builders: [{ name: 'quiet', share: 0 }] })
+
+  it('an invalid bundle keeps the several-builders stats shape: builder null, builders empty', async () => {
+    const hash = await sendBundle(harness, { txs: [await signTx({ key: DEV_KEYS[2], nonce: 0, chainId: 1 })] })
+    await advance(harness)
+    expect(await stats(harness, hash)).toMatchObject({ status: 'invalid', builder: null, builders: [] })
+  })
 
   it('stays received, says why (names ignored builders), and is never simulated', async () => {
     const key = DEV_KEYS[1]
