@@ -14,6 +14,7 @@ import { benchMemory } from './bench/memory.js'
 import { benchScenarios } from './bench/scenarios.js'
 import { benchStalledSubscriber } from './bench/stalledSubscriber.js'
 import { benchDashboard } from './bench/dashboard.js'
+import { benchBuilders } from './bench/builders.js'
 
 export const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<BenchResult>> = {
   ingest: benchIngest,
@@ -23,6 +24,11 @@ export const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<Bench
   scenarios: benchScenarios,
   memory: benchMemory,
   dashboard: benchDashboard,
+}
+
+/** Run only when named (`--only builders`): not part of the default table. */
+export const EXTRA_BENCHMARKS: Record<string, (options: BenchOptions) => Promise<BenchResult>> = {
+  builders: benchBuilders,
 }
 
 export interface RunOptions extends BenchOptions {
@@ -39,8 +45,8 @@ export async function runBench(options: RunOptions): Promise<BenchReport> {
   const names = options.only ?? Object.keys(BENCHMARKS)
   const results: BenchResult[] = []
   for (const name of names) {
-    const bench = BENCHMARKS[name]
-    if (!bench) throw new Error(`unknown benchmark ${name} (known: ${Object.keys(BENCHMARKS).join(', ')})`)
+    const bench = BENCHMARKS[name] ?? EXTRA_BENCHMARKS[name]
+    if (!bench) throw new Error(`unknown benchmark ${name} (known: ${[...Object.keys(BENCHMARKS), ...Object.keys(EXTRA_BENCHMARKS)].join(', ')})`)
     const started = performance.now()
     log(`bench: ${name}…`)
     results.push(await bench({ quick: options.quick, size: options.size }))

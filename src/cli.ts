@@ -7,6 +7,7 @@ import { WIRE_PATTERNS } from './protocol/wireRules.js'
 import { registerScenarioCommands } from './scenario/cliCommands.js'
 import { registerReplayCommand } from './replay/cliCommand.js'
 import { registerSnapshotCommand } from './snapshot/cliCommand.js'
+import { BuilderSpecError, loadBuildersFile, parseBuilderFlag, validateBuilderSpecs } from './builder/fleet/specs.js'
 
 function integer(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
   return (value: string): number => {
@@ -18,6 +19,14 @@ function integer(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value]
+}
+
+/** `--builders <file>` or repeated `--builder <spec>` (not both), checked; undefined: the one default builder. */
+function buildersFromFlags(file: string | undefined, flags: string[]): BundlesimConfig['builders'] {
+  if (file !== undefined && flags.length > 0) throw new BuilderSpecError('--builder', 'give the builders either in a --builders file or as --builder flags, not both')
+  if (file !== undefined) return loadBuildersFile(file)
+  if (flags.length === 0) return undefined
+  return validateBuilderSpecs(flags.map((flag, i) => parseBuilderFlag(flag, `--builder[${i}]`)), '--builder')
 }
 
 const program = new Command()
@@ -45,6 +54,8 @@ program
   .option('--hardfork <name>', "Anvil's EVM hardfork (cancun, prague, osaka…; default Anvil's latest)")
   .option('--coinbase-key <hex>', 'private key of the builder coinbase')
   .option('--algorithms <names>', `comma-separated ordering algorithms (${DEFAULT_CONFIG.algorithms.join(',')})`, (v: string) => v.split(',').map((n) => n.trim()).filter(Boolean), DEFAULT_CONFIG.algorithms)
+  .option('--builders <file>', 'several competing builders: a YAML or JSON list of { name, algorithms?, share? } (README: Several builders)')
+  .option('--builder <spec>', 'one competing builder: name=…,algorithms=a+b,share=0–1 (repeatable; README: Several builders)', collect, [])
   .option('--simulation-cutoff-ms <ms>', 'ms into the slot after which arrivals are not simulated for it (default: 11.75/12 of the slot)', integer('--simulation-cutoff-ms', 0))
   .option('--build-cutoff-ms <ms>', 'ms into the slot after which simulated bundles are not built for it', integer('--build-cutoff-ms', 0))
   .option('--boost-cutoff-ms <ms>', 'later build cutoff for svc_boostBundle bundles', integer('--boost-cutoff-ms', 0))
@@ -73,6 +84,13 @@ program
     if (opts.coinbaseKey !== undefined && !WIRE_PATTERNS.hash32.test(opts.coinbaseKey)) {
       program.error('error: --coinbase-key must be a 32-byte 0x hex private key')
     }
+    let builders: BundlesimConfig['builders']
+    try {
+      builders = buildersFromFlags(opts.builders, opts.builder)
+    } catch (error) {
+      if (error instanceof BuilderSpecError) program.error(`error: ${error.message}`)
+      throw error
+    }
     const config: Partial<BundlesimConfig> = {
       host: opts.host,
       port: opts.port,
@@ -93,6 +111,7 @@ program
       coinbaseKey: opts.coinbaseKey as Hex | undefined,
       logLevel: opts.logLevel,
       algorithms: opts.algorithms,
+      builders,
       simulationCutoffMs: opts.simulationCutoffMs,
       buildCutoffMs: opts.buildCutoffMs,
       boostCutoffMs: opts.boostCutoffMs,

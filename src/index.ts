@@ -9,7 +9,7 @@
  * const result = await runScenario('scenarios/landed.yaml') // result.passed, result.failures
  */
 export { startHarness, type Harness } from './harness/startHarness.js'
-export { DEFAULT_CONFIG, type BundlesimConfig } from './config/config.js'
+export { DEFAULT_CONFIG, type BundlesimConfig, type BuilderSpec } from './config/config.js'
 export { bundleHash, txHash } from './bundle/hash.js'
 // The wire: types, error codes and a typed client shared by the service and its users.
 export {

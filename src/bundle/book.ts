@@ -1,7 +1,7 @@
 import type { Hash } from 'viem'
 import type { BuilderPayments } from './builderPayments.js'
 import { failureMessage, type BundleFailure, type BundleProblem, type ExecutionFailure, type SlotFailure, type WithdrawalReason } from './failure.js'
-import type { BundleTrace, TraceLookup } from './trace.js'
+import type { BuilderView, BundleTrace, TraceLookup } from './trace.js'
 import { BUNDLE_STATES, type BundleState } from '../protocol/bundleStates.js'
 
 const RANK = new Map(BUNDLE_STATES.map((state, index) => [state, index]))
@@ -94,10 +94,20 @@ export class BundleBook {
   }
 
   /**
+   * Several builders: what each builder that saw it did with it this slot, and the builder
+   * that took it furthest (the trace's own state is that builder's).
+   */
+  seenByBuilders(trace: BundleTrace, views: BuilderView[], furthest: string | null, ignored: readonly string[]): void {
+    trace.builders = views
+    trace.builder = furthest
+    if (ignored.length > 0) trace.ignoredBuilders = [...ignored]
+  }
+
+  /**
    * Not simulated for this slot (outside its timestamp window, after the simulation cutoff, or
    * an end-of-block bundle whose target pools no order of the block changed); it stays `Received`.
    */
-  notSimulated(trace: BundleTrace, failure: Extract<SlotFailure, { kind: 'OutsideTimestampWindow' | 'ArrivedAfterSimulationCutoff' | 'NoTargetPoolTouched' }>): void {
+  notSimulated(trace: BundleTrace, failure: Extract<SlotFailure, { kind: 'OutsideTimestampWindow' | 'ArrivedAfterSimulationCutoff' | 'NoTargetPoolTouched' | 'SeenByNoBuilder' }>): void {
     this.note(trace, failure)
   }
 

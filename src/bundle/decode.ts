@@ -81,6 +81,7 @@ export function decodeBundle(submission: BundleSubmission, context: DecodeContex
       refundTxHashes: submission.refundIndex === undefined ? submission.refundTxHashes : [hashes[submission.refundIndex]!],
       boosted: context.boosted,
       ...(submission.endOfBlock && { endOfBlock: submission.endOfBlock }),
+      ...(submission.builders && { builders: submission.builders }),
     },
   }
 }

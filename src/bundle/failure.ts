@@ -34,8 +34,11 @@ export type SlotFailure =
   | { kind: 'FailedInPlace'; failure: ExecutionFailure }
   | { kind: 'NotChosenByAnyAlgorithm' }
   | { kind: 'MoreValuableBlockWithout'; includedBy: readonly string[]; submitted: string; submittedValue: bigint }
-  | { kind: 'AuctionLost'; competitorBid: bigint | null; ourValue: bigint; block: bigint }
+  /** `builder` and `winner` are set with several builders: whose block lost, and whose won (null: the competitor's). */
+  | { kind: 'AuctionLost'; competitorBid: bigint | null; ourValue: bigint; block: bigint; builder?: string; winner?: string | null }
   | { kind: 'NotEveryTxLanded'; block: bigint }
+  /** Several builders: by the order-flow shares (or its `builders` list) no builder got it for this block. */
+  | { kind: 'SeenByNoBuilder'; block: bigint; ignored: readonly string[] }
   | { kind: 'NotConsidered'; block: bigint }
   | { kind: 'SlotAborted'; block: bigint; reason: string }
   | { kind: 'ChainReplaced'; why: string; targetBlock: bigint }
@@ -104,9 +107,15 @@ export function failureMessage(failure: BundleFailure): string {
     case 'MoreValuableBlockWithout':
       return `included by ${failure.includedBy.join(', ')}, but the more valuable ${failure.submitted} block (${failure.submittedValue} wei) without it was submitted`
     case 'AuctionLost':
+      if (failure.builder !== undefined) {
+        const winner = failure.winner ? `builder ${failure.winner}` : 'a competing builder'
+        return `relay auction lost: ${winner}'s bid ${failure.competitorBid} wei beat builder ${failure.builder}'s block of ${failure.ourValue} wei; block ${failure.block} was built by ${winner}`
+      }
       return `relay auction lost: competing bid ${failure.competitorBid} wei beat our block's ${failure.ourValue} wei; block ${failure.block} was built by another builder`
     case 'NotEveryTxLanded':
       return `submitted, but not every tx of the bundle is in mined block ${failure.block}`
+    case 'SeenByNoBuilder':
+      return `reached no builder for block ${failure.block} (order-flow shares${failure.ignored.length ? `; builders [${failure.ignored.join(', ')}] are not emulated here and were ignored` : ''})`
     case 'NotConsidered':
       return `not considered for block ${failure.block}: it arrived after the block was built`
     case 'SlotAborted':

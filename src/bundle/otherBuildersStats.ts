@@ -13,12 +13,12 @@ const CONSIDERED = new Set(['IncludedInBlock', 'Submitted', 'Landed'])
 const SEALED = new Set(['Submitted', 'Landed'])
 
 /**
- * A trace in flashbots_getBundleStatsV2's shape. bundlesim is the one builder, named by
- * `builder` (its coinbase); every searcher is high priority (there is no reputation here).
- * "Considered" = in some candidate block (at the build time), "sealed" = in the block
- * submitted to the relay.
+ * A trace in flashbots_getBundleStatsV2's shape. Each builder is named by its coinbase
+ * (`builder`, or with several builders each one's from `pubkeys`, by name); every searcher is
+ * high priority (there is no reputation here). "Considered" = in some candidate block of the
+ * builder (at the build time), "sealed" = in the block it submitted to the relay.
  */
-export function toFlashbotsBundleStatsV2(trace: BundleTrace, builder: Address): FlashbotsBundleStatsV2 {
+export function toFlashbotsBundleStatsV2(trace: BundleTrace, builder: Address, pubkeys?: ReadonlyMap<string, Address>): FlashbotsBundleStatsV2 {
   const receivedAt = isoTime(trace.receivedAt)
   if (trace.simulatedAt === null) return { isHighPriority: true, isSimulated: false, receivedAt }
   const simulatedAt = isoTime(trace.simulatedAt)
@@ -27,9 +27,15 @@ export function toFlashbotsBundleStatsV2(trace: BundleTrace, builder: Address): 
     isSimulated: true,
     simulatedAt,
     receivedAt,
-    consideredByBuildersAt: CONSIDERED.has(trace.state) ? [{ pubkey: builder, timestamp: simulatedAt }] : [],
-    sealedByBuildersAt: SEALED.has(trace.state) && trace.submittedAt !== null ? [{ pubkey: builder, timestamp: isoTime(trace.submittedAt) }] : [],
+    consideredByBuildersAt: byBuilders(trace, CONSIDERED, builder, pubkeys).map((pubkey) => ({ pubkey, timestamp: simulatedAt })),
+    sealedByBuildersAt: trace.submittedAt === null ? [] : byBuilders(trace, SEALED, builder, pubkeys).map((pubkey) => ({ pubkey, timestamp: isoTime(trace.submittedAt!) })),
   }
+}
+
+/** The pubkeys of the builders whose state for the trace is in `states` (the one builder's: the trace's state). */
+function byBuilders(trace: BundleTrace, states: ReadonlySet<string>, builder: Address, pubkeys?: ReadonlyMap<string, Address>): Address[] {
+  if (!trace.builders || !pubkeys) return states.has(trace.state) ? [builder] : []
+  return trace.builders.filter((view) => states.has(view.state)).map((view) => pubkeys.get(view.name) ?? builder)
 }
 
 /**

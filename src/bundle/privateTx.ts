@@ -47,6 +47,7 @@ export function decodePrivateTx(submission: PrivateTxSubmission, { headBlock, ..
       droppingTxHashes: new Set(),
       refundTxHashes: [],
       boosted: false,
+      ...(submission.preferences?.privacy?.builders && { builders: submission.preferences.privacy.builders }),
     },
   }
 }

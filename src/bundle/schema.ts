@@ -45,8 +45,8 @@ export const bundleFieldRules = {
  * eth_sendBundle's object (seed §2.1) plus the spellings other builders accept (Flashbots,
  * rbuilder/BuilderNet, Titan): `uuid` and `replacementNonce` are rbuilder's names for
  * `replacementUuid` and `replacementSeqNumber`, `refundIndex` Titan's way to name the refund
- * tx by its index; `builders`, `signingAddress`, `version` and
- * `refundIdentity` are understood and ignored; `delayedRefund: true` cannot be honoured.
+ * tx by its index; `builders` picks the emulated builders that see it (README: Several builders);
+ * `signingAddress`, `version` and `refundIdentity` are understood and ignored; `delayedRefund: true` cannot be honoured.
  * Any other field is refused, naming the closest known one.
  */
 export const bundleObjectSchema = strictFields({
@@ -144,5 +144,6 @@ export function toSubmission(bundle: BundleObject): BundleSubmission {
     refundRecipient: bundle.refundRecipient?.toLowerCase() as Address | undefined,
     refundTxHashes: bundle.refundTxHashes ?? [],
     refundIndex: bundle.refundIndex,
+    ...(bundle.builders && { builders: bundle.builders }),
   }
 }

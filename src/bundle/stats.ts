@@ -6,8 +6,16 @@ export function formatStatus(state: BundleState, statusCase: StatusCase): string
   return statusCase === 'pascal' ? state : state.toLowerCase()
 }
 
-export function toBundleStats(trace: BundleTrace, statusCase: StatusCase): BundleStats {
-  return {
+/**
+ * A trace as seed §2.3's stats object, with the documented extras. With several builders
+ * (`severalBuilders`, default: the trace has builder views) two more: `builder`, the builder
+ * that took it furthest (the one whose block landed it), and `builders`, what each builder
+ * that saw it did with it.
+ *
+ * @example toBundleStats(trace, 'lower') // { status: 'landed', builderPayment: '42000000000000', … }
+ */
+export function toBundleStats(trace: BundleTrace, statusCase: StatusCase, severalBuilders = trace.builders !== undefined): BundleStats {
+  const stats: BundleStats = {
     status: formatStatus(trace.state, statusCase),
     builderPayment: (trace.builderPayment > 0n ? trace.builderPayment : 0n).toString(),
     error: trace.error,
@@ -26,5 +34,11 @@ export function toBundleStats(trace: BundleTrace, statusCase: StatusCase): Bundl
       amount: trace.builderPayments.refund.amountWei.toString(),
       txHash: trace.builderPayments.refund.payoutHash,
     },
+  }
+  if (!severalBuilders) return stats
+  return {
+    ...stats,
+    builder: trace.builder ?? null,
+    builders: (trace.builders ?? []).map((view) => ({ name: view.name, status: formatStatus(view.state, statusCase), error: view.error })),
   }
 }

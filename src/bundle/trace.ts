@@ -38,6 +38,21 @@ export interface BundleTrace {
   privateTx?: PrivateTxTerms
   /** Gas used by every passing top-of-block simulation of it (`flashbots_getUserStatsV2`). */
   gasSimulated?: number
+  /**
+   * Several builders only (`builders` setting): what each builder that saw it did with it in
+   * its last slot, in the run's builder order, and the one that took it furthest (`builder`).
+   */
+  builders?: BuilderView[]
+  builder?: string | null
+  /** Names in its `builders` list that no emulated builder has (ignored, as Flashbots does). */
+  ignoredBuilders?: string[]
+}
+
+/** One builder's part in a bundle's slot: the state its own block building reached, and why no further. */
+export interface BuilderView {
+  name: string
+  state: BundleState
+  error: string | null
 }
 
 export interface PrivateTxTerms {

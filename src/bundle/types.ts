@@ -17,6 +17,8 @@ export interface BundleSubmission {
   refundIndex?: number
   /** Set for `eth_sendEndOfBlockBundle`: placed at the end of the block, after every other order. */
   endOfBlock?: EndOfBlockTerms
+  /** Flashbots' `builders`: the builders it is sent to (as sent; names no builder knows are ignored). */
+  builders?: string[]
 }
 
 /**
@@ -63,6 +65,8 @@ export interface Bundle {
   boosted: boolean
   /** Set for an end-of-block bundle: no top-of-block simulation, tried after the block is built. */
   endOfBlock?: EndOfBlockTerms
+  /** Flashbots' `builders` (or a private tx's `preferences.privacy.builders`): only these builders see it. */
+  builders?: string[]
 }
 
 /** What the builder may do with a tx it cannot execute as sent. */

@@ -41,6 +41,11 @@ export interface BundlesimConfig {
   logLevel: string
   /** Ordering algorithms that each build a candidate block (names from `ALGORITHMS`). */
   algorithms: string[]
+  /**
+   * Several emulated builders competing at the relay (`--builders`, `--builder`); absent: one
+   * builder with `coinbaseKey` and `algorithms` that sees every bundle.
+   */
+  builders?: BuilderSpec[]
   /** ms into the slot after which an arriving bundle is not simulated for it (stays `Received`). */
   simulationCutoffMs?: number
   /** ms into the slot after which a simulated bundle is not built for it (ends `SimulationPass`). */
@@ -77,6 +82,15 @@ export interface BundlesimConfig {
   wsMaxBufferedBytes: number
   /** How long a client closed as too slow has to read what it was sent and the close frame before it is cut. */
   wsCloseGraceMs: number
+}
+
+/** One emulated builder as configured: its name, ordering algorithms and share of the order flow. */
+export interface BuilderSpec {
+  name: string
+  /** Names from `ALGORITHMS`; absent: the run's `algorithms`. */
+  algorithms?: string[]
+  /** 0–1: the chance a bundle without a `builders` list reaches it (absent: 1). */
+  share?: number
 }
 
 export interface SlotCutoffs {

@@ -45,6 +45,9 @@ export interface SlotRow {
   competitorBid: string | null
   /** Each algorithm's candidate: its value and how many bundles it held (not which: they may not be disclosed yet). */
   candidates: Array<{ algorithm: string; value: string; bundleCount: number }>
+  /** Several builders only: the winning builder (null: the competitor) and each builder's bid. */
+  builder?: string | null
+  builders?: Array<{ name: string; value: string; algorithm: string; won: boolean; bundleCount: number }>
   /** Bundles in the mined block (on chain, so public), in block order. */
   landedBundles: Hash[]
   mempoolTxCount: number
@@ -70,5 +73,9 @@ export function slotRow(report: SlotReport, states: StateCounts, undisclosed: nu
     totalMs: report.timings.totalMs,
     states,
     undisclosed,
+    ...(report.builders && {
+      builder: report.builder ?? null,
+      builders: report.builders.map((b) => ({ name: b.name, value: b.value, algorithm: b.algorithm, won: b.won, bundleCount: b.bundles.length })),
+    }),
   }
 }

@@ -3,7 +3,7 @@ import type { BundlesimConfig, SlotCutoffs } from '../config/config.js'
 import type { SlotState } from '../clock/slotState.js'
 import { SlotTicker } from '../clock/slotTicker.js'
 import type { BundleBook } from '../bundle/book.js'
-import type { OrderingAlgorithm } from '../builder/assembly/ordering.js'
+import type { EmulatedBuilder } from '../builder/fleet/emulatedBuilder.js'
 import { RelayAuction } from '../builder/slot/auction.js'
 import { SlotAbortedError, SlotBuilder } from '../builder/slot/slotBuilder.js'
 import type { SlotReport } from '../protocol/slotReport.js'
@@ -17,6 +17,8 @@ import type { Shutdown } from './shutdown.js'
 /** The builder and what drives it: the relay auction, the realtime ticker, slots on demand. */
 export interface BuilderSubsystem {
   builder: SlotBuilder
+  /** The builders that compete every slot, in the run's order. */
+  builders: readonly EmulatedBuilder[]
   auction: RelayAuction
   /** Runs `slots` slots one after another (manual clock, or out of turn in realtime). */
   advanceSlots(slots?: number): Promise<SlotReport[]>
@@ -29,7 +31,7 @@ export interface BuilderSubsystem {
 export interface BuilderOptions {
   config: BundlesimConfig
   cutoffs: SlotCutoffs
-  algorithms: readonly OrderingAlgorithm[]
+  builders: readonly [EmulatedBuilder, ...EmulatedBuilder[]]
   chain: ChainSubsystem
   slot: SlotState
   traces: BundleBook
@@ -44,8 +46,8 @@ export interface BuilderOptions {
  * runs a slot whenever the realtime clock's slot ends. After an Anvil restart the builder
  * re-reads the head; a new chain (fresh devnet or re-fork) closes the traces of the old one.
  */
-export async function createBuilder({ config, cutoffs, algorithms, chain, slot, traces, orders, events, shutdown, log }: BuilderOptions): Promise<BuilderSubsystem> {
-  const { supervisor, coinbase } = chain
+export async function createBuilder({ config, cutoffs, builders, chain, slot, traces, orders, events, shutdown, log }: BuilderOptions): Promise<BuilderSubsystem> {
+  const { supervisor, coinbases } = chain
   const auction = new RelayAuction({
     fixedBidWei: config.competitorBidWei,
     winProbability: config.competitorWinProbability,
@@ -59,9 +61,9 @@ export async function createBuilder({ config, cutoffs, algorithms, chain, slot, 
     traces,
     mempool: orders.mempool,
     auction,
-    coinbase,
-    signer: { account: chain.builderAccount, chainId: chain.chainId },
-    algorithms,
+    builders,
+    chainId: chain.chainId,
+    ...(config.builders && { fleet: { seed: config.auctionSeed } }),
     maxBlobsPerBlock: chain.blobLimits?.perBlock,
     cutoffs,
     log,
@@ -90,7 +92,7 @@ export async function createBuilder({ config, cutoffs, algorithms, chain, slot, 
     const head = await chain.chain.latestBlock()
     // A fresh devnet (or re-fork, or an older saved state) is another chain than the one traced so far.
     if (head.hash !== slot.head.hash) {
-      await chain.chain.setBalance(coinbase, config.coinbaseFunding)
+      for (const coinbase of coinbases) await chain.chain.setBalance(coinbase, config.coinbaseFunding)
       const closed = traces.chainReplaced(`Anvil restarted (${reason}) as a new chain at block ${head.number}`)
       orders.mempool.clear()
       log.warn({ head: Number(head.number), closedBundles: closed }, 'Anvil came back as a new chain: earlier traces are kept, pending bundles closed')
@@ -113,5 +115,5 @@ export async function createBuilder({ config, cutoffs, algorithms, chain, slot, 
     ticker.schedule()
     return reports
   }
-  return { builder, auction, advanceSlots, slotsRun: () => slotsRun, start }
+  return { builder, builders, auction, advanceSlots, slotsRun: () => slotsRun, start }
 }

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino'
-import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
+import type { PrivateKeyAccount } from 'viem/accounts'
 import type { Address } from 'viem'
 import type { BundlesimConfig } from '../config/config.js'
 import { launchAnvil, type LaunchAnvilOptions } from '../chain/launchAnvil.js'
@@ -9,6 +9,7 @@ import { ChainClient } from '../chain/chainClient.js'
 import { ChainLock } from '../chain/chainLock.js'
 import { readBlobLimits, type BlobLimits } from '../chain/blobLimits.js'
 import { readSavedRun, type SavedRun } from '../persist/dataDir.js'
+import type { EmulatedBuilder } from '../builder/fleet/emulatedBuilder.js'
 import type { HarnessEvents } from './events.js'
 import type { Shutdown } from './shutdown.js'
 
@@ -21,15 +22,18 @@ export interface ChainSubsystem {
   chainId: number
   /** The hardfork's blob limits (absent when the node does not say). */
   blobLimits?: BlobLimits
+  /** The (first) builder's key and coinbase, lowercase: Anvil's coinbase between slots. */
   builderAccount: PrivateKeyAccount
-  /** The builder's coinbase, lowercase. */
   coinbase: Address
+  /** Every builder's coinbase: funded on a new chain. */
+  coinbases: Address[]
   /** Anvil came back from the data dir's save at the saved head: the run goes on where it was. */
   resumed: boolean
 }
 
 export interface StartChainOptions {
   config: BundlesimConfig
+  builders: readonly [EmulatedBuilder, ...EmulatedBuilder[]]
   source: ChainSource
   /** The data dir's last save, if any. */
   saved: SavedRun | null
@@ -43,7 +47,7 @@ export interface StartChainOptions {
  * options, from the data dir's last save when there is one), sets the builder's coinbase and
  * funds it on a new chain.
  */
-export async function startChain({ config, source, saved, events, shutdown, log }: StartChainOptions): Promise<ChainSubsystem> {
+export async function startChain({ config, builders, source, saved, events, shutdown, log }: StartChainOptions): Promise<ChainSubsystem> {
   const anvilOptions: LaunchAnvilOptions = {
     host: '127.0.0.1',
     port: config.anvilPort,
@@ -86,12 +90,12 @@ export async function startChain({ config, source, saved, events, shutdown, log 
   }
   const chainId = await chain.chainId()
   const blobLimits = await readBlobLimits(chain)
-  const builderAccount = privateKeyToAccount(config.coinbaseKey)
-  const coinbase = builderAccount.address.toLowerCase() as Address
+  const { account: builderAccount, coinbase } = builders[0]
+  const coinbases = builders.map((b) => b.coinbase)
   await chain.setCoinbase(coinbase)
-  // A run resumed from the data dir continues its chain: the coinbase keeps its balance.
+  // A run resumed from the data dir continues its chain: the coinbases keep their balance.
   const resumed = saved !== null && (await chain.latestBlock()).hash === saved.head.hash
-  if (!resumed) await chain.setBalance(coinbase, config.coinbaseFunding)
+  if (!resumed) for (const address of coinbases) await chain.setBalance(address, config.coinbaseFunding)
   supervisor.onRecover(() => chain.setCoinbase(coinbase))
-  return { supervisor, chain, lock, chainId, blobLimits, builderAccount, coinbase, resumed }
+  return { supervisor, chain, lock, chainId, blobLimits, builderAccount, coinbase, coinbases, resumed }
 }

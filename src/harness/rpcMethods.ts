@@ -72,7 +72,8 @@ export function createRpcMethodServers(
   })
   registerPrivateTxMethods(submission, { ingest: orders.ingest, traces, nowSeconds: () => slot.clock.nowSeconds() })
   registerBlobMethods(submission, { ingest: orders.ingest })
-  registerFlashbotsStatsMethods(submission, { traces, builder: coinbase, nowSeconds: () => slot.clock.nowSeconds() })
+  const pubkeys = config.builders && new Map(builder.builders.map((b) => [b.name, b.coinbase]))
+  registerFlashbotsStatsMethods(submission, { traces, builder: coinbase, builders: pubkeys, nowSeconds: () => slot.clock.nowSeconds() })
   registerEndOfBlockMethods(submission, { ingest: orders.ingest, maxBundleTxs: config.maxBundleTxs })
   registerHarnessMethods(submission, {
     advanceSlots: builder.advanceSlots,
@@ -98,6 +99,7 @@ export function createRpcMethodServers(
   registerStatsMethods(stats, {
     traces,
     statusCase: config.statusCase,
+    severalBuilders: config.builders !== undefined,
     headBlock: () => slot.head.number,
     nowSeconds: () => slot.clock.nowSeconds(),
   })

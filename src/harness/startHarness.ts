@@ -6,7 +6,7 @@ import { RunSaver, readSavedRun, restoreTraces } from '../persist/dataDir.js'
 import { SlotClock } from '../clock/slotClock.js'
 import { SlotState } from '../clock/slotState.js'
 import { BundleBook } from '../bundle/book.js'
-import { algorithmsNamed } from '../builder/assembly/ordering.js'
+import { emulatedBuilders } from '../builder/fleet/emulatedBuilder.js'
 import type { SlotReport } from '../protocol/slotReport.js'
 import type { HarnessStatus } from '../protocol/harnessStatus.js'
 import { startChain } from './chain.js'
@@ -49,7 +49,7 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
   const config = resolveConfig(options)
   // Bad settings fail before anything starts.
   const cutoffs = slotCutoffs(config)
-  const algorithms = algorithmsNamed(config.algorithms)
+  const builders = emulatedBuilders(config)
   const log = createLogger(config.logLevel)
   if (!isLoopback(config.host) && config.apiKeys.length === 0) {
     log.warn(`bound to ${config.host}, reachable beyond this machine, and no --api-key is set: anyone who can reach it can submit bundles and control the harness`)
@@ -61,7 +61,7 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
   const shutdown = new Shutdown(log)
   const stop = () => shutdown.run()
   try {
-    const chain = await startChain({ config, source, saved, events, shutdown, log })
+    const chain = await startChain({ config, builders, source, saved, events, shutdown, log })
     const slot = new SlotState(new SlotClock(config.clock, config.slotTimeSeconds))
     const traces = new BundleBook({
       statsDelaySlots: config.statsDelaySlots,
@@ -75,7 +75,7 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
       events.on('impersonatedBlock', () => saver.requestSave())
     }
     const orders = createOrderFlow({ config, chain, slot, traces, events, shutdown, log })
-    const builder = await createBuilder({ config, cutoffs, algorithms, chain, slot, traces, orders, events, shutdown, log })
+    const builder = await createBuilder({ config, cutoffs, builders, chain, slot, traces, orders, events, shutdown, log })
     if (saved) {
       const count = restoreTraces(traces, saved, chain.resumed, `the saved Anvil state could not be resumed (bundlesim restarted on a new chain at block ${slot.head.number})`)
       log.info({ dataDir: config.dataDir, traces: count, resumed: chain.resumed }, `restored ${count} traces from the data dir`)

@@ -19,6 +19,10 @@ export interface BundleStats {
   sponsorships: Array<{ txHash: Hash; amount: string }>
   /** Extra: the refund paid to the recipient (decimal wei), or null. */
   refund: { recipient: string; amount: string; txHash: Hash } | null
+  /** Extra, several builders only: the builder that took it furthest (whose block landed it), or null. */
+  builder?: string | null
+  /** Extra, several builders only: each builder that saw it, its own status and error. */
+  builders?: Array<{ name: string; status: string; error: string | null }>
 }
 
 /** One builder's moment in `flashbots_getBundleStatsV2` (ISO time). */

@@ -19,6 +19,8 @@ export interface SendBundleParams {
   refundTxHashes?: Hash[]
   /** Titan's name for the refund tx by its index in `txs` (instead of `refundTxHashes`). */
   refundIndex?: number
+  /** Flashbots' builders list: with several emulated builders, only these see it. */
+  builders?: string[]
 }
 
 /** eth_sendBundle / svc_boostBundle: the bundle's hash; `null` when empty `txs` cancelled a uuid. */

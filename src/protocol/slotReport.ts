@@ -26,6 +26,24 @@ export interface SlotReport {
     refund: { recipient: string; amount: string } | null
   }>
   candidates: Array<{ algorithm: string; value: string; bundles: Hash[] }>
+  /**
+   * Several builders only (the `builders` setting): the builder whose block won the relay
+   * auction (null: the competitor's). The fields above then describe the highest bid.
+   */
+  builder?: string | null
+  /** Several builders only: each builder's bid, in the run's order, with its candidates. */
+  builders?: Array<{
+    name: string
+    coinbase: string
+    /** Its best block's value: its bid at the relay (decimal wei). */
+    value: string
+    /** The algorithm of its best block. */
+    algorithm: string
+    won: boolean
+    /** Bundles of its best block, in block order. */
+    bundles: Hash[]
+    candidates: Array<{ algorithm: string; value: string; bundles: Hash[] }>
+  }>
   /** How the top-of-block simulations ran: as `eth_simulateV1` calls, or as real mined blocks. */
   simulations: { byCalls: number; byExecution: number }
   /** Where the slot's wall time went, in ms (what `npm run bench` reports). */

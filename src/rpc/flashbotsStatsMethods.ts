@@ -13,6 +13,8 @@ export interface FlashbotsStatsDeps {
   traces: BundleBook
   /** The builder's coinbase: the `pubkey` of the one builder in the answers. */
   builder: Address
+  /** Several builders: each one's coinbase by name, its `pubkey` in the answers. */
+  builders?: ReadonlyMap<string, Address>
   nowSeconds(): number
 }
 
@@ -34,7 +36,7 @@ export function registerFlashbotsStatsMethods(rpc: JSONRPCServer<RequestContext>
     const searcher = requireSearcher(context.searcher, 'flashbots_getBundleStatsV2', 'it answers about the signing key\'s bundles')
     const trace = deps.traces.current(bundleHash, deps.nowSeconds())
     if (!trace || trace.searcher !== searcher) return { isSimulated: false }
-    return toFlashbotsBundleStatsV2(trace, deps.builder)
+    return toFlashbotsBundleStatsV2(trace, deps.builder, deps.builders)
   })
 
   rpc.addMethod('flashbots_getUserStatsV2', (params, context) => {

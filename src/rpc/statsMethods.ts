@@ -22,6 +22,8 @@ const statsParams = strictFields({ bundle_hash: hash.optional(), bundleHash: has
 export interface StatsDeps {
   traces: BundleBook
   statusCase: StatusCase
+  /** Several builders run: every stats object carries `builder` and `builders`. */
+  severalBuilders?: boolean
   headBlock(): bigint
   nowSeconds(): number
 }
@@ -36,7 +38,7 @@ const titanParams = strictFields({ bundleHash: hash })
 export function registerStatsMethods(rpc: JSONRPCServer<RequestContext>, deps: StatsDeps): void {
   rpc.addMethod('svc_getBundleStats', (params) => {
     const request = singleObjectParam(params, statsParams)
-    return toBundleStats(servedTrace(deps, request.bundle_hash ?? request.bundleHash!), deps.statusCase)
+    return toBundleStats(servedTrace(deps, request.bundle_hash ?? request.bundleHash!), deps.statusCase, deps.severalBuilders)
   })
 
   rpc.addMethod('titan_getBundleStats', (params) => toTitanBundleStats(servedTrace(deps, singleObjectParam(params, titanParams).bundleHash)))

@@ -70,6 +70,13 @@ async function checkBundle(context: RunContext, failures: Failures, id: string, 
     if (wanted !== trace.revertingHash) failures.add([...at, 'revertingHash'], describeTx(context, wanted) + (wanted === null && expected.revertingHash ? ` (${expected.revertingHash} was never sent)` : ''), describeTx(context, trace.revertingHash), trace)
   }
   failures.bounds([...at, 'builderPayment'], BigInt(trace.builderPayment), expected.builderPayment, formatAmount, trace)
+  if (expected.builder !== undefined && expected.builder !== (trace.builder ?? null)) failures.add([...at, 'builder'], String(expected.builder), String(trace.builder ?? null), trace)
+  if (expected.seenBy) {
+    const actual = trace.builders?.map((b) => b.name) ?? []
+    if (JSON.stringify([...actual].sort()) !== JSON.stringify([...expected.seenBy].sort())) {
+      failures.add([...at, 'seenBy'], `[${expected.seenBy.join(', ')}]`, `[${actual.join(', ')}] (${trace.builders?.map((b) => `${b.name}: ${b.status}`).join('; ') || 'no builder saw it'})`, trace)
+    }
+  }
   if (expected.refund === null && trace.refund !== null) failures.add([...at, 'refund'], 'no refund', JSON.stringify(trace.refund), trace)
   if (expected.refund) {
     if (trace.refund === null) failures.add([...at, 'refund'], 'a refund', 'no refund', trace)
@@ -153,7 +160,7 @@ async function checkEvents(context: RunContext, failures: Failures, template: st
 async function checkBlock(context: RunContext, failures: Failures, expected: NonNullable<ExpectStep['block']>): Promise<void> {
   const report = context.lastReports?.at(-1)
   const names = (hashes: readonly string[]) => hashes.map((h) => context.signer.templateOf(h) ?? h)
-  if ((expected.bundles || expected.won !== undefined || expected.mempoolTxs) && !report) {
+  if ((expected.bundles || expected.won !== undefined || expected.mempoolTxs || expected.winner !== undefined) && !report) {
     return failures.add(['block'], 'a slot report', 'no advance step has run yet')
   }
   if (report && expected.bundles) {
@@ -164,6 +171,11 @@ async function checkBlock(context: RunContext, failures: Failures, expected: Non
   }
   if (report && expected.won !== undefined && expected.won !== report.won) {
     failures.add(['block', 'won'], String(expected.won), `${report.won} (competitor bid ${report.competitorBid ?? 'none'}, block value ${report.value})`)
+  }
+  if (report && expected.winner !== undefined && expected.winner !== report.builder) {
+    const bids = report.builders?.map((b) => `${b.name} ${b.value}`).join(', ')
+    const actual = report.builders ? `${report.builder ?? `the competitor (bid ${report.competitorBid})`}; bids: ${bids} wei` : 'one builder only (declare builders: to have several)'
+    failures.add(['block', 'winner'], expected.winner, actual)
   }
   if (report && expected.mempoolTxs) {
     const actual = names(report.mempoolTxs)

@@ -104,6 +104,12 @@ export function checkReferences(scenario: Scenario, codes: ReadonlyMap<string, C
     }
   }
 
+  const builderNames = (scenario.builders ?? []).map((b) => b.name)
+  /** An expectation naming a builder: it must be one of `builders:` (a bundle's own `builders` list may name any). */
+  const builderName = (name: string | null | undefined, path: Path) => {
+    if (name === null || name === undefined || builderNames.includes(name)) return
+    issue(path, scenario.builders ? `unknown builder "${name}" (expected one of: ${list(builderNames)})` : `"${name}": the scenario declares no builders (expected a top-level builders: list)`)
+  }
   const bundles = new Set<string>()
   const bundle = (id: string, path: Path) => {
     if (!bundles.has(id)) issue(path, `unknown bundle "${id}" (expected one named by an earlier step's "as": ${list(bundles)})`)
@@ -154,6 +160,8 @@ export function checkReferences(scenario: Scenario, codes: ReadonlyMap<string, C
         txOrHash(expectation.revertingHash, [...here, 'revertingHash'])
         if (expectation.refund) address(expectation.refund.recipient, [...here, 'refund', 'recipient'])
         expectation.sponsorships?.forEach((s, j) => txOrHash(s.tx, [...here, 'sponsorships', j, 'tx']))
+        builderName(expectation.builder, [...here, 'builder'])
+        expectation.seenBy?.forEach((name, j) => builderName(name, [...here, 'seenBy', j]))
       }
       for (const ref of Object.keys(e.balances ?? {})) address(ref, [...at, 'balances', ref])
       for (const name of Object.keys(e.receipts ?? {})) template(name, [...at, 'receipts', name])
@@ -171,6 +179,7 @@ export function checkReferences(scenario: Scenario, codes: ReadonlyMap<string, C
       e.block?.bundles?.forEach((id, j) => bundle(id, [...at, 'block', 'bundles', j]))
       e.block?.txs?.forEach((name, j) => template(name, [...at, 'block', 'txs', j]))
       e.block?.mempoolTxs?.forEach((name, j) => template(name, [...at, 'block', 'mempoolTxs', j]))
+      builderName(e.block?.winner, [...at, 'block', 'winner'])
     }
   })
   return issues

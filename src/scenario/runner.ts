@@ -70,6 +70,7 @@ export function harnessConfig(loaded: LoadedScenario, overrides: Partial<Bundles
     statsRetentionSeconds: builder.statsRetention,
     statusCase: builder.statusCase,
     algorithms: builder.algorithms,
+    builders: loaded.scenario.builders,
     buildCutoffMs: builder.buildCutoffMs,
     boostCutoffMs: builder.boostCutoffMs,
     simulationCutoffMs: builder.simulationCutoffMs,

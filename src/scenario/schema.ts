@@ -131,6 +131,25 @@ const chain = strict(
   '{ chainId?, genesisTimestamp? }, { fork: { url, blockNumber? } } or { snapshot }',
 )
 
+/** One competing builder of `builders:` (README: Several builders). */
+const builderSpec = strict(
+  {
+    name: text('a builder name'),
+    algorithms: z.array(text('an algorithm name'), { error: expecting('a list of algorithm names') }).optional(),
+    share: z.number({ error: expecting('a number from 0 to 1') }).min(0, 'expected a number from 0 to 1').max(1, 'expected a number from 0 to 1').optional(),
+  },
+  '{ name, algorithms?, share? }',
+)
+const builders = z
+  .array(builderSpec, { error: expecting('a list of builders { name, algorithms?, share? }') })
+  .min(1, 'expected at least one builder')
+  .superRefine((list, ctx) => {
+    list.forEach((spec, i) => {
+      const first = list.findIndex((other) => other.name === spec.name)
+      if (first < i) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `"${spec.name}" is already the name of builders[${first}] (expected unique names)` })
+    })
+  })
+
 const builder = strict(
   {
     slotTime: int('seconds per slot', 1).optional(),
@@ -270,6 +289,8 @@ const bundleFields = {
   refundPercent: int('a percentage').optional(),
   refundRecipient: addressRef.optional(),
   refundTxHashes: txRefs.optional(),
+  /** Flashbots' `builders`: with several builders, only these see the bundle. */
+  builders: z.array(text('a builder name'), { error: expecting('a list of builder names') }).optional(),
   /** The id later steps use for this bundle. */
   as: name('a bundle id').optional(),
   /** The call itself must be refused with this error. */
@@ -326,6 +347,10 @@ const bundleExpectation = strict(
     refund: strict({ recipient: addressRef.optional(), amount: bounds.optional() }, '{ recipient?, amount? } or null').nullable().optional(),
     sponsorships: z.array(strict({ tx: txRef, amount: bounds.optional() }, '{ tx, amount? }'), { error: expecting('a list of { tx, amount? }') }).optional(),
     blockNumber: int('a block number').nullable().optional(),
+    /** Several builders: the builder that took it furthest (whose block landed it). */
+    builder: text('a builder name').nullable().optional(),
+    /** Several builders: exactly the builders that saw it. */
+    seenBy: z.array(text('a builder name'), { error: expecting('a list of builder names') }).optional(),
   },
   'bundle expectations { status?, error?, … }',
 )
@@ -371,8 +396,10 @@ const blockExpectation = strict(
     txs: z.array(name('a template')).optional(),
     mempoolTxs: z.array(name('a template')).optional(),
     won: z.boolean({ error: expecting('true or false') }).optional(),
+    /** Several builders: the builder whose block won the relay auction. */
+    winner: text('a builder name').optional(),
   },
-  '{ bundles?, txs?, mempoolTxs?, won? }',
+  '{ bundles?, txs?, mempoolTxs?, won?, winner? }',
 )
 
 const expect = strict(
@@ -447,6 +474,7 @@ export const scenarioSchema = strict(
     description: text('a description').optional(),
     chain: chain.optional(),
     builder: builder.default({ statsDelaySlots: 0 }),
+    builders: builders.optional(),
     accounts: z.record(name('an account'), account, { error: expecting('a mapping of account names to { balance, key? }') }).default({}),
     contracts: z.record(name('a contract'), contract, { error: expecting('a mapping of contract names to contracts') }).default({}),
     txs: z.record(name('a template'), template, { error: expecting('a mapping of template names to transactions') }).default({}),

@@ -56,6 +56,7 @@ async function bundleParams(context: RunContext, b: Partial<SubmitStep & EndOfBl
     refundPercent: b.refundPercent,
     refundRecipient: b.refundRecipient === undefined ? undefined : context.book.resolve(b.refundRecipient),
     refundTxHashes: await txHashes(context, b.refundTxHashes),
+    builders: b.builders,
     ...(b.targetPools && { targetPools: b.targetPools.map((ref) => context.book.resolve(ref)) }),
   }
   return Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined)) as SendBundleParams

@@ -1,3 +1,5 @@
+import { chooseBlock } from './blockChoice.js'
+
 /** The relay auction's verdict for one slot. */
 export interface AuctionResult {
   won: boolean
@@ -29,6 +31,19 @@ export class RelayAuction {
   /** The competing bid for the coming slots; null clears it. */
   setCompetitorBid(bidWei: bigint | null): void {
     this.overrideBid = bidWei
+  }
+
+  /**
+   * Several builders bid: the relay takes the highest bid (among equal bids the first, as a
+   * relay keeps its top bid until a strictly higher one arrives; builders bid in the run's
+   * order), unless the competing bid is higher. `winner` is null when the competitor won.
+   *
+   * @example auction.decideAmong([{ name: 'a', value: 5n }, { name: 'b', value: 7n }]) // b wins unless a competing bid > 7n
+   */
+  decideAmong<T extends { value: bigint }>(bids: readonly [T, ...T[]]): { top: T; winner: T | null; competitorBid: bigint | null } {
+    const top = chooseBlock(bids)!
+    const { won, competitorBid } = this.decide(top.value)
+    return { top, winner: won ? top : null, competitorBid }
   }
 
   decide(ourValue: bigint): AuctionResult {

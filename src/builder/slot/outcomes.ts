@@ -22,7 +22,10 @@ export interface SlotResult {
   /** The block the chain got: ours if we won, else the competitor's. */
   mined: { number: bigint; txs: ReadonlyMap<Hash, unknown> }
   won: boolean
+  /** The bid that beat it (a competing builder's block, or the competitor's), or null. */
   competitorBid: bigint | null
+  /** Several builders: whose candidates these are, and whose block won (null: the competitor's). */
+  fleet?: { builder: string; winner: string | null }
 }
 
 /**
@@ -32,12 +35,12 @@ export interface SlotResult {
  *
  * @example for (const outcome of bundleOutcomes(simulated, result)) book.record(outcome)
  */
-export function bundleOutcomes(simulated: readonly SimulatedBundle[], { candidates, best, mined, won, competitorBid }: SlotResult): BundleOutcome[] {
+export function bundleOutcomes(simulated: readonly SimulatedBundle[], { candidates, best, mined, won, competitorBid, fleet }: SlotResult): BundleOutcome[] {
   const inBest = new Set(best.bundles.map((b) => b.trace))
   const inOther = new Set(candidates.filter((c) => c !== best).flatMap((c) => c.bundles.map((b) => b.trace)))
   return simulated.map(({ trace }): BundleOutcome => {
     if (inBest.has(trace)) {
-      if (!won) return { kind: 'SubmittedNotLanded', trace, failure: { kind: 'AuctionLost', competitorBid, ourValue: best.value, block: mined.number } }
+      if (!won) return { kind: 'SubmittedNotLanded', trace, failure: { kind: 'AuctionLost', competitorBid, ourValue: best.value, block: mined.number, ...fleet } }
       const outcome = groupOutcome(trace, best)
       if (outcome && landed(outcome, mined)) return { kind: 'Landed', trace, builderPayments: { sponsorships: outcome.sponsorships, refund: outcome.refund } }
       return { kind: 'SubmittedNotLanded', trace, failure: { kind: 'NotEveryTxLanded', block: mined.number } }

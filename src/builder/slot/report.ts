@@ -12,14 +12,16 @@ export interface SlotReportInput {
   competitorBid: bigint | null
   simulations: SimulationCounts
   timings: SlotTimings
+  /** Several builders: each builder's bid (its best block and candidates) and the winner (null: the competitor). */
+  fleet?: { winner: string | null; bids: ReadonlyArray<{ name: string; coinbase: string; best: CandidateSummary; candidates: readonly CandidateSummary[] }> }
 }
 
 /**
  * What `harness_advanceSlot` returns for a slot: the mined block, what of ours it holds (only
  * if we won), every candidate, the auction's verdict and where the time went.
  */
-export function slotReport({ mined, best, candidates, won, competitorBid, simulations, timings }: SlotReportInput): SlotReport {
-  return {
+export function slotReport({ mined, best, candidates, won, competitorBid, simulations, timings, fleet }: SlotReportInput): SlotReport {
+  const report: SlotReport = {
     blockNumber: Number(mined.number),
     blockHash: mined.hash,
     timestamp: Number(mined.timestamp),
@@ -31,18 +33,38 @@ export function slotReport({ mined, best, candidates, won, competitorBid, simula
     winner: best.algorithm,
     competitorBid: competitorBid?.toString() ?? null,
     builderPayments: won ? builderPaymentsOf(best) : [],
-    candidates: candidates.map((c) => ({
-      algorithm: c.algorithm,
-      value: c.value.toString(),
-      bundles: c.bundles.map((b) => b.trace.bundle.hash),
-    })),
+    candidates: candidates.map(candidateReport),
     simulations,
     timings: roundTimings(timings),
   }
+  if (!fleet) return report
+  return {
+    ...report,
+    builder: fleet.winner,
+    builders: fleet.bids.map((bid) => ({
+      name: bid.name,
+      coinbase: bid.coinbase,
+      value: bid.best.value.toString(),
+      algorithm: bid.best.algorithm,
+      won: bid.name === fleet.winner,
+      bundles: bid.best.bundles.map((b) => b.trace.bundle.hash),
+      candidates: bid.candidates.map(candidateReport),
+    })),
+  }
+}
+
+function candidateReport(c: CandidateSummary): SlotReport['candidates'][number] {
+  return { algorithm: c.algorithm, value: c.value.toString(), bundles: c.bundles.map((b) => b.trace.bundle.hash) }
 }
 
 /** The slot's log line. */
 export function slotSummary(report: SlotReport): string {
+  if (report.builders) {
+    const bids = report.builders.map((b) => `${b.name} ${b.value}`).join(', ')
+    return report.builder
+      ? `block ${report.blockNumber} mined by builder ${report.builder}: ${report.bundles.length} bundles (bids: ${bids} wei)`
+      : `block ${report.blockNumber} mined by a competitor: bid ${report.competitorBid} wei beat every builder (bids: ${bids} wei)`
+  }
   return report.won
     ? `block ${report.blockNumber} mined: ${report.bundles.length} bundles, value ${report.value} wei (${report.winner})`
     : `block ${report.blockNumber} mined by a competitor: bid ${report.competitorBid} wei beat our ${report.value} wei`

@@ -9,11 +9,12 @@ import type { BundleBook } from '../../bundle/book.js'
 import { failureMessage, type ExecutionFailure } from '../../bundle/failure.js'
 import type { BundleTrace } from '../../bundle/trace.js'
 import type { PublicMempool } from '../../mempool/publicMempool.js'
-import { itemGroups, type CandidateBlock } from '../assembly/assemble.js'
-import type { OrderingAlgorithm } from '../assembly/ordering.js'
+import { itemGroups, type CandidateBlock, type CandidateSummary } from '../assembly/assemble.js'
 import type { BuilderSigner } from '../execution/builderTxs.js'
 import { mempoolGroup } from '../execution/groups.js'
 import { ParentState } from '../execution/parentState.js'
+import type { EmulatedBuilder } from '../fleet/emulatedBuilder.js'
+import { routeBundle, type BundleRoute } from '../fleet/orderFlow.js'
 import { simulateManyTopOfBlock, type SimulatedBundle, type SimulationCounts } from '../simulation/index.js'
 import type { SlotReport, SlotTimings } from '../../protocol/slotReport.js'
 import type { RelayAuction } from './auction.js'
@@ -21,6 +22,7 @@ import { buildDecision } from './buildDecision.js'
 import { assembleCandidates } from './candidates.js'
 import { eligibility } from './eligibility.js'
 import { placeEndOfBlock, type EndOfBlockBundle, type EndOfBlockVerdict } from './endOfBlock.js'
+import { fleetOutcomes, type BuilderBidResult } from './fleetOutcomes.js'
 import { bundleOutcomes, type BundleOutcome } from './outcomes.js'
 import { slotReport, slotSummary, staleMempoolTxs } from './report.js'
 
@@ -36,10 +38,17 @@ export interface SlotBuilderDeps {
   traces: BundleBook
   mempool: PublicMempool
   auction: RelayAuction
-  coinbase: Address
-  /** Signs sponsorship transfers and refund payouts with the coinbase key. */
-  signer: BuilderSigner
-  algorithms: readonly OrderingAlgorithm[]
+  /**
+   * The builders that each build their own block every slot, in the run's order (one by
+   * default). Each signs its sponsorship transfers and refund payouts with its coinbase key.
+   */
+  builders: readonly [EmulatedBuilder, ...EmulatedBuilder[]]
+  chainId: number
+  /**
+   * Set with the `builders` setting: bundles are routed to builders by their `builders` list or
+   * the order-flow shares (draws fixed by `seed`), and traces say what each builder did.
+   */
+  fleet?: { seed: number }
   /** The hardfork's blob limit per block (absent: left to the node). */
   maxBlobsPerBlock?: number
   cutoffs: SlotCutoffs
@@ -50,6 +59,14 @@ export interface SlotBuilderDeps {
   releaseDeferredChecks?(): void
   /** Resolves when the deferred sender checks of the bundles for `block` are done (`BundleIngest.checksSettled`). */
   checksSettled(block: bigint): Promise<void>
+}
+
+/** One builder's bid in a slot: the block it built over the bundles it saw (and the end-of-block bundles it appended), on its own parent state. */
+interface BuilderBid extends BuilderBidResult {
+  builder: EmulatedBuilder
+  parent: ParentState
+  simulated: SimulatedBundle[]
+  candidates: CandidateSummary[]
 }
 
 /** A slot that failed half-way; its bundles' traces say so (`BundleBook.abortBlock`). */
@@ -71,9 +88,10 @@ export class CompetitorBlockFailed extends Error {
 }
 
 /**
- * Runs one slot: simulates every eligible bundle top-of-block, assembles a candidate block
- * per algorithm, submits the most valuable to the relay auction, mines the auction's winner
- * on Anvil and writes every bundle's outcome into its trace.
+ * Runs one slot: simulates every eligible bundle top-of-block, then each builder (one by
+ * default) assembles a candidate block per algorithm over the bundles it saw and bids the
+ * most valuable at the relay auction; mines the auction's winner on Anvil and writes every
+ * bundle's outcome into its trace.
  */
 export class SlotBuilder {
   /** The last block this builder mined on the running Anvil: the next slot can roll back to it. */
@@ -108,6 +126,8 @@ export class SlotBuilder {
         // Whatever an execution left in Anvil's pool (a tx a bundle could drop, a nonce gap)
         // is the builder's private business: no read between slots may see it as pending.
         await this.deps.chain.dropAllTransactions().catch(() => undefined)
+        // Between slots Anvil's coinbase is the first builder's (what the next slot's simulations pay).
+        if (this.deps.builders.length > 1) await this.deps.chain.setCoinbase(this.deps.builders[0].coinbase).catch(() => undefined)
         this.deps.slot.building = null
         this.taken = []
         this.parent = undefined
@@ -116,40 +136,39 @@ export class SlotBuilder {
   }
 
   private async buildAndMine(): Promise<SlotReport> {
-    const { chain, clock, traces, mempool, coinbase, signer, algorithms, auction, log } = this.deps
+    const { chain, clock, traces, mempool, builders, auction, log } = this.deps
     const started = performance.now()
     const timings: SlotTimings = { verifyWaitMs: 0, simulateMs: 0, assembleMs: 0, mineMs: 0, totalMs: 0 }
-    const parent = await ParentState.capture(chain, coinbase, signer, { minedHere: this.minedHere, maxBlobs: this.deps.maxBlobsPerBlock })
-    this.parent = parent
+    const parent = await this.captureParent(builders[0])
     const blockNumber = parent.number + 1n
     const timestamp = clock.nextBlockTimestamp()
     const buildTime = Number(timestamp)
 
     let mark = performance.now()
-    const { simulated, counts, endOfBlock } = await this.simulateEligible(parent, blockNumber, timestamp, timings)
+    const { simulated, counts, endOfBlock, routes } = await this.simulateEligible(parent, blockNumber, timestamp, timings)
     timings.simulateMs = performance.now() - mark - timings.verifyWaitMs
     mark = performance.now()
     const pool = mempool.ordered(parent.nextBaseFee)
-    const orders = algorithms.map((a) => a.order(simulated, pool, parent.nextBaseFee))
-    let { candidates, best } = await assembleCandidates(chain, parent, timestamp, algorithms, orders)
-    if (endOfBlock.length > 0) {
-      // End-of-block bundles go after every other order of the block submitted to the relay.
-      const placed = await placeEndOfBlock(chain, parent, timestamp, best, endOfBlock, this.deps.cutoffs)
-      for (const verdict of placed.verdicts) this.recordEndOfBlock(verdict, buildTime)
-      counts.byExecution += placed.verdicts.filter((v) => v.kind !== 'NotSimulated').length
-      simulated.push(...placed.appended)
-      candidates = candidates.map((c) => (c === best ? placed.best : c))
-      best = placed.best
+    const bids: BuilderBid[] = []
+    for (const builder of builders) {
+      const seen = <T extends { trace: BundleTrace }>(items: T[]) => (routes ? items.filter((item) => routes.get(item.trace)?.seenBy.includes(builder.name)) : items)
+      // Every builder builds on the same parent: the block of the one before is undone first.
+      const own = bids.length === 0 ? parent : await this.nextParent(bids.at(-1)!.parent, builder)
+      bids.push(await this.buildBid(builder, own, timestamp, seen(simulated), seen(endOfBlock), pool, counts))
     }
-    const { won, competitorBid } = auction.decide(best.value)
+    const { top, winner, competitorBid } = auction.decideAmong(bids as [BuilderBid, ...BuilderBid[]])
     timings.assembleMs = performance.now() - mark
 
     mark = performance.now()
-    const mined = won ? await this.commit(parent, timestamp, best) : await this.mineCompetitorBlock(parent, timestamp, pool)
+    const mined = await this.mineWinner(bids, winner, timestamp, pool)
     timings.mineMs = performance.now() - mark
-    for (const outcome of bundleOutcomes(simulated, { candidates, best, mined, won, competitorBid })) this.record(outcome, mined.number, buildTime)
+    if (routes) {
+      const fleet = fleetOutcomes(bids, winner, competitorBid, routes, mined)
+      for (const outcome of fleet.outcomes) this.record(outcome, mined.number, buildTime)
+      for (const { trace, views, furthest, ignored } of fleet.views) traces.seenByBuilders(trace, views, furthest, ignored)
+    } else for (const outcome of bundleOutcomes(top.simulated, { candidates: top.candidates, best: top.best, mined, won: winner !== null, competitorBid })) this.record(outcome, mined.number, buildTime)
     mempool.remove(mined.txs.keys())
-    mempool.remove(staleMempoolTxs(best))
+    mempool.remove(staleMempoolTxs(top.best))
 
     traces.closeBlock(blockNumber)
     this.deps.slot.advanceTo({ number: mined.number, timestamp: mined.timestamp, hash: mined.hash })
@@ -157,9 +176,67 @@ export class SlotBuilder {
     traces.expire(clock.nowSeconds())
 
     timings.totalMs = performance.now() - started
-    const report = slotReport({ mined, best, candidates, won, competitorBid, simulations: counts, timings })
+    const fleet = routes && { winner: winner?.builder.name ?? null, bids: bids.map((bid) => ({ name: bid.builder.name, coinbase: bid.builder.coinbase, best: bid.best, candidates: bid.candidates })) }
+    const report = slotReport({ mined, best: top.best, candidates: top.candidates, won: winner !== null, competitorBid, simulations: counts, timings, fleet })
     log.info({ slot: report }, slotSummary(report))
     return report
+  }
+
+  /** The parent state as `builder` builds on it (its coinbase and key); the slot puts it back if it aborts. */
+  private async captureParent(builder: EmulatedBuilder): Promise<ParentState> {
+    this.parent = await ParentState.capture(this.deps.chain, builder.coinbase, this.signerOf(builder), { minedHere: this.minedHere, maxBlobs: this.deps.maxBlobsPerBlock })
+    return this.parent
+  }
+
+  /** Undoes the previous builder's blocks and hands the same parent to the next builder, its coinbase set on Anvil. */
+  private async nextParent(previous: ParentState, builder: EmulatedBuilder): Promise<ParentState> {
+    await previous.release()
+    await this.deps.chain.setCoinbase(builder.coinbase)
+    return this.captureParent(builder)
+  }
+
+  private signerOf(builder: EmulatedBuilder): BuilderSigner {
+    return { account: builder.account, chainId: this.deps.chainId }
+  }
+
+  /** One builder's own block over the bundles it saw: a candidate per algorithm, its best (end-of-block bundles after it) is its bid. */
+  private async buildBid(
+    builder: EmulatedBuilder,
+    parent: ParentState,
+    timestamp: bigint,
+    simulated: SimulatedBundle[],
+    endOfBlock: EndOfBlockBundle[],
+    pool: ReturnType<PublicMempool['ordered']>,
+    counts: SimulationCounts,
+  ): Promise<BuilderBid> {
+    const { chain, cutoffs } = this.deps
+    const orders = builder.algorithms.map((a) => a.order(simulated, pool, parent.nextBaseFee))
+    let { candidates, best } = await assembleCandidates(chain, parent, timestamp, builder.algorithms, orders)
+    const built = [...simulated]
+    if (endOfBlock.length > 0) {
+      // End-of-block bundles go after every other order of the block submitted to the relay.
+      const placed = await placeEndOfBlock(chain, parent, timestamp, best, endOfBlock, cutoffs)
+      for (const verdict of placed.verdicts) this.recordEndOfBlock(verdict, Number(timestamp))
+      counts.byExecution += placed.verdicts.filter((v) => v.kind !== 'NotSimulated').length
+      built.push(...placed.appended)
+      candidates = candidates.map((c) => (c === best ? placed.best : c))
+      best = placed.best
+    }
+    return { name: builder.name, builder, parent, simulated: built, candidates, best, value: best.value }
+  }
+
+  /**
+   * Mines the relay's choice: the winning builder's block (kept as it is if it was the last
+   * executed, else executed again with its settled builder txs), or the competitor's.
+   */
+  private async mineWinner(bids: readonly BuilderBid[], winner: BuilderBid | null, timestamp: bigint, pool: ReturnType<PublicMempool['ordered']>): Promise<MinedBlock> {
+    const last = bids.at(-1)!
+    if (winner === null) return this.mineCompetitorBlock(last.parent, timestamp, pool)
+    if (winner !== last) {
+      await last.parent.release()
+      await this.deps.chain.setCoinbase(winner.builder.coinbase)
+    }
+    return this.commit(winner.parent, timestamp, winner.best)
   }
 
   /** Top-of-block simulation of the bundles eligible for this block, honouring the cutoffs. */
@@ -168,7 +245,7 @@ export class SlotBuilder {
     block: bigint,
     timestamp: bigint,
     timings: SlotTimings,
-  ): Promise<{ simulated: SimulatedBundle[]; counts: SimulationCounts; endOfBlock: EndOfBlockBundle[] }> {
+  ): Promise<{ simulated: SimulatedBundle[]; counts: SimulationCounts; endOfBlock: EndOfBlockBundle[]; routes: Map<BundleTrace, BundleRoute> | undefined }> {
     const { traces, cutoffs } = this.deps
     const buildTime = Number(timestamp)
     const pending = traces.pendingFor(block)
@@ -180,11 +257,24 @@ export class SlotBuilder {
     const eligible: Array<{ trace: BundleTrace; msIntoSlot: number }> = []
     // Simulated on the end-of-block state instead, once the block is built.
     const endOfBlock: EndOfBlockBundle[] = []
+    const { fleet, builders } = this.deps
+    const routes = fleet && new Map<BundleTrace, BundleRoute>()
     for (const trace of pending.sort((a, b) => a.sequence - b.sequence)) {
       if (trace.state !== 'Received' || !trace.live) continue
       const verdict = eligibility(trace, { block, timestamp, cutoffs })
-      if (verdict.eligible) (trace.bundle.endOfBlock ? endOfBlock : eligible).push({ trace, msIntoSlot: verdict.msIntoSlot })
-      else traces.notSimulated(trace, verdict.failure)
+      if (!verdict.eligible) {
+        traces.notSimulated(trace, verdict.failure)
+        continue
+      }
+      if (routes) {
+        const route = routeBundle(trace.bundle, builders, fleet.seed)
+        routes.set(trace, route)
+        if (route.seenBy.length === 0) {
+          traces.notSimulated(trace, { kind: 'SeenByNoBuilder', block, ignored: route.ignored })
+          continue
+        }
+      }
+      ;(trace.bundle.endOfBlock ? endOfBlock : eligible).push({ trace, msIntoSlot: verdict.msIntoSlot })
     }
 
     const { results, counts } = await simulateManyTopOfBlock(this.deps.chain, parent, timestamp, eligible.map((e) => e.trace.bundle))
@@ -202,7 +292,7 @@ export class SlotBuilder {
       else if (notBuilt.kind === 'ArrivedAfterBuildCutoff') traces.tooLate(trace, notBuilt)
       else traces.excluded(trace, notBuilt)
     }
-    return { simulated, counts, endOfBlock }
+    return { simulated, counts, endOfBlock, routes }
   }
 
   /** Writes what the end-of-block stage decided into the bundle's trace (its outcome in the block comes later, like any bundle's). */
@@ -231,14 +321,14 @@ export class SlotBuilder {
 
   /** We lost the auction: the competitor's block (public mempool only) is what the chain gets. */
   private async mineCompetitorBlock(parent: ParentState, timestamp: bigint, pool: ReturnType<PublicMempool['ordered']>): Promise<MinedBlock> {
-    const { chain, coinbase } = this.deps
+    const { chain, builders } = this.deps
     await chain.setCoinbase(COMPETITOR_COINBASE)
     try {
       const result = await parent.commit(timestamp, pool.map(mempoolGroup))
       if (result.ok) return result.block
       throw new CompetitorBlockFailed(result.failure)
     } finally {
-      await chain.setCoinbase(coinbase)
+      await chain.setCoinbase(builders[0].coinbase)
     }
   }
 

@@ -24,6 +24,7 @@ export function BundlePage({ hash, refresh }) {
         <dt>received</dt><dd>${time(b.receivedAt)} — for block ${data.receivedForBlock}, ${data.receivedMsIntoSlot} ms into the slot${data.boosted ? ' (boosted)' : ''}</dd>
         <dt>simulated</dt><dd>${time(b.simulatedAt)}</dd>
         <dt>submitted</dt><dd>${time(b.submittedAt)}</dd>
+        ${b.builders && html`<dt>builders</dt><dd class="builder-views">${b.builders.length ? b.builders.map((v) => html`<div>${v.name}${v.name === b.builder ? ' (furthest)' : ''}: ${v.status}${v.error ? html` <span class="muted">— ${v.error}</span>` : ''}</div>`) : 'no builder saw it'}</dd>`}
         <dt>searcher</dt><dd class="mono">${b.searcher ?? 'unsigned request'}</dd>
         <dt>refund</dt><dd>${b.refund ? html`${eth(b.refund.amount)} to <span class="mono">${b.refund.recipient}</span> (payout <span class="mono">${short(b.refund.txHash)}</span>)` : '—'}</dd>
         <dt>sponsorship</dt><dd>${b.sponsorships.length ? b.sponsorships.map((s) => html`<div>${eth(s.amount)} for <span class="mono">${short(s.txHash)}</span></div>`) : '—'}</dd>

@@ -1,4 +1,4 @@
-// The slot timeline: each slot's block, time, candidates per algorithm, relay bid, who won, block hash.
+// The slot timeline: each slot's block, time, candidates per algorithm (or each builder's bid), relay bid, who won, block hash.
 import { html } from 'dashboard/html.js'
 import { eth, short, time, STATES, STATE_COLOURS } from 'dashboard/format.js'
 
@@ -14,13 +14,19 @@ function SlotRowView({ slot }) {
   return html`<tr class="slot-row" data-block=${slot.blockNumber}>
     <td><a href=${`#/slot/${slot.blockNumber}`}>${slot.blockNumber}</a></td>
     <td>${time(slot.timestamp)}</td>
-    <td>${slot.candidates.map((c) => html`<div class=${c.algorithm === slot.winner ? 'candidate best' : 'candidate'}>${c.algorithm}: ${eth(c.value)} <span class="muted">(${c.bundleCount} bundles)</span></div>`)}</td>
+    <td>${slot.builders ? slot.builders.map((b) => html`<div class=${b.won ? 'candidate best builder-bid' : 'candidate builder-bid'}>${b.name}: ${eth(b.value)} <span class="muted">(${b.algorithm}, ${b.bundleCount} bundles)</span></div>`) : slot.candidates.map((c) => html`<div class=${c.algorithm === slot.winner ? 'candidate best' : 'candidate'}>${c.algorithm}: ${eth(c.value)} <span class="muted">(${c.bundleCount} bundles)</span></div>`)}</td>
     <td>${slot.competitorBid === null ? '—' : eth(slot.competitorBid)}</td>
-    <td>${slot.won ? html`<span class="won">us (${slot.winner})</span>` : html`<span class="lost">competitor</span>`}</td>
+    <td>${wonBy(slot)}</td>
     <td class="num">${eth(slot.value)}</td>
     <td class="mono" title=${slot.blockHash}>${short(slot.blockHash)}</td>
     <td><${StateBar} slot=${slot} /></td>
   </tr>`
+}
+
+/** Who won the relay auction: us (and with which algorithm), a named builder, or the competitor. */
+export function wonBy(slot) {
+  if (slot.builders) return slot.builder ? html`<span class="won winning-builder">builder ${slot.builder} (${slot.winner})</span>` : html`<span class="lost">competitor</span>`
+  return slot.won ? html`<span class="won">us (${slot.winner})</span>` : html`<span class="lost">competitor</span>`
 }
 
 /** The slot's disclosed bundles by state, as a thin coloured bar with counts. */

@@ -1,0 +1,50 @@
+import { keccak256, stringToHex, type Address, type Hex } from 'viem'
+import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
+import type { BundlesimConfig } from '../../config/config.js'
+import { algorithmsNamed, type OrderingAlgorithm } from '../assembly/ordering.js'
+import { validateBuilderSpecs } from './specs.js'
+
+/** The builder of a run without `builders`: it keeps `coinbaseKey` and sees every bundle. */
+export const DEFAULT_BUILDER_NAME = 'bundlesim'
+
+/** One emulated builder: its name, its own coinbase key, its ordering algorithms and its share of the order flow. */
+export interface EmulatedBuilder {
+  name: string
+  /** Signs the builder's sponsorship transfers and refund payouts; its address is the coinbase. */
+  account: PrivateKeyAccount
+  /** Lowercase. */
+  coinbase: Address
+  algorithms: readonly OrderingAlgorithm[]
+  /** 0–1: the chance a bundle without a `builders` list reaches it. */
+  share: number
+}
+
+/**
+ * A builder's coinbase key, derived from its name alone (keccak256 of
+ * `bundlesim builder coinbase <name>`), so the same name has the same coinbase in every run.
+ *
+ * @example builderKey('titan') // 0x… (never one of Anvil's dev keys)
+ */
+export function builderKey(name: string): Hex {
+  return keccak256(stringToHex(`bundlesim builder coinbase ${name}`))
+}
+
+/**
+ * The run's builders: those of `config.builders` (checked: names, algorithms, shares), each
+ * with the key derived from its name, or else the one default builder with `coinbaseKey`.
+ * Throws `BuilderSpecError` / `UnknownAlgorithm` on a bad setting.
+ *
+ * @example emulatedBuilders(resolveConfig({ builders: [{ name: 'a' }, { name: 'b', share: 0.3 }] }))
+ */
+export function emulatedBuilders(config: Pick<BundlesimConfig, 'builders' | 'algorithms' | 'coinbaseKey'>): [EmulatedBuilder, ...EmulatedBuilder[]] {
+  if (config.builders === undefined) return [emulated(DEFAULT_BUILDER_NAME, config.coinbaseKey, algorithmsNamed(config.algorithms), 1)]
+  const [first, ...rest] = validateBuilderSpecs(config.builders).map((spec) =>
+    emulated(spec.name, builderKey(spec.name), algorithmsNamed(spec.algorithms ?? config.algorithms), spec.share ?? 1),
+  )
+  return [first!, ...rest]
+}
+
+function emulated(name: string, key: Hex, algorithms: OrderingAlgorithm[], share: number): EmulatedBuilder {
+  const account = privateKeyToAccount(key)
+  return { name, account, coinbase: account.address.toLowerCase() as Address, algorithms, share }
+}
