@@ -5,8 +5,11 @@ import { strictFields } from '../protocol/strictFields.js'
 import type { PrivateTxSubmission } from './privateTx.js'
 import type { PrivateTxPreferences } from './trace.js'
 
-/** The hints MEV-Share knows (Flashbots' `privacy.hints`); none is honoured yet (README). */
-export const PRIVACY_HINTS = ['calldata', 'contract_address', 'logs', 'function_selector', 'hash', 'tx_hash', 'default_logs', 'full'] as const
+/**
+ * The hints MEV-Share knows (Flashbots' `privacy.hints`; `special_logs` is the reference node's
+ * name for `default_logs`): what the hint stream shares of the tx (`mevshare/sharing.ts`, README).
+ */
+export const PRIVACY_HINTS = ['calldata', 'contract_address', 'logs', 'function_selector', 'hash', 'tx_hash', 'default_logs', 'special_logs', 'full'] as const
 
 /**
  * A block number as Flashbots clients send it: hex (`"0x1b4"`, the documented form) or a
@@ -29,8 +32,8 @@ const refundEntry = strictFields({
 
 /**
  * Flashbots' `preferences` (`{ fast, privacy: { hints, builders }, validity: { refund } }`):
- * type-checked and accepted, not honoured (bundlesim is the only builder and has no
- * MEV-Share yet: README, "Private transactions").
+ * `privacy.hints` decides what the MEV-Share hint stream shares (README, "The MEV-Share hint
+ * stream"); the rest is type-checked and kept on the trace.
  */
 export const privateTxPreferencesSchema = strictFields({
   fast: z.boolean({ error: 'expected a boolean' }).optional(),
