@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest'
 import { concat, keccak256, pad, parseEther, parseGwei, toHex, type Address, type Hash, type Hex } from 'viem'
 import { generatePrivateKey } from 'viem/accounts'
 import { Wallet } from 'ethers'
-import MevShareClient, { type IPendingTransaction } from '@flashbots/mev-share-client'
+import mevShareClient, { type IPendingTransaction } from '@flashbots/mev-share-client'
 import { roundUpWithPrecision } from '../src/mevshare/hint.js'
 import { addressOf, call, rpc, setCode, signTx, signedRpc, useTestHarness } from './support/harness.js'
 import { openHintStream, type RawHintStream } from './support/hintStream.js'
@@ -13,6 +13,10 @@ import { openHintStream, type RawHintStream } from './support/hintStream.js'
  * the official `@flashbots/mev-share-client` reading it unchanged.
  */
 const harness = useTestHarness({ mevSharePingMs: 250 })
+
+// A CommonJS package: TypeScript types the default import as its module.exports, vitest hands over its `default`.
+type MevShareClientClass = typeof mevShareClient.default
+const MevShareClient: MevShareClientClass = (mevShareClient as unknown as { default?: MevShareClientClass }).default ?? (mevShareClient as unknown as MevShareClientClass)
 
 const UNISWAP_V2_SWAP: Hash = '0xd78ad95fa46c994b6551d0da85fc275fe613ce37657fb8d5e3d130840159d822'
 const BALANCER_SWAP: Hash = '0x2170c741c41531aec20e7c107c24eecfdd15e69c9bb0a8dd37b1840b9e0b207b'
@@ -193,7 +197,9 @@ describe('@flashbots/mev-share-client, unchanged, against bundlesim', () => {
     await setCode(harness, EMITTER, EMITTER_CODE)
     const key = await fundedKey()
     const network = { name: 'bundlesim', chainId: 31337, streamUrl: harness.mevShareUrl, apiUrl: harness.rpcUrl }
-    const client = new MevShareClient(new Wallet(generatePrivateKey()), network)
+    // The package resolves ethers' CommonJS build, this file its ESM build: the same Wallet class, typed twice.
+    const authSigner = new Wallet(generatePrivateKey()) as unknown as ConstructorParameters<MevShareClientClass>[0]
+    const client = new MevShareClient(authSigner, network)
     const received: IPendingTransaction[] = []
     const handler = client.on('transaction', (tx: IPendingTransaction) => received.push(tx))
     try {
@@ -202,7 +208,7 @@ describe('@flashbots/mev-share-client, unchanged, against bundlesim', () => {
         setTimeout(() => reject(new Error('the client did not connect to the stream')), 5_000)
       })
       const signed = await signTx({ key, nonce: 0, to: EMITTER, data: CALLDATA, value: 0n, maxPriorityFeePerGas: TIP })
-      const txHash = await client.sendTransaction(signed, { hints: { calldata: true, logs: true } })
+      const txHash = (await client.sendTransaction(signed, { hints: { calldata: true, logs: true } })) as Hash
       expect(txHash).toBe(keccak256(signed))
       await vi.waitFor(() => expect(received).toHaveLength(1), { timeout: 10_000 })
       expect(received[0]).toEqual({
