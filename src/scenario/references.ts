@@ -167,6 +167,7 @@ export function checkReferences(scenario: Scenario, codes: ReadonlyMap<string, C
       e.block?.bundles?.forEach((id, j) => bundle(id, [...at, 'block', 'bundles', j]))
       e.block?.txs?.forEach((name, j) => template(name, [...at, 'block', 'txs', j]))
       e.block?.mempoolTxs?.forEach((name, j) => template(name, [...at, 'block', 'mempoolTxs', j]))
+      e.hintEvents?.forEach((event, j) => template(event.tx, [...at, 'hintEvents', j, 'tx']))
     }
   })
   return issues
