@@ -236,7 +236,7 @@ describe('@flashbots/mev-share-client, unchanged, against bundlesim', () => {
   })
 })
 
-describe('gasUsed on the stream (--mev-share-gas-used)', () => {
+describe('gasUsed on the stream (mevShareGasUsed)', () => {
   const gasHarness = useTestHarness({ mevShareGasUsed: true, mevShareMevGasPrice: false })
 
   it('shares gasUsed rounded up to 2 significant digits, and no mevGasPrice when that is off', async () => {
