@@ -1,3 +1,4 @@
+import net from 'node:net'
 import { afterAll, describe, expect, it, vi } from 'vitest'
 import { concat, keccak256, pad, parseEther, parseGwei, toHex, type Address, type Hash, type Hex } from 'viem'
 import { generatePrivateKey } from 'viem/accounts'
@@ -255,4 +256,45 @@ describe('gasUsed on the stream (mevShareGasUsed)', () => {
       raw.close()
     }
   })
+})
+
+describe('a reader that stops reading', () => {
+  const slowHarness = useTestHarness({ mevShareMaxBufferedBytes: 256 * 1024 })
+
+  it('is cut once its unsent bytes pass the bound, while the other readers get every event', async () => {
+    const url = new URL(slowHarness.mevShareUrl)
+    const stalled = net.connect(Number(url.port), url.hostname)
+    await new Promise((resolve) => stalled.once('connect', resolve))
+    stalled.write(`GET / HTTP/1.1\r\nHost: ${url.host}\r\n\r\n`)
+    stalled.pause()
+    const live = await openHintStream(slowHarness.mevShareUrl)
+    try {
+      // 40 events of ~150 kB each (their calldata is shared): ~6 MB, more than the kernel buffers hold.
+      const data = concat(['0xa9059cbb', `0x${'ab'.repeat(75_000)}`])
+      const keys = Array.from({ length: 40 }, () => generatePrivateKey())
+      for (const key of keys) await call(slowHarness.rpcUrl, 'anvil_setBalance', [addressOf(key), toHex(parseEther('1'))])
+      const sent: Hash[] = []
+      for (const key of keys) {
+        const tx = await signTx({ key, nonce: 0, to: EMITTER, data, value: 0n, gas: 3_200_000n })
+        sent.push((await rpc<Hash>(slowHarness.rpcUrl, 'eth_sendPrivateTransaction', [{ tx, preferences: { privacy: { hints: ['calldata'] } } }])).body.result!)
+      }
+      await live.event(sent.length - 1, 60_000)
+      expect(live.events.map((e) => e.hash)).toEqual(sent.map((hash) => keccak256(hash)))
+
+      // Reading again, the stalled reader finds its stream ended, short of the events sent.
+      let received = ''
+      stalled.setEncoding('utf8').on('data', (chunk: string) => (received += chunk))
+      const ended = new Promise<boolean>((resolve) => {
+        stalled.once('close', () => resolve(true))
+        setTimeout(() => resolve(false), 15_000)
+      })
+      stalled.resume()
+      expect(await ended).toBe(true)
+      const events = received.split('\n\n').filter((message) => message.includes('data: ')).length
+      expect(events).toBeLessThan(sent.length)
+    } finally {
+      live.close()
+      stalled.destroy()
+    }
+  }, 90_000)
 })

@@ -18,6 +18,8 @@ export interface BundlesimConfig {
   mevSharePort: number
   /** ms between the hint stream's `:ping` comments (the node's 15 s). */
   mevSharePingMs: number
+  /** Unsent bytes a hint stream reader may have waiting before it is cut as too slow. */
+  mevShareMaxBufferedBytes: number
   /** Events `/api/v1/history` keeps (a ring: the oldest are forgotten). */
   mevShareHistorySize: number
   /** Hint events carry `mevGasPrice` (rounded up), as the node's default `SHARE_MEV_GAS_PRICE=1`. */
@@ -133,6 +135,7 @@ export const DEFAULT_CONFIG: BundlesimConfig = {
   statsPort: 8646,
   mevSharePort: 8647,
   mevSharePingMs: 15_000,
+  mevShareMaxBufferedBytes: 1 << 20,
   mevShareHistorySize: 10_000,
   mevShareMevGasPrice: true,
   mevShareGasUsed: false,

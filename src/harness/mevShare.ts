@@ -35,7 +35,7 @@ export interface MevShareSurface {
  * under the chain lock's read side, announced with its hinted fields and kept in the history.
  */
 export async function startMevShare({ config, chain, slot, orders, events, shutdown, log }: MevShareWiring): Promise<MevShareSurface> {
-  const stream = new HintStream({ pingIntervalMs: config.mevSharePingMs })
+  const stream = new HintStream({ pingIntervalMs: config.mevSharePingMs, maxBufferedBytes: config.mevShareMaxBufferedBytes })
   const history = new HintHistory(config.mevShareHistorySize)
   const publisher = new HintPublisher({
     simulate: (txs) => chain.lock.read(() => simulateWithLogs(chain.chain, { coinbase: chain.coinbase, slotSeconds: config.slotTimeSeconds }, txs)),

@@ -1,4 +1,5 @@
 import type { Response } from 'express'
+import { ServerSentEvents } from '../rpc/serverSentEvents.js'
 import type { MevShareHint } from './hint.js'
 
 export interface HintStreamOptions {
@@ -9,50 +10,31 @@ export interface HintStreamOptions {
 }
 
 /**
- * The hint stream's open connections, as the MEV-Share node serves them: Server-Sent Events,
- * one `data: {json}` message per event and a `:ping` comment every interval. Writing never
- * waits for a client: one whose unsent bytes pass the bound is dropped, so a stalled reader
- * costs the publisher nothing.
+ * The hint stream's open connections, as the MEV-Share node serves them: one `data: {json}`
+ * message per event, no event names, a `:ping` comment every interval. A stalled reader is
+ * dropped past its buffer bound, so it costs the publisher nothing.
  */
 export class HintStream {
-  private readonly clients = new Set<Response>()
-  private readonly ping: NodeJS.Timeout
-  private readonly maxBufferedBytes: number
+  private readonly streams: ServerSentEvents
 
   constructor(options: HintStreamOptions) {
-    this.maxBufferedBytes = options.maxBufferedBytes ?? 1 << 20
-    this.ping = setInterval(() => this.write(':ping\n\n'), options.pingIntervalMs)
-    this.ping.unref()
+    this.streams = new ServerSentEvents({ keepAlive: { intervalMs: options.pingIntervalMs, comment: 'ping' }, maxBufferedBytes: options.maxBufferedBytes })
   }
 
   attach(res: Response): void {
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' })
-    res.flushHeaders()
-    this.clients.add(res)
-    res.on('close', () => this.clients.delete(res))
+    this.streams.attach(res)
   }
 
   send(hint: MevShareHint): void {
-    this.write(`data: ${JSON.stringify(hint)}\n\n`)
+    this.streams.write(`data: ${JSON.stringify(hint)}\n\n`)
   }
 
   get size(): number {
-    return this.clients.size
+    return this.streams.size
   }
 
   /** Ends every stream (the server can then close without waiting for them). */
   close(): void {
-    clearInterval(this.ping)
-    for (const res of this.clients) res.end()
-    this.clients.clear()
-  }
-
-  private write(chunk: string): void {
-    for (const res of this.clients) {
-      if (res.writableLength > this.maxBufferedBytes) {
-        this.clients.delete(res)
-        res.destroy()
-      } else res.write(chunk)
-    }
+    this.streams.close()
   }
 }
