@@ -39,8 +39,8 @@ export async function simulateWithLogs(chain: ChainClient, env: { coinbase: Addr
   const stateBlock = head.number
   const fail = (reason: string): LoggedSimulation => ({ ok: false, stateBlock, reason })
   const baseFee = nextBaseFee({ baseFeePerGas: head.baseFeePerGas ?? 0n, gasUsed: head.gasUsed, gasLimit: head.gasLimit })
-  const senders = [...new Set(txs.map((tx) => tx.sender!))]
   if (txs.some((tx) => !tx.sender)) return fail('a signature does not recover')
+  const senders = [...new Set(txs.map((tx) => tx.sender!))]
   const [coinbaseBalance, nonceAnswers] = await Promise.all([
     chain.balanceAt(env.coinbase, stateBlock),
     chain.noncesAt(senders.map((address) => ({ address, blockNumber: stateBlock }))),
