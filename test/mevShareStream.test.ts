@@ -129,6 +129,13 @@ describe('the MEV-Share hint stream', () => {
     expect((await hintFor(['special_logs'])).event.logs).toEqual(expected)
   })
 
+  it('eth_sendPrivateRawTransaction [tx, preferences] shares by the same hints', async () => {
+    const tx = await signTx({ key: await fundedKey(), nonce: 0, to: EMITTER, data: CALLDATA, value: 0n, maxPriorityFeePerGas: TIP })
+    const already = stream.events.length
+    const txHash = (await rpc<Hash>(harness.rpcUrl, 'eth_sendPrivateRawTransaction', [tx, { privacy: { hints: ['function_selector'] } }])).body.result!
+    expect(await stream.event(already)).toEqual({ hash: keccak256(txHash), txs: [{ to: EMITTER, functionSelector: '0xa9059cbb' }], mevGasPrice: MEV_GAS_PRICE })
+  })
+
   it('an unshared private tx (no hints) and one whose simulation fails send nothing; events keep submission order', async () => {
     const before = stream.events.length
     const textBefore = stream.text().length
