@@ -38,6 +38,7 @@ program
   .option('--host <address>', 'bind address of both RPC servers', DEFAULT_CONFIG.host)
   .option('--port <port>', 'submission RPC port (0: any free port)', integer('--port', 0, 65535), DEFAULT_CONFIG.port)
   .option('--stats-port <port>', 'stats RPC port (0: any free port)', integer('--stats-port', 0, 65535), DEFAULT_CONFIG.statsPort)
+  .option('--mev-share-port <port>', `MEV-Share hint stream port (0: any free port; default ${DEFAULT_CONFIG.mevSharePort}, or any free port with --port 0)`, integer('--mev-share-port', 0, 65535))
   .option('--anvil-port <port>', `Anvil's port (default: any free port, internal; ${EXPOSED_ANVIL_PORT} with --expose-anvil)`, integer('--anvil-port', 0, 65535))
   .option('--expose-anvil', "announce Anvil's URL for direct access (it shows the builder's simulation blocks and bundles' txs; see README)", false)
   .addOption(new Option('--clock <mode>', 'slot clock').choices(['realtime', 'manual']).default(DEFAULT_CONFIG.clock))
@@ -95,6 +96,7 @@ program
       host: opts.host,
       port: opts.port,
       statsPort: opts.statsPort,
+      mevSharePort: opts.mevSharePort,
       anvilPort: opts.anvilPort,
       exposeAnvil: opts.exposeAnvil,
       clock: opts.clock,
@@ -149,6 +151,7 @@ program
         `  submission RPC  ${harness.rpcUrl}`,
         `  stats RPC       ${harness.statsUrl}`,
         `  dashboard       ${harness.statsUrl}  (open in a browser)`,
+        `  MEV-Share       ${harness.mevShareUrl}  (hint stream, SSE; history at api/v1/history)`,
         harness.config.exposeAnvil
           ? `  anvil           ${harness.anvilUrl} (exposed: shows the builder's work in progress)`
           : '  anvil           internal (cheatcodes anvil_setBalance/setCode/setNonce/setStorageAt via the submission RPC; --expose-anvil to reach it)',

@@ -26,6 +26,7 @@ interface Ready {
   statsUrl: string
   anvilUrl: string
   coinbase: string
+  mevShareUrl: string
 }
 
 const started: Cli[] = []
@@ -64,8 +65,9 @@ async function waitReady(cli: Cli, timeoutMs = 45_000): Promise<Ready> {
       const stats = /stats RPC\s+(\S+)/.exec(text)
       const anvil = /anvil\s+(http\S+)/.exec(text)
       const coinbase = /coinbase\s+(\S+)/.exec(text)
-      if (!submission || !stats || !anvil || !coinbase) throw new Error(`unparseable banner:\n${text}`)
-      return { submissionUrl: submission[1]!, statsUrl: stats[1]!, anvilUrl: anvil[1]!, coinbase: coinbase[1]! }
+      const mevShare = /MEV-Share\s+(\S+)/.exec(text)
+      if (!submission || !stats || !anvil || !coinbase || !mevShare) throw new Error(`unparseable banner:\n${text}`)
+      return { submissionUrl: submission[1]!, statsUrl: stats[1]!, anvilUrl: anvil[1]!, coinbase: coinbase[1]!, mevShareUrl: mevShare[1]! }
     }
     if (exited) throw new Error(`bundlesim exited before ready (code ${exited.code}, signal ${exited.signal})\nstdout:\n${text}\nstderr:\n${cli.stderr()}`)
     if (Date.now() > deadline) throw new Error(`bundlesim not ready after ${timeoutMs} ms\nstdout:\n${text}\nstderr:\n${cli.stderr()}`)
@@ -148,7 +150,7 @@ afterEach(async () => {
 })
 
 describe('bundlesim serve (real CLI)', () => {
-  it('prints the three URLs and the coinbase, and harness_status answers on the submission URL', async () => {
+  it('prints the URLs (submission, stats, Anvil, MEV-Share) and the coinbase, and harness_status answers on the submission URL', async () => {
     const cli = startCli()
     const ready = await waitReady(cli)
     expect(ready.submissionUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/?$/)
@@ -163,6 +165,12 @@ describe('bundlesim serve (real CLI)', () => {
     expect(reply.body.error).toBeUndefined()
     expect(reply.body.result.coinbase.toLowerCase()).toBe(ready.coinbase.toLowerCase())
     expect(reply.body.result.clock).toBe('manual')
+
+    // The MEV-Share hint stream: on a free port of its own too (--port 0), the URL harness_status reports.
+    expect(reply.body.result.mevShareUrl).toBe(ready.mevShareUrl)
+    expect(new Set([ready.submissionUrl, ready.statsUrl, ready.anvilUrl, ready.mevShareUrl]).size).toBe(4)
+    const info = await fetch(new URL('api/v1/history/info', ready.mevShareUrl))
+    expect(await info.json()).toMatchObject({ count: 0, maxLimit: 500 })
 
     // The printed Anvil URL is a live Anvil on chain 31337.
     const chainId = await rpc(ready.anvilUrl, 'eth_chainId')

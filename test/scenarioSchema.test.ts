@@ -203,6 +203,22 @@ steps:
     expect(error.issues[1]!.message).toContain('bad regular expression')
   })
 
+  it('MEV-Share: an unknown hint, an unknown hint event field and an unknown template are refused before running', async () => {
+    const error = await schemaError(`${VALID_HEAD}steps:
+  - sendPrivateTx: { tx: pay, hints: [calldata, everything] }
+  - expect:
+      hintEvents:
+        - { tx: pay, fields: [hash, txs.data] }
+        - { tx: pya, fields: [hash] }
+`)
+    expect(error.issues.map((i) => `${i.field}: ${i.message.split(' (one of')[0]}`)).toEqual([
+      'steps[0].sendPrivateTx.hints[1]: expected a MEV-Share hint',
+      'steps[1].expect.hintEvents[0].fields[1]: expected a hint event field',
+    ])
+    const unknown = await schemaError(`${VALID_HEAD}steps:\n  - expect: { hintEvents: [{ tx: pya, fields: [hash] }] }\n`)
+    expect(unknown.message).toContain('steps[0].expect.hintEvents[0].tx: unknown template "pya" (expected one of: pay)')
+  })
+
   it('YAML syntax errors carry their place', async () => {
     const error = await schemaError('name: x\nsteps:\n  - advance: [1\n')
     expect(error.issues).toHaveLength(1)

@@ -32,6 +32,8 @@ export interface IngestDeps {
    * servers are quiet). Default: right after the current turn, behind the response.
    */
   idle?(): Promise<void>
+  /** Told of every private tx accepted, its trace in the book (the MEV-Share hint stream listens). */
+  onPrivateTx?(trace: BundleTrace): void
   log: Logger
 }
 
@@ -85,7 +87,10 @@ export class BundleIngest {
       ...(submission.preferences && { preferences: submission.preferences }),
     }
     const trace: BundleTrace = { ...newTrace(decoded.bundle, this.arrival(headBlock, options.searcher)), privateTx: terms }
-    if (this.deps.traces.add(trace) === trace) this.checkLater(trace)
+    if (this.deps.traces.add(trace) === trace) {
+      this.checkLater(trace)
+      this.deps.onPrivateTx?.(trace)
+    }
     return { ok: true, hash: decoded.bundle.hash }
   }
 

@@ -2,11 +2,12 @@ import { z } from 'zod'
 import type { Address, Hash, Hex } from 'viem'
 import { address, hash32, hexQuantity, signedTx } from '../protocol/wireRules.js'
 import { strictFields } from '../protocol/strictFields.js'
+import { MEV_SHARE_HINTS } from '../protocol/methods.js'
 import type { PrivateTxSubmission } from './privateTx.js'
 import type { PrivateTxPreferences } from './trace.js'
 
-/** The hints MEV-Share knows (Flashbots' `privacy.hints`); none is honoured yet (README). */
-export const PRIVACY_HINTS = ['calldata', 'contract_address', 'logs', 'function_selector', 'hash', 'tx_hash', 'default_logs', 'full'] as const
+/** The hints MEV-Share knows: what the hint stream shares of the tx (`mevshare/sharing.ts`, README). */
+export const PRIVACY_HINTS = MEV_SHARE_HINTS
 
 /**
  * A block number as Flashbots clients send it: hex (`"0x1b4"`, the documented form) or a
@@ -29,8 +30,8 @@ const refundEntry = strictFields({
 
 /**
  * Flashbots' `preferences` (`{ fast, privacy: { hints, builders }, validity: { refund } }`):
- * type-checked and accepted, not honoured (bundlesim is the only builder and has no
- * MEV-Share yet: README, "Private transactions").
+ * `privacy.hints` decides what the MEV-Share hint stream shares (README, "The MEV-Share hint
+ * stream"); the rest is type-checked and kept on the trace.
  */
 export const privateTxPreferencesSchema = strictFields({
   fast: z.boolean({ error: 'expected a boolean' }).optional(),

@@ -12,6 +12,21 @@ export interface BundlesimConfig {
   /** Stats RPC port; 0 picks a free port. */
   statsPort: number
   /**
+   * MEV-Share hint stream port (SSE at `/`, `/api/v1/history…`); 0 picks a free port, and is
+   * the default when `port` is 0 (a run on free ports takes none of the fixed ones).
+   */
+  mevSharePort: number
+  /** ms between the hint stream's `:ping` comments (the node's 15 s). */
+  mevSharePingMs: number
+  /** Unsent bytes a hint stream reader may have waiting before it is cut as too slow. */
+  mevShareMaxBufferedBytes: number
+  /** Events `/api/v1/history` keeps (a ring: the oldest are forgotten). */
+  mevShareHistorySize: number
+  /** Hint events carry `mevGasPrice` (rounded up), as the node's default `SHARE_MEV_GAS_PRICE=1`. */
+  mevShareMevGasPrice: boolean
+  /** Hint events carry `gasUsed` (rounded up); off as the node's default `SHARE_GAS_USED=0`. */
+  mevShareGasUsed: boolean
+  /**
    * Anvil's port; 0 picks a free port. Anvil is the builder's own node, internal unless
    * `exposeAnvil`: then it is announced, on 8545 unless told otherwise.
    */
@@ -132,6 +147,12 @@ export const DEFAULT_CONFIG: BundlesimConfig = {
   host: '127.0.0.1',
   port: 8645,
   statsPort: 8646,
+  mevSharePort: 8647,
+  mevSharePingMs: 15_000,
+  mevShareMaxBufferedBytes: 1 << 20,
+  mevShareHistorySize: 10_000,
+  mevShareMevGasPrice: true,
+  mevShareGasUsed: false,
   anvilPort: 0,
   exposeAnvil: false,
   clock: 'realtime',
@@ -161,5 +182,6 @@ export function resolveConfig(partial: Partial<BundlesimConfig> = {}): Bundlesim
   const defined = Object.fromEntries(Object.entries(partial).filter(([, v]) => v !== undefined))
   const config = { ...DEFAULT_CONFIG, ...defined }
   if (config.exposeAnvil && partial.anvilPort === undefined) config.anvilPort = EXPOSED_ANVIL_PORT
+  if (config.port === 0 && partial.mevSharePort === undefined) config.mevSharePort = 0
   return config
 }

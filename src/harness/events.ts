@@ -1,5 +1,7 @@
 import { EventEmitter } from 'node:events'
 import type { SlotReport } from '../protocol/slotReport.js'
+import type { BundleTrace } from '../bundle/trace.js'
+import type { MevShareHint } from '../mevshare/hint.js'
 
 /** What a running harness tells whoever listens (tests wait on these instead of sleeping). */
 export interface HarnessEventMap {
@@ -13,6 +15,10 @@ export interface HarnessEventMap {
   anvilDown: [reason: string]
   /** Anvil is back and the builder re-initialised on it. */
   anvilUp: []
+  /** A private tx was accepted (its trace is in the book). */
+  privateTx: [trace: BundleTrace]
+  /** The MEV-Share hint stream sent an event. */
+  hint: [hint: MevShareHint]
 }
 
 /**

@@ -20,6 +20,8 @@ export interface OrderFlow {
   activity: RequestActivity
   /** Holds deferred sender checks during a burst of requests; a slot opens it. */
   checksGate: IdleGate
+  /** Signature recovery off the ingest thread. */
+  recover: SenderRecovery['recover']
 }
 
 export interface OrderFlowOptions {
@@ -58,8 +60,9 @@ export function createOrderFlow({ config, chain, slot, traces, events, shutdown,
     readNonce: (address, blockNumber) => nonceReads.read(address, blockNumber < slot.head.number ? blockNumber : slot.head.number),
     recover: recovery.recover,
     idle: () => checksGate.passed(),
+    onPrivateTx: (trace) => events.emit('privateTx', trace),
     log,
   })
   const mempool = new PublicMempool({ chainId: chain.chainId, blobLimits: chain.blobLimits }, recovery.recover)
-  return { ingest, mempool, activity, checksGate }
+  return { ingest, mempool, activity, checksGate, recover: recovery.recover }
 }

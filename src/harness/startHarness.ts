@@ -14,6 +14,7 @@ import { createOrderFlow } from './orderFlow.js'
 import { createBuilder } from './builder.js'
 import { startRpcServers } from './rpcServers.js'
 import { createPublicView } from './publicView.js'
+import { startMevShare } from './mevShare.js'
 import { HarnessEvents } from './events.js'
 import { Shutdown } from './shutdown.js'
 
@@ -23,6 +24,8 @@ export interface Harness {
   rpcUrl: string
   /** Stats RPC (`svc_getBundleStats`). */
   statsUrl: string
+  /** MEV-Share hint stream (SSE at `/`) and its history (`/api/v1/history…`): the official client's `streamUrl`. */
+  mevShareUrl: string
   anvilUrl: string
   coinbase: Address
   config: BundlesimConfig
@@ -38,7 +41,8 @@ export interface Harness {
 
 /**
  * Starts Anvil and the builder emulator in front of it: the chain, the order flow (bundle
- * ingest, public mempool), the builder, and the two RPC servers, sharing one slot state.
+ * ingest, public mempool), the builder, the MEV-Share hint stream and the two RPC servers,
+ * sharing one slot state.
  *
  * @example
  * const harness = await startHarness({ clock: 'manual', port: 0, statsPort: 0, anvilPort: 0 })
@@ -81,6 +85,7 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
       log.info({ dataDir: config.dataDir, traces: count, resumed: chain.resumed }, `restored ${count} traces from the data dir`)
     }
     const { supervisor, chainId, coinbase } = chain
+    const mevShare = await startMevShare({ config, chain, slot, orders, events, shutdown, log })
     const status = (): HarnessStatus => ({
       clock: config.clock,
       slot: builder.slotsRun(),
@@ -93,6 +98,7 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
       heldChecks: orders.checksGate.heldCount,
       mempoolTxs: orders.mempool.size,
       healthy: supervisor.healthy,
+      mevShareUrl: mevShare.url,
     })
     const view = createPublicView({ config, chain, slot, orders, events, log })
     const servers = await startRpcServers({ config, chain, slot, traces, orders, builder, view, status, events, shutdown, log })
@@ -100,6 +106,7 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
     return {
       rpcUrl: servers.submission.url,
       statsUrl: servers.stats.url,
+      mevShareUrl: mevShare.url,
       anvilUrl: supervisor.url,
       coinbase,
       config,

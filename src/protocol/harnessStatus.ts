@@ -12,4 +12,6 @@ export interface HarnessStatus {
   heldChecks: number
   mempoolTxs: number
   healthy: boolean
+  /** The MEV-Share hint stream (`streamUrl` for `@flashbots/mev-share-client`; its history at `api/v1/history`). */
+  mevShareUrl: string
 }

@@ -137,7 +137,14 @@ export interface GetBundleStatsParams {
   bundle_hash: Hash
 }
 
-/** Flashbots' private-tx preferences: accepted and type-checked, not honoured yet (README). */
+/**
+ * The hints MEV-Share knows (Flashbots' `privacy.hints`; `special_logs` is the reference
+ * node's name for `default_logs`): what the hint stream shares of an order (README, "The
+ * MEV-Share hint stream").
+ */
+export const MEV_SHARE_HINTS = ['calldata', 'contract_address', 'logs', 'function_selector', 'hash', 'tx_hash', 'default_logs', 'special_logs', 'full'] as const
+
+/** Flashbots' private-tx preferences: `privacy.hints` decide what the MEV-Share hint stream shares (README). */
 export interface PrivateTxPreferences {
   fast?: boolean
   privacy?: { hints?: string[]; builders?: string[] }

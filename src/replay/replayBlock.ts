@@ -64,6 +64,7 @@ export async function replayBlock({ forkUrl, block, algorithms }: ReplayOptions)
     clock: 'manual',
     port: 0,
     statsPort: 0,
+    mevSharePort: 0,
     anvilPort: 0,
     slotTimeSeconds: slotSeconds,
     statsDelaySlots: 0,

@@ -9,6 +9,7 @@ import { describeBounds, plainNumber, textMatcher, withinBounds } from './match.
 import { parseEvent, type BalanceExpectation, type Bounds, type BundleExpectation, type CallBundleStep, type EventExpectation, type ExpectStep } from './schema.js'
 import { formatPath, type Path } from './sourceMap.js'
 import { formatAmount } from './units.js'
+import { hintEventMismatches } from './hintEvents.js'
 
 /** Collects the failed checks of one step, each at its own place in the file. */
 export class Failures {
@@ -203,6 +204,9 @@ export async function checkExpectations(context: RunContext, expected: ExpectSte
   }
   for (const [template, events] of Object.entries(expected.events ?? {})) await checkEvents(context, failures, template, events)
   if (expected.block) await checkBlock(context, failures, expected.block)
+  if (expected.hintEvents) {
+    for (const { path, expected: wanted, actual } of await hintEventMismatches(context, expected.hintEvents)) failures.add(path, wanted, actual)
+  }
   return failures.list
 }
 

@@ -180,6 +180,7 @@ export function checkReferences(scenario: Scenario, codes: ReadonlyMap<string, C
       e.block?.txs?.forEach((name, j) => template(name, [...at, 'block', 'txs', j]))
       e.block?.mempoolTxs?.forEach((name, j) => template(name, [...at, 'block', 'mempoolTxs', j]))
       builderName(e.block?.winner, [...at, 'block', 'winner'])
+      e.hintEvents?.forEach((event, j) => template(event.tx, [...at, 'hintEvents', j, 'tx']))
     }
   })
   return issues

@@ -62,6 +62,7 @@ export function harnessConfig(loaded: LoadedScenario, overrides: Partial<Bundles
     clock: 'manual',
     port: 0,
     statsPort: 0,
+    mevSharePort: 0,
     anvilPort: 0,
     logLevel: 'silent',
     ...scenarioChain(loaded, snapshot),

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { parseAbiItem, type AbiEvent, type AbiFunction } from 'viem'
 import { BUNDLE_STATES } from '../protocol/bundleStates.js'
+import { MEV_SHARE_HINTS } from '../protocol/methods.js'
 import { address, hash32, hexBytes } from '../protocol/wireRules.js'
 import { AMOUNT_HINT, parseAmount } from './units.js'
 
@@ -304,10 +305,17 @@ const submitEndOfBlock = strict(
   { txs: eobTxs, blockNumber: eobBlock, revertingTxHashes, targetPools: z.array(addressRef).optional(), replacementUuid, replacementSeqNumber, as, expectError },
   'an end-of-block bundle { txs, targetPools?, … }',
 )
-/** eth_sendPrivateTransaction: a template's signed tx, kept private until it lands; `as` names it for expectations (its trace is keyed by its tx hash). */
+/**
+ * eth_sendPrivateTransaction: a template's signed tx, kept private until it lands; `as` names it
+ * for expectations (its trace is keyed by its tx hash); `hints` (MEV-Share's names) share it on
+ * the hint stream.
+ */
+const hints = z.array(z.enum(MEV_SHARE_HINTS, { error: `expected a MEV-Share hint (one of: ${MEV_SHARE_HINTS.join(', ')})` }), {
+  error: expecting('a list of MEV-Share hints'),
+})
 const sendPrivateTx = shorthand(
   'tx',
-  strict({ tx: name('a template'), maxBlockNumber: eobBlock, as, expectError }, '{ tx, maxBlockNumber?, as? } or a template name'),
+  strict({ tx: name('a template'), maxBlockNumber: eobBlock, hints: hints.optional(), as, expectError }, '{ tx, maxBlockNumber?, hints?, as? } or a template name'),
 )
 /** Titan's eth_sendBlobs: blob templates at one nonce (permutations); `as` names each one's trace, in order. */
 const sendBlobs = strict(
@@ -390,6 +398,20 @@ const eventExpectation = strict(
   }
 })
 
+/** The fields one hint event may carry: its own keys, and `txs.<key>` for the keys of its txs. */
+export const HINT_EVENT_FIELDS = ['hash', 'logs', 'txs.hash', 'txs.to', 'txs.functionSelector', 'txs.callData', 'mevGasPrice', 'gasUsed'] as const
+
+/** One event of the MEV-Share hint stream: the private tx it announces (a template) and exactly the fields it carries. */
+const hintEventExpectation = strict(
+  {
+    tx: name('a template'),
+    fields: z.array(z.enum(HINT_EVENT_FIELDS, { error: `expected a hint event field (one of: ${HINT_EVENT_FIELDS.join(', ')})` }), {
+      error: expecting('a list of hint event fields'),
+    }),
+  },
+  '{ tx, fields }',
+)
+
 const blockExpectation = strict(
   {
     bundles: z.array(name('a bundle id')).optional(),
@@ -413,8 +435,9 @@ const expect = strict(
       .record(name('a template'), z.preprocess((v) => (Array.isArray(v) ? v : [v]), z.array(eventExpectation)), { error: expecting('a mapping of template names to events') })
       .optional(),
     block: blockExpectation.optional(),
+    hintEvents: z.array(hintEventExpectation, { error: expecting('a list of { tx, fields }: every hint event so far, in order') }).optional(),
   },
-  '{ bundles?, balances?, receipts?, events?, block? }',
+  '{ bundles?, balances?, receipts?, events?, block?, hintEvents? }',
 )
 
 const callResultExpectation = strict(
@@ -494,6 +517,7 @@ export type SendPrivateTxStep = z.output<typeof sendPrivateTx>
 export type SendBlobsStep = z.output<typeof sendBlobs>
 export type CallBundleStep = z.output<typeof callBundle>
 export type ExpectStep = z.output<typeof expect>
+export type HintEventExpectation = z.output<typeof hintEventExpectation>
 export type BundleExpectation = z.output<typeof bundleExpectation>
 export type BalanceExpectation = z.output<typeof balanceExpectation>
 export type EventExpectation = z.output<typeof eventExpectation>

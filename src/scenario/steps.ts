@@ -119,7 +119,11 @@ async function submit(context: RunContext, b: SubmitStep | BoostStep | EndOfBloc
 async function sendPrivateTx(context: RunContext, p: SendPrivateTxStep, at: Path): Promise<ScenarioFailure[]> {
   const [tx] = await rawTxs(context, [p.tx])
   const head = await headStatus(context)
-  const params: SendPrivateTransactionParams = { tx: tx!, ...(p.maxBlockNumber !== undefined && { maxBlockNumber: numberToHex(resolveRef(p.maxBlockNumber, head.blockNumber)) }) }
+  const params: SendPrivateTransactionParams = {
+    tx: tx!,
+    ...(p.maxBlockNumber !== undefined && { maxBlockNumber: numberToHex(resolveRef(p.maxBlockNumber, head.blockNumber)) }),
+    ...(p.hints && { preferences: { privacy: { hints: p.hints } } }),
+  }
   const { result, failures } = await callExpecting(context, at, 'sendPrivateTx', p.expectError, () => context.client.request('eth_sendPrivateTransaction', [params]))
   if (result && p.as !== undefined) context.bundles.set(p.as, result)
   return failures

@@ -162,6 +162,12 @@ export class TemplateSigner {
     return this.names.get(hash.toLowerCase() as Hash)
   }
 
+  /** The template whose tx hash passes the test (e.g. it hashes to a hint event's hash), if any. */
+  templateWhere(test: (hash: Hash) => boolean): string | undefined {
+    for (const [hash, name] of this.names) if (test(hash)) return name
+    return undefined
+  }
+
   private async signNew(name: string): Promise<SignedTx> {
     const { templates, accounts, codes, book, chainId, nonces } = this.context
     const template = templates[name]!

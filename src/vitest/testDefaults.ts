@@ -5,6 +5,7 @@ export const TEST_HARNESS_DEFAULTS: Partial<BundlesimConfig> = {
   clock: 'manual',
   port: 0,
   statsPort: 0,
+  mevSharePort: 0,
   anvilPort: 0,
   statsDelaySlots: 0,
   logLevel: 'silent',

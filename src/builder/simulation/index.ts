@@ -6,4 +6,5 @@
 export { simulateManyTopOfBlock, simulateTopOfBlock } from './topOfBlock.js'
 export { simulateByCalls } from './byCalls.js'
 export { blockValueByCalls } from './blockValueByCalls.js'
+export { simulateWithLogs, type LoggedSimulation, type LoggedTx, type SimulatedLog } from './withLogs.js'
 export type { BlockItem, SimulatedBundle, SimulationCounts, SimulationResult } from './types.js'
