@@ -22,6 +22,8 @@ export type ExecutionFailure =
   | { kind: 'SponsorshipNotCovered'; sponsoredWei: bigint; gasWei: bigint; grossPaymentWei: bigint }
   | { kind: 'RefundNotPositive'; rewardWei: bigint; percent: number; payoutGasWei: bigint }
   | { kind: 'RefundNotCovered'; rewardWei: bigint; payoutWei: bigint; bundleValueWei: bigint }
+  /** A MEV-Share refund to `to` smaller than the gas of the builder tx that would pay it. */
+  | { kind: 'RefundBelowPayoutGas'; to: Address; refundWei: bigint; payoutGasWei: bigint }
 
 /** What a slot decided against a bundle (its rules: window, cutoffs, choice of block, auction). */
 export type SlotFailure =
@@ -43,6 +45,10 @@ export type SlotFailure =
   | { kind: 'PrivateTxRetried'; block: bigint; outcome: string; maxBlockNumber: number }
   /** An eth_sendBlobs permutation whose sibling landed: no block is tried any more. */
   | { kind: 'PermutationLanded'; block: bigint; hash: Hash; outcome: string }
+  /** A MEV-Share backrun whose user tx is no longer tried (`why`: cancelled, expired, invalid…). */
+  | { kind: 'BackrunTargetGone'; target: Hash; why: string }
+  /** A MEV-Share backrun whose user tx landed in `block` without it (alone, or with the backrun `by`). */
+  | { kind: 'BackrunTargetLandedWithout'; target: Hash; block: bigint; by: Hash | null }
   /** A private tx that did not land by its `maxBlockNumber`: no block is tried any more. */
   | { kind: 'PrivateTxExpired'; block: bigint; outcome: string; maxBlockNumber: number }
 
@@ -87,6 +93,12 @@ export function failureMessage(failure: BundleFailure): string {
       return `refund payout not positive: ${failure.percent}% of reward ${eth(failure.rewardWei)} does not exceed the payout's gas cost ${eth(failure.payoutGasWei)}`
     case 'RefundNotCovered':
       return `refund payout ${eth(failure.payoutWei)} exceeds bundle value ${eth(failure.bundleValueWei)} (shortfall ${eth(failure.payoutWei - failure.bundleValueWei)}; reward ${eth(failure.rewardWei)})`
+    case 'RefundBelowPayoutGas':
+      return `refund to ${failure.to} of ${eth(failure.refundWei)} does not cover the gas of the builder tx paying it (${eth(failure.payoutGasWei)})`
+    case 'BackrunTargetGone':
+      return `backrun of ${failure.target}: the user tx ${failure.why}; this backrun is tried no more`
+    case 'BackrunTargetLandedWithout':
+      return `backrun of ${failure.target}: the user tx landed in block ${failure.block} ${failure.by ? `with another backrun, ${failure.by}, worth more to the block` : 'without any backrun (the block was worth more that way)'}; this backrun is tried no more`
     case 'OutsideTimestampWindow':
       return `block ${failure.block} timestamp ${failure.timestamp} is outside the bundle's window [${failure.minTimestamp ?? '-'}, ${failure.maxTimestamp ?? '-'}]`
     case 'ArrivedAfterSimulationCutoff':

@@ -1,12 +1,15 @@
 import type { BundleState, StatusCase } from '../protocol/bundleStates.js'
 import type { BundleStats } from '../protocol/bundleStats.js'
 import type { BundleTrace } from './trace.js'
+import type { RefundPayout } from './builderPayments.js'
 
 export function formatStatus(state: BundleState, statusCase: StatusCase): string {
   return statusCase === 'pascal' ? state : state.toLowerCase()
 }
 
 export function toBundleStats(trace: BundleTrace, statusCase: StatusCase): BundleStats {
+  const payout = ({ recipient, amountWei, payoutHash }: RefundPayout) => ({ recipient, amount: amountWei.toString(), txHash: payoutHash })
+  const { refunds } = trace.builderPayments
   return {
     status: formatStatus(trace.state, statusCase),
     builderPayment: (trace.builderPayment > 0n ? trace.builderPayment : 0n).toString(),
@@ -21,10 +24,7 @@ export function toBundleStats(trace: BundleTrace, statusCase: StatusCase): Bundl
     maxTimestamp: trace.bundle.maxTimestamp ?? null,
     searcher: trace.searcher,
     sponsorships: trace.builderPayments.sponsorships.map((s) => ({ txHash: s.txHash, amount: s.amountWei.toString() })),
-    refund: trace.builderPayments.refund && {
-      recipient: trace.builderPayments.refund.recipient,
-      amount: trace.builderPayments.refund.amountWei.toString(),
-      txHash: trace.builderPayments.refund.payoutHash,
-    },
+    refund: trace.builderPayments.refund && payout(trace.builderPayments.refund),
+    ...(refunds && { refunds: refunds.map(payout) }),
   }
 }

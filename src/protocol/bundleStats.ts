@@ -19,6 +19,8 @@ export interface BundleStats {
   sponsorships: Array<{ txHash: Hash; amount: string }>
   /** Extra: the refund paid to the recipient (decimal wei), or null. */
   refund: { recipient: string; amount: string; txHash: Hash } | null
+  /** Extra, MEV-Share bundles only: every refund payout, one per recipient (`refund` is the first). */
+  refunds?: Array<{ recipient: string; amount: string; txHash: Hash }>
 }
 
 /** One builder's moment in `flashbots_getBundleStatsV2` (ISO time). */

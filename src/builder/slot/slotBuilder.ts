@@ -21,7 +21,8 @@ import { buildDecision } from './buildDecision.js'
 import { assembleCandidates } from './candidates.js'
 import { eligibility } from './eligibility.js'
 import { placeEndOfBlock, type EndOfBlockBundle, type EndOfBlockVerdict } from './endOfBlock.js'
-import { bundleOutcomes, type BundleOutcome } from './outcomes.js'
+import { backrunTargetGone, settleBackruns } from './backruns.js'
+import { bundleOutcomes, paymentsOf, type BundleOutcome } from './outcomes.js'
 import { slotReport, slotSummary, staleMempoolTxs } from './report.js'
 
 /** Coinbase of the competing builder whose block is mined when we lose the auction. */
@@ -148,6 +149,9 @@ export class SlotBuilder {
     const mined = won ? await this.commit(parent, timestamp, best) : await this.mineCompetitorBlock(parent, timestamp, pool)
     timings.mineMs = performance.now() - mark
     for (const outcome of bundleOutcomes(simulated, { candidates, best, mined, won, competitorBid })) this.record(outcome, mined.number, buildTime)
+    const backruns = settleBackruns(this.taken, mined)
+    for (const trace of backruns.landedInBackrun) traces.landedInBackrun(trace, mined.number)
+    for (const { trace, failure } of backruns.orphaned) traces.backrunOrphaned(trace, failure)
     mempool.remove(mined.txs.keys())
     mempool.remove(staleMempoolTxs(best))
 
@@ -182,6 +186,12 @@ export class SlotBuilder {
     const endOfBlock: EndOfBlockBundle[] = []
     for (const trace of pending.sort((a, b) => a.sequence - b.sequence)) {
       if (trace.state !== 'Received' || !trace.live) continue
+      const backrunOf = trace.bundle.mevShare?.backrunOf
+      const orphaned = backrunOf && backrunTargetGone(trace, traces.get(backrunOf))
+      if (orphaned) {
+        traces.backrunOrphaned(trace, orphaned)
+        continue
+      }
       const verdict = eligibility(trace, { block, timestamp, cutoffs })
       if (verdict.eligible) (trace.bundle.endOfBlock ? endOfBlock : eligible).push({ trace, msIntoSlot: verdict.msIntoSlot })
       else traces.notSimulated(trace, verdict.failure)
@@ -195,8 +205,8 @@ export class SlotBuilder {
         traces.simulationFailed(trace, sim.failure, buildTime)
         continue
       }
-      const { builderPayment, sponsorships, refund } = sim
-      traces.simulationPassed(trace, { simulatedAt: buildTime, builderPayment, builderPayments: { sponsorships, refund }, gasUsed: sim.gasUsed })
+      const { builderPayment } = sim
+      traces.simulationPassed(trace, { simulatedAt: buildTime, builderPayment, builderPayments: paymentsOf(sim), gasUsed: sim.gasUsed })
       const notBuilt = buildDecision({ msIntoSlot, boosted: trace.bundle.boosted, builderPayment }, block, cutoffs)
       if (!notBuilt) simulated.push({ trace, builderPayment, gasUsed: sim.gasUsed })
       else if (notBuilt.kind === 'ArrivedAfterBuildCutoff') traces.tooLate(trace, notBuilt)
