@@ -1,5 +1,4 @@
 import type { Address, Hex } from 'viem'
-import type { ChainClient } from '../chain/chainClient.js'
 import { decodeBundle } from '../bundle/decode.js'
 import { recoverSenders } from '../bundle/verifySenders.js'
 import { BlockStateDiff, tracerPerTx } from '../builder/execution/stateDiff.js'
