@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { Wallet } from 'ethers'
-import MevShareClient from '@flashbots/mev-share-client'
+import MevShareClientModule from '@flashbots/mev-share-client'
 import { concat, keccak256, parseEther, parseGwei, type Address, type Hash, type Hex } from 'viem'
 import { generatePrivateKey } from 'viem/accounts'
 import { matchingHashOf } from '../src/mevshare/hashes.js'
@@ -18,8 +18,11 @@ const SEARCHER_TX_KEYS = [DEV_KEYS[2], DEV_KEYS[3]] as const
 const AUTH = generatePrivateKey()
 const REVERTER: Address = '0x00000000000000000000000000000000000000bb'
 
+// The package is CommonJS: its class is the default export, or that export's `default` under native ESM.
+const MevShareClient = ('default' in MevShareClientModule ? MevShareClientModule.default : MevShareClientModule) as typeof MevShareClientModule.default
+
 const clientOf = (authKey: Hex = AUTH) =>
-  new MevShareClient(new Wallet(authKey), { name: 'bundlesim', chainId: 31337, streamUrl: 'http://127.0.0.1:1', apiUrl: harness.rpcUrl })
+  new MevShareClient(new Wallet(authKey) as never, { streamUrl: 'http://127.0.0.1:1', apiUrl: harness.rpcUrl })
 const head = async () => BigInt(await call(harness.rpcUrl, 'eth_blockNumber'))
 const nonceOf = async (key: Hex) => Number(await call(harness.rpcUrl, 'eth_getTransactionCount', [addressOf(key), 'latest']))
 const balanceAt = async (address: Address, block: bigint) => BigInt(await call(harness.rpcUrl, 'eth_getBalance', [address, `0x${block.toString(16)}`]))
@@ -68,7 +71,7 @@ describe('MEV-Share backruns', () => {
     expect(BigInt(searcher.blockNumber)).toBe(next)
     expect(Number(searcher.transactionIndex)).toBe(Number(user.transactionIndex) + 1)
 
-    const traced = await stats(harness, bundleHash)
+    const traced = await stats(harness, bundleHash as Hash)
     expect(traced).toMatchObject({ status: 'landed', blockNumber: Number(next), error: null, refund: { recipient: addressOf(USER) } })
     const payout = await receipt(traced.refund.txHash)
     expect(Number(payout.transactionIndex)).toBe(Number(searcher.transactionIndex) + 1)
@@ -102,7 +105,7 @@ describe('MEV-Share backruns', () => {
 
     const receipts = await Promise.all([txHash, keccak256(first), keccak256(second)].map(receipt))
     expect(receipts.map((r) => Number(r.transactionIndex))).toEqual([0, 1, 2].map((i) => Number(receipts[0].transactionIndex) + i))
-    const traced = await stats(harness, bundleHash)
+    const traced = await stats(harness, bundleHash as Hash)
     expect(traced.status).toBe('landed')
     const block = await call(harness.rpcUrl, 'eth_getBlockByNumber', [receipts[0].blockNumber, false])
     const gas = 21_000n * BigInt(block.baseFeePerGas)
@@ -125,14 +128,14 @@ describe('MEV-Share backruns', () => {
     const { bundleHash: winner } = await clientOf(generatePrivateKey()).sendBundle({ inclusion, body: [{ hash: eventHash }, { tx: rich, canRevert: false }] })
     await harness.advanceSlot()
 
-    expect(await stats(harness, winner)).toMatchObject({ status: 'landed', blockNumber: Number(next) })
-    const lost = await stats(harness, loser)
+    expect(await stats(harness, winner as Hash)).toMatchObject({ status: 'landed', blockNumber: Number(next) })
+    const lost = await stats(harness, loser as Hash)
     expect(lost.status).not.toBe('landed')
     expect(lost.error).toBe(`backrun of ${txHash}: the user tx landed in block ${next} with another backrun, ${winner}, worth more to the block; this backrun is tried no more`)
     expect(await call(harness.rpcUrl, 'eth_getTransactionReceipt', [keccak256(cheap)])).toBeNull()
     // Not tried again in the next block.
     await harness.advanceSlot()
-    expect((await stats(harness, loser)).error).toBe(lost.error)
+    expect((await stats(harness, loser as Hash)).error).toBe(lost.error)
     expect(await call(harness.rpcUrl, 'eth_getTransactionReceipt', [keccak256(cheap)])).toBeNull()
   })
 
@@ -144,7 +147,7 @@ describe('MEV-Share backruns', () => {
     expect((await signedRpc(harness.rpcUrl, 'eth_cancelPrivateTransaction', [{ txHash }], USER)).body.result).toBe(true)
     await harness.advanceSlot()
 
-    expect(await stats(harness, bundleHash)).toMatchObject({
+    expect(await stats(harness, bundleHash as Hash)).toMatchObject({
       status: 'received',
       error: `backrun of ${txHash}: the user tx was cancelled (eth_cancelPrivateTransaction); this backrun is tried no more`,
     })
@@ -163,7 +166,7 @@ describe('MEV-Share backruns', () => {
     const { bundleHash } = await clientOf().sendBundle({ inclusion: { block: Number(next), maxBlock: Number(next) + 3 }, body: [{ hash: eventHash }, { tx: reverting, canRevert: false }] })
     const [report] = await harness.advanceSlot()
     expect(await stats(harness, txHash)).toMatchObject({ status: 'landed', blockNumber: report!.blockNumber })
-    expect(await stats(harness, bundleHash)).toMatchObject({
+    expect(await stats(harness, bundleHash as Hash)).toMatchObject({
       status: 'simulationfail',
       error: `backrun of ${txHash}: the user tx landed in block ${next} without any backrun (the block was worth more that way); this backrun is tried no more`,
     })

@@ -97,7 +97,7 @@ describe("decodeShareBundle: the node's bundle rules", () => {
   const inclusion = { block: 11n }
 
   it('hashes as the node does, a { hash } counting as the event hash it names; the user tx goes first, refunded 90%', async () => {
-    const [userRaw, a, b] = await Promise.all([0, 1, 2].map((nonce) => signTx({ key: DEV_KEYS[0], nonce })))
+    const [userRaw, a, b] = await Promise.all([signTx({ key: DEV_KEYS[0], nonce: 0 }), signTx({ key: DEV_KEYS[0], nonce: 1 }), signTx({ key: DEV_KEYS[0], nonce: 2 })])
     const user = { raw: userRaw, hash: keccak256(userRaw), nonce: 0, gas: 21_000n, maxFeePerGas: 1n, maxPriorityFeePerGas: 1n, value: 1n, to: null, index: 0 } satisfies BundleTx
     const eventHash = matchingHashOf(user.hash)
     const target: SharedTarget = { tx: user, targetBlock: 11n, maxBlock: 13n, refundConfig: [] }
