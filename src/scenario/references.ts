@@ -126,10 +126,23 @@ export function checkReferences(scenario: Scenario, codes: ReadonlyMap<string, C
       }
     } else if (step.sendPrivateTx) {
       template(step.sendPrivateTx.tx, [...at, 'tx'])
+      step.sendPrivateTx.refund?.forEach((r, j) => address(r.address, [...at, 'refund', j, 'address']))
       const id = step.sendPrivateTx.as
       if (id !== undefined) {
         if (bundles.has(id)) issue([...at, 'as'], `bundle id "${id}" is already taken (expected a new name)`)
         bundles.add(id)
+      }
+    } else if (step.cancelPrivateTx) {
+      bundle(step.cancelPrivateTx.tx, [...at, 'tx'])
+    } else if (step.mevSendBundle) {
+      const m = step.mevSendBundle
+      if (m.backrun !== undefined) bundle(m.backrun, [...at, 'backrun'])
+      m.txs.forEach((ref, j) => txOrRaw(ref, [...at, 'txs', j]))
+      m.canRevert?.forEach((ref, j) => txOrHash(ref, [...at, 'canRevert', j]))
+      m.refundConfig?.forEach((r, j) => address(r.address, [...at, 'refundConfig', j, 'address']))
+      if (m.as !== undefined) {
+        if (bundles.has(m.as)) issue([...at, 'as'], `bundle id "${m.as}" is already taken (expected a new name)`)
+        bundles.add(m.as)
       }
     } else if (step.cancel) {
       step.cancel.cancelled?.forEach((id, j) => bundle(id, [...at, 'cancelled', j]))
