@@ -71,7 +71,7 @@ describe('scenario schema errors: file:line:column: field: problem (expected …
   it('a misspelt step kind is refused once, naming the kinds', async () => {
     const error = await schemaError(`${VALID_HEAD}steps:\n  - sumbit: { txs: [pay] }\n`)
     expect(error.issues).toHaveLength(1)
-    expect(error.message).toBe('bad.yaml:8:5: steps[0].sumbit: unknown field (expected one of: submit, boost, submitEndOfBlock, sendPrivateTx, cancel, sendTx, replayBlock, advance, timeInSlot, competitorBid, callBundle, expect)')
+    expect(error.message).toBe('bad.yaml:8:5: steps[0].sumbit: unknown field (expected one of: submit, boost, submitEndOfBlock, sendPrivateTx, cancelPrivateTx, mevSendBundle, cancel, sendTx, replayBlock, advance, timeInSlot, competitorBid, callBundle, expect)')
   })
 
   it('two kinds in one step, or none, are refused', async () => {
