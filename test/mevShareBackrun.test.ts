@@ -172,6 +172,19 @@ describe('MEV-Share backruns', () => {
     })
   })
 
+  it('a backrun whose user tx expires (it reverts until its maxBlockNumber) says the user tx is tried no more', async () => {
+    await setCode(harness, REVERTER, REVERTER_CODE)
+    const next = (await head()) + 1n
+    const doomed = await signTx({ key: USER, nonce: await nonceOf(USER), to: REVERTER, data: '0x01' })
+    const txHash = (await signedRpc<Hash>(harness.rpcUrl, 'eth_sendPrivateTransaction', [{ tx: doomed, maxBlockNumber: `0x${next.toString(16)}`, preferences: { privacy: { hints: ['hash'] } } }], USER)).body.result!
+    const backrun = await backrunTx(SEARCHER_TX_KEYS[0], parseEther('0.01'))
+    const { bundleHash } = await clientOf().sendBundle({ inclusion: { block: Number(next), maxBlock: Number(next) + 5 }, body: [{ hash: matchingHashOf(txHash) }, { tx: backrun, canRevert: false }] })
+    await harness.advanceSlot()
+    const traced = await stats(harness, bundleHash as Hash)
+    expect(traced.error).toMatch(new RegExp(`^backrun of ${txHash}: the user tx is no longer tried \\(not included by maxBlockNumber ${next} \\(block ${next}: simulationfail \\(BundleRevert`))
+    expect(await call(harness.rpcUrl, 'eth_getTransactionReceipt', [keccak256(backrun)])).toBeNull()
+  })
+
   it('mev_simBundle through simulateBundle: success, profit, refundableValue and gasUsed of the bundle on the head state', async () => {
     const key = SEARCHER_TX_KEYS[0]
     const bribe = parseEther('0.005')

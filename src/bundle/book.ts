@@ -1,6 +1,6 @@
 import type { Hash } from 'viem'
 import type { BuilderPayments } from './builderPayments.js'
-import { failureMessage, type BundleFailure, type BundleProblem, type ExecutionFailure, type SlotFailure, type WithdrawalReason } from './failure.js'
+import { failureMessage, type BundleFailure, type CarryLimit, type BundleProblem, type ExecutionFailure, type SlotFailure, type WithdrawalReason } from './failure.js'
 import type { BundleTrace, PrivateTxTerms, TraceLookup } from './trace.js'
 import { BUNDLE_STATES, type BundleState } from '../protocol/bundleStates.js'
 
@@ -77,6 +77,7 @@ export class BundleBook {
    * and no later block tries it.
    */
   backrunOrphaned(trace: BundleTrace, failure: Extract<SlotFailure, { kind: 'BackrunTargetGone' | 'BackrunTargetLandedWithout' }>): void {
+    if (trace.state === 'Landed') return
     trace.error = failureMessage(failure)
     trace.live = false
     this.privateTxs.delete(trace.bundle.hash)
@@ -214,7 +215,7 @@ export class BundleBook {
         continue
       }
       if (trace.bundle.targetBlock !== block) continue
-      const { maxBlockNumber, cancelled, permutations } = terms
+      const { maxBlockNumber, cancelled, permutations, limit } = terms
       const outcome = `${trace.state.toLowerCase()}${trace.error === null ? '' : ` (${trace.error})`}`
       const landed = permutations?.map((sibling) => this.traces.get(sibling)).find((sibling) => sibling?.state === 'Landed')
       if (landed) {
@@ -228,7 +229,7 @@ export class BundleBook {
         this.privateTxs.delete(hash)
         this.unindex(trace)
         trace.live = false
-        trace.error = failureMessage(cancelled ? { kind: 'Cancelled' } : { kind: 'PrivateTxExpired', block, outcome, maxBlockNumber })
+        trace.error = failureMessage(cancelled ? { kind: 'Cancelled' } : { kind: 'PrivateTxExpired', block, outcome, maxBlockNumber, limit })
         continue
       }
       this.unindex(trace)
@@ -236,7 +237,7 @@ export class BundleBook {
       Object.assign(trace, {
         bundle: { ...trace.bundle, targetBlock: block + 1n },
         state: 'Received',
-        error: failureMessage({ kind: 'PrivateTxRetried', block, outcome, maxBlockNumber }),
+        error: failureMessage({ kind: 'PrivateTxRetried', block, outcome, maxBlockNumber, limit }),
         revertingHash: null,
         builderPayment: 0n,
         submittedAt: null,
@@ -388,8 +389,8 @@ export class BundleBook {
 }
 
 /** The terms a trace is carried block to block by: a private tx's, or a MEV-Share bundle's inclusion range. */
-function carried(trace: BundleTrace): Pick<PrivateTxTerms, 'maxBlockNumber' | 'cancelled' | 'permutations'> | undefined {
+function carried(trace: BundleTrace): (Pick<PrivateTxTerms, 'maxBlockNumber' | 'cancelled' | 'permutations'> & { limit?: CarryLimit }) | undefined {
   if (trace.privateTx) return trace.privateTx
-  if (trace.bundle.mevShare) return { maxBlockNumber: Number(trace.bundle.mevShare.maxBlock) }
+  if (trace.bundle.mevShare) return { maxBlockNumber: Number(trace.bundle.mevShare.maxBlock), limit: 'inclusion.maxBlock' }
   return undefined
 }

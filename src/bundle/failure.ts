@@ -42,7 +42,7 @@ export type SlotFailure =
   | { kind: 'SlotAborted'; block: bigint; reason: string }
   | { kind: 'ChainReplaced'; why: string; targetBlock: bigint }
   /** A private tx that did not land in `block`: tried again in the next one. */
-  | { kind: 'PrivateTxRetried'; block: bigint; outcome: string; maxBlockNumber: number }
+  | { kind: 'PrivateTxRetried'; block: bigint; outcome: string; maxBlockNumber: number; limit?: CarryLimit }
   /** An eth_sendBlobs permutation whose sibling landed: no block is tried any more. */
   | { kind: 'PermutationLanded'; block: bigint; hash: Hash; outcome: string }
   /** A MEV-Share backrun whose user tx is no longer tried (`why`: cancelled, expired, invalid…). */
@@ -50,7 +50,10 @@ export type SlotFailure =
   /** A MEV-Share backrun whose user tx landed in `block` without it (alone, or with the backrun `by`). */
   | { kind: 'BackrunTargetLandedWithout'; target: Hash; block: bigint; by: Hash | null }
   /** A private tx that did not land by its `maxBlockNumber`: no block is tried any more. */
-  | { kind: 'PrivateTxExpired'; block: bigint; outcome: string; maxBlockNumber: number }
+  | { kind: 'PrivateTxExpired'; block: bigint; outcome: string; maxBlockNumber: number; limit?: CarryLimit }
+
+/** The field that bounds a carried order's blocks: a private tx's `maxBlockNumber`, a MEV-Share bundle's `inclusion.maxBlock`. */
+export type CarryLimit = 'maxBlockNumber' | 'inclusion.maxBlock'
 
 /** Why a pending bundle was taken out of building before its block. */
 export type WithdrawalReason =
@@ -126,11 +129,11 @@ export function failureMessage(failure: BundleFailure): string {
     case 'ChainReplaced':
       return `not built: ${failure.why} before block ${failure.targetBlock}; resubmit it for the new chain`
     case 'PrivateTxRetried':
-      return `block ${failure.block}: ${failure.outcome}; considered again for block ${failure.block + 1n} (until maxBlockNumber ${failure.maxBlockNumber})`
+      return `block ${failure.block}: ${failure.outcome}; considered again for block ${failure.block + 1n} (until ${failure.limit ?? 'maxBlockNumber'} ${failure.maxBlockNumber})`
     case 'PermutationLanded':
       return `another permutation ${failure.hash} landed in block ${failure.block}: this one is tried no more (block ${failure.block}: ${failure.outcome})`
     case 'PrivateTxExpired':
-      return `not included by maxBlockNumber ${failure.maxBlockNumber} (block ${failure.block}: ${failure.outcome})`
+      return `not included by ${failure.limit ?? 'maxBlockNumber'} ${failure.maxBlockNumber} (block ${failure.block}: ${failure.outcome})`
     case 'Cancelled':
       return 'cancelled'
     case 'Replaced':

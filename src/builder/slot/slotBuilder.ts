@@ -155,7 +155,13 @@ export class SlotBuilder {
     mempool.remove(mined.txs.keys())
     mempool.remove(staleMempoolTxs(best))
 
+    // Backruns whose user tx is tried no more after this block (it expired) say so, not merely that they expired.
+    const backrunsCarried = this.taken.filter((t) => t.live && t.state !== 'Landed' && t.bundle.mevShare?.backrunOf)
     traces.closeBlock(blockNumber)
+    for (const trace of backrunsCarried) {
+      const gone = backrunTargetGone(trace, traces.get(trace.bundle.mevShare!.backrunOf!))
+      if (gone) traces.backrunOrphaned(trace, gone)
+    }
     this.deps.slot.advanceTo({ number: mined.number, timestamp: mined.timestamp, hash: mined.hash })
     this.minedHere = mined.hash
     traces.expire(clock.nowSeconds())
