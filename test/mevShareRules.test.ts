@@ -68,8 +68,18 @@ describe('backruns in the slot', () => {
     expect(backrunTargetGone(backrun, undefined)).toMatchObject({ kind: 'BackrunTargetGone', why: expect.stringMatching(/no longer known/) })
     expect(backrunTargetGone(backrun, { ...target, state: 'Landed', blockNumber: 4n })).toMatchObject({ why: 'landed in block 4 without this backrun' })
     expect(backrunTargetGone(backrun, { ...target, privateTx: { maxBlockNumber: 9, cancelled: true }, live: false })).toMatchObject({ why: expect.stringMatching(/cancelled/) })
-    expect(backrunTargetGone(backrun, { ...target, live: false, error: 'not included by maxBlockNumber 9' })).toMatchObject({ why: 'is no longer tried (not included by maxBlockNumber 9)' })
-    expect(backrunTargetGone(backrun, { ...target, state: 'Invalid', error: 'bad signature' })).toMatchObject({ why: 'is invalid (bad signature)' })
+    const expired = { ...target, bundle: { ...target.bundle, targetBlock: 9n }, live: false, error: 'not included by maxBlockNumber 9 (block 9: simulationfail (BundleRevert. Reverting Hash: 0x…))' }
+    expect(backrunTargetGone(backrun, expired)).toMatchObject({ why: 'expired: not included by its maxBlockNumber 9' })
+    expect(backrunTargetGone(backrun, { ...target, live: false })).toMatchObject({ why: 'is no longer tried' })
+    // Nothing of the user's own trace (its sender, its revert) is repeated in the searcher's.
+    expect(backrunTargetGone(backrun, { ...target, state: 'Invalid', error: 'txs[0]: nonce 3 of 0xabc already used' })).toMatchObject({ why: 'is invalid (the builder refused it)' })
+  })
+
+  it('a backrun names its user tx by the event hash it was sent with, never by the raw tx hash', () => {
+    const backrun = backrunOf(2, 1)
+    backrun.bundle.mevShare!.backrunEventHash = hash(77)
+    expect(backrunTargetGone(backrun, undefined)).toMatchObject({ target: hash(77) })
+    expect(settleBackruns([backrun], { number: 5n, txs: new Map([[hash(1), {}]]) }).orphaned[0]!.failure).toMatchObject({ target: hash(77), by: null })
   })
 
   it('settles the mined block: the landed backrun wins, the others lose naming it, the user tx is landed', () => {

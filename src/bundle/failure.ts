@@ -45,7 +45,7 @@ export type SlotFailure =
   | { kind: 'PrivateTxRetried'; block: bigint; outcome: string; maxBlockNumber: number; limit?: CarryLimit }
   /** An eth_sendBlobs permutation whose sibling landed: no block is tried any more. */
   | { kind: 'PermutationLanded'; block: bigint; hash: Hash; outcome: string }
-  /** A MEV-Share backrun whose user tx is no longer tried (`why`: cancelled, expired, invalid…). */
+  /** A MEV-Share backrun whose user tx (`target`: the event hash the backrun named) is no longer tried (`why`: cancelled, expired, invalid…). */
   | { kind: 'BackrunTargetGone'; target: Hash; why: string }
   /** A MEV-Share backrun whose user tx landed in `block` without it (alone, or with the backrun `by`). */
   | { kind: 'BackrunTargetLandedWithout'; target: Hash; block: bigint; by: Hash | null }

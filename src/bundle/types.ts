@@ -78,6 +78,8 @@ export interface ShareBundleTerms {
   maxBlock: bigint
   /** A backrun: the tx hash of the user's private tx its `{ hash }` named (the body's element 0). */
   backrunOf?: Hash
+  /** A backrun: the event hash it named (what its trace calls the user tx: the raw hash stays private). */
+  backrunEventHash?: Hash
   /** `privacy.hints` / `builders` as sent (a backrun may not share hints). */
   hints?: string[]
   builders?: string[]

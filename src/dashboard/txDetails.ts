@@ -91,7 +91,7 @@ export async function builderTxDetails(trace: BundleTrace, read: CanonicalRead):
 export async function txDetails(trace: BundleTrace, read: CanonicalRead): Promise<TxDetail[]> {
   const blockOf = blockReader(read)
   const { bundle } = trace
-  return Promise.all(
+  const details = await Promise.all(
     bundle.txs.map(async (tx) => ({
       index: tx.index,
       hash: tx.hash,
@@ -108,6 +108,9 @@ export async function txDetails(trace: BundleTrace, read: CanonicalRead): Promis
       onChain: await onChain(tx.hash, read, blockOf),
     })),
   )
+  // A backrun carries the user's private tx: it is the user's to show, and only once it is on chain.
+  const userTx = bundle.mevShare?.backrunOf
+  return details.filter((detail) => detail.hash !== userTx || detail.onChain !== null)
 }
 
 async function onChain(hash: Hash, read: CanonicalRead, blockOf: BlockOf): Promise<OnChain | null> {

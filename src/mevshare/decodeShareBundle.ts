@@ -84,7 +84,7 @@ export function decodeShareBundle(object: ShareBundleObject, rules: ShareBundleR
       mevShare: {
         body: top.body,
         maxBlock: top.maxBlock,
-        ...(top.backrunOf && { backrunOf: top.backrunOf }),
+        ...(top.backrunOf && { backrunOf: top.backrunOf, backrunEventHash: object.body[0]!.hash! }),
         ...(object.privacy?.hints && { hints: object.privacy.hints }),
         ...(object.privacy?.builders && { builders: object.privacy.builders.map((b) => b.toLowerCase()) }),
       },

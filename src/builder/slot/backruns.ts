@@ -12,14 +12,18 @@ export type BackrunFailure = Extract<SlotFailure, { kind: 'BackrunTargetGone' | 
  * @example const gone = backrunTargetGone(trace, book.get(trace.bundle.mevShare!.backrunOf!))
  */
 export function backrunTargetGone(backrun: Pick<BundleTrace, 'bundle'>, target: BundleTrace | undefined): BackrunFailure | undefined {
-  const targetHash = backrun.bundle.mevShare?.backrunOf
-  if (!targetHash) return undefined
-  const gone = (why: string): BackrunFailure => ({ kind: 'BackrunTargetGone', target: targetHash, why })
+  const terms = backrun.bundle.mevShare
+  if (!terms?.backrunOf) return undefined
+  const gone = (why: string): BackrunFailure => ({ kind: 'BackrunTargetGone', target: terms.backrunEventHash ?? terms.backrunOf!, why })
   if (!target) return gone('is no longer known to the builder (past its retention)')
   if (target.state === 'Landed') return gone(`landed in block ${target.blockNumber} without this backrun`)
-  if (target.state === 'Invalid') return gone(`is invalid (${target.error})`)
+  // The user tx's own trace is the user's: nothing of it (its sender, its revert) goes into the searcher's.
+  if (target.state === 'Invalid') return gone('is invalid (the builder refused it)')
   if (target.privateTx?.cancelled) return gone('was cancelled (eth_cancelPrivateTransaction)')
-  if (!target.live) return gone(`is no longer tried (${target.error})`)
+  if (!target.live) {
+    const max = target.privateTx?.maxBlockNumber
+    return gone(max !== undefined && target.bundle.targetBlock >= BigInt(max) ? `expired: not included by its maxBlockNumber ${max}` : 'is no longer tried')
+  }
   return undefined
 }
 
@@ -49,9 +53,11 @@ export function settleBackruns(taken: readonly BundleTrace[], mined: { number: b
   }
   for (const trace of taken) {
     if (trace.state === 'Landed' || !trace.live) continue
-    const target = trace.bundle.mevShare?.backrunOf
+    const terms = trace.bundle.mevShare
+    const target = terms?.backrunOf
     if (target && mined.txs.has(target)) {
-      settlement.orphaned.push({ trace, failure: { kind: 'BackrunTargetLandedWithout', target, block: mined.number, by: winners.get(target) ?? null } })
+      const failure = { kind: 'BackrunTargetLandedWithout' as const, target: terms.backrunEventHash ?? target, block: mined.number, by: winners.get(target) ?? null }
+      settlement.orphaned.push({ trace, failure })
     } else if (trace.privateTx && winners.has(trace.bundle.hash) && mined.txs.has(trace.bundle.hash)) {
       settlement.landedInBackrun.push(trace)
     }
