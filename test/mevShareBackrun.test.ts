@@ -153,6 +153,12 @@ describe('MEV-Share backruns', () => {
     })
     expect(await call(harness.rpcUrl, 'eth_getTransactionReceipt', [txHash])).toBeNull()
     expect(await call(harness.rpcUrl, 'eth_getTransactionReceipt', [keccak256(backrun)])).toBeNull()
+    // The dashboard shows the backrun's own tx, never the user's tx that did not land (nor its raw hash anywhere).
+    const page = await (await fetch(new URL(`api/bundle/${bundleHash}`, harness.statsUrl))).json()
+    expect(page.shown).toBe(true)
+    expect(JSON.stringify(page)).toContain(keccak256(backrun))
+    expect(JSON.stringify(page)).not.toContain(txHash.slice(2))
+    expect(JSON.stringify(await stats(harness, bundleHash as Hash))).not.toContain(txHash.slice(2))
     // A cancelled tx can no longer be backrun.
     const again = await signedRpc(harness.rpcUrl, 'mev_sendBundle', [{ version: 'v0.1', inclusion: { block: `0x${(next + 1n).toString(16)}` }, body: [{ hash: eventHash }, { tx: backrun }] }], AUTH)
     expect(again.body.error).toMatchObject({ code: -32602, message: expect.stringMatching(/^body\[0\]\.hash: unknown hash/) })
