@@ -116,7 +116,8 @@ function readLevel(object: ShareBundleObject, level: number, at: string, rules: 
       if (!merged) {
         throw new ShareBundleProblem(`${at}inclusion: blocks ${block} to ${maxBlock} do not overlap the blocks the backrun tx is still tried for (${target.targetBlock} to ${target.maxBlock})`)
       }
-      ;({ block, maxBlock } = merged)
+      block = merged.block
+      maxBlock = merged.maxBlock
       out.backrunOf = target.tx.hash
       out.txs.push(target.tx)
       out.body.elements.push({ kind: 'bundle', body: { elements: [{ kind: 'tx', hash: target.tx.hash }], refund: [], refundConfig: target.refundConfig } })
@@ -125,9 +126,10 @@ function readLevel(object: ShareBundleObject, level: number, at: string, rules: 
       const decoded = decodeSignedTx(element.tx, `${where}.tx`, rules)
       if (typeof decoded === 'string') throw new ShareBundleProblem(decoded)
       out.txs.push({ ...decoded, index: out.txs.length })
-      if (element.revertMode === 'allow' || (element.revertMode === undefined && element.canRevert)) out.reverting.push(decoded.hash)
-      // A reverting tx cannot be taken out of a mined block here: "drop" lets it revert, or the node refuse it.
-      if (element.revertMode === 'drop') out.reverting.push(decoded.hash), out.dropping.push(decoded.hash)
+      const mode = element.revertMode ?? (element.canRevert ? 'allow' : 'fail')
+      if (mode !== 'fail') out.reverting.push(decoded.hash)
+      // A reverted tx cannot be taken back out of a mined block here: "drop" lets it revert, or be left out if refused.
+      if (mode === 'drop') out.dropping.push(decoded.hash)
       out.body.elements.push({ kind: 'tx', hash: decoded.hash })
       bodyHashes.push(decoded.hash)
     } else {
@@ -136,7 +138,8 @@ function readLevel(object: ShareBundleObject, level: number, at: string, rules: 
       if (!merged) {
         throw new ShareBundleProblem(`${where}.bundle.inclusion: blocks ${inner.block} to ${inner.maxBlock} do not overlap the outer bundle's ${block} to ${maxBlock}`)
       }
-      ;({ block, maxBlock } = merged)
+      block = merged.block
+      maxBlock = merged.maxBlock
       out.txs.push(...inner.txs)
       out.reverting.push(...inner.reverting)
       out.dropping.push(...inner.dropping)
@@ -153,8 +156,9 @@ function readLevel(object: ShareBundleObject, level: number, at: string, rules: 
     if (seen.has(tx.hash)) throw new ShareBundleProblem(`${at}body: tx ${tx.hash} appears twice (txs ${seen.get(tx.hash)} and ${i} of the flattened body)`)
     seen.set(tx.hash, i)
   }
-  out.body.refund = readRefunds(object, at, out.backrunOf !== undefined)
-  if (out.backrunOf) out.body.refund = [{ bodyIdx: 0, percent: SHARE_LIMITS.defaultRefundPercent }]
+  const refund = readRefunds(object, at, out.backrunOf !== undefined)
+  // As the node: a backrun's user element gets the default refund (its own refunds must be empty).
+  out.body.refund = out.backrunOf ? [{ bodyIdx: 0, percent: SHARE_LIMITS.defaultRefundPercent }] : refund
   readPrivacy(object, at, out.backrunOf !== undefined)
   out.hash = mevShareBundleHash(bodyHashes)
   return out

@@ -5,7 +5,7 @@ import type { BundleBook } from '../bundle/book.js'
 import type { BundleIngest } from '../bundle/ingest.js'
 import { describeIssues } from '../bundle/schema.js'
 import { decodeShareBundle, type DecodedShareBundle } from '../mevshare/decodeShareBundle.js'
-import { shareBundleSchema, simOptionsSchema } from '../mevshare/sendBundleSchema.js'
+import { shareBundleSchema, simOptionsSchema, type ShareBundleObject } from '../mevshare/sendBundleSchema.js'
 import { findSharedTarget } from '../mevshare/sharedTargets.js'
 import { SimOptionRefused, simShareBundle, type SimBundleDeps } from '../mevshare/simBundle.js'
 import { invalidParams } from './errors.js'
@@ -29,8 +29,8 @@ export interface MevShareDeps {
  * result. A `{ hash }` names a pending private tx that shared hints, by its event hash.
  */
 export function registerMevShareMethods(rpc: JSONRPCServer<RequestContext>, deps: MevShareDeps): void {
-  const decode = (object: unknown): DecodedShareBundle & { ok: true } => {
-    const decoded = decodeShareBundle(object as never, {
+  const decode = (object: ShareBundleObject): Extract<DecodedShareBundle, { ok: true }> => {
+    const decoded = decodeShareBundle(object, {
       chainId: deps.chainId,
       blobLimits: deps.blobLimits,
       headBlock: deps.headBlock(),
