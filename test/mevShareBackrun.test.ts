@@ -214,6 +214,27 @@ describe('MEV-Share backruns', () => {
     expect(await call(harness.rpcUrl, 'eth_getTransactionReceipt', [keccak256(backrun)])).toBeNull()
   })
 
+  it('mev_simBundle honours simOptions: coinbase, gasLimit, timeout; parentBlock and blockNumber other than the head are refused', async () => {
+    const backrun = await backrunTx(SEARCHER_TX_KEYS[0], parseEther('0.003'))
+    const now = await head()
+    const bundle = { version: 'v0.1', inclusion: { block: `0x${(now + 1n).toString(16)}` }, body: [{ tx: backrun }] }
+    const sim = (options: object) => signedRpc(harness.rpcUrl, 'mev_simBundle', [bundle, options], AUTH)
+    const tip = parseGwei('2') * 21_000n
+
+    // Another coinbase gets the tip only: the bribe goes to the builder's address.
+    const elsewhere = await sim({ coinbase: '0x00000000000000000000000000000000000000cb' })
+    expect(elsewhere.body.result).toMatchObject({ success: true, profit: `0x${tip.toString(16)}`, stateBlock: `0x${now.toString(16)}` })
+    expect((await sim({})).body.result).toMatchObject({ success: true, profit: `0x${(tip + parseEther('0.003')).toString(16)}` })
+    expect((await sim({ gasLimit: '0x5208' })).body.result.success).toBe(true)
+    expect((await sim({ gasLimit: '0x5207' })).body.result).toMatchObject({ success: false, error: 'the bundle uses 21000 gas, over simOptions.gasLimit 20999' })
+    expect((await sim({ parentBlock: `0x${(now - 1n).toString(16)}` })).body.error).toMatchObject({ code: -32602, message: expect.stringMatching(/^simOptions\.parentBlock: bundlesim simulates on the head state only/) })
+    expect((await sim({ blockNumber: `0x${(now + 2n).toString(16)}` })).body.error).toMatchObject({ code: -32602, message: expect.stringMatching(/^simOptions\.blockNumber: /) })
+    expect((await sim({ timeout: 'soon' })).body.error).toMatchObject({ code: -32602, message: expect.stringMatching(/^simOptions\.timeout: expected milliseconds/) })
+    // Nothing moved: the chain's head and the coinbase are as before.
+    expect(await head()).toBe(now)
+    expect((await call(harness.rpcUrl, 'harness_status', [])).coinbase.toLowerCase()).toBe(harness.coinbase.toLowerCase())
+  })
+
   it('mev_simBundle of a backrun by { hash }: the pending user tx runs first; a reverting tx without canRevert is success: false', async () => {
     const { eventHash } = await sendUserTx()
     const backrun = await backrunTx(SEARCHER_TX_KEYS[0], parseEther('0.002'))

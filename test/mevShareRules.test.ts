@@ -7,6 +7,7 @@ import { backrunTargetGone, settleBackruns } from '../src/builder/slot/backruns.
 import { decodeShareBundle, type SharedTarget } from '../src/mevshare/decodeShareBundle.js'
 import { matchingHashOf } from '../src/mevshare/hashes.js'
 import { isShared } from '../src/mevshare/sharing.js'
+import { decodeTrace, encodeTrace } from '../src/persist/traceCodec.js'
 import { DEV_KEYS, signTx } from './support/harness.js'
 
 // MEV-Share's pure rules without Anvil: refunds of a body, backrun settlement, the node's bundle rules.
@@ -122,6 +123,34 @@ describe("decodeShareBundle: the node's bundle rules", () => {
     expect([...decoded.bundle.revertingTxHashes]).toEqual([keccak256(b)])
     // The inclusion is merged with the user tx's and the inner bundle's: block 11 only.
     expect(decoded.bundle.mevShare).toMatchObject({ maxBlock: 11n, backrunOf: user.hash, body: { refund: [{ bodyIdx: 0, percent: 90 }] } })
+  })
+
+  it('a bundle without { hash } keeps its refunds, refundConfig and privacy hints (for the stream) on its terms', async () => {
+    const [a, b] = await Promise.all([signTx({ key: DEV_KEYS[0], nonce: 0 }), signTx({ key: DEV_KEYS[1], nonce: 0 })])
+    const decoded = decodeShareBundle(
+      {
+        version: 'v0.1',
+        inclusion,
+        body: [{ tx: a }, { tx: b }],
+        validity: { refund: [{ bodyIdx: 0, percent: 40 }], refundConfig: [{ address: address(0xf), percent: 100 }] },
+        privacy: { hints: ['hash', 'calldata'], builders: ['Flashbots'] },
+      },
+      rules(),
+    )
+    expect(decoded).toMatchObject({
+      ok: true,
+      bundle: { mevShare: { hints: ['hash', 'calldata'], builders: ['flashbots'], maxBlock: 11n, body: { refund: [{ bodyIdx: 0, percent: 40 }], refundConfig: [{ address: address(0xf), percent: 100 }] } } },
+    })
+    expect((decoded as { bundle: Bundle }).bundle.mevShare!.backrunOf).toBeUndefined()
+  })
+
+  it('a MEV-Share trace survives --data-dir: its terms and every refund payout come back', async () => {
+    const raw = await signTx({ key: DEV_KEYS[0], nonce: 0 })
+    const decoded = decodeShareBundle({ version: 'v0.1', inclusion, body: [{ tx: raw }], validity: { refund: [{ bodyIdx: 0, percent: 10 }] } }, rules())
+    if (!decoded.ok) throw new Error(decoded.problem)
+    const payouts = [1, 2].map((n) => ({ recipient: address(n), amountWei: 10n ** 18n + BigInt(n), payoutHash: hash(n) }))
+    const trace = { ...traceOf(1), bundle: decoded.bundle, builderPayments: { sponsorships: [], refund: payouts[0]!, refunds: payouts } }
+    expect(decodeTrace(JSON.parse(JSON.stringify(encodeTrace(trace))))).toEqual(trace)
   })
 
   it('a bundle of one tx is hashed as that tx', async () => {
