@@ -188,6 +188,9 @@ describe('MEV-Share backruns', () => {
     await harness.advanceSlot()
     const traced = await stats(harness, bundleHash as Hash)
     expect(traced.error).toBe(`backrun of ${matchingHashOf(txHash)}: the user tx expired: not included by its maxBlockNumber ${next}; this backrun is tried no more`)
+    // The user tx reverted inside the backrun too: the backrun's trace names it by the event hash only.
+    expect(traced.revertingHash).toBe(matchingHashOf(txHash))
+    expect(JSON.stringify(traced)).not.toContain(txHash.slice(2))
     expect(await call(harness.rpcUrl, 'eth_getTransactionReceipt', [keccak256(backrun)])).toBeNull()
   })
 

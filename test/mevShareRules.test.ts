@@ -3,7 +3,7 @@ import { concat, keccak256, type Address, type Hash } from 'viem'
 import { newTrace, type BundleTrace } from '../src/bundle/trace.js'
 import type { Bundle, BundleTx, ShareBody } from '../src/bundle/types.js'
 import { shareRefunds } from '../src/builder/execution/shareRefunds.js'
-import { backrunTargetGone, settleBackruns } from '../src/builder/slot/backruns.js'
+import { backrunTargetGone, inBackrunTerms, settleBackruns } from '../src/builder/slot/backruns.js'
 import { decodeShareBundle, type SharedTarget } from '../src/mevshare/decodeShareBundle.js'
 import { matchingHashOf } from '../src/mevshare/hashes.js'
 import { isShared } from '../src/mevshare/sharing.js'
@@ -81,6 +81,14 @@ describe('backruns in the slot', () => {
     backrun.bundle.mevShare!.backrunEventHash = hash(77)
     expect(backrunTargetGone(backrun, undefined)).toMatchObject({ target: hash(77) })
     expect(settleBackruns([backrun], { number: 5n, txs: new Map([[hash(1), {}]]) }).orphaned[0]!.failure).toMatchObject({ target: hash(77), by: null })
+  })
+
+  it("a failure of the user's tx inside a backrun names it by the event hash; other failures are as they are", () => {
+    const backrun = backrunOf(2, 1)
+    backrun.bundle.mevShare!.backrunEventHash = hash(77)
+    expect(inBackrunTerms(backrun, { kind: 'TransactionReverted', index: 0, hash: hash(1) })).toEqual({ kind: 'TransactionReverted', index: 0, hash: hash(77) })
+    expect(inBackrunTerms(backrun, { kind: 'TransactionReverted', index: 1, hash: hash(3) })).toEqual({ kind: 'TransactionReverted', index: 1, hash: hash(3) })
+    expect(inBackrunTerms(traceOf(5), { kind: 'TransactionReverted', index: 0, hash: hash(1) })).toEqual({ kind: 'TransactionReverted', index: 0, hash: hash(1) })
   })
 
   it('settles the mined block: the landed backrun wins, the others lose naming it, the user tx is landed', () => {

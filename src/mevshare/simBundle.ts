@@ -7,6 +7,7 @@ import type { Bundle, ShareBody } from '../bundle/types.js'
 import { bundleGroup } from '../builder/execution/groups.js'
 import { ParentState } from '../builder/execution/parentState.js'
 import { shareRefunds } from '../builder/execution/shareRefunds.js'
+import { inBackrunTerms } from '../builder/slot/backruns.js'
 import { BlockStateDiff } from '../builder/execution/stateDiff.js'
 import type { SimOptions } from './sendBundleSchema.js'
 import { pendingBaseFee, setNextBaseFee } from '../chain/pendingBaseFee.js'
@@ -95,7 +96,8 @@ async function simulate(deps: SimBundleDeps, bundle: Bundle, options: SimOptions
     if (coinbaseOverridden) await chain.setCoinbase(coinbase)
     // No builder key here: the refunds are computed from the execution, not paid.
     const execution = await parent.execute(timestamp, [{ ...bundleGroup(bundle), mayDrop: () => false, bundle: {} }])
-    if (!execution.ok) return failed(parent.number, failureMessage(execution.failure))
+    // A backrun's user tx that fails is named by its event hash, as in the backrun's trace.
+    if (!execution.ok) return failed(parent.number, failureMessage(inBackrunTerms({ bundle }, execution.failure)))
     const { block } = execution
     const [diff, receipts] = await Promise.all([
       BlockStateDiff.of(chain, block.number),

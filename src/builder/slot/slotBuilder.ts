@@ -21,7 +21,7 @@ import { buildDecision } from './buildDecision.js'
 import { assembleCandidates } from './candidates.js'
 import { eligibility } from './eligibility.js'
 import { placeEndOfBlock, type EndOfBlockBundle, type EndOfBlockVerdict } from './endOfBlock.js'
-import { backrunTargetGone, settleBackruns } from './backruns.js'
+import { backrunTargetGone, inBackrunTerms, settleBackruns } from './backruns.js'
 import { bundleOutcomes, paymentsOf, type BundleOutcome } from './outcomes.js'
 import { slotReport, slotSummary, staleMempoolTxs } from './report.js'
 
@@ -208,7 +208,7 @@ export class SlotBuilder {
     for (const [i, { trace, msIntoSlot }] of eligible.entries()) {
       const sim = results[i]!
       if (!sim.ok) {
-        traces.simulationFailed(trace, sim.failure, buildTime)
+        traces.simulationFailed(trace, inBackrunTerms(trace, sim.failure), buildTime)
         continue
       }
       const { builderPayment } = sim
@@ -275,7 +275,7 @@ export class SlotBuilder {
         traces.includedElsewhere(trace, block, outcome.failure)
         return
       case 'ExcludedFromBlock':
-        traces.excluded(trace, outcome.failure)
+        traces.excluded(trace, outcome.failure.kind === 'FailedInPlace' ? { ...outcome.failure, failure: inBackrunTerms(trace, outcome.failure.failure) } : outcome.failure)
     }
   }
 }
