@@ -1,7 +1,7 @@
 import type { Hash } from 'viem'
 import type { BuilderPayments } from './builderPayments.js'
-import { failureMessage, type BundleFailure, type BundleProblem, type ExecutionFailure, type SlotFailure, type WithdrawalReason } from './failure.js'
-import type { BuilderView, BundleTrace, TraceLookup } from './trace.js'
+import { failureMessage, type BundleFailure, type CarryLimit, type BundleProblem, type ExecutionFailure, type SlotFailure, type WithdrawalReason } from './failure.js'
+import type { BuilderView, BundleTrace, PrivateTxTerms, TraceLookup } from './trace.js'
 import { BUNDLE_STATES, type BundleState } from '../protocol/bundleStates.js'
 
 const RANK = new Map(BUNDLE_STATES.map((state, index) => [state, index]))
@@ -24,7 +24,10 @@ export class BundleBook {
   private readonly pendingByBlock = new Map<bigint, Set<Hash>>()
   /** The block the builder took with `pendingFor` and has not closed yet. */
   private building: bigint | null = null
-  /** Live private txs not final yet: `closeBlock` carries each to the next block until its maxBlockNumber. */
+  /**
+   * Live private txs and MEV-Share bundles not final yet: `closeBlock` carries each to the
+   * next block until its maxBlockNumber (`inclusion.maxBlock`).
+   */
   private readonly privateTxs = new Set<Hash>()
 
   constructor(private readonly options: BundleBookOptions) {}
@@ -54,8 +57,36 @@ export class BundleBook {
     if (existing) this.forget(existing)
     this.traces.set(trace.bundle.hash, trace)
     if (trace.state === 'Received' && trace.live) this.index(trace)
-    if (trace.privateTx && trace.state === 'Received' && trace.live) this.privateTxs.add(trace.bundle.hash)
+    if (carried(trace) && trace.state === 'Received' && trace.live) this.privateTxs.add(trace.bundle.hash)
     return trace
+  }
+
+  /** The live private txs not final yet (what a MEV-Share backrun may name). */
+  pendingPrivateTxs(): BundleTrace[] {
+    const out: BundleTrace[] = []
+    for (const hash of this.privateTxs) {
+      const trace = this.traces.get(hash)
+      if (trace?.privateTx && trace.live && trace.state !== 'Landed' && trace.state !== 'Invalid') out.push(trace)
+    }
+    return out
+  }
+
+  /**
+   * A MEV-Share backrun that can no longer land: its user tx landed without it, or is no
+   * longer tried (cancelled, expired, invalid). Final: the trace keeps its state, says why,
+   * and no later block tries it.
+   */
+  backrunOrphaned(trace: BundleTrace, failure: Extract<SlotFailure, { kind: 'BackrunTargetGone' | 'BackrunTargetLandedWithout' }>): void {
+    if (trace.state === 'Landed') return
+    trace.error = failureMessage(failure)
+    trace.live = false
+    this.privateTxs.delete(trace.bundle.hash)
+    this.unindex(trace)
+  }
+
+  /** A private tx whose tx landed inside a MEV-Share backrun of it (its own order left out): `Landed`. */
+  landedInBackrun(trace: BundleTrace, blockNumber: bigint): void {
+    this.advance(trace, 'Landed', { blockNumber, error: null })
   }
 
   /** Records a submission withdrawn on arrival (a stale replacement): traced, never built. */
@@ -188,12 +219,13 @@ export class BundleBook {
   private closePrivateTxs(block: bigint): void {
     for (const hash of this.privateTxs) {
       const trace = this.traces.get(hash)
-      if (!trace?.privateTx || !trace.live || trace.state === 'Landed' || trace.state === 'Invalid') {
+      const terms = trace && carried(trace)
+      if (!trace || !terms || !trace.live || trace.state === 'Landed' || trace.state === 'Invalid') {
         this.privateTxs.delete(hash)
         continue
       }
       if (trace.bundle.targetBlock !== block) continue
-      const { maxBlockNumber, cancelled, permutations } = trace.privateTx
+      const { maxBlockNumber, cancelled, permutations, limit } = terms
       const outcome = `${trace.state.toLowerCase()}${trace.error === null ? '' : ` (${trace.error})`}`
       const landed = permutations?.map((sibling) => this.traces.get(sibling)).find((sibling) => sibling?.state === 'Landed')
       if (landed) {
@@ -207,7 +239,7 @@ export class BundleBook {
         this.privateTxs.delete(hash)
         this.unindex(trace)
         trace.live = false
-        trace.error = failureMessage(cancelled ? { kind: 'Cancelled' } : { kind: 'PrivateTxExpired', block, outcome, maxBlockNumber })
+        trace.error = failureMessage(cancelled ? { kind: 'Cancelled' } : { kind: 'PrivateTxExpired', block, outcome, maxBlockNumber, limit })
         continue
       }
       this.unindex(trace)
@@ -215,7 +247,7 @@ export class BundleBook {
       Object.assign(trace, {
         bundle: { ...trace.bundle, targetBlock: block + 1n },
         state: 'Received',
-        error: failureMessage({ kind: 'PrivateTxRetried', block, outcome, maxBlockNumber }),
+        error: failureMessage({ kind: 'PrivateTxRetried', block, outcome, maxBlockNumber, limit }),
         revertingHash: null,
         builderPayment: 0n,
         submittedAt: null,
@@ -316,7 +348,7 @@ export class BundleBook {
     this.traces.set(trace.bundle.hash, trace)
     if (trace.state === 'Received' && trace.live && !trace.earlierChain) {
       this.index(trace)
-      if (trace.privateTx) this.privateTxs.add(trace.bundle.hash)
+      if (carried(trace)) this.privateTxs.add(trace.bundle.hash)
     }
   }
 
@@ -364,4 +396,11 @@ export class BundleBook {
     hashes?.delete(trace.bundle.hash)
     if (hashes?.size === 0) this.pendingByBlock.delete(trace.bundle.targetBlock)
   }
+}
+
+/** The terms a trace is carried block to block by: a private tx's, or a MEV-Share bundle's inclusion range. */
+function carried(trace: BundleTrace): (Pick<PrivateTxTerms, 'maxBlockNumber' | 'cancelled' | 'permutations'> & { limit?: CarryLimit }) | undefined {
+  if (trace.privateTx) return trace.privateTx
+  if (trace.bundle.mevShare) return { maxBlockNumber: Number(trace.bundle.mevShare.maxBlock), limit: 'inclusion.maxBlock' }
+  return undefined
 }

@@ -3,5 +3,14 @@ import type { Address, Hash } from 'viem'
 /** What the builder paid for a bundle (or any group of txs): sponsorship transfers and the refund payout. */
 export interface BuilderPayments {
   sponsorships: Array<{ txHash: Hash; amountWei: bigint; transferHash: Hash }>
-  refund: { recipient: Address; amountWei: bigint; payoutHash: Hash } | null
+  /** The (first) refund payout. */
+  refund: RefundPayout | null
+  /** A MEV-Share bundle's refund payouts, one per recipient (`refund` is the first); absent for other bundles. */
+  refunds?: RefundPayout[]
+}
+
+export interface RefundPayout {
+  recipient: Address
+  amountWei: bigint
+  payoutHash: Hash
 }

@@ -22,6 +22,8 @@ export type ExecutionFailure =
   | { kind: 'SponsorshipNotCovered'; sponsoredWei: bigint; gasWei: bigint; grossPaymentWei: bigint }
   | { kind: 'RefundNotPositive'; rewardWei: bigint; percent: number; payoutGasWei: bigint }
   | { kind: 'RefundNotCovered'; rewardWei: bigint; payoutWei: bigint; bundleValueWei: bigint }
+  /** A MEV-Share refund to `to` smaller than the gas of the builder tx that would pay it. */
+  | { kind: 'RefundBelowPayoutGas'; to: Address; refundWei: bigint; payoutGasWei: bigint }
 
 /** What a slot decided against a bundle (its rules: window, cutoffs, choice of block, auction). */
 export type SlotFailure =
@@ -43,11 +45,18 @@ export type SlotFailure =
   | { kind: 'SlotAborted'; block: bigint; reason: string }
   | { kind: 'ChainReplaced'; why: string; targetBlock: bigint }
   /** A private tx that did not land in `block`: tried again in the next one. */
-  | { kind: 'PrivateTxRetried'; block: bigint; outcome: string; maxBlockNumber: number }
+  | { kind: 'PrivateTxRetried'; block: bigint; outcome: string; maxBlockNumber: number; limit?: CarryLimit }
   /** An eth_sendBlobs permutation whose sibling landed: no block is tried any more. */
   | { kind: 'PermutationLanded'; block: bigint; hash: Hash; outcome: string }
+  /** A MEV-Share backrun whose user tx (`target`: the event hash the backrun named) is no longer tried (`why`: cancelled, expired, invalid…). */
+  | { kind: 'BackrunTargetGone'; target: Hash; why: string }
+  /** A MEV-Share backrun whose user tx landed in `block` without it (alone, or with the backrun `by`). */
+  | { kind: 'BackrunTargetLandedWithout'; target: Hash; block: bigint; by: Hash | null }
   /** A private tx that did not land by its `maxBlockNumber`: no block is tried any more. */
-  | { kind: 'PrivateTxExpired'; block: bigint; outcome: string; maxBlockNumber: number }
+  | { kind: 'PrivateTxExpired'; block: bigint; outcome: string; maxBlockNumber: number; limit?: CarryLimit }
+
+/** The field that bounds a carried order's blocks: a private tx's `maxBlockNumber`, a MEV-Share bundle's `inclusion.maxBlock`. */
+export type CarryLimit = 'maxBlockNumber' | 'inclusion.maxBlock'
 
 /** Why a pending bundle was taken out of building before its block. */
 export type WithdrawalReason =
@@ -90,6 +99,12 @@ export function failureMessage(failure: BundleFailure): string {
       return `refund payout not positive: ${failure.percent}% of reward ${eth(failure.rewardWei)} does not exceed the payout's gas cost ${eth(failure.payoutGasWei)}`
     case 'RefundNotCovered':
       return `refund payout ${eth(failure.payoutWei)} exceeds bundle value ${eth(failure.bundleValueWei)} (shortfall ${eth(failure.payoutWei - failure.bundleValueWei)}; reward ${eth(failure.rewardWei)})`
+    case 'RefundBelowPayoutGas':
+      return `refund to ${failure.to} of ${eth(failure.refundWei)} does not cover the gas of the builder tx paying it (${eth(failure.payoutGasWei)})`
+    case 'BackrunTargetGone':
+      return `backrun of ${failure.target}: the user tx ${failure.why}; this backrun is tried no more`
+    case 'BackrunTargetLandedWithout':
+      return `backrun of ${failure.target}: the user tx landed in block ${failure.block} ${failure.by ? `with another backrun, ${failure.by}, worth more to the block` : 'without any backrun (the block was worth more that way)'}; this backrun is tried no more`
     case 'OutsideTimestampWindow':
       return `block ${failure.block} timestamp ${failure.timestamp} is outside the bundle's window [${failure.minTimestamp ?? '-'}, ${failure.maxTimestamp ?? '-'}]`
     case 'ArrivedAfterSimulationCutoff':
@@ -123,11 +138,11 @@ export function failureMessage(failure: BundleFailure): string {
     case 'ChainReplaced':
       return `not built: ${failure.why} before block ${failure.targetBlock}; resubmit it for the new chain`
     case 'PrivateTxRetried':
-      return `block ${failure.block}: ${failure.outcome}; considered again for block ${failure.block + 1n} (until maxBlockNumber ${failure.maxBlockNumber})`
+      return `block ${failure.block}: ${failure.outcome}; considered again for block ${failure.block + 1n} (until ${failure.limit ?? 'maxBlockNumber'} ${failure.maxBlockNumber})`
     case 'PermutationLanded':
       return `another permutation ${failure.hash} landed in block ${failure.block}: this one is tried no more (block ${failure.block}: ${failure.outcome})`
     case 'PrivateTxExpired':
-      return `not included by maxBlockNumber ${failure.maxBlockNumber} (block ${failure.block}: ${failure.outcome})`
+      return `not included by ${failure.limit ?? 'maxBlockNumber'} ${failure.maxBlockNumber} (block ${failure.block}: ${failure.outcome})`
     case 'Cancelled':
       return 'cancelled'
     case 'Replaced':

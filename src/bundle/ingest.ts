@@ -9,7 +9,7 @@ import { newTrace, type Arrival, type BundleTrace } from './trace.js'
 import { decodePrivateTx, type PrivateTxSubmission } from './privateTx.js'
 import { blobPermutationProblem } from './blobPermutations.js'
 import type { SendBlobsSubmission } from './sendBlobsSchema.js'
-import type { BundleSubmission } from './types.js'
+import type { Bundle, BundleSubmission } from './types.js'
 import { verifySenders } from './verifySenders.js'
 import { recoverInline, type RecoverFn } from './senderRecovery.js'
 
@@ -92,6 +92,18 @@ export class BundleIngest {
       this.deps.onPrivateTx?.(trace)
     }
     return { ok: true, hash: decoded.bundle.hash }
+  }
+
+  /**
+   * Accepts a MEV-Share bundle already decoded by the node's rules (`mev_sendBundle`): traced
+   * like any bundle, tried from its target block until its `inclusion.maxBlock` (the book
+   * carries it, as a private tx); the sender checks run later. A backrun's user tx is in its
+   * `txs` (element 0); the user's own private tx stays pending beside it.
+   */
+  submitShareBundle(bundle: Bundle, options: Pick<SubmitOptions, 'searcher'>): Hash {
+    const trace = newTrace(bundle, this.arrival(this.deps.headBlock(), options.searcher))
+    if (this.deps.traces.add(trace) === trace) this.checkLater(trace)
+    return bundle.hash
   }
 
   /**

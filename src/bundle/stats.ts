@@ -1,6 +1,7 @@
 import type { BundleState, StatusCase } from '../protocol/bundleStates.js'
 import type { BundleStats } from '../protocol/bundleStats.js'
 import type { BundleTrace } from './trace.js'
+import type { RefundPayout } from './builderPayments.js'
 
 export function formatStatus(state: BundleState, statusCase: StatusCase): string {
   return statusCase === 'pascal' ? state : state.toLowerCase()
@@ -10,11 +11,13 @@ export function formatStatus(state: BundleState, statusCase: StatusCase): string
  * A trace as seed §2.3's stats object, with the documented extras. With several builders
  * (`severalBuilders`, default: the trace has builder views) two more: `builder`, the builder
  * that took it furthest (the one whose block landed it), and `builders`, what each builder
- * that saw it did with it.
+ * that saw it did with it. A MEV-Share bundle's payouts, one per recipient, are `refunds`.
  *
  * @example toBundleStats(trace, 'lower') // { status: 'landed', builderPayment: '42000000000000', … }
  */
 export function toBundleStats(trace: BundleTrace, statusCase: StatusCase, severalBuilders = trace.builders !== undefined): BundleStats {
+  const payout = ({ recipient, amountWei, payoutHash }: RefundPayout) => ({ recipient, amount: amountWei.toString(), txHash: payoutHash })
+  const { refunds } = trace.builderPayments
   const stats: BundleStats = {
     status: formatStatus(trace.state, statusCase),
     builderPayment: (trace.builderPayment > 0n ? trace.builderPayment : 0n).toString(),
@@ -29,11 +32,8 @@ export function toBundleStats(trace: BundleTrace, statusCase: StatusCase, severa
     maxTimestamp: trace.bundle.maxTimestamp ?? null,
     searcher: trace.searcher,
     sponsorships: trace.builderPayments.sponsorships.map((s) => ({ txHash: s.txHash, amount: s.amountWei.toString() })),
-    refund: trace.builderPayments.refund && {
-      recipient: trace.builderPayments.refund.recipient,
-      amount: trace.builderPayments.refund.amountWei.toString(),
-      txHash: trace.builderPayments.refund.payoutHash,
-    },
+    refund: trace.builderPayments.refund && payout(trace.builderPayments.refund),
+    ...(refunds && { refunds: refunds.map(payout) }),
   }
   if (!severalBuilders) return stats
   return {

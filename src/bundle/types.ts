@@ -67,7 +67,38 @@ export interface Bundle {
   endOfBlock?: EndOfBlockTerms
   /** Flashbots' `builders` (or a private tx's `preferences.privacy.builders`): only these builders see it. */
   builders?: string[]
+  /** Set for a MEV-Share bundle (`mev_sendBundle`): its body's structure, refunds and inclusion range. */
+  mevShare?: ShareBundleTerms
 }
+
+/**
+ * What a MEV-Share bundle asks beyond its flattened `txs`: the body as sent (nesting and
+ * refunds apply to body elements, not to txs), the blocks it may land in, and the private tx
+ * a backrun names with `{ hash }` (the node puts that tx first, as a nested bundle).
+ */
+export interface ShareBundleTerms {
+  body: ShareBody
+  /** The last block it is tried for (`inclusion.maxBlock`, merged with its target's range). */
+  maxBlock: bigint
+  /** A backrun: the tx hash of the user's private tx its `{ hash }` named (the body's element 0). */
+  backrunOf?: Hash
+  /** A backrun: the event hash it named (what its trace calls the user tx: the raw hash stays private). */
+  backrunEventHash?: Hash
+  /** `privacy.hints` / `builders` as sent (a backrun may not share hints). */
+  hints?: string[]
+  builders?: string[]
+}
+
+/** One level of a MEV-Share body: its elements, and who of them gets refunds of what the others pay. */
+export interface ShareBody {
+  elements: ShareElement[]
+  /** `validity.refund`: element `bodyIdx` gets `percent` of what the other elements pay the builder. */
+  refund: Array<{ bodyIdx: number; percent: number }>
+  /** `validity.refundConfig`: where a refund to this body goes (lowercase addresses); empty: its first tx's sender. */
+  refundConfig: Array<{ address: Address; percent: number }>
+}
+
+export type ShareElement = { kind: 'tx'; hash: Hash } | { kind: 'bundle'; body: ShareBody }
 
 /** What the builder may do with a tx it cannot execute as sent. */
 export function mayDrop(bundle: Bundle, hash: Hash): boolean {

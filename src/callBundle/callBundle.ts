@@ -1,5 +1,4 @@
 import type { Address, Hex } from 'viem'
-import type { ChainClient } from '../chain/chainClient.js'
 import { decodeBundle } from '../bundle/decode.js'
 import { recoverSenders } from '../bundle/verifySenders.js'
 import { BlockStateDiff, tracerPerTx } from '../builder/execution/stateDiff.js'
@@ -8,6 +7,7 @@ import type { TxGroup } from '../builder/execution/execution.js'
 import { failureMessage } from '../bundle/failure.js'
 import { bundleGroup } from '../builder/execution/groups.js'
 import { ParentState } from '../builder/execution/parentState.js'
+import { pendingBaseFee, setNextBaseFee } from '../chain/pendingBaseFee.js'
 import { callBundleOnPastState } from './pastState.js'
 import { CallBundleError, type CallBundleDeps, type CallBundleRequest } from './request.js'
 import { bundleAnswer, txAnswer, type CallBundleResult, type CallBundleTxResult } from './answer.js'
@@ -107,12 +107,3 @@ interface CallFrame {
 }
 
 const TOP_CALL = { tracer: 'callTracer', tracerConfig: { onlyTopCall: true } }
-
-async function pendingBaseFee(chain: ChainClient): Promise<bigint> {
-  const pending = await chain.public.getBlock({ blockTag: 'pending' })
-  return pending.baseFeePerGas ?? 0n
-}
-
-async function setNextBaseFee(chain: ChainClient, baseFee: bigint): Promise<void> {
-  await chain.test.request({ method: 'anvil_setNextBlockBaseFeePerGas' as never, params: [`0x${baseFee.toString(16)}`] as never })
-}

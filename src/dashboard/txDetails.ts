@@ -78,10 +78,11 @@ function blockReader(read: CanonicalRead): BlockOf {
 /** The txs the builder added for the bundle, with where they are on chain. */
 export async function builderTxDetails(trace: BundleTrace, read: CanonicalRead): Promise<BuilderTxDetail[]> {
   const blockOf = blockReader(read)
-  const { sponsorships, refund } = trace.builderPayments
+  const { sponsorships, refund, refunds } = trace.builderPayments
   const added = [
     ...sponsorships.map((s) => ({ kind: 'sponsorship' as const, hash: s.transferHash, amount: s.amountWei.toString() })),
-    ...(refund ? [{ kind: 'refund payout' as const, hash: refund.payoutHash, amount: refund.amountWei.toString() }] : []),
+    // A MEV-Share bundle may pay several recipients: every payout is listed.
+    ...(refunds ?? (refund ? [refund] : [])).map((r) => ({ kind: 'refund payout' as const, hash: r.payoutHash, amount: r.amountWei.toString() })),
   ]
   return Promise.all(added.map(async (tx) => ({ ...tx, onChain: await onChain(tx.hash, read, blockOf) })))
 }
@@ -90,7 +91,7 @@ export async function builderTxDetails(trace: BundleTrace, read: CanonicalRead):
 export async function txDetails(trace: BundleTrace, read: CanonicalRead): Promise<TxDetail[]> {
   const blockOf = blockReader(read)
   const { bundle } = trace
-  return Promise.all(
+  const details = await Promise.all(
     bundle.txs.map(async (tx) => ({
       index: tx.index,
       hash: tx.hash,
@@ -107,6 +108,9 @@ export async function txDetails(trace: BundleTrace, read: CanonicalRead): Promis
       onChain: await onChain(tx.hash, read, blockOf),
     })),
   )
+  // A backrun carries the user's private tx: it is the user's to show, and only once it is on chain.
+  const userTx = bundle.mevShare?.backrunOf
+  return details.filter((detail) => detail.hash !== userTx || detail.onChain !== null)
 }
 
 async function onChain(hash: Hash, read: CanonicalRead, blockOf: BlockOf): Promise<OnChain | null> {

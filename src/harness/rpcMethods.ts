@@ -8,6 +8,7 @@ import { refuseWhileAnvilDown } from '../rpc/anvilGuard.js'
 import { registerCallBundleMethod } from '../callBundle/callBundleMethod.js'
 import { registerSubmissionMethods } from '../rpc/submissionMethods.js'
 import { registerEndOfBlockMethods } from '../rpc/endOfBlockMethods.js'
+import { registerMevShareMethods } from '../rpc/mevShareMethods.js'
 import { registerStatsMethods } from '../rpc/statsMethods.js'
 import { registerPrivateTxMethods } from '../rpc/privateTxMethods.js'
 import { registerBlobMethods } from '../rpc/blobMethods.js'
@@ -75,6 +76,14 @@ export function createRpcMethodServers(
   const pubkeys = config.builders && new Map(builder.builders.map((b) => [b.name, b.coinbase]))
   registerFlashbotsStatsMethods(submission, { traces, builder: coinbase, builders: pubkeys, nowSeconds: () => slot.clock.nowSeconds() })
   registerEndOfBlockMethods(submission, { ingest: orders.ingest, maxBundleTxs: config.maxBundleTxs })
+  registerMevShareMethods(submission, {
+    ingest: orders.ingest,
+    traces,
+    chainId: chain.chainId,
+    blobLimits: chain.blobLimits,
+    headBlock: () => slot.head.number,
+    sim: { chain: chain.chain, lock, coinbase, slotSeconds: config.slotTimeSeconds },
+  })
   registerHarnessMethods(submission, {
     advanceSlots: builder.advanceSlots,
     status,

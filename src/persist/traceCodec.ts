@@ -1,6 +1,6 @@
 import type { Address, Hash } from 'viem'
 import type { BundleTrace } from '../bundle/trace.js'
-import type { Bundle, BundleTx } from '../bundle/types.js'
+import type { Bundle, BundleTx, ShareBundleTerms } from '../bundle/types.js'
 
 /** Decimal digits of a bigint: JSON has no bigints, and hex would hide wei amounts. */
 type Dec = string
@@ -12,12 +12,15 @@ type TxRecord = Omit<BundleTx, 'gas' | 'maxFeePerGas' | 'maxPriorityFeePerGas' |
   value: Dec
 }
 
-type BundleRecord = Omit<Bundle, 'txs' | 'targetBlock' | 'revertingTxHashes' | 'droppingTxHashes'> & {
+type BundleRecord = Omit<Bundle, 'txs' | 'targetBlock' | 'revertingTxHashes' | 'droppingTxHashes' | 'mevShare'> & {
   txs: TxRecord[]
+  mevShare?: Omit<ShareBundleTerms, 'maxBlock'> & { maxBlock: Dec }
   targetBlock: Dec
   revertingTxHashes: Hash[]
   droppingTxHashes: Hash[]
 }
+
+type PayoutRecord = { recipient: Address; amountWei: Dec; payoutHash: Hash }
 
 /** A `BundleTrace` as JSON: bigints as decimal strings, Sets as arrays. */
 export type TraceRecord = Omit<BundleTrace, 'bundle' | 'builderPayment' | 'receivedForBlock' | 'blockNumber' | 'builderPayments'> & {
@@ -27,12 +30,13 @@ export type TraceRecord = Omit<BundleTrace, 'bundle' | 'builderPayment' | 'recei
   blockNumber: Dec | null
   builderPayments: {
     sponsorships: Array<{ txHash: Hash; amountWei: Dec; transferHash: Hash }>
-    refund: { recipient: Address; amountWei: Dec; payoutHash: Hash } | null
+    refund: PayoutRecord | null
+    refunds?: PayoutRecord[]
   }
 }
 
 export function encodeTrace(trace: BundleTrace): TraceRecord {
-  const { bundle, builderPayments, ...rest } = trace
+  const { bundle: { mevShare, ...bundle }, builderPayments, ...rest } = trace
   return {
     ...rest,
     bundle: {
@@ -47,6 +51,7 @@ export function encodeTrace(trace: BundleTrace): TraceRecord {
       targetBlock: bundle.targetBlock.toString(),
       revertingTxHashes: [...bundle.revertingTxHashes],
       droppingTxHashes: [...bundle.droppingTxHashes],
+      ...(mevShare && { mevShare: { ...mevShare, maxBlock: mevShare.maxBlock.toString() } }),
     },
     builderPayment: trace.builderPayment.toString(),
     receivedForBlock: trace.receivedForBlock.toString(),
@@ -54,13 +59,14 @@ export function encodeTrace(trace: BundleTrace): TraceRecord {
     builderPayments: {
       sponsorships: builderPayments.sponsorships.map((s) => ({ ...s, amountWei: s.amountWei.toString() })),
       refund: builderPayments.refund && { ...builderPayments.refund, amountWei: builderPayments.refund.amountWei.toString() },
+      ...(builderPayments.refunds && { refunds: builderPayments.refunds.map((r) => ({ ...r, amountWei: r.amountWei.toString() })) }),
     },
   }
 }
 
 /** The inverse of `encodeTrace`. */
 export function decodeTrace(record: TraceRecord): BundleTrace {
-  const { bundle, builderPayments, ...rest } = record
+  const { bundle: { mevShare, ...bundle }, builderPayments, ...rest } = record
   return {
     ...rest,
     bundle: {
@@ -75,6 +81,7 @@ export function decodeTrace(record: TraceRecord): BundleTrace {
       targetBlock: BigInt(bundle.targetBlock),
       revertingTxHashes: new Set(bundle.revertingTxHashes),
       droppingTxHashes: new Set(bundle.droppingTxHashes),
+      ...(mevShare && { mevShare: { ...mevShare, maxBlock: BigInt(mevShare.maxBlock) } }),
     },
     builderPayment: BigInt(record.builderPayment),
     receivedForBlock: BigInt(record.receivedForBlock),
@@ -82,6 +89,7 @@ export function decodeTrace(record: TraceRecord): BundleTrace {
     builderPayments: {
       sponsorships: builderPayments.sponsorships.map((s) => ({ ...s, amountWei: BigInt(s.amountWei) })),
       refund: builderPayments.refund && { ...builderPayments.refund, amountWei: BigInt(builderPayments.refund.amountWei) },
+      ...(builderPayments.refunds && { refunds: builderPayments.refunds.map((r) => ({ ...r, amountWei: BigInt(r.amountWei) })) }),
     },
   }
 }

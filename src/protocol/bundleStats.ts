@@ -23,6 +23,8 @@ export interface BundleStats {
   builder?: string | null
   /** Extra, several builders only: each builder that saw it, its own status and error. */
   builders?: Array<{ name: string; status: string; error: string | null }>
+  /** Extra, MEV-Share bundles only: every refund payout, one per recipient (`refund` is the first). */
+  refunds?: Array<{ recipient: string; amount: string; txHash: Hash }>
 }
 
 /** One builder's moment in `flashbots_getBundleStatsV2` (ISO time). */

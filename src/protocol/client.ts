@@ -47,6 +47,8 @@ export interface BundlesimClient {
   /** `svc_boostBundle`, authorised by `X-Api-Key` (without a key the service refuses it with -32001). */
   boostBundle(bundle: SendBundleParams, apiKey?: string): Promise<SendBundleResult>
   cancelBundle(params: CancelBundleParams): Promise<CancelBundleResult>
+  /** Any method on the submission RPC, signed by `searcher` with `X-Flashbots-Signature` (MEV-Share's, private-tx cancels…). */
+  signedRequest<M extends MethodName>(method: M, params: Params<M>, searcher: FlashbotsSigner): Promise<Result<M>>
   /** Titan's `eth_sendEndOfBlockBundle`, signed by `searcher` (`X-Flashbots-Signature`, which it requires). */
   sendEndOfBlockBundle(bundle: SendEndOfBlockBundleParams, searcher: FlashbotsSigner): Promise<SendBundleResult>
   callBundle(params: CallBundleParams): Promise<CallBundleResponse>
@@ -88,6 +90,7 @@ export function createBundlesimClient({ rpcUrl, statsUrl, timeoutMs }: Bundlesim
     sendBundle: (bundle) => call('eth_sendBundle', [bundle]),
     boostBundle: (bundle, apiKey) => call('svc_boostBundle', [bundle], apiKey === undefined ? {} : { 'X-Api-Key': apiKey }),
     cancelBundle: (params) => call('eth_cancelBundle', [params]),
+    signedRequest: (method, params, searcher) => rpc.signedRequest(method, params, flashbotsSignature(searcher)),
     sendEndOfBlockBundle: (bundle, searcher) => rpc.signedRequest<SendBundleResult>('eth_sendEndOfBlockBundle', [bundle], flashbotsSignature(searcher)),
     callBundle: (params) => call('eth_callBundle', [params]),
     sendRawTransaction: (signedTx) => call('eth_sendRawTransaction', [signedTx]),

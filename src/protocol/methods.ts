@@ -162,6 +162,41 @@ export interface CancelPrivateTransactionParams {
   txHash: Hash
 }
 
+/** One element of a MEV-Share body: a pending tx's event hash, a signed tx, or a nested bundle. */
+export type MevShareBodyElement = { hash: Hash } | { tx: Hex; canRevert?: boolean; revertMode?: 'allow' | 'drop' | 'fail' } | { bundle: MevSendBundleParams }
+
+/** `mev_sendBundle`'s object, as the MEV-Share node takes it (block numbers hex). */
+export interface MevSendBundleParams {
+  version: 'v0.1' | 'beta-1'
+  inclusion: { block: Hex; maxBlock?: Hex }
+  body: MevShareBodyElement[]
+  validity?: { refund?: Array<{ bodyIdx: number; percent: number }>; refundConfig?: Array<{ address: Address; percent: number }> }
+  privacy?: { hints?: string[]; builders?: string[] }
+}
+
+/** `mev_simBundle`'s overrides of the simulated block (quantities hex). */
+export interface MevSimOptions {
+  parentBlock?: Hex | 'latest'
+  blockNumber?: Hex
+  coinbase?: Address
+  timestamp?: Hex
+  gasLimit?: Hex
+  baseFee?: Hex
+  timeout?: number
+}
+
+/** `mev_simBundle`'s answer (the node's shape; quantities hex). */
+export interface MevSimBundleResult {
+  success: boolean
+  error?: string
+  stateBlock: Hex
+  mevGasPrice: Hex
+  profit: Hex
+  refundableValue: Hex
+  gasUsed: Hex
+  logs?: unknown[]
+}
+
 /** flashbots_getBundleStatsV2's object (a private tx's hash works as `bundleHash`). */
 export interface GetBundleStatsV2Params {
   bundleHash: Hash
@@ -195,6 +230,9 @@ export interface BundlesimMethods {
   svc_getBundleStats: { params: [GetBundleStatsParams]; result: BundleStats }
   /** The tx hash; never in the public mempool. */
   eth_sendPrivateTransaction: { params: [SendPrivateTransactionParams]; result: Hash }
+  /** MEV-Share, on the submission port; needs X-Flashbots-Signature. */
+  mev_sendBundle: { params: [MevSendBundleParams]; result: SendBundleResult }
+  mev_simBundle: { params: [MevSendBundleParams] | [MevSendBundleParams, MevSimOptions]; result: MevSimBundleResult }
   eth_sendPrivateRawTransaction: { params: [Hex] | [Hex, PrivateTxPreferences]; result: Hash }
   /** Titan's: one sender's blob-tx permutations at one nonce; the tx hashes, each traced as a private tx. */
   eth_sendBlobs: { params: [SendBlobsParams]; result: Hash[] }

@@ -134,6 +134,7 @@ export function checkReferences(scenario: Scenario, codes: ReadonlyMap<string, C
       newBundleId(b.as, [...at, 'as'])
     } else if (step.sendPrivateTx) {
       template(step.sendPrivateTx.tx, [...at, 'tx'])
+      step.sendPrivateTx.refund?.forEach((r, j) => address(r.address, [...at, 'refund', j, 'address']))
       newBundleId(step.sendPrivateTx.as, [...at, 'as'])
     } else if (step.sendBlobs) {
       step.sendBlobs.txs.forEach((name, j) => {
@@ -141,6 +142,15 @@ export function checkReferences(scenario: Scenario, codes: ReadonlyMap<string, C
         if (scenario.txs[name] && scenario.txs[name].blobs === undefined) issue([...at, 'txs', j], `template "${name}" is not a blob tx (expected blobs: N in its template)`)
       })
       step.sendBlobs.as?.forEach((id, j) => newBundleId(id, [...at, 'as', j]))
+    } else if (step.cancelPrivateTx) {
+      bundle(step.cancelPrivateTx.tx, [...at, 'tx'])
+    } else if (step.mevSendBundle) {
+      const m = step.mevSendBundle
+      if (m.backrun !== undefined) bundle(m.backrun, [...at, 'backrun'])
+      m.txs.forEach((ref, j) => txOrRaw(ref, [...at, 'txs', j]))
+      m.canRevert?.forEach((ref, j) => txOrHash(ref, [...at, 'canRevert', j]))
+      m.refundConfig?.forEach((r, j) => address(r.address, [...at, 'refundConfig', j, 'address']))
+      newBundleId(m.as, [...at, 'as'])
     } else if (step.cancel) {
       step.cancel.cancelled?.forEach((id, j) => bundle(id, [...at, 'cancelled', j]))
     } else if (step.sendTx) {

@@ -315,7 +315,40 @@ const hints = z.array(z.enum(MEV_SHARE_HINTS, { error: `expected a MEV-Share hin
 })
 const sendPrivateTx = shorthand(
   'tx',
-  strict({ tx: name('a template'), maxBlockNumber: eobBlock, hints: hints.optional(), as, expectError }, '{ tx, maxBlockNumber?, hints?, as? } or a template name'),
+  strict(
+    {
+      tx: name('a template'),
+      maxBlockNumber: eobBlock,
+      /** `preferences.privacy.hints`: a tx with hints is shared with MEV-Share searchers (they may backrun it). */
+      hints: hints.optional(),
+      /** `preferences.validity.refund`: where the user's MEV-Share refund goes. */
+      refund: z.array(strict({ address: addressRef, percent: int('a percentage') }, '{ address, percent }'), { error: expecting('a list of { address, percent }') }).optional(),
+      as,
+      expectError,
+    },
+    '{ tx, maxBlockNumber?, hints?, refund?, as? } or a template name',
+  ),
+)
+/** eth_cancelPrivateTransaction of a private tx sent by an earlier step (by its id). */
+const cancelPrivateTx = shorthand('tx', strict({ tx: name('a private tx id'), expectError }, '{ tx } or a private tx id'))
+/**
+ * MEV-Share's mev_sendBundle, signed by the scenario's searcher key: `backrun` names a
+ * private tx sent with hints (body[0] is `{ hash }` of its event hash), then `txs` as `{ tx }`
+ * elements (those in `canRevert` may revert); `block` / `maxBlock` its inclusion.
+ */
+const mevSendBundle = strict(
+  {
+    backrun: name('a private tx id').optional(),
+    txs: txRefs,
+    canRevert: txRefs.optional(),
+    block: blockRef('a block number').optional(),
+    maxBlock: blockRef('a block number').optional(),
+    refund: z.array(strict({ bodyIdx: int('a body index'), percent: int('a percentage') }, '{ bodyIdx, percent }'), { error: expecting('a list of { bodyIdx, percent }') }).optional(),
+    refundConfig: z.array(strict({ address: addressRef, percent: int('a percentage') }, '{ address, percent }'), { error: expecting('a list of { address, percent }') }).optional(),
+    as,
+    expectError,
+  },
+  '{ backrun?, txs, block?, maxBlock?, refund?, refundConfig?, as? }',
 )
 /** Titan's eth_sendBlobs: blob templates at one nonce (permutations); `as` names each one's trace, in order. */
 const sendBlobs = strict(
@@ -477,7 +510,7 @@ const callBundle = strict(
 )
 
 /** Step kinds, each its own schema; a step is a mapping with exactly one of these keys. */
-export const STEP_SCHEMAS = { submit, boost, submitEndOfBlock, sendPrivateTx, sendBlobs, cancel, sendTx, replayBlock, advance, timeInSlot, competitorBid, callBundle, expect } as const
+export const STEP_SCHEMAS = { submit, boost, submitEndOfBlock, sendPrivateTx, sendBlobs, cancelPrivateTx, mevSendBundle, cancel, sendTx, replayBlock, advance, timeInSlot, competitorBid, callBundle, expect } as const
 export type StepKind = keyof typeof STEP_SCHEMAS
 export const STEP_KINDS = Object.keys(STEP_SCHEMAS) as StepKind[]
 
@@ -515,6 +548,8 @@ export type CancelStep = z.output<typeof cancel>
 export type SendTxStep = z.output<typeof sendTx>
 export type SendPrivateTxStep = z.output<typeof sendPrivateTx>
 export type SendBlobsStep = z.output<typeof sendBlobs>
+export type MevSendBundleStep = z.output<typeof mevSendBundle>
+export type CancelPrivateTxStep = z.output<typeof cancelPrivateTx>
 export type CallBundleStep = z.output<typeof callBundle>
 export type ExpectStep = z.output<typeof expect>
 export type HintEventExpectation = z.output<typeof hintEventExpectation>

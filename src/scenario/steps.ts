@@ -1,7 +1,9 @@
 import { keccak256, numberToHex, stringToBytes, type Hash, type Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { JsonRpcError } from '../protocol/jsonRpcError.js'
-import type { CallBundleParams, CallBundleResponse, ImpersonatedTxParams, SendBlobsParams, SendBundleParams, SendEndOfBlockBundleParams, SendPrivateTransactionParams } from '../protocol/methods.js'
+import { hashedForm } from '../protocol/blobEnvelope.js'
+import type { CallBundleParams, CallBundleResponse, ImpersonatedTxParams, MevSendBundleParams, MevShareBodyElement, SendBlobsParams, SendBundleParams, SendEndOfBlockBundleParams, SendPrivateTransactionParams } from '../protocol/methods.js'
+import { matchingHashOf } from '../mevshare/hashes.js'
 import { WIRE_PATTERNS } from '../protocol/wireRules.js'
 import { ordersOf } from '../replay/orders.js'
 import { readSourceBlock } from '../replay/sourceBlock.js'
@@ -9,7 +11,7 @@ import { submitOrders } from '../replay/submitOrders.js'
 import { headStatus, locate, recordBalances, type RunContext } from './context.js'
 import { ExpectationFailed, StepFailed, type ScenarioFailure } from './errors.js'
 import { Failures, checkCallBundle, checkExpectations } from './expectations.js'
-import { stepKind, type BlockRef, type BoostStep, type EndOfBlockStep, type SendBlobsStep, type SendPrivateTxStep, type Step, type StepKind, type SubmitStep } from './schema.js'
+import { stepKind, type BlockRef, type BoostStep, type CancelPrivateTxStep, type EndOfBlockStep, type MevSendBundleStep, type SendBlobsStep, type SendPrivateTxStep, type Step, type StepKind, type SubmitStep } from './schema.js'
 import type { Path } from './sourceMap.js'
 
 /** A replacement UUID as given, or a fixed UUID derived from any other name. */
@@ -115,16 +117,22 @@ async function submit(context: RunContext, b: SubmitStep | BoostStep | EndOfBloc
   return failures
 }
 
-/** A template's signed tx as a private transaction; its id (`as`) traces it by its tx hash. */
+/**
+ * A template's signed tx as a private transaction, signed by the scenario's searcher key (so
+ * `cancelPrivateTx` can cancel it); with `hints` it is shared with MEV-Share. Its id (`as`)
+ * traces it by its tx hash.
+ */
 async function sendPrivateTx(context: RunContext, p: SendPrivateTxStep, at: Path): Promise<ScenarioFailure[]> {
   const [tx] = await rawTxs(context, [p.tx])
   const head = await headStatus(context)
+  const refund = p.refund?.map((r) => ({ address: context.book.resolve(r.address), percent: r.percent }))
+  const preferences = (p.hints || refund) && { ...(p.hints && { privacy: { hints: p.hints } }), ...(refund && { validity: { refund } }) }
   const params: SendPrivateTransactionParams = {
     tx: tx!,
     ...(p.maxBlockNumber !== undefined && { maxBlockNumber: numberToHex(resolveRef(p.maxBlockNumber, head.blockNumber)) }),
-    ...(p.hints && { preferences: { privacy: { hints: p.hints } } }),
+    ...(preferences && { preferences }),
   }
-  const { result, failures } = await callExpecting(context, at, 'sendPrivateTx', p.expectError, () => context.client.request('eth_sendPrivateTransaction', [params]))
+  const { result, failures } = await callExpecting(context, at, 'sendPrivateTx', p.expectError, () => context.client.signedRequest('eth_sendPrivateTransaction', [params], SCENARIO_SEARCHER))
   if (result && p.as !== undefined) context.bundles.set(p.as, result)
   return failures
 }
@@ -138,6 +146,36 @@ async function sendBlobs(context: RunContext, b: SendBlobsStep, at: Path): Promi
   return failures
 }
 
+/** eth_cancelPrivateTransaction of an earlier step's private tx, signed by the key that sent it. */
+async function cancelPrivateTx(context: RunContext, p: CancelPrivateTxStep, at: Path): Promise<ScenarioFailure[]> {
+  const txHash = context.bundles.get(p.tx)!
+  return (await callExpecting(context, at, 'cancelPrivateTx', p.expectError, () => context.client.signedRequest('eth_cancelPrivateTransaction', [{ txHash }], SCENARIO_SEARCHER))).failures
+}
+
+/** MEV-Share's mev_sendBundle, signed by the scenario's searcher; a backrun names its private tx by the event hash. */
+async function mevSendBundle(context: RunContext, m: MevSendBundleStep, at: Path): Promise<ScenarioFailure[]> {
+  const head = await headStatus(context)
+  const block = resolveRef(m.block ?? { relative: true, value: 1n }, head.blockNumber)
+  const canRevert = new Set(await txHashes(context, m.canRevert))
+  const body: MevShareBodyElement[] = []
+  if (m.backrun !== undefined) body.push({ hash: matchingHashOf(context.bundles.get(m.backrun)!) })
+  for (const raw of await rawTxs(context, m.txs)) body.push({ tx: raw, canRevert: canRevert.has(keccak256(hashedForm(raw))) })
+  const params: MevSendBundleParams = {
+    version: 'v0.1',
+    inclusion: { block: numberToHex(block), ...(m.maxBlock && { maxBlock: numberToHex(resolveRef(m.maxBlock, head.blockNumber)) }) },
+    body,
+    ...((m.refund || m.refundConfig) && {
+      validity: {
+        ...(m.refund && { refund: m.refund }),
+        ...(m.refundConfig && { refundConfig: m.refundConfig.map((r) => ({ address: context.book.resolve(r.address), percent: r.percent })) }),
+      },
+    }),
+  }
+  const { result, failures } = await callExpecting(context, at, 'mevSendBundle', m.expectError, () => context.client.signedRequest('mev_sendBundle', [params], SCENARIO_SEARCHER))
+  if (result && m.as !== undefined) context.bundles.set(m.as, result.bundleHash)
+  return failures
+}
+
 type Executor = (context: RunContext, step: Step, at: Path) => Promise<ScenarioFailure[]>
 
 /** One executor per step kind; each drives the service through its public RPC only. */
@@ -147,6 +185,8 @@ const EXECUTORS: Record<StepKind, Executor> = {
   submitEndOfBlock: (context, step, at) => submit(context, step.submitEndOfBlock!, at, 'submitEndOfBlock'),
   sendPrivateTx: (context, step, at) => sendPrivateTx(context, step.sendPrivateTx!, at),
   sendBlobs: (context, step, at) => sendBlobs(context, step.sendBlobs!, at),
+  cancelPrivateTx: (context, step, at) => cancelPrivateTx(context, step.cancelPrivateTx!, at),
+  mevSendBundle: (context, step, at) => mevSendBundle(context, step.mevSendBundle!, at),
 
   async cancel(context, step, at) {
     const c = step.cancel!

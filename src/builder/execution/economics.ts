@@ -2,6 +2,9 @@ import type { Address, Hash } from 'viem'
 import type { ChainClient } from '../../chain/chainClient.js'
 import { EconomicsDidNotSettle } from './builderTxErrors.js'
 import { BlockStateDiff } from './stateDiff.js'
+import { shareRefunds } from './shareRefunds.js'
+import type { ExecutionFailure } from '../../bundle/failure.js'
+import type { ShareBody } from '../../bundle/types.js'
 import { builderTransferGasCost, emptyPlan, type ExecutionResult, type GroupPlan, type TxGroup } from './execution.js'
 
 /** Each round adds at most one sponsorship or settles the payouts; this bounds a bundle of 100 txs. */
@@ -28,7 +31,9 @@ export interface EconomicsContext {
  *   executed again; the bundle must then still pay the builder more than it cost;
  * - a bundle with `refundPercent` p gets a payout of `reward × p / 100 − payout gas` to its
  *   recipient after its txs, where the reward is the coinbase gain caused by its refund tx;
- *   the bundle's net value to the builder must cover it.
+ *   the bundle's net value to the builder must cover it;
+ * - a MEV-Share bundle gets one payout per refund recipient (`shareRefunds`: a percent of
+ *   what its unrefunded elements paid the builder, less the payout's gas), likewise covered.
  *
  * Everything is recomputed from scratch for each block it is called for, so a payout always
  * reflects the state the bundle actually ran on.
@@ -46,7 +51,7 @@ export async function executeWithEconomics(
       if (sponsored) continue
       return result
     }
-    if (!plans.some((plan, g) => plan.sponsorships.size > 0 || groups[g]!.bundle?.refund)) return result
+    if (!plans.some((plan, g) => plan.sponsorships.size > 0 || owesRefunds(groups[g]!))) return result
     const settled = await settle(context, groups, plans, result)
     if (settled !== 'changed') return settled
   }
@@ -88,7 +93,7 @@ async function settle(
     const outcome = result.groups[g]!
     const coinbaseGain = (hashes: readonly Hash[]) => hashes.reduce((sum, h) => sum + stateDiff.balanceChange(h, context.coinbase), 0n)
     const net = coinbaseGain([...outcome.included, ...outcome.builderTxs])
-    const payoutCost = plan.payout ? plan.payout.value + gas : 0n
+    const payoutCost = plan.payouts.reduce((sum, p) => sum + p.value + gas, 0n)
     const beforePayout = net + payoutCost
 
     if (plan.sponsorships.size > 0) {
@@ -100,19 +105,54 @@ async function settle(
       }
     }
 
-    const refund = group.bundle?.refund
-    if (!refund) continue
-    const rewardWei = outcome.included.includes(refund.txHash) ? stateDiff.balanceChange(refund.txHash, context.coinbase) : 0n
-    const payout = (rewardWei * BigInt(refund.percent)) / 100n - gas
-    if (payout <= 0n) {
-      return { ok: false, failedGroup: g, failure: { kind: 'RefundNotPositive', rewardWei, percent: refund.percent, payoutGasWei: gas }, block: result.block }
-    }
-    if (plan.payout?.value !== payout || plan.payout.to !== refund.recipient) {
-      plan.payout = { to: refund.recipient, value: payout }
+    const gainOf = (hash: Hash) => (outcome.included.includes(hash) ? stateDiff.balanceChange(hash, context.coinbase) : undefined)
+    const wanted = payoutsWanted(group, gainOf, gas)
+    if (!wanted) continue
+    if ('failure' in wanted) return { ok: false, failedGroup: g, failure: wanted.failure, block: result.block }
+    if (!samePayouts(plan.payouts, wanted.payouts)) {
+      plan.payouts = wanted.payouts
       changed = true
     } else if (net < 0n) {
-      return { ok: false, failedGroup: g, failure: { kind: 'RefundNotCovered', rewardWei, payoutWei: payout + gas, bundleValueWei: beforePayout }, block: result.block }
+      return { ok: false, failedGroup: g, failure: { kind: 'RefundNotCovered', rewardWei: wanted.rewardWei, payoutWei: payoutCost, bundleValueWei: beforePayout }, block: result.block }
     }
   }
   return changed ? 'changed' : result
+}
+
+/** Does the group owe refunds the builder pays (a refund bundle, or a MEV-Share body with refunds)? */
+function owesRefunds(group: TxGroup): boolean {
+  const hasRefund = (body: ShareBody): boolean => body.refund.length > 0 || body.elements.some((e) => e.kind === 'bundle' && hasRefund(e.body))
+  return group.bundle?.refund !== undefined || (group.bundle?.share !== undefined && hasRefund(group.bundle.share))
+}
+
+type Payouts = { payouts: GroupPlan['payouts']; rewardWei: bigint } | { failure: ExecutionFailure }
+
+/**
+ * The payouts a group's refunds come to on this execution, each net of its own gas (the
+ * builder tx pays exactly the base fee): a refund bundle's `reward × percent / 100`, or a
+ * MEV-Share body's refund per recipient. Undefined when the group owes none.
+ */
+function payoutsWanted(group: TxGroup, gainOf: (hash: Hash) => bigint | undefined, gas: bigint): Payouts | undefined {
+  const refund = group.bundle?.refund
+  if (refund) {
+    const rewardWei = gainOf(refund.txHash) ?? 0n
+    const payout = (rewardWei * BigInt(refund.percent)) / 100n - gas
+    if (payout <= 0n) return { failure: { kind: 'RefundNotPositive', rewardWei, percent: refund.percent, payoutGasWei: gas } }
+    return { payouts: [{ to: refund.recipient, value: payout }], rewardWei }
+  }
+  const share = group.bundle?.share
+  if (!share) return undefined
+  const senders = new Map(group.txs.map((tx) => [tx.hash, tx.sender]))
+  const { byRecipient, refundableWei } = shareRefunds(share, { gainOf, senderOf: (hash) => senders.get(hash) })
+  const payouts: GroupPlan['payouts'] = []
+  for (const [to, refundWei] of byRecipient) {
+    // As rbuilder: the refund must at least pay for the tx that pays it.
+    if (refundWei < gas) return { failure: { kind: 'RefundBelowPayoutGas', to, refundWei, payoutGasWei: gas } }
+    payouts.push({ to, value: refundWei - gas })
+  }
+  return { payouts, rewardWei: refundableWei }
+}
+
+function samePayouts(a: GroupPlan['payouts'], b: GroupPlan['payouts']): boolean {
+  return a.length === b.length && a.every((p, i) => p.to === b[i]!.to && p.value === b[i]!.value)
 }

@@ -3,6 +3,7 @@ import type { ChainClient, MinedBlock, SendOutcome } from '../../chain/chainClie
 import { BuilderTransferFailed } from './builderTxErrors.js'
 import { BUILDER_TRANSFER_GAS, signBuilderTransfer, type BuilderSigner } from './builderTxs.js'
 import type { BuilderPayments } from '../../bundle/builderPayments.js'
+import type { ShareBody } from '../../bundle/types.js'
 import { rejectionFailure, type ExecutionFailure } from '../../bundle/failure.js'
 
 export interface GroupTx {
@@ -28,18 +29,22 @@ export interface TxGroup {
   mayDrop(hash: Hash): boolean
   mayRevert(hash: Hash): boolean
   /** Set for bundles: they can be sponsored and refunded; mempool txs cannot. */
-  bundle?: { refund?: RefundTerms }
+  bundle?: {
+    refund?: RefundTerms
+    /** A MEV-Share bundle's body: its refunds are settled per element (`shareRefunds`). */
+    share?: ShareBody
+  }
 }
 
 /** Builder txs the economics add to one group in one execution. */
 export interface GroupPlan {
   /** Builder transfer placed right before the tx, by tx hash. */
   sponsorships: Map<Hash, bigint>
-  /** Refund payout appended after the group's txs. */
-  payout?: { to: Address; value: bigint }
+  /** Refund payouts appended after the group's txs, in order. */
+  payouts: Array<{ to: Address; value: bigint }>
 }
 
-export const emptyPlan = (): GroupPlan => ({ sponsorships: new Map() })
+export const emptyPlan = (): GroupPlan => ({ sponsorships: new Map(), payouts: [] })
 
 export interface GroupOutcome extends BuilderPayments {
   included: Hash[]
@@ -146,7 +151,7 @@ async function admissionSteps(context: ExecutionContext, groups: readonly TxGrou
       }
       steps.push({ kind: 'tx', group, tx })
     }
-    if (plan.payout) steps.push({ kind: 'payout', group, to: plan.payout.to, amountWei: plan.payout.value, transfer: await sign(plan.payout.to, plan.payout.value) })
+    for (const payout of plan.payouts) steps.push({ kind: 'payout', group, to: payout.to, amountWei: payout.value, transfer: await sign(payout.to, payout.value) })
   }
   return steps
 }
@@ -214,7 +219,11 @@ async function admit(groups: readonly TxGroup[], steps: readonly AdmissionStep[]
       if (!outcome.accepted) throw new BuilderTransferFailed({ kind: 'Refused', to: step.to, reason: outcome.reason })
       outcomeOf.builderTxs.push(step.transfer.hash)
       if (step.kind === 'sponsorship') outcomeOf.sponsorships.push({ txHash: step.txHash, amountWei: step.amountWei, transferHash: step.transfer.hash })
-      else outcomeOf.refund = { recipient: step.to, amountWei: step.amountWei, payoutHash: step.transfer.hash }
+      else {
+        const refund = { recipient: step.to, amountWei: step.amountWei, payoutHash: step.transfer.hash }
+        outcomeOf.refund ??= refund
+        if (groups[step.group]!.bundle?.share) (outcomeOf.refunds ??= []).push(refund)
+      }
       continue
     }
     const { tx } = step

@@ -22,7 +22,7 @@ export function bundleGroup(bundle: Bundle): TxGroup {
     txs: bundle.txs.map(groupTx),
     mayDrop: (hash) => mayDrop(bundle, hash),
     mayRevert: (hash) => bundle.revertingTxHashes.has(hash),
-    bundle: { refund: refundTerms(bundle) },
+    bundle: { refund: refundTerms(bundle), ...(bundle.mevShare && { share: bundle.mevShare.body }) },
   }
 }
 

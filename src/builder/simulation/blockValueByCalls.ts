@@ -25,7 +25,7 @@ export async function blockValueByCalls(context: CallSimulationContext, items: r
   const { chain, parent } = context
   const baseFee = parent.nextBaseFee
   const txsOf = (item: BlockItem): readonly CallableTx[] => (item.kind === 'tx' ? [item.tx] : item.bundle.trace.bundle.txs)
-  if (items.some((item) => item.kind === 'bundle' && item.bundle.trace.bundle.refundPercent)) return undefined
+  if (items.some((item) => item.kind === 'bundle' && (item.bundle.trace.bundle.refundPercent || item.bundle.trace.bundle.mevShare))) return undefined
   if (items.some((item) => txsOf(item).some((tx) => !tx.sender))) return undefined
   const expected: Map<Address, number | undefined> = await parent.nonces(items.flatMap((item) => txsOf(item).map((tx) => tx.sender!)))
 

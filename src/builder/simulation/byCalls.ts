@@ -20,7 +20,7 @@ const BATCHES_IN_FLIGHT = 2
  * `validation` checks neither nonces nor fee caps, so those are checked here against the
  * parent state. A bundle is left to real execution (`undefined`) when a call cannot tell:
  * a nonce or fee the node would refuse (the bundle may drop the tx), a sender that cannot
- * pay (the builder may sponsor), refund terms (the payout is a builder tx), blob or
+ * pay (the builder may sponsor), refund terms or a MEV-Share body (payouts are builder txs), blob or
  * set-code txs, or any error of the request itself.
  *
  * @example const results = await simulateByCalls({ chain, parent, timestamp }, bundles)
@@ -60,7 +60,7 @@ async function inBatches(chain: ChainClient, calls: Array<{ method: string; para
 
 /** The `eth_simulateV1` params for one bundle at top of block, or undefined if calls cannot stand for it. */
 function simulationRequest({ parent, timestamp }: CallSimulationContext, bundle: Bundle): unknown[] | undefined {
-  if (bundle.refundPercent) return undefined
+  if (bundle.refundPercent || bundle.mevShare) return undefined
   const calls: Record<string, unknown>[] = []
   for (const tx of bundle.txs) {
     const call = callOf(tx, parent.nextBaseFee)

@@ -14,8 +14,8 @@ import type { ParentState } from '../execution/parentState.js'
 export async function simulateTopOfBlock(parent: ParentState, timestamp: bigint, bundle: Bundle): Promise<SimulationResult> {
   const result = await parent.execute(timestamp, [bundleGroup(bundle)])
   if (!result.ok) return { ok: false, failure: result.failure }
-  const { sponsorships, refund } = result.groups[0]!
-  return { ok: true, builderPayment: result.coinbaseBalance - parent.coinbaseBalance, gasUsed: result.block.gasUsed, sponsorships, refund }
+  const { sponsorships, refund, refunds } = result.groups[0]!
+  return { ok: true, builderPayment: result.coinbaseBalance - parent.coinbaseBalance, gasUsed: result.block.gasUsed, sponsorships, refund, ...(refunds && { refunds }) }
 }
 
 /**

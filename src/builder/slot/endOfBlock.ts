@@ -71,10 +71,10 @@ export async function placeEndOfBlock(
       continue
     }
     const builderPayment = result.coinbaseBalance - execution.coinbaseBalance
-    const { sponsorships, refund } = result.groups.at(-1)!
+    const { sponsorships, refund, refunds } = result.groups.at(-1)!
     const notBuilt = buildDecision({ msIntoSlot, boosted: trace.bundle.boosted, builderPayment }, block, cutoffs)
     const gasUsed = result.block.gasUsed - execution.block.gasUsed
-    verdicts.push({ kind: 'Passed', trace, builderPayment, builderPayments: { sponsorships, refund }, gasUsed, notBuilt })
+    verdicts.push({ kind: 'Passed', trace, builderPayment, builderPayments: { sponsorships, refund, ...(refunds && { refunds }) }, gasUsed, notBuilt })
     if (notBuilt) continue
     const bundle: SimulatedBundle = { trace, builderPayment, gasUsed }
     appended.push(bundle)

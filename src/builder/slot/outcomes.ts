@@ -42,7 +42,7 @@ export function bundleOutcomes(simulated: readonly SimulatedBundle[], { candidat
     if (inBest.has(trace)) {
       if (!won) return { kind: 'SubmittedNotLanded', trace, failure: { kind: 'AuctionLost', competitorBid, ourValue: best.value, block: mined.number, ...fleet } }
       const outcome = groupOutcome(trace, best)
-      if (outcome && landed(outcome, mined)) return { kind: 'Landed', trace, builderPayments: { sponsorships: outcome.sponsorships, refund: outcome.refund } }
+      if (outcome && landed(outcome, mined)) return { kind: 'Landed', trace, builderPayments: paymentsOf(outcome) }
       return { kind: 'SubmittedNotLanded', trace, failure: { kind: 'NotEveryTxLanded', block: mined.number } }
     }
     if (inOther.has(trace)) {
@@ -61,4 +61,9 @@ function groupOutcome(trace: BundleTrace, best: CandidateBlock): GroupOutcome | 
 
 function landed(outcome: GroupOutcome, mined: SlotResult['mined']): boolean {
   return outcome.included.length > 0 && [...outcome.included, ...outcome.builderTxs].every((hash) => mined.txs.has(hash))
+}
+
+/** What the builder paid for a group, as its trace keeps it (a MEV-Share bundle's every payout too). */
+export function paymentsOf({ sponsorships, refund, refunds }: BuilderPayments): BuilderPayments {
+  return { sponsorships, refund, ...(refunds && { refunds }) }
 }

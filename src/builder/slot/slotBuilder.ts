@@ -22,8 +22,9 @@ import { buildDecision } from './buildDecision.js'
 import { assembleCandidates } from './candidates.js'
 import { eligibility } from './eligibility.js'
 import { placeEndOfBlock, type EndOfBlockBundle, type EndOfBlockVerdict } from './endOfBlock.js'
+import { backrunTargetGone, inBackrunTerms, settleBackruns } from './backruns.js'
 import { fleetOutcomes, type BuilderBidResult } from './fleetOutcomes.js'
-import { bundleOutcomes, type BundleOutcome } from './outcomes.js'
+import { bundleOutcomes, paymentsOf, type BundleOutcome } from './outcomes.js'
 import { slotReport, slotSummary, staleMempoolTxs } from './report.js'
 
 /** Coinbase of the competing builder whose block is mined when we lose the auction. */
@@ -167,10 +168,19 @@ export class SlotBuilder {
       for (const outcome of fleet.outcomes) this.record(outcome, mined.number, buildTime)
       for (const { trace, views, furthest, ignored } of fleet.views) traces.seenByBuilders(trace, views, furthest, ignored)
     } else for (const outcome of bundleOutcomes(top.simulated, { candidates: top.candidates, best: top.best, mined, won: winner !== null, competitorBid })) this.record(outcome, mined.number, buildTime)
+    const backruns = settleBackruns(this.taken, mined)
+    for (const trace of backruns.landedInBackrun) traces.landedInBackrun(trace, mined.number)
+    for (const { trace, failure } of backruns.orphaned) traces.backrunOrphaned(trace, failure)
     mempool.remove(mined.txs.keys())
     mempool.remove(staleMempoolTxs(top.best))
 
+    // Backruns whose user tx is tried no more after this block (it expired) say so, not merely that they expired.
+    const backrunsCarried = this.taken.filter((t) => t.live && t.state !== 'Landed' && t.bundle.mevShare?.backrunOf)
     traces.closeBlock(blockNumber)
+    for (const trace of backrunsCarried) {
+      const gone = backrunTargetGone(trace, traces.get(trace.bundle.mevShare!.backrunOf!))
+      if (gone) traces.backrunOrphaned(trace, gone)
+    }
     this.deps.slot.advanceTo({ number: mined.number, timestamp: mined.timestamp, hash: mined.hash })
     this.minedHere = mined.hash
     traces.expire(clock.nowSeconds())
@@ -261,6 +271,12 @@ export class SlotBuilder {
     const routes = fleet && new Map<BundleTrace, BundleRoute>()
     for (const trace of pending.sort((a, b) => a.sequence - b.sequence)) {
       if (trace.state !== 'Received' || !trace.live) continue
+      const backrunOf = trace.bundle.mevShare?.backrunOf
+      const orphaned = backrunOf && backrunTargetGone(trace, traces.get(backrunOf))
+      if (orphaned) {
+        traces.backrunOrphaned(trace, orphaned)
+        continue
+      }
       const verdict = eligibility(trace, { block, timestamp, cutoffs })
       if (!verdict.eligible) {
         traces.notSimulated(trace, verdict.failure)
@@ -282,11 +298,11 @@ export class SlotBuilder {
     for (const [i, { trace, msIntoSlot }] of eligible.entries()) {
       const sim = results[i]!
       if (!sim.ok) {
-        traces.simulationFailed(trace, sim.failure, buildTime)
+        traces.simulationFailed(trace, inBackrunTerms(trace, sim.failure), buildTime)
         continue
       }
-      const { builderPayment, sponsorships, refund } = sim
-      traces.simulationPassed(trace, { simulatedAt: buildTime, builderPayment, builderPayments: { sponsorships, refund }, gasUsed: sim.gasUsed })
+      const { builderPayment } = sim
+      traces.simulationPassed(trace, { simulatedAt: buildTime, builderPayment, builderPayments: paymentsOf(sim), gasUsed: sim.gasUsed })
       const notBuilt = buildDecision({ msIntoSlot, boosted: trace.bundle.boosted, builderPayment }, block, cutoffs)
       if (!notBuilt) simulated.push({ trace, builderPayment, gasUsed: sim.gasUsed })
       else if (notBuilt.kind === 'ArrivedAfterBuildCutoff') traces.tooLate(trace, notBuilt)
@@ -349,7 +365,7 @@ export class SlotBuilder {
         traces.includedElsewhere(trace, block, outcome.failure)
         return
       case 'ExcludedFromBlock':
-        traces.excluded(trace, outcome.failure)
+        traces.excluded(trace, outcome.failure.kind === 'FailedInPlace' ? { ...outcome.failure, failure: inBackrunTerms(trace, outcome.failure.failure) } : outcome.failure)
     }
   }
 }

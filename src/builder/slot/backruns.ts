@@ -1,0 +1,79 @@
+import type { Hash } from 'viem'
+import type { ExecutionFailure, SlotFailure } from '../../bundle/failure.js'
+import type { BundleTrace } from '../../bundle/trace.js'
+
+export type BackrunFailure = Extract<SlotFailure, { kind: 'BackrunTargetGone' | 'BackrunTargetLandedWithout' }>
+
+/**
+ * Whether a MEV-Share backrun can still be tried: its user's private tx (`backrunOf`) must
+ * still be tried itself. Landed (without it), cancelled, expired or invalid: the backrun
+ * fails for good with why. Undefined while the user tx is pending (or for any other bundle).
+ *
+ * @example const gone = backrunTargetGone(trace, book.get(trace.bundle.mevShare!.backrunOf!))
+ */
+export function backrunTargetGone(backrun: Pick<BundleTrace, 'bundle'>, target: BundleTrace | undefined): BackrunFailure | undefined {
+  const terms = backrun.bundle.mevShare
+  if (!terms?.backrunOf) return undefined
+  const gone = (why: string): BackrunFailure => ({ kind: 'BackrunTargetGone', target: terms.backrunEventHash ?? terms.backrunOf!, why })
+  if (!target) return gone('is no longer known to the builder (past its retention)')
+  if (target.state === 'Landed') return gone(`landed in block ${target.blockNumber} without this backrun`)
+  // The user tx's own trace is the user's: nothing of it (its sender, its revert) goes into the searcher's.
+  if (target.state === 'Invalid') return gone('is invalid (the builder refused it)')
+  if (target.privateTx?.cancelled) return gone('was cancelled (eth_cancelPrivateTransaction)')
+  if (!target.live) {
+    const max = target.privateTx?.maxBlockNumber
+    return gone(max !== undefined && target.bundle.targetBlock >= BigInt(max) ? `expired: not included by its maxBlockNumber ${max}` : 'is no longer tried')
+  }
+  return undefined
+}
+
+/** What a mined block means for the MEV-Share orders the slot took. */
+export interface BackrunSettlement {
+  /** Private txs whose tx is in the block inside a backrun of them (their own order was left out): landed. */
+  landedInBackrun: BundleTrace[]
+  /** Backruns whose user tx is in the block without them: they can never land. */
+  orphaned: Array<{ trace: BundleTrace; failure: BackrunFailure }>
+}
+
+/**
+ * Settles the slot's backruns against the mined block: a private tx whose tx landed (in a
+ * backrun of it) is landed; a backrun that did not land while its user tx did lost to the
+ * backrun that landed with it (`by`), or to the user tx alone (`by: null`), and is tried no
+ * more. Competing backruns are thereby settled by the block the slot chose: the most
+ * valuable.
+ *
+ * @example const { landedInBackrun, orphaned } = settleBackruns(taken, mined)
+ */
+export function settleBackruns(taken: readonly BundleTrace[], mined: { number: bigint; txs: ReadonlyMap<Hash, unknown> }): BackrunSettlement {
+  const settlement: BackrunSettlement = { landedInBackrun: [], orphaned: [] }
+  const winners = new Map<Hash, Hash>()
+  for (const trace of taken) {
+    const target = trace.bundle.mevShare?.backrunOf
+    if (target && trace.state === 'Landed' && trace.blockNumber === mined.number) winners.set(target, trace.bundle.hash)
+  }
+  for (const trace of taken) {
+    if (trace.state === 'Landed' || !trace.live) continue
+    const terms = trace.bundle.mevShare
+    const target = terms?.backrunOf
+    if (target && mined.txs.has(target)) {
+      const failure = { kind: 'BackrunTargetLandedWithout' as const, target: terms.backrunEventHash ?? target, block: mined.number, by: winners.get(target) ?? null }
+      settlement.orphaned.push({ trace, failure })
+    } else if (trace.privateTx && winners.has(trace.bundle.hash) && mined.txs.has(trace.bundle.hash)) {
+      settlement.landedInBackrun.push(trace)
+    }
+  }
+  return settlement
+}
+
+/**
+ * A backrun's failure as its searcher may read it: when the user's tx (its element 0) is the
+ * one that failed, it is named by the event hash the backrun was sent with — the raw tx hash
+ * of a private tx that has not landed is the user's alone.
+ *
+ * @example traces.simulationFailed(trace, inBackrunTerms(trace, sim.failure), buildTime)
+ */
+export function inBackrunTerms<F extends ExecutionFailure>(backrun: Pick<BundleTrace, 'bundle'>, failure: F): F {
+  const terms = backrun.bundle.mevShare
+  if (!terms?.backrunOf || !terms.backrunEventHash || !('hash' in failure) || failure.hash !== terms.backrunOf) return failure
+  return { ...failure, hash: terms.backrunEventHash }
+}

@@ -1,0 +1,214 @@
+import type { Address, Hash } from 'viem'
+import { decodeSignedTx, type TxRules } from '../bundle/decode.js'
+import type { Bundle, BundleTx, ShareBody, ShareElement } from '../bundle/types.js'
+import { mevShareBundleHash } from './hashes.js'
+import type { ShareBundleObject } from './sendBundleSchema.js'
+
+/** The MEV-Share node's limits (mev-share-node `mevshare.go`). */
+export const SHARE_LIMITS = {
+  /** A bundle may hold bundles, which may not hold bundles themselves. */
+  maxNestingLevel: 1,
+  /** Txs in a bundle, nested ones included. */
+  maxBodySize: 50,
+  /** `maxBlock - block` at most. */
+  maxBlockRange: 30n,
+  /** `block` at most this far past the head. */
+  maxBlockOffset: 5n,
+  /** The user's refund of a backrun, when the user asked for none other: 90% of what the backrun pays. */
+  defaultRefundPercent: 90,
+} as const
+
+/** A pending private tx shared with MEV-Share, as a backrun's `{ hash }` finds it. */
+export interface SharedTarget {
+  tx: BundleTx
+  /** The blocks it is still tried for. */
+  targetBlock: bigint
+  maxBlock: bigint
+  /** Where the user's refund goes (`preferences.validity.refund`); empty: to the tx's sender. */
+  refundConfig: Array<{ address: Address; percent: number }>
+}
+
+export interface ShareBundleRules extends TxRules {
+  headBlock: bigint
+  /** The pending shared private tx whose event hash (`matchingHashOf` its tx hash) this is. */
+  findShared(matchingHash: Hash): SharedTarget | undefined
+}
+
+export type DecodedShareBundle = { ok: true; bundle: Bundle } | { ok: false; problem: string }
+
+/** A rule of the node's the bundle breaks; `message` names the field (`body[1].tx: …`). */
+class ShareBundleProblem extends Error {}
+
+interface Level {
+  hash: Hash
+  body: ShareBody
+  txs: BundleTx[]
+  reverting: Hash[]
+  dropping: Hash[]
+  block: bigint
+  maxBlock: bigint
+  backrunOf?: Hash
+}
+
+/**
+ * Applies the MEV-Share node's rules (`validateBundleInner`) to a schema-valid bundle and
+ * builds the bundle the builder executes: every tx in body order, nested bundles flattened,
+ * the body's structure kept for refunds. A `{ hash }` (only `body[0]` of the top level)
+ * names a pending shared private tx by its event hash; that tx becomes element 0, a nested
+ * bundle refunded `defaultRefundPercent` of what the rest pays (`validity.refund` must then
+ * be empty, as on the node). The bundle hash is the node's: keccak256 of the body hashes,
+ * a `{ hash }` counting as the hash it names.
+ *
+ * @example decodeShareBundle(object, { chainId: 31337, headBlock: 5n, findShared: () => undefined })
+ */
+export function decodeShareBundle(object: ShareBundleObject, rules: ShareBundleRules): DecodedShareBundle {
+  let top: Level
+  try {
+    top = readLevel(object, 0, '', rules)
+  } catch (error) {
+    if (error instanceof ShareBundleProblem) return { ok: false, problem: error.message }
+    throw error
+  }
+  const txs = top.txs.map((tx, index) => ({ ...tx, index }))
+  const next = rules.headBlock + 1n
+  return {
+    ok: true,
+    bundle: {
+      hash: top.hash,
+      txs,
+      targetBlock: top.block > next ? top.block : next,
+      revertingTxHashes: new Set(top.reverting),
+      droppingTxHashes: new Set(top.dropping),
+      refundTxHashes: [],
+      boosted: false,
+      mevShare: {
+        body: top.body,
+        maxBlock: top.maxBlock,
+        ...(top.backrunOf && { backrunOf: top.backrunOf, backrunEventHash: object.body[0]!.hash! }),
+        ...(object.privacy?.hints && { hints: object.privacy.hints }),
+        ...(object.privacy?.builders && { builders: object.privacy.builders.map((b) => b.toLowerCase()) }),
+      },
+    },
+  }
+}
+
+function readLevel(object: ShareBundleObject, level: number, at: string, rules: ShareBundleRules): Level {
+  if (level > SHARE_LIMITS.maxNestingLevel) {
+    throw new ShareBundleProblem(`${at.slice(0, -1)}: nesting too deep: a bundle may hold bundles, but those may not hold bundles (the node's limit: ${SHARE_LIMITS.maxNestingLevel} level)`)
+  }
+  let { block, maxBlock } = readInclusion(object.inclusion, at, rules.headBlock)
+  if (object.body.length === 0) throw new ShareBundleProblem(`${at}body: must hold at least one element`)
+
+  const out: Level = { hash: '0x', body: { elements: [], refund: [], refundConfig: object.validity?.refundConfig ?? [] }, txs: [], reverting: [], dropping: [], block, maxBlock }
+  const bodyHashes: Hash[] = []
+  for (const [i, element] of object.body.entries()) {
+    const where = `${at}body[${i}]`
+    if (element.hash !== undefined) {
+      if (level > 0 || i !== 0) throw new ShareBundleProblem(`${where}.hash: only body[0] of the top-level bundle may name a pending transaction by hash`)
+      if (object.body.length === 1) throw new ShareBundleProblem(`${at}body: a backrun needs at least one { tx } or { bundle } after the { hash } it backruns`)
+      const target = rules.findShared(element.hash)
+      if (!target) {
+        throw new ShareBundleProblem(
+          `${where}.hash: unknown hash ${element.hash}: no pending private transaction shared with MEV-Share has this event hash (the hash its hint event carries, keccak256 of the tx hash)`,
+        )
+      }
+      const merged = overlap({ block, maxBlock }, { block: target.targetBlock, maxBlock: target.maxBlock })
+      if (!merged) {
+        throw new ShareBundleProblem(`${at}inclusion: blocks ${block} to ${maxBlock} do not overlap the blocks the backrun tx is still tried for (${target.targetBlock} to ${target.maxBlock})`)
+      }
+      block = merged.block
+      maxBlock = merged.maxBlock
+      out.backrunOf = target.tx.hash
+      out.txs.push(target.tx)
+      out.body.elements.push({ kind: 'bundle', body: { elements: [{ kind: 'tx', hash: target.tx.hash }], refund: [], refundConfig: target.refundConfig } })
+      bodyHashes.push(element.hash)
+    } else if (element.tx !== undefined) {
+      const decoded = decodeSignedTx(element.tx, `${where}.tx`, rules)
+      if (typeof decoded === 'string') throw new ShareBundleProblem(decoded)
+      out.txs.push({ ...decoded, index: out.txs.length })
+      const mode = element.revertMode ?? (element.canRevert ? 'allow' : 'fail')
+      if (mode !== 'fail') out.reverting.push(decoded.hash)
+      // A reverted tx cannot be taken back out of a mined block here: "drop" lets it revert, or be left out if refused.
+      if (mode === 'drop') out.dropping.push(decoded.hash)
+      out.body.elements.push({ kind: 'tx', hash: decoded.hash })
+      bodyHashes.push(decoded.hash)
+    } else {
+      const inner = readLevel(element.bundle!, level + 1, `${where}.bundle.`, rules)
+      const merged = overlap({ block, maxBlock }, inner)
+      if (!merged) {
+        throw new ShareBundleProblem(`${where}.bundle.inclusion: blocks ${inner.block} to ${inner.maxBlock} do not overlap the outer bundle's ${block} to ${maxBlock}`)
+      }
+      block = merged.block
+      maxBlock = merged.maxBlock
+      out.txs.push(...inner.txs)
+      out.reverting.push(...inner.reverting)
+      out.dropping.push(...inner.dropping)
+      out.body.elements.push({ kind: 'bundle', body: inner.body } satisfies ShareElement)
+      bodyHashes.push(inner.hash)
+    }
+  }
+  out.block = block
+  out.maxBlock = maxBlock
+
+  if (out.txs.length > SHARE_LIMITS.maxBodySize) throw new ShareBundleProblem(`${at}body: ${out.txs.length} txs, more than the ${SHARE_LIMITS.maxBodySize} a MEV-Share bundle may hold`)
+  const seen = new Map<Hash, number>()
+  for (const [i, tx] of out.txs.entries()) {
+    if (seen.has(tx.hash)) throw new ShareBundleProblem(`${at}body: tx ${tx.hash} appears twice (txs ${seen.get(tx.hash)} and ${i} of the flattened body)`)
+    seen.set(tx.hash, i)
+  }
+  const refund = readRefunds(object, at, out.backrunOf !== undefined)
+  // As the node: a backrun's user element gets the default refund (its own refunds must be empty).
+  out.body.refund = out.backrunOf ? [{ bodyIdx: 0, percent: SHARE_LIMITS.defaultRefundPercent }] : refund
+  readPrivacy(object, at, out.backrunOf !== undefined)
+  out.hash = mevShareBundleHash(bodyHashes)
+  return out
+}
+
+function readInclusion(inclusion: ShareBundleObject['inclusion'], at: string, head: bigint): { block: bigint; maxBlock: bigint } {
+  const block = inclusion.block
+  const maxBlock = inclusion.maxBlock || block
+  if (maxBlock < block) throw new ShareBundleProblem(`${at}inclusion.maxBlock: ${maxBlock} is before inclusion.block ${block}`)
+  if (maxBlock - block > SHARE_LIMITS.maxBlockRange) {
+    throw new ShareBundleProblem(`${at}inclusion.maxBlock: ${maxBlock - block} blocks after inclusion.block, more than the ${SHARE_LIMITS.maxBlockRange} MEV-Share allows`)
+  }
+  if (maxBlock <= head) throw new ShareBundleProblem(`${at}inclusion: blocks ${block} to ${maxBlock} are already mined (the head is ${head}; the next block is ${head + 1n})`)
+  if (block > head + SHARE_LIMITS.maxBlockOffset) {
+    throw new ShareBundleProblem(`${at}inclusion.block: ${block} is more than ${SHARE_LIMITS.maxBlockOffset} blocks past the head ${head}, the furthest MEV-Share accepts`)
+  }
+  return { block, maxBlock }
+}
+
+function readRefunds(object: ShareBundleObject, at: string, backrun: boolean): ShareBody['refund'] {
+  const refund = object.validity?.refund ?? []
+  const refundConfig = object.validity?.refundConfig ?? []
+  const configTotal = refundConfig.reduce((sum, c) => sum + c.percent, 0)
+  if (configTotal > 100) throw new ShareBundleProblem(`${at}validity.refundConfig: the percents add up to ${configTotal}, over 100`)
+  if (backrun && refund.length > 0) {
+    throw new ShareBundleProblem(
+      `${at}validity.refund: must be empty in a backrun of { hash }: MEV-Share sets the user's refund itself (${SHARE_LIMITS.defaultRefundPercent}% of what the backrun pays the builder, split as the user's preferences.validity.refund says)`,
+    )
+  }
+  const used = new Map<number, number>()
+  let total = 0
+  for (const [j, { bodyIdx, percent }] of refund.entries()) {
+    if (bodyIdx >= object.body.length) {
+      throw new ShareBundleProblem(`${at}validity.refund[${j}].bodyIdx: ${bodyIdx} names no element (the body has ${object.body.length}, indexes 0 to ${object.body.length - 1})`)
+    }
+    if (used.has(bodyIdx)) throw new ShareBundleProblem(`${at}validity.refund[${j}].bodyIdx: element ${bodyIdx} is already refunded by validity.refund[${used.get(bodyIdx)}]`)
+    used.set(bodyIdx, j)
+    total += percent
+  }
+  if (total > 100) throw new ShareBundleProblem(`${at}validity.refund: the percents add up to ${total}, over 100`)
+  return refund.map(({ bodyIdx, percent }) => ({ bodyIdx, percent }))
+}
+
+function readPrivacy(object: ShareBundleObject, at: string, backrun: boolean): void {
+  if (backrun && (object.privacy?.hints?.length ?? 0) > 0) {
+    throw new ShareBundleProblem(`${at}privacy.hints: a backrun of { hash } cannot share hints (the MEV-Share node refuses it); leave privacy.hints out`)
+  }
+}
+
+function overlap(a: { block: bigint; maxBlock: bigint }, b: { block: bigint; maxBlock: bigint }): { block: bigint; maxBlock: bigint } | undefined {
+  if (a.maxBlock < b.block || b.maxBlock < a.block) return undefined
+  return { block: a.block > b.block ? a.block : b.block, maxBlock: a.maxBlock < b.maxBlock ? a.maxBlock : b.maxBlock }
+}
