@@ -3,7 +3,7 @@ import { Wallet } from 'ethers'
 import MevShareClientModule from '@flashbots/mev-share-client'
 import { concat, keccak256, parseEther, parseGwei, type Address, type Hash, type Hex } from 'viem'
 import { generatePrivateKey } from 'viem/accounts'
-import { matchingHashOf } from '../src/mevshare/hashes.js'
+import { matchingHashOf } from '../src/protocol/mevShareHashes.js'
 import { DEV_KEYS, REVERTER_CODE, addressOf, call, rpc, setCode, signTx, signedRpc, stats, useTestHarness } from './support/harness.js'
 
 /**

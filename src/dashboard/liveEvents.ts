@@ -1,5 +1,5 @@
 import type { Response } from 'express'
-import { ServerSentEvents } from '../rpc/serverSentEvents.js'
+import { ServerSentEvents } from '../http/serverSentEvents.js'
 
 /** Server-sent events to every open dashboard: one `slot` event per slot run, a comment every 15 s to keep proxies from closing the stream. */
 export class LiveEvents {

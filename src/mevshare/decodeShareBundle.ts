@@ -1,7 +1,7 @@
 import type { Address, Hash } from 'viem'
 import { decodeSignedTx, type TxRules } from '../bundle/decode.js'
 import type { Bundle, BundleTx, ShareBody, ShareElement } from '../bundle/types.js'
-import { mevShareBundleHash } from './hashes.js'
+import { mevShareBundleHash } from '../protocol/mevShareHashes.js'
 import type { ShareBundleObject } from './sendBundleSchema.js'
 
 /** The MEV-Share node's limits (mev-share-node `mevshare.go`). */

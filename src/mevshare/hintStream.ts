@@ -1,5 +1,5 @@
 import type { Response } from 'express'
-import { ServerSentEvents } from '../rpc/serverSentEvents.js'
+import { ServerSentEvents } from '../http/serverSentEvents.js'
 import type { MevShareHint } from './hint.js'
 
 export interface HintStreamOptions {

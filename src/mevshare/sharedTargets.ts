@@ -2,7 +2,7 @@ import type { Hash } from 'viem'
 import type { BundleBook } from '../bundle/book.js'
 import type { BundleTrace } from '../bundle/trace.js'
 import type { SharedTarget } from './decodeShareBundle.js'
-import { matchingHashOf } from './hashes.js'
+import { matchingHashOf } from '../protocol/mevShareHashes.js'
 import { isShared } from './sharing.js'
 
 /** Each trace's matching hash, computed once (a keccak per pending private tx and lookup would add up). */
