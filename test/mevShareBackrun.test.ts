@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { Wallet } from 'ethers'
-import MevShareClientModule from '@flashbots/mev-share-client'
+import MevShareClientModule, { type IPendingTransaction } from '@flashbots/mev-share-client'
 import { concat, keccak256, parseEther, parseGwei, type Address, type Hash, type Hex } from 'viem'
 import { generatePrivateKey } from 'viem/accounts'
 import { matchingHashOf } from '../src/protocol/mevShareHashes.js'
@@ -51,8 +51,26 @@ async function coinbaseGain(hash: Hash, to: Address, value: bigint): Promise<big
 }
 
 describe('MEV-Share backruns', () => {
-  it('the loop: a user tx with hints, a backrun of its event hash by the official client; both land together, the user is refunded 90% to the wei', async () => {
-    const { txHash, eventHash } = await sendUserTx()
+  it('the loop: a user tx with hints → its event reaches the official client → the backrun of event.hash lands right after it; the user is refunded 90% to the wei', async () => {
+    const searcherClient = new MevShareClient(new Wallet(AUTH) as never, { streamUrl: harness.mevShareUrl, apiUrl: harness.rpcUrl })
+    const events: IPendingTransaction[] = []
+    const stream = searcherClient.on('transaction', (event: IPendingTransaction) => events.push(event))
+    let txHash: Hash
+    let eventHash: Hash
+    try {
+      await new Promise<void>((resolve, reject) => {
+        stream.onopen = () => resolve()
+        setTimeout(() => reject(new Error('the client did not connect to the hint stream')), 5_000)
+      })
+      ;({ txHash } = await sendUserTx())
+      await vi.waitFor(() => expect(events).toHaveLength(1), { timeout: 10_000 })
+      // The event names the tx by its matching hash, never the raw hash; it shares the hinted target and selector.
+      eventHash = events[0]!.hash as Hash
+      expect(eventHash).toBe(matchingHashOf(txHash))
+      expect(events[0]).toMatchObject({ to: '0x00000000000000000000000000000000000a11ce', functionSelector: '0x00000000' })
+    } finally {
+      stream.close()
+    }
     const bribe = parseEther('0.01')
     const backrun = await backrunTx(SEARCHER_TX_KEYS[0], bribe)
     const next = (await head()) + 1n
