@@ -136,6 +136,26 @@ describe('the MEV-Share hint stream', () => {
     expect(await stream.event(already)).toEqual({ hash: keccak256(txHash), txs: [{ to: EMITTER, functionSelector: '0xa9059cbb' }], mevGasPrice: MEV_GAS_PRICE })
   })
 
+  it('a mev_sendBundle with privacy.hints is announced by its matching hash; each level shares by its own hints', async () => {
+    const [top, inner] = await Promise.all([fundedKey(), fundedKey()])
+    const topTx = await signTx({ key: top, nonce: 0, to: EMITTER, data: CALLDATA, value: 0n, maxPriorityFeePerGas: TIP })
+    const innerTx = await signTx({ key: inner, nonce: 0, to: EMITTER, data: CALLDATA, value: 0n, maxPriorityFeePerGas: TIP })
+    const block = toHex(BigInt(await call(harness.rpcUrl, 'eth_blockNumber')) + 1n)
+    const already = stream.events.length
+    const nested = { version: 'v0.1', inclusion: { block }, body: [{ tx: innerTx, canRevert: false }] }
+    const reply = await signedRpc<{ bundleHash: Hash }>(
+      harness.rpcUrl,
+      'mev_sendBundle',
+      [{ version: 'v0.1', inclusion: { block }, body: [{ tx: topTx, canRevert: false }, { bundle: nested }], privacy: { hints: ['function_selector'] } }],
+      generatePrivateKey(),
+    )
+    const { bundleHash } = reply.body.result!
+    expect(bundleHash).toBe(keccak256(concat([keccak256(topTx), keccak256(innerTx)])))
+    // The nested bundle asked for no hints: its tx is not in the event (the node reads each level's own privacy).
+    expect(await stream.event(already)).toEqual({ hash: keccak256(bundleHash), txs: [{ to: EMITTER, functionSelector: '0xa9059cbb' }], mevGasPrice: MEV_GAS_PRICE })
+    expect(stream.text().toLowerCase()).not.toContain(keccak256(innerTx).slice(2))
+  })
+
   it('an unshared private tx (no hints) and one whose simulation fails send nothing; events keep submission order', async () => {
     const before = stream.events.length
     const textBefore = stream.text().length

@@ -32,8 +32,8 @@ export interface IngestDeps {
    * servers are quiet). Default: right after the current turn, behind the response.
    */
   idle?(): Promise<void>
-  /** Told of every private tx accepted, its trace in the book (the MEV-Share hint stream listens). */
-  onPrivateTx?(trace: BundleTrace): void
+  /** Told of every private tx and MEV-Share bundle accepted, its trace in the book (the MEV-Share hint stream listens). */
+  onPrivateOrder?(trace: BundleTrace): void
   log: Logger
 }
 
@@ -89,7 +89,7 @@ export class BundleIngest {
     const trace: BundleTrace = { ...newTrace(decoded.bundle, this.arrival(headBlock, options.searcher)), privateTx: terms }
     if (this.deps.traces.add(trace) === trace) {
       this.checkLater(trace)
-      this.deps.onPrivateTx?.(trace)
+      this.deps.onPrivateOrder?.(trace)
     }
     return { ok: true, hash: decoded.bundle.hash }
   }
@@ -102,7 +102,10 @@ export class BundleIngest {
    */
   submitShareBundle(bundle: Bundle, options: Pick<SubmitOptions, 'searcher'>): Hash {
     const trace = newTrace(bundle, this.arrival(this.deps.headBlock(), options.searcher))
-    if (this.deps.traces.add(trace) === trace) this.checkLater(trace)
+    if (this.deps.traces.add(trace) === trace) {
+      this.checkLater(trace)
+      this.deps.onPrivateOrder?.(trace)
+    }
     return bundle.hash
   }
 

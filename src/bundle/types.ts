@@ -96,6 +96,8 @@ export interface ShareBody {
   refund: Array<{ bodyIdx: number; percent: number }>
   /** `validity.refundConfig`: where a refund to this body goes (lowercase addresses); empty: its first tx's sender. */
   refundConfig: Array<{ address: Address; percent: number }>
+  /** `privacy.hints` of this level as sent (each level shares by its own; absent: this level shares nothing). */
+  hints?: string[]
 }
 
 export type ShareElement = { kind: 'tx'; hash: Hash } | { kind: 'bundle'; body: ShareBody }

@@ -15,8 +15,8 @@ export interface HarnessEventMap {
   anvilDown: [reason: string]
   /** Anvil is back and the builder re-initialised on it. */
   anvilUp: []
-  /** A private tx was accepted (its trace is in the book). */
-  privateTx: [trace: BundleTrace]
+  /** A private tx or a MEV-Share bundle was accepted (its trace is in the book). */
+  privateOrder: [trace: BundleTrace]
   /** The MEV-Share hint stream sent an event. */
   hint: [hint: MevShareHint]
 }

@@ -6,7 +6,7 @@ import { mevShareApp } from '../mevshare/app.js'
 import { HintHistory } from '../mevshare/hintHistory.js'
 import { HintPublisher } from '../mevshare/hintPublisher.js'
 import { HintStream } from '../mevshare/hintStream.js'
-import { privateTxOrder } from '../mevshare/shareableOrder.js'
+import { shareableOrder } from '../mevshare/shareableOrder.js'
 import { listen } from '../rpc/httpServer.js'
 import type { ChainSubsystem } from './chain.js'
 import type { HarnessEvents } from './events.js'
@@ -47,8 +47,8 @@ export async function startMevShare({ config, chain, slot, orders, events, shutd
     onPublished: (hint) => events.emit('hint', hint),
     log,
   })
-  events.on('privateTx', (trace) => {
-    const order = privateTxOrder(trace)
+  events.on('privateOrder', (trace) => {
+    const order = shareableOrder(trace)
     if (order) publisher.publish(order)
   })
   const server = await listen(mevShareApp(stream, history), config.host, config.mevSharePort)

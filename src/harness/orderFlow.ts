@@ -60,7 +60,7 @@ export function createOrderFlow({ config, chain, slot, traces, events, shutdown,
     readNonce: (address, blockNumber) => nonceReads.read(address, blockNumber < slot.head.number ? blockNumber : slot.head.number),
     recover: recovery.recover,
     idle: () => checksGate.passed(),
-    onPrivateTx: (trace) => events.emit('privateTx', trace),
+    onPrivateOrder: (trace) => events.emit('privateOrder', trace),
     log,
   })
   const mempool = new PublicMempool({ chainId: chain.chainId, blobLimits: chain.blobLimits }, recovery.recover)

@@ -99,7 +99,8 @@ function readLevel(object: ShareBundleObject, level: number, at: string, rules: 
   let { block, maxBlock } = readInclusion(object.inclusion, at, rules.headBlock)
   if (object.body.length === 0) throw new ShareBundleProblem(`${at}body: must hold at least one element`)
 
-  const out: Level = { hash: '0x', body: { elements: [], refund: [], refundConfig: object.validity?.refundConfig ?? [] }, txs: [], reverting: [], dropping: [], block, maxBlock }
+  const body: ShareBody = { elements: [], refund: [], refundConfig: object.validity?.refundConfig ?? [], ...(object.privacy?.hints?.length && { hints: object.privacy.hints }) }
+  const out: Level = { hash: '0x', body, txs: [], reverting: [], dropping: [], block, maxBlock }
   const bodyHashes: Hash[] = []
   for (const [i, element] of object.body.entries()) {
     const where = `${at}body[${i}]`

@@ -34,7 +34,7 @@ const KNOWN_ORDERS = 100_000
  * time in the order they were published, so events go out in submission order; `publish`
  * itself returns at once (the RPC answer never waits for a simulation).
  *
- * @example publisher.publish(privateTxOrder(trace)!); await publisher.idle()
+ * @example publisher.publish(shareableOrder(trace)!); await publisher.idle()
  */
 export class HintPublisher {
   private tail: Promise<void> = Promise.resolve()

@@ -1,7 +1,7 @@
 import { parseTransaction, type Hash } from 'viem'
 import type { LoggedTx } from '../builder/simulation/index.js'
 import type { BundleTrace } from '../bundle/trace.js'
-import type { BundleTx } from '../bundle/types.js'
+import type { BundleTx, ShareBody } from '../bundle/types.js'
 import type { ShareableBody, ShareableTx } from './hint.js'
 import { expandHints, isShared } from './sharing.js'
 
@@ -20,12 +20,43 @@ export interface ShareableOrder {
 }
 
 /**
- * A private tx's order, or `undefined` when it is not shared (no hints): one level, one tx,
- * the user's hints; withdrawn once cancelled, landed, invalid or no longer tried.
+ * What the hint stream may announce of an accepted order: a shared private tx, or a
+ * `mev_sendBundle` bundle whose top level asked for hints (a backrun of `{ hash }` never
+ * shares: the node refuses hints on it). `undefined` for anything else.
  *
- * @example const order = privateTxOrder(trace); if (order) publisher.publish(order)
+ * @example const order = shareableOrder(trace); if (order) publisher.publish(order)
  */
-export function privateTxOrder(trace: BundleTrace): ShareableOrder | undefined {
+export function shareableOrder(trace: BundleTrace): ShareableOrder | undefined {
+  return trace.privateTx ? privateTxOrder(trace) : shareBundleOrder(trace)
+}
+
+/** Pending until it lands, is found invalid or is no longer tried. */
+function settled(trace: BundleTrace): boolean {
+  return !trace.live || trace.state === 'Landed' || trace.state === 'Invalid'
+}
+
+/**
+ * A MEV-Share bundle's order: each level shares by its own `privacy.hints` (a nested bundle
+ * without hints shares none of its txs, as on the node), its txs in body order.
+ */
+function shareBundleOrder(trace: BundleTrace): ShareableOrder | undefined {
+  const terms = trace.bundle.mevShare
+  if (!terms || terms.backrunOf || !terms.body.hints?.length) return undefined
+  const byHash = new Map(trace.bundle.txs.map((tx) => [tx.hash, tx]))
+  const level = (body: ShareBody): ShareableBody => ({
+    hints: expandHints(body.hints),
+    items: body.elements.map((element) => (element.kind === 'tx' ? { tx: shareableTx(byHash.get(element.hash)!) } : { bundle: level(element.body) })),
+  })
+  return {
+    bundleHash: trace.bundle.hash,
+    body: level(terms.body),
+    txs: trace.bundle.txs.map((tx) => ({ ...tx, canRevert: trace.bundle.revertingTxHashes.has(tx.hash) })),
+    withdrawn: () => settled(trace),
+  }
+}
+
+/** A private tx's order, or `undefined` when it is not shared (no hints): one level, one tx, the user's hints. */
+function privateTxOrder(trace: BundleTrace): ShareableOrder | undefined {
   const preferences = trace.privateTx?.preferences
   if (!trace.privateTx || !isShared(preferences)) return undefined
   const tx = trace.bundle.txs[0]!
@@ -33,7 +64,7 @@ export function privateTxOrder(trace: BundleTrace): ShareableOrder | undefined {
     bundleHash: trace.bundle.hash,
     body: { hints: expandHints(preferences!.privacy!.hints), items: [{ tx: shareableTx(tx) }] },
     txs: [tx],
-    withdrawn: () => !trace.live || trace.privateTx?.cancelled === true || trace.state === 'Landed' || trace.state === 'Invalid',
+    withdrawn: () => settled(trace) || trace.privateTx?.cancelled === true,
   }
 }
 
