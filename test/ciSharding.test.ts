@@ -46,8 +46,10 @@ describe('--shard', () => {
       runCli(['run', 'scenarios', '--list', '--filter', 'backrun'], PLAIN_ENV),
       ...[1, 2, 3, 4].map((i) => runCli(['run', 'scenarios', '--list', '--shard', `${i}/4`], PLAIN_ENV)),
     ])
-    // --filter reads the scenarios' names and paths: the two backrun files, and the end-of-block one named for its backrun.
-    expect(filtered.stdout).toBe('scenarios/backrun.yaml\nscenarios/end-of-block.yaml\nscenarios/fork/amm-backrun.yaml\n')
+    // --filter reads the scenarios' names and paths: the backrun files, and the end-of-block one named for its backrun.
+    expect(filtered.stdout).toBe(
+      ['backrun', 'end-of-block', 'fork/amm-backrun', 'mev-share-backrun', 'mev-share-cancelled-target', 'mev-share-competing-backruns'].map((name) => `scenarios/${name}.yaml\n`).join(''),
+    )
     expect(runs.map((run) => [run.code, run.stderr])).toEqual(Array(4).fill([0, '']))
     const lists = runs.map((run) => run.stdout.trimEnd().split('\n'))
     expect(lists.flat().sort()).toEqual([...library].sort())
