@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest'
-import { Wallet } from 'ethers'
+import { JsonRpcProvider, Network, Wallet } from 'ethers'
 import MevShareClientModule, { type IPendingTransaction } from '@flashbots/mev-share-client'
-import { concat, keccak256, parseEther, parseGwei, type Address, type Hash, type Hex } from 'viem'
+import { concat, keccak256, parseEther, parseGwei, parseTransaction, type Address, type Hash, type Hex } from 'viem'
 import { generatePrivateKey } from 'viem/accounts'
 import { matchingHashOf } from '../src/protocol/mevShareHashes.js'
 import { DEV_KEYS, REVERTER_CODE, addressOf, call, rpc, setCode, signTx, signedRpc, stats, useTestHarness } from './support/harness.js'
@@ -235,7 +235,7 @@ describe('MEV-Share backruns', () => {
     expect(await call(harness.rpcUrl, 'eth_getTransactionReceipt', [keccak256(backrun)])).toBeNull()
   })
 
-  it('mev_simBundle honours simOptions: coinbase, gasLimit, timeout; parentBlock and blockNumber other than the head are refused', async () => {
+  it('mev_simBundle honours simOptions: coinbase, gasLimit, timeout; a parentBlock or blockNumber not mined yet is refused', async () => {
     const backrun = await backrunTx(SEARCHER_TX_KEYS[0], parseEther('0.003'))
     const now = await head()
     const bundle = { version: 'v0.1', inclusion: { block: `0x${(now + 1n).toString(16)}` }, body: [{ tx: backrun }] }
@@ -248,8 +248,10 @@ describe('MEV-Share backruns', () => {
     expect((await sim({})).body.result).toMatchObject({ success: true, profit: `0x${(tip + parseEther('0.003')).toString(16)}` })
     expect((await sim({ gasLimit: '0x5208' })).body.result.success).toBe(true)
     expect((await sim({ gasLimit: '0x5207' })).body.result).toMatchObject({ success: false, error: 'the bundle uses 21000 gas, over simOptions.gasLimit 20999' })
-    expect((await sim({ parentBlock: `0x${(now - 1n).toString(16)}` })).body.error).toMatchObject({ code: -32602, message: expect.stringMatching(/^simOptions\.parentBlock: bundlesim simulates on the head state only/) })
-    expect((await sim({ blockNumber: `0x${(now + 2n).toString(16)}` })).body.error).toMatchObject({ code: -32602, message: expect.stringMatching(/^simOptions\.blockNumber: /) })
+    // A block not mined yet has no state to simulate on.
+    expect((await sim({ parentBlock: `0x${(now + 1n).toString(16)}` })).body.error).toMatchObject({ code: -32602, message: `simOptions.parentBlock: block ${now + 1n} is not mined yet (the head is ${now}): bundlesim simulates on the state of the head or of an older block` })
+    expect((await sim({ blockNumber: `0x${(now + 2n).toString(16)}` })).body.error).toMatchObject({ code: -32602, message: expect.stringMatching(/^simOptions\.blockNumber: block \d+ is not mined yet/) })
+    expect((await sim({ parentBlock: `0x${now.toString(16)}`, blockNumber: `0x${(now + 2n).toString(16)}` })).body.error).toMatchObject({ code: -32602, message: expect.stringMatching(/^simOptions\.blockNumber: the simulated block is the one after simOptions\.parentBlock/) })
     expect((await sim({ timeout: 'soon' })).body.error).toMatchObject({ code: -32602, message: expect.stringMatching(/^simOptions\.timeout: expected milliseconds/) })
     // Nothing moved: the chain's head and the coinbase are as before.
     expect(await head()).toBe(now)
@@ -269,6 +271,80 @@ describe('MEV-Share backruns', () => {
     const failed = await signedRpc(harness.rpcUrl, 'mev_simBundle', [{ version: 'v0.1', inclusion: { block: next }, body: [{ hash: eventHash }, { tx: reverting }] }], AUTH)
     expect(failed.body.result).toMatchObject({ success: false, error: expect.stringMatching(/^BundleRevert\. Reverting Hash: 0x[0-9a-f]{64} \(txs\[1\] reverted/), profit: '0x0' })
     await harness.advanceSlot() // the user tx lands alone
+  })
+})
+
+describe('mev_simBundle on a past state (as calls at that block; the chain does not change)', () => {
+  it("simulateBundle of a backrun by the user tx's hash: the client waits until the tx lands, then simulates on the block before it", async () => {
+    const { txHash } = await sendUserTx()
+    const bribe = parseEther('0.004')
+    const backrun = await backrunTx(SEARCHER_TX_KEYS[0], bribe)
+    const target = (await head()) + 1n
+
+    // The client looks the tx up through the signer's provider: the submission port, as a searcher's wallet would.
+    const provider = new JsonRpcProvider(harness.rpcUrl, undefined, { staticNetwork: Network.from(31337) })
+    provider.pollingInterval = 50 // ethers' constructor option does not reach its block poller
+    try {
+      const client = new MevShareClient(new Wallet(AUTH, provider) as never, { streamUrl: 'http://127.0.0.1:1', apiUrl: harness.rpcUrl })
+      // The bundle as the searcher would send it for the user tx's block.
+      const simulation = client.simulateBundle({ inclusion: { block: Number(target) }, body: [{ hash: txHash }, { tx: backrun, canRevert: false }] })
+      const settled = vi.fn()
+      simulation.then(settled, settled)
+      // While the tx is private the provider does not find it: the client keeps waiting.
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      expect(settled).not.toHaveBeenCalled()
+      await harness.advanceSlot() // the user tx lands alone
+      const result = await simulation
+
+      const user = await receipt(txHash)
+      expect(BigInt(user.blockNumber)).toBe(target)
+      // What the two txs pay the builder at block `target`'s base fee, from the chain: tips, plus the bribe.
+      const block = await call(harness.rpcUrl, 'eth_getBlockByNumber', [user.blockNumber, false])
+      const baseFee = BigInt(block.baseFeePerGas)
+      const userTip = (BigInt(user.effectiveGasPrice) - baseFee) * BigInt(user.gasUsed)
+      const { maxFeePerGas, maxPriorityFeePerGas } = parseTransaction(backrun)
+      const backrunTip = (maxPriorityFeePerGas! < maxFeePerGas! - baseFee ? maxPriorityFeePerGas! : maxFeePerGas! - baseFee) * 21_000n
+      const gasUsed = BigInt(user.gasUsed) + 21_000n
+      const paid = userTip + backrunTip + bribe
+      expect(result).toMatchObject({ success: true, stateBlock: Number(target - 1n), gasUsed, profit: paid, refundableValue: paid, mevGasPrice: paid / gasUsed })
+    } finally {
+      provider.destroy()
+    }
+    // Nothing moved: the head is the user tx's block, the backrun unsent.
+    expect(await head()).toBe(target)
+    expect(await receipt(keccak256(backrun))).toBeNull()
+  })
+
+  it('a bundle that reverts on an old block answers success: false with the reason; blockNumber names the same state', async () => {
+    await setCode(harness, REVERTER, REVERTER_CODE)
+    await harness.advanceSlot()
+    const stateBlock = await head()
+    await harness.advanceSlot()
+    const key = SEARCHER_TX_KEYS[1]
+    const reverting = await signTx({ key, nonce: await nonceOf(key), to: REVERTER, data: '0x01' })
+    const fine = await backrunTx(key, parseEther('0.001'))
+    const bundle = (tx: Hex) => ({ version: 'v0.1', inclusion: { block: `0x${(stateBlock + 1n).toString(16)}` }, body: [{ tx }] })
+    const sim = (tx: Hex, options: object) => signedRpc(harness.rpcUrl, 'mev_simBundle', [bundle(tx), options], AUTH)
+    const past = { parentBlock: `0x${stateBlock.toString(16)}` }
+
+    expect((await sim(reverting, past)).body.result).toEqual({
+      success: false,
+      error: `BundleRevert. Reverting Hash: ${keccak256(reverting)} (txs[0] reverted and is not in revertingTxHashes)`,
+      stateBlock: `0x${stateBlock.toString(16)}`,
+      mevGasPrice: '0x0',
+      profit: '0x0',
+      refundableValue: '0x0',
+      gasUsed: '0x0',
+    })
+    // The same tx that pays instead succeeds there, by parentBlock or by the block after it.
+    const ok = (await sim(fine, past)).body.result
+    expect(ok).toMatchObject({ success: true, stateBlock: `0x${stateBlock.toString(16)}`, gasUsed: '0x5208', logs: [{ txLogs: [] }] })
+    expect((await sim(fine, { blockNumber: `0x${(stateBlock + 1n).toString(16)}` })).body.result).toEqual(ok)
+    // Block 0 as the official client sends it (the number 0, for a user tx in block 1): the genesis state, where the key has not sent yet.
+    expect((await sim(fine, { parentBlock: 0 })).body.result).toMatchObject({ success: false, stateBlock: '0x0', error: expect.stringMatching(/is not its next nonce 0 on block 0$/) })
+    // A nonce the state block does not expect is what a block would refuse.
+    const ahead = await signTx({ key, nonce: (await nonceOf(key)) + 1, to: harness.coinbase })
+    expect((await sim(ahead, past)).body.result).toMatchObject({ success: false, error: expect.stringMatching(/cannot be included: nonce \d+ of 0x[0-9a-f]{40} is not its next nonce \d+ on block \d+/i) })
   })
 })
 
