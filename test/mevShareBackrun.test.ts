@@ -323,8 +323,9 @@ describe('mev_simBundle on a past state (as calls at that block; the chain does 
     const key = SEARCHER_TX_KEYS[1]
     const reverting = await signTx({ key, nonce: await nonceOf(key), to: REVERTER, data: '0x01' })
     const fine = await backrunTx(key, parseEther('0.001'))
-    const bundle = (tx: Hex) => ({ version: 'v0.1', inclusion: { block: `0x${(stateBlock + 1n).toString(16)}` }, body: [{ tx }] })
-    const sim = (tx: Hex, options: object) => signedRpc(harness.rpcUrl, 'mev_simBundle', [bundle(tx), options], AUTH)
+    const bundle = (tx: Hex, block: bigint) => ({ version: 'v0.1', inclusion: { block: `0x${block.toString(16)}` }, body: [{ tx }] })
+    // The inclusion block is the one after the state simulated, as the client's simulateBundle sends it.
+    const sim = (tx: Hex, options: object, block = stateBlock + 1n) => signedRpc(harness.rpcUrl, 'mev_simBundle', [bundle(tx, block), options], AUTH)
     const past = { parentBlock: `0x${stateBlock.toString(16)}` }
 
     expect((await sim(reverting, past)).body.result).toEqual({
@@ -341,7 +342,7 @@ describe('mev_simBundle on a past state (as calls at that block; the chain does 
     expect(ok).toMatchObject({ success: true, stateBlock: `0x${stateBlock.toString(16)}`, gasUsed: '0x5208', logs: [{ txLogs: [] }] })
     expect((await sim(fine, { blockNumber: `0x${(stateBlock + 1n).toString(16)}` })).body.result).toEqual(ok)
     // Block 0 as the official client sends it (the number 0, for a user tx in block 1): the genesis state, where the key has not sent yet.
-    expect((await sim(fine, { parentBlock: 0 })).body.result).toMatchObject({ success: false, stateBlock: '0x0', error: expect.stringMatching(/is not its next nonce 0 on block 0$/) })
+    expect((await sim(fine, { parentBlock: 0 }, 1n)).body.result).toMatchObject({ success: false, stateBlock: '0x0', error: expect.stringMatching(/is not its next nonce 0 on block 0$/) })
     // A nonce the state block does not expect is what a block would refuse.
     const ahead = await signTx({ key, nonce: (await nonceOf(key)) + 1, to: harness.coinbase })
     expect((await sim(ahead, past)).body.result).toMatchObject({ success: false, error: expect.stringMatching(/cannot be included: nonce \d+ of 0x[0-9a-f]{40} is not its next nonce \d+ on block \d+/i) })
