@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest'
 import { JsonRpcProvider, Network, Wallet } from 'ethers'
 import MevShareClientModule, { type IPendingTransaction } from '@flashbots/mev-share-client'
-import { concat, keccak256, parseEther, parseGwei, parseTransaction, type Address, type Hash, type Hex } from 'viem'
+import { concat, keccak256, pad, parseEther, parseGwei, parseTransaction, type Address, type Hash, type Hex } from 'viem'
 import { generatePrivateKey } from 'viem/accounts'
 import { matchingHashOf } from '../src/protocol/mevShareHashes.js'
 import { DEV_KEYS, REVERTER_CODE, addressOf, call, rpc, setCode, signTx, signedRpc, stats, useTestHarness } from './support/harness.js'
@@ -17,6 +17,9 @@ const USER = DEV_KEYS[1]
 const SEARCHER_TX_KEYS = [DEV_KEYS[2], DEV_KEYS[3]] as const
 const AUTH = generatePrivateKey()
 const REVERTER: Address = '0x00000000000000000000000000000000000000bb'
+const EMITTER: Address = '0x00000000000000000000000000000000000000e1'
+/** LOG1(0, 0, 0x2a), then STOP. */
+const EMITTER_CODE: Hex = '0x602a60006000a100'
 
 // The package is CommonJS: its class is the default export, or that export's `default` under native ESM.
 const MevShareClient = ('default' in MevShareClientModule ? MevShareClientModule.default : MevShareClientModule) as typeof MevShareClientModule.default
@@ -315,37 +318,49 @@ describe('mev_simBundle on a past state (as calls at that block; the chain does 
     expect(await receipt(keccak256(backrun))).toBeNull()
   })
 
-  it('a bundle that reverts on an old block answers success: false with the reason; blockNumber names the same state', async () => {
+  it('a bundle that reverts on an old block answers success: false with the reason; one that runs answers its logs; blockNumber names the same state', async () => {
     await setCode(harness, REVERTER, REVERTER_CODE)
+    await setCode(harness, EMITTER, EMITTER_CODE)
     await harness.advanceSlot()
     const stateBlock = await head()
     await harness.advanceSlot()
     const key = SEARCHER_TX_KEYS[1]
-    const reverting = await signTx({ key, nonce: await nonceOf(key), to: REVERTER, data: '0x01' })
-    const fine = await backrunTx(key, parseEther('0.001'))
-    const bundle = (tx: Hex, block: bigint) => ({ version: 'v0.1', inclusion: { block: `0x${block.toString(16)}` }, body: [{ tx }] })
+    const nonce = await nonceOf(key)
+    const reverting = await signTx({ key, nonce, to: REVERTER, data: '0x01' })
+    const pays = await backrunTx(key, parseEther('0.001'))
+    const emits = await signTx({ key, nonce: nonce + 1, to: EMITTER, data: '0x01' })
+    const bundle = (txs: Hex[], block: bigint) => ({ version: 'v0.1', inclusion: { block: `0x${block.toString(16)}` }, body: txs.map((tx) => ({ tx })) })
     // The inclusion block is the one after the state simulated, as the client's simulateBundle sends it.
-    const sim = (tx: Hex, options: object, block = stateBlock + 1n) => signedRpc(harness.rpcUrl, 'mev_simBundle', [bundle(tx, block), options], AUTH)
-    const past = { parentBlock: `0x${stateBlock.toString(16)}` }
+    const sim = (txs: Hex[], options: object, block = stateBlock + 1n) => signedRpc(harness.rpcUrl, 'mev_simBundle', [bundle(txs, block), options], AUTH)
+    const hex = (n: bigint | number) => `0x${n.toString(16)}`
+    const past = { parentBlock: hex(stateBlock) }
 
-    expect((await sim(reverting, past)).body.result).toEqual({
+    expect((await sim([reverting], past)).body.result).toEqual({
       success: false,
       error: `BundleRevert. Reverting Hash: ${keccak256(reverting)} (txs[0] reverted and is not in revertingTxHashes)`,
-      stateBlock: `0x${stateBlock.toString(16)}`,
+      stateBlock: hex(stateBlock),
       mevGasPrice: '0x0',
       profit: '0x0',
       refundableValue: '0x0',
       gasUsed: '0x0',
     })
-    // The same tx that pays instead succeeds there, by parentBlock or by the block after it.
-    const ok = (await sim(fine, past)).body.result
-    expect(ok).toMatchObject({ success: true, stateBlock: `0x${stateBlock.toString(16)}`, gasUsed: '0x5208', logs: [{ txLogs: [] }] })
-    expect((await sim(fine, { blockNumber: `0x${(stateBlock + 1n).toString(16)}` })).body.result).toEqual(ok)
-    // Block 0 as the official client sends it (the number 0, for a user tx in block 1): the genesis state, where the key has not sent yet.
-    expect((await sim(fine, { parentBlock: 0 }, 1n)).body.result).toMatchObject({ success: false, stateBlock: '0x0', error: expect.stringMatching(/is not its next nonce 0 on block 0$/) })
+    // Txs that run there succeed, each element with its logs as in the block after the state; by parentBlock or by that block's number.
+    const ok = (await sim([pays, emits], past)).body.result
+    expect(ok).toMatchObject({
+      success: true,
+      stateBlock: hex(stateBlock),
+      logs: [
+        { txLogs: [] },
+        { txLogs: [{ address: EMITTER, topics: [pad('0x2a')], data: '0x', blockNumber: hex(stateBlock + 1n), transactionHash: keccak256(emits), transactionIndex: '0x1', logIndex: '0x0', removed: false }] },
+      ],
+    })
+    expect(BigInt(ok.gasUsed)).toBeGreaterThan(42_000n)
+    expect((await sim([pays, emits], { blockNumber: hex(stateBlock + 1n) })).body.result).toEqual(ok)
     // A nonce the state block does not expect is what a block would refuse.
-    const ahead = await signTx({ key, nonce: (await nonceOf(key)) + 1, to: harness.coinbase })
-    expect((await sim(ahead, past)).body.result).toMatchObject({ success: false, error: expect.stringMatching(/cannot be included: nonce \d+ of 0x[0-9a-f]{40} is not its next nonce \d+ on block \d+/i) })
+    const ahead = await signTx({ key, nonce: nonce + 1, to: harness.coinbase })
+    expect((await sim([ahead], past)).body.result).toMatchObject({ success: false, error: `txs[0] ${keccak256(ahead)} cannot be included: nonce ${nonce + 1} of ${addressOf(key).toLowerCase()} is not its next nonce ${nonce} on block ${stateBlock}` })
+    // Block 0 as the official client sends it (the number 0, for a user tx in block 1): the genesis state.
+    expect((await sim([ahead], { parentBlock: 0 }, 1n)).body.result).toMatchObject({ success: false, stateBlock: '0x0', error: expect.stringMatching(/is not its next nonce 0 on block 0$/) })
   })
 })
 

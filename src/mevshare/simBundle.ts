@@ -107,7 +107,6 @@ async function simulateOnHead(deps: SimBundleDeps, bundle: Bundle, options: SimO
       bundle,
       {
         stateBlock: parent.number,
-        coinbase,
         coinbaseGain: execution.coinbaseBalance - parent.coinbaseBalance,
         gainOf: (hash) => diff.balanceChange(hash, coinbase),
         gasUsed: receipts.reduce((sum, r) => sum + r.gasUsed, 0n),

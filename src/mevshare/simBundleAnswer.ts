@@ -39,7 +39,6 @@ export class SimOptionRefused extends Error {}
 export interface ShareSimulation {
   /** The block it ran on (as the block after it). */
   stateBlock: bigint
-  coinbase: Address
   /** The coinbase's gain over the whole bundle. */
   coinbaseGain: bigint
   /** Each tx's own share of that gain, by tx hash. */

@@ -56,5 +56,5 @@ export async function simShareBundleOnPastState(
     ]),
   )
   const gains = new Map(run.txs.map((tx) => [tx.hash, tx.coinbaseGain]))
-  return shareSimAnswer(bundle, { stateBlock, coinbase, coinbaseGain: run.coinbaseGain, gainOf: (hash) => gains.get(hash), gasUsed: run.gasUsed, logsOf }, options)
+  return shareSimAnswer(bundle, { stateBlock, coinbaseGain: run.coinbaseGain, gainOf: (hash) => gains.get(hash), gasUsed: run.gasUsed, logsOf }, options)
 }

@@ -76,7 +76,7 @@ export type CallsOutcome =
  */
 export async function simulateAsCallsAt(chain: ChainClient, env: CallsEnvironment, txs: readonly TxToCall[]): Promise<CallsOutcome> {
   const fail = (problem: CallsProblem): CallsOutcome => ({ ok: false, problem })
-  const block = await (env.stateBlock === 'latest' ? chain.public.getBlock({ blockTag: 'latest' }) : chain.public.getBlock({ blockNumber: env.stateBlock })).catch(() => undefined)
+  const block = await (env.stateBlock === 'latest' ? chain.latestBlock() : chain.public.getBlock({ blockNumber: env.stateBlock })).catch(() => undefined)
   if (!block) return fail({ kind: 'StateUnavailable', stateBlock: env.stateBlock })
   const stateBlock = block.number
   const timestamp = env.timestamp ?? block.timestamp + BigInt(env.slotSeconds)
