@@ -32,8 +32,8 @@ const balanceAt = async (address: Address, block: bigint) => BigInt(await call(h
 const receipt = (hash: Hash) => call(harness.rpcUrl, 'eth_getTransactionReceipt', [hash])
 
 /** A user's private tx that shares hints, as a wallet sends it; answers its tx hash and its event hash. */
-async function sendUserTx(options: { refund?: Array<{ address: Address; percent: number }> } = {}): Promise<{ txHash: Hash; eventHash: Hash }> {
-  const tx = await signTx({ key: USER, nonce: await nonceOf(USER), to: '0x00000000000000000000000000000000000a11ce', value: parseEther('0.001') })
+async function sendUserTx(options: { refund?: Array<{ address: Address; percent: number }>; to?: Address; data?: Hex } = {}): Promise<{ txHash: Hash; eventHash: Hash }> {
+  const tx = await signTx({ key: USER, nonce: await nonceOf(USER), to: options.to ?? '0x00000000000000000000000000000000000a11ce', value: parseEther('0.001'), data: options.data })
   const preferences = { fast: true, privacy: { hints: ['hash', 'calldata', 'contract_address', 'function_selector'] }, ...(options.refund && { validity: { refund: options.refund } }) }
   const reply = await signedRpc<Hash>(harness.rpcUrl, 'eth_sendPrivateTransaction', [{ tx, preferences }], USER)
   if (!reply.body.result) throw new Error(`eth_sendPrivateTransaction refused: ${JSON.stringify(reply.body.error)}`)
@@ -361,6 +361,22 @@ describe('mev_simBundle on a past state (as calls at that block; the chain does 
     expect((await sim([ahead], past)).body.result).toMatchObject({ success: false, error: `txs[0] ${keccak256(ahead)} cannot be included: nonce ${nonce + 1} of ${addressOf(key).toLowerCase()} is not its next nonce ${nonce} on block ${stateBlock}` })
     // Block 0 as the official client sends it (the number 0, for a user tx in block 1): the genesis state.
     expect((await sim([ahead], { parentBlock: 0 }, 1n)).body.result).toMatchObject({ success: false, stateBlock: '0x0', error: expect.stringMatching(/is not its next nonce 0 on block 0$/) })
+  })
+  it("mev_simBundle of a backrun by { hash } shows none of the pending user tx's logs, on the head or an older block", async () => {
+    await setCode(harness, EMITTER, EMITTER_CODE)
+    await harness.advanceSlot()
+    const { txHash, eventHash } = await sendUserTx({ to: EMITTER, data: '0x01' })
+    const key = SEARCHER_TX_KEYS[0]
+    const backrun = await signTx({ key, nonce: await nonceOf(key), to: EMITTER, data: '0x02' })
+    const now = await head()
+    const body = [{ hash: eventHash }, { tx: backrun }]
+    // The inclusion blocks must overlap those the user tx is still tried for: the next one on.
+    for (const options of [{}, { parentBlock: `0x${(now - 1n).toString(16)}` }]) {
+      const reply = await signedRpc(harness.rpcUrl, 'mev_simBundle', [{ version: 'v0.1', inclusion: { block: `0x${(now + 1n).toString(16)}` }, body }, options], AUTH)
+      expect(reply.body.result).toMatchObject({ success: true, logs: [{ bundleLogs: [{ txLogs: [] }] }, { txLogs: [{ address: EMITTER, topics: [pad('0x2a')], transactionHash: keccak256(backrun) }] }] })
+      expect(JSON.stringify(reply.body)).not.toContain(txHash.slice(2))
+    }
+    await harness.advanceSlot() // the user tx lands alone
   })
 })
 

@@ -50,7 +50,8 @@ export interface ShareSimulation {
 /**
  * The answer for a bundle that executed: `profit` is what the builder keeps (coinbase gain less
  * the refunds the body promises), `mevGasPrice` that per gas, `refundableValue` what the top
- * level's unrefunded elements paid (the value refunds are percents of); over
+ * level's unrefunded elements paid (the value refunds are percents of), `logs` per body element
+ * (none for a backrun's pending user tx); over
  * `simOptions.gasLimit` it is a failure.
  *
  * @example shareSimAnswer(bundle, simulation, { gasLimit: 30_000_000n })
@@ -72,7 +73,7 @@ export function shareSimAnswer(bundle: Bundle, sim: ShareSimulation, options: Pi
     profit: toHex(profit > 0n ? profit : 0n),
     refundableValue: toHex(refunds.refundableWei),
     gasUsed: toHex(gasUsed),
-    logs: bodyLogs(body, sim.logsOf),
+    logs: bodyLogs(body, (hash) => (hash === bundle.mevShare?.backrunOf ? [] : (sim.logsOf.get(hash) ?? []))),
   }
 }
 
@@ -85,6 +86,10 @@ export function failedSim(stateBlock: bigint, error: string): SimBundleAnswer {
   return { success: false, error, stateBlock: toHex(stateBlock), mevGasPrice: '0x0', profit: '0x0', refundableValue: '0x0', gasUsed: '0x0' }
 }
 
-function bodyLogs(body: ShareBody, logsOf: ReadonlyMap<Hash, RpcLog[]>): SimBodyLogs[] {
-  return body.elements.map((element) => (element.kind === 'tx' ? { txLogs: logsOf.get(element.hash) ?? [] } : { bundleLogs: bodyLogs(element.body, logsOf) }))
+/**
+ * A backrun's pending user tx (a `{ hash }`) shows no logs: they would name its raw hash and
+ * tell more than the hints the user chose to share.
+ */
+function bodyLogs(body: ShareBody, logsOf: (hash: Hash) => RpcLog[]): SimBodyLogs[] {
+  return body.elements.map((element) => (element.kind === 'tx' ? { txLogs: logsOf(element.hash) } : { bundleLogs: bodyLogs(element.body, logsOf) }))
 }
