@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest'
-import { Wallet } from 'ethers'
+import { JsonRpcProvider, Network, Wallet } from 'ethers'
 import MevShareClientModule, { type IPendingTransaction } from '@flashbots/mev-share-client'
-import { concat, keccak256, parseEther, parseGwei, type Address, type Hash, type Hex } from 'viem'
+import { concat, keccak256, pad, parseEther, parseGwei, parseTransaction, type Address, type Hash, type Hex } from 'viem'
 import { generatePrivateKey } from 'viem/accounts'
 import { matchingHashOf } from '../src/protocol/mevShareHashes.js'
 import { DEV_KEYS, REVERTER_CODE, addressOf, call, rpc, setCode, signTx, signedRpc, stats, useTestHarness } from './support/harness.js'
@@ -17,6 +17,9 @@ const USER = DEV_KEYS[1]
 const SEARCHER_TX_KEYS = [DEV_KEYS[2], DEV_KEYS[3]] as const
 const AUTH = generatePrivateKey()
 const REVERTER: Address = '0x00000000000000000000000000000000000000bb'
+const EMITTER: Address = '0x00000000000000000000000000000000000000e1'
+/** LOG1(0, 0, 0x2a), then STOP. */
+const EMITTER_CODE: Hex = '0x602a60006000a100'
 
 // The package is CommonJS: its class is the default export, or that export's `default` under native ESM.
 const MevShareClient = ('default' in MevShareClientModule ? MevShareClientModule.default : MevShareClientModule) as typeof MevShareClientModule.default
@@ -29,8 +32,8 @@ const balanceAt = async (address: Address, block: bigint) => BigInt(await call(h
 const receipt = (hash: Hash) => call(harness.rpcUrl, 'eth_getTransactionReceipt', [hash])
 
 /** A user's private tx that shares hints, as a wallet sends it; answers its tx hash and its event hash. */
-async function sendUserTx(options: { refund?: Array<{ address: Address; percent: number }> } = {}): Promise<{ txHash: Hash; eventHash: Hash }> {
-  const tx = await signTx({ key: USER, nonce: await nonceOf(USER), to: '0x00000000000000000000000000000000000a11ce', value: parseEther('0.001') })
+async function sendUserTx(options: { refund?: Array<{ address: Address; percent: number }>; to?: Address; data?: Hex } = {}): Promise<{ txHash: Hash; eventHash: Hash }> {
+  const tx = await signTx({ key: USER, nonce: await nonceOf(USER), to: options.to ?? '0x00000000000000000000000000000000000a11ce', value: parseEther('0.001'), data: options.data })
   const preferences = { fast: true, privacy: { hints: ['hash', 'calldata', 'contract_address', 'function_selector'] }, ...(options.refund && { validity: { refund: options.refund } }) }
   const reply = await signedRpc<Hash>(harness.rpcUrl, 'eth_sendPrivateTransaction', [{ tx, preferences }], USER)
   if (!reply.body.result) throw new Error(`eth_sendPrivateTransaction refused: ${JSON.stringify(reply.body.error)}`)
@@ -235,7 +238,7 @@ describe('MEV-Share backruns', () => {
     expect(await call(harness.rpcUrl, 'eth_getTransactionReceipt', [keccak256(backrun)])).toBeNull()
   })
 
-  it('mev_simBundle honours simOptions: coinbase, gasLimit, timeout; parentBlock and blockNumber other than the head are refused', async () => {
+  it('mev_simBundle honours simOptions: coinbase, gasLimit, timeout; a parentBlock or blockNumber not mined yet is refused', async () => {
     const backrun = await backrunTx(SEARCHER_TX_KEYS[0], parseEther('0.003'))
     const now = await head()
     const bundle = { version: 'v0.1', inclusion: { block: `0x${(now + 1n).toString(16)}` }, body: [{ tx: backrun }] }
@@ -248,8 +251,10 @@ describe('MEV-Share backruns', () => {
     expect((await sim({})).body.result).toMatchObject({ success: true, profit: `0x${(tip + parseEther('0.003')).toString(16)}` })
     expect((await sim({ gasLimit: '0x5208' })).body.result.success).toBe(true)
     expect((await sim({ gasLimit: '0x5207' })).body.result).toMatchObject({ success: false, error: 'the bundle uses 21000 gas, over simOptions.gasLimit 20999' })
-    expect((await sim({ parentBlock: `0x${(now - 1n).toString(16)}` })).body.error).toMatchObject({ code: -32602, message: expect.stringMatching(/^simOptions\.parentBlock: bundlesim simulates on the head state only/) })
-    expect((await sim({ blockNumber: `0x${(now + 2n).toString(16)}` })).body.error).toMatchObject({ code: -32602, message: expect.stringMatching(/^simOptions\.blockNumber: /) })
+    // A block not mined yet has no state to simulate on.
+    expect((await sim({ parentBlock: `0x${(now + 1n).toString(16)}` })).body.error).toMatchObject({ code: -32602, message: `simOptions.parentBlock: block ${now + 1n} is not mined yet (the head is ${now}): bundlesim simulates on the state of the head or of an older block` })
+    expect((await sim({ blockNumber: `0x${(now + 2n).toString(16)}` })).body.error).toMatchObject({ code: -32602, message: expect.stringMatching(/^simOptions\.blockNumber: block \d+ is not mined yet/) })
+    expect((await sim({ parentBlock: `0x${now.toString(16)}`, blockNumber: `0x${(now + 2n).toString(16)}` })).body.error).toMatchObject({ code: -32602, message: expect.stringMatching(/^simOptions\.blockNumber: the simulated block is the one after simOptions\.parentBlock/) })
     expect((await sim({ timeout: 'soon' })).body.error).toMatchObject({ code: -32602, message: expect.stringMatching(/^simOptions\.timeout: expected milliseconds/) })
     // Nothing moved: the chain's head and the coinbase are as before.
     expect(await head()).toBe(now)
@@ -268,6 +273,109 @@ describe('MEV-Share backruns', () => {
     const reverting = await signTx({ key: SEARCHER_TX_KEYS[0], nonce: await nonceOf(SEARCHER_TX_KEYS[0]), to: REVERTER, data: '0x01' })
     const failed = await signedRpc(harness.rpcUrl, 'mev_simBundle', [{ version: 'v0.1', inclusion: { block: next }, body: [{ hash: eventHash }, { tx: reverting }] }], AUTH)
     expect(failed.body.result).toMatchObject({ success: false, error: expect.stringMatching(/^BundleRevert\. Reverting Hash: 0x[0-9a-f]{64} \(txs\[1\] reverted/), profit: '0x0' })
+    await harness.advanceSlot() // the user tx lands alone
+  })
+})
+
+describe('mev_simBundle on a past state (as calls at that block; the chain does not change)', () => {
+  it("simulateBundle of a backrun by the user tx's hash: the client waits until the tx lands, then simulates on the block before it", async () => {
+    const { txHash } = await sendUserTx()
+    const bribe = parseEther('0.004')
+    const backrun = await backrunTx(SEARCHER_TX_KEYS[0], bribe)
+    const target = (await head()) + 1n
+
+    // The client looks the tx up through the signer's provider: the submission port, as a searcher's wallet would.
+    const provider = new JsonRpcProvider(harness.rpcUrl, undefined, { staticNetwork: Network.from(31337) })
+    provider.pollingInterval = 50 // ethers' constructor option does not reach its block poller
+    try {
+      const client = new MevShareClient(new Wallet(AUTH, provider) as never, { streamUrl: 'http://127.0.0.1:1', apiUrl: harness.rpcUrl })
+      // The bundle as the searcher would send it for the user tx's block.
+      const simulation = client.simulateBundle({ inclusion: { block: Number(target) }, body: [{ hash: txHash }, { tx: backrun, canRevert: false }] })
+      const settled = vi.fn()
+      simulation.then(settled, settled)
+      // While the tx is private the provider does not find it: the client keeps waiting.
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      expect(settled).not.toHaveBeenCalled()
+      await harness.advanceSlot() // the user tx lands alone
+      const result = await simulation
+
+      const user = await receipt(txHash)
+      expect(BigInt(user.blockNumber)).toBe(target)
+      // What the two txs pay the builder at block `target`'s base fee, from the chain: tips, plus the bribe.
+      const block = await call(harness.rpcUrl, 'eth_getBlockByNumber', [user.blockNumber, false])
+      const baseFee = BigInt(block.baseFeePerGas)
+      const userTip = (BigInt(user.effectiveGasPrice) - baseFee) * BigInt(user.gasUsed)
+      const { maxFeePerGas, maxPriorityFeePerGas } = parseTransaction(backrun)
+      const backrunTip = (maxPriorityFeePerGas! < maxFeePerGas! - baseFee ? maxPriorityFeePerGas! : maxFeePerGas! - baseFee) * 21_000n
+      const gasUsed = BigInt(user.gasUsed) + 21_000n
+      const paid = userTip + backrunTip + bribe
+      expect(result).toMatchObject({ success: true, stateBlock: Number(target - 1n), gasUsed, profit: paid, refundableValue: paid, mevGasPrice: paid / gasUsed })
+    } finally {
+      provider.destroy()
+    }
+    // Nothing moved: the head is the user tx's block, the backrun unsent.
+    expect(await head()).toBe(target)
+    expect(await receipt(keccak256(backrun))).toBeNull()
+  })
+
+  it('a bundle that reverts on an old block answers success: false with the reason; one that runs answers its logs; blockNumber names the same state', async () => {
+    await setCode(harness, REVERTER, REVERTER_CODE)
+    await setCode(harness, EMITTER, EMITTER_CODE)
+    await harness.advanceSlot()
+    const stateBlock = await head()
+    await harness.advanceSlot()
+    const key = SEARCHER_TX_KEYS[1]
+    const nonce = await nonceOf(key)
+    const reverting = await signTx({ key, nonce, to: REVERTER, data: '0x01' })
+    const pays = await backrunTx(key, parseEther('0.001'))
+    const emits = await signTx({ key, nonce: nonce + 1, to: EMITTER, data: '0x01' })
+    const bundle = (txs: Hex[], block: bigint) => ({ version: 'v0.1', inclusion: { block: `0x${block.toString(16)}` }, body: txs.map((tx) => ({ tx })) })
+    // The inclusion block is the one after the state simulated, as the client's simulateBundle sends it.
+    const sim = (txs: Hex[], options: object, block = stateBlock + 1n) => signedRpc(harness.rpcUrl, 'mev_simBundle', [bundle(txs, block), options], AUTH)
+    const hex = (n: bigint | number) => `0x${n.toString(16)}`
+    const past = { parentBlock: hex(stateBlock) }
+
+    expect((await sim([reverting], past)).body.result).toEqual({
+      success: false,
+      error: `BundleRevert. Reverting Hash: ${keccak256(reverting)} (txs[0] reverted and is not in revertingTxHashes)`,
+      stateBlock: hex(stateBlock),
+      mevGasPrice: '0x0',
+      profit: '0x0',
+      refundableValue: '0x0',
+      gasUsed: '0x0',
+    })
+    // Txs that run there succeed, each element with its logs as in the block after the state; by parentBlock or by that block's number.
+    const ok = (await sim([pays, emits], past)).body.result
+    expect(ok).toMatchObject({
+      success: true,
+      stateBlock: hex(stateBlock),
+      logs: [
+        { txLogs: [] },
+        { txLogs: [{ address: EMITTER, topics: [pad('0x2a')], data: '0x', blockNumber: hex(stateBlock + 1n), transactionHash: keccak256(emits), transactionIndex: '0x1', logIndex: '0x0', removed: false }] },
+      ],
+    })
+    expect(BigInt(ok.gasUsed)).toBeGreaterThan(42_000n)
+    expect((await sim([pays, emits], { blockNumber: hex(stateBlock + 1n) })).body.result).toEqual(ok)
+    // A nonce the state block does not expect is what a block would refuse.
+    const ahead = await signTx({ key, nonce: nonce + 1, to: harness.coinbase })
+    expect((await sim([ahead], past)).body.result).toMatchObject({ success: false, error: `txs[0] ${keccak256(ahead)} cannot be included: nonce ${nonce + 1} of ${addressOf(key).toLowerCase()} is not its next nonce ${nonce} on block ${stateBlock}` })
+    // Block 0 as the official client sends it (the number 0, for a user tx in block 1): the genesis state.
+    expect((await sim([ahead], { parentBlock: 0 }, 1n)).body.result).toMatchObject({ success: false, stateBlock: '0x0', error: expect.stringMatching(/is not its next nonce 0 on block 0$/) })
+  })
+  it("mev_simBundle of a backrun by { hash } shows none of the pending user tx's logs, on the head or an older block", async () => {
+    await setCode(harness, EMITTER, EMITTER_CODE)
+    await harness.advanceSlot()
+    const { txHash, eventHash } = await sendUserTx({ to: EMITTER, data: '0x01' })
+    const key = SEARCHER_TX_KEYS[0]
+    const backrun = await signTx({ key, nonce: await nonceOf(key), to: EMITTER, data: '0x02' })
+    const now = await head()
+    const body = [{ hash: eventHash }, { tx: backrun }]
+    // The inclusion blocks must overlap those the user tx is still tried for: the next one on.
+    for (const options of [{}, { parentBlock: `0x${(now - 1n).toString(16)}` }]) {
+      const reply = await signedRpc(harness.rpcUrl, 'mev_simBundle', [{ version: 'v0.1', inclusion: { block: `0x${(now + 1n).toString(16)}` }, body }, options], AUTH)
+      expect(reply.body.result).toMatchObject({ success: true, logs: [{ bundleLogs: [{ txLogs: [] }] }, { txLogs: [{ address: EMITTER, topics: [pad('0x2a')], transactionHash: keccak256(backrun) }] }] })
+      expect(JSON.stringify(reply.body)).not.toContain(txHash.slice(2))
+    }
     await harness.advanceSlot() // the user tx lands alone
   })
 })

@@ -76,7 +76,14 @@ export const shareBundleSchema: z.ZodType<ShareBundleObject> = strictFields({
 
 /** `mev_simBundle`'s second param: overrides of the simulated block (all optional). */
 export const simOptionsSchema = strictFields({
-  parentBlock: z.union([blockNumber, z.enum(['latest'], { error: 'expected a hex block number or "latest"' })], { error: 'expected a hex block number or "latest"' }).optional(),
+  parentBlock: z
+    .union([
+      blockNumber,
+      z.enum(['latest'], { error: 'expected a hex block number or "latest"' }),
+      // The official client's simulateBundle sends block 0 as the number 0 (its munger keeps a falsy value as is): the parent of a user tx in block 1.
+      z.literal(0).transform(() => 0n),
+    ], { error: 'expected a hex block number or "latest"' })
+    .optional(),
   blockNumber: blockNumber.optional(),
   coinbase: address({ type: 'expected a 20-byte 0x address' })
     .transform((a) => a.toLowerCase() as Address)

@@ -3,43 +3,17 @@ import type { ChainClient } from '../chain/chainClient.js'
 import type { ChainLock } from '../chain/chainLock.js'
 import { failureMessage } from '../bundle/failure.js'
 import { recoverSenders } from '../bundle/verifySenders.js'
-import type { Bundle, ShareBody } from '../bundle/types.js'
+import type { Bundle } from '../bundle/types.js'
 import { bundleGroup } from '../builder/execution/groups.js'
 import { ParentState } from '../builder/execution/parentState.js'
-import { shareRefunds } from '../builder/execution/shareRefunds.js'
 import { inBackrunTerms } from '../builder/slot/backruns.js'
 import { BlockStateDiff } from '../builder/execution/stateDiff.js'
 import type { SimOptions } from './sendBundleSchema.js'
 import { pendingBaseFee, setNextBaseFee } from '../chain/pendingBaseFee.js'
+import { failedSim, shareSimAnswer, SimOptionRefused, type RpcLog, type SimBundleAnswer } from './simBundleAnswer.js'
+import { simShareBundleOnPastState } from './simBundleOnPastState.js'
 
-/** mev_simBundle's answer, the MEV-Share node's shape (quantities as hex). */
-export interface SimBundleAnswer {
-  success: boolean
-  error?: string
-  stateBlock: Hex
-  mevGasPrice: Hex
-  profit: Hex
-  refundableValue: Hex
-  gasUsed: Hex
-  logs?: SimBodyLogs[]
-}
-
-/** Logs per body element: a tx's own, or a nested bundle's per element. */
-export interface SimBodyLogs {
-  txLogs?: RpcLog[]
-  bundleLogs?: SimBodyLogs[]
-}
-
-interface RpcLog {
-  address: Address
-  topics: Hex[]
-  data: Hex
-  blockNumber: Hex
-  transactionHash: Hash
-  transactionIndex: Hex
-  logIndex: Hex
-  removed: boolean
-}
+export { SimOptionRefused, type SimBodyLogs, type SimBundleAnswer } from './simBundleAnswer.js'
 
 export interface SimBundleDeps {
   chain: ChainClient
@@ -48,25 +22,24 @@ export interface SimBundleDeps {
   slotSeconds: number
 }
 
-/** A simOption the simulation cannot honour: the field and why (`-32602`). */
-export class SimOptionRefused extends Error {}
-
 /**
- * `mev_simBundle`: executes the bundle (a backrun's user tx first) for real as the next
- * block on the head state, under the chain lock, reads what it paid, and undoes it. `profit`
+ * `mev_simBundle`: simulates the bundle (a backrun's user tx first) as the block after
+ * `simOptions.parentBlock` (default: the head). On the head it executes the bundle for real as
+ * the next block, under the chain lock, reads what it paid, and undoes it; on an older block
+ * the node still holds it runs the txs as calls there (`simShareBundleOnPastState`). `profit`
  * is what the builder keeps (coinbase gain less the refunds the body promises), `mevGasPrice`
  * that per gas, `refundableValue` what the top level's unrefunded elements paid (the value
  * refunds are percents of). A tx that reverts without `canRevert`, or is refused, answers
- * `success: false` with the builder's reason.
+ * `success: false` with the builder's reason; a block not mined yet is refused (-32602).
  *
  * @example const answer = await simShareBundle(deps, bundle, { timestamp: 1_700_000_012n })
  */
 export async function simShareBundle(deps: SimBundleDeps, bundle: Bundle, options: SimOptions): Promise<SimBundleAnswer> {
-  const run = deps.lock.write(() => simulate(deps, bundle, options))
+  const run = simulate(deps, bundle, options)
   if (options.timeout === undefined) return run
   let timer: NodeJS.Timeout | undefined
   const timedOut = new Promise<SimBundleAnswer>((resolve) => {
-    timer = setTimeout(() => resolve(failed(0n, `simulation timed out after ${options.timeout} ms (simOptions.timeout)`)), options.timeout)
+    timer = setTimeout(() => resolve(failedSim(0n, `simulation timed out after ${options.timeout} ms (simOptions.timeout)`)), options.timeout)
   })
   try {
     return await Promise.race([run, timedOut])
@@ -75,17 +48,44 @@ export async function simShareBundle(deps: SimBundleDeps, bundle: Bundle, option
   }
 }
 
+/**
+ * The block whose state the bundle runs on: `simOptions.parentBlock`, else the one before
+ * `simOptions.blockNumber`, else the head (undefined). Both given must agree.
+ *
+ * @example requestedParent({ blockNumber: 42n }) // 41n
+ */
+export function requestedParent(options: Pick<SimOptions, 'parentBlock' | 'blockNumber'>): bigint | undefined {
+  const parent = options.parentBlock === 'latest' ? undefined : options.parentBlock
+  if (parent !== undefined && options.blockNumber !== undefined && options.blockNumber !== parent + 1n) {
+    throw new SimOptionRefused(`simOptions.blockNumber: the simulated block is the one after simOptions.parentBlock ${parent}, ${parent + 1n}, not ${options.blockNumber}`)
+  }
+  if (parent !== undefined) return parent
+  if (options.blockNumber === undefined) return undefined
+  if (options.blockNumber < 1n) throw new SimOptionRefused('simOptions.blockNumber: block 0 has no parent state to simulate on')
+  return options.blockNumber - 1n
+}
+
 async function simulate(deps: SimBundleDeps, bundle: Bundle, options: SimOptions): Promise<SimBundleAnswer> {
-  const { chain } = deps
   const problems = await recoverSenders(bundle)
-  if (problems.length > 0) return failed(0n, failureMessage({ kind: 'Invalid', problems }))
-  const head = await chain.latestBlock()
-  if (options.parentBlock !== undefined && options.parentBlock !== 'latest' && options.parentBlock !== head.number) {
-    throw new SimOptionRefused(`simOptions.parentBlock: bundlesim simulates on the head state only (block ${head.number}), not block ${options.parentBlock}`)
+  if (problems.length > 0) return failedSim(0n, failureMessage({ kind: 'Invalid', problems }))
+  const parent = requestedParent(options)
+  const head = await deps.chain.blockNumber()
+  if (parent !== undefined && parent > head) {
+    const field = options.parentBlock !== undefined && options.parentBlock !== 'latest' ? 'simOptions.parentBlock' : 'simOptions.blockNumber'
+    throw new SimOptionRefused(`${field}: block ${parent} is not mined yet (the head is ${head}): bundlesim simulates on the state of the head or of an older block`)
   }
-  if (options.blockNumber !== undefined && options.blockNumber !== head.number + 1n) {
-    throw new SimOptionRefused(`simOptions.blockNumber: the simulated block is the one after the head, ${head.number + 1n}, not ${options.blockNumber}`)
-  }
+  // A past state never changes: calls there need only the read side; the head path mines, and
+  // takes the write side (if the head moved on meanwhile, the named block is a past one by then).
+  if (parent !== undefined && parent < head) return deps.lock.read(() => simShareBundleOnPastState(deps, bundle, parent, options))
+  return deps.lock.write(async () => {
+    const latest = await deps.chain.latestBlock()
+    if (parent !== undefined && parent !== latest.number) return simShareBundleOnPastState(deps, bundle, parent, options)
+    return simulateOnHead(deps, bundle, options, latest)
+  })
+}
+
+async function simulateOnHead(deps: SimBundleDeps, bundle: Bundle, options: SimOptions, head: { number: bigint; timestamp: bigint }): Promise<SimBundleAnswer> {
+  const { chain } = deps
   const coinbase = options.coinbase ?? (deps.coinbase.toLowerCase() as Address)
   const coinbaseOverridden = coinbase !== deps.coinbase.toLowerCase()
   const timestamp = options.timestamp ?? head.timestamp + BigInt(deps.slotSeconds)
@@ -97,45 +97,28 @@ async function simulate(deps: SimBundleDeps, bundle: Bundle, options: SimOptions
     // No builder key here: the refunds are computed from the execution, not paid.
     const execution = await parent.execute(timestamp, [{ ...bundleGroup(bundle), mayDrop: () => false, bundle: {} }])
     // A backrun's user tx that fails is named by its event hash, as in the backrun's trace.
-    if (!execution.ok) return failed(parent.number, failureMessage(inBackrunTerms({ bundle }, execution.failure)))
+    if (!execution.ok) return failedSim(parent.number, failureMessage(inBackrunTerms({ bundle }, execution.failure)))
     const { block } = execution
     const [diff, receipts] = await Promise.all([
       BlockStateDiff.of(chain, block.number),
       Promise.all(bundle.txs.map((tx) => chain.public.getTransactionReceipt({ hash: tx.hash }))),
     ])
-    const gasUsed = receipts.reduce((sum, r) => sum + r.gasUsed, 0n)
-    if (options.gasLimit !== undefined && gasUsed > options.gasLimit) {
-      return failed(parent.number, `the bundle uses ${gasUsed} gas, over simOptions.gasLimit ${options.gasLimit}`)
-    }
-    const gain = execution.coinbaseBalance - parent.coinbaseBalance
-    const senders = new Map(bundle.txs.map((tx) => [tx.hash, tx.sender]))
-    const body = bundle.mevShare?.body ?? { elements: bundle.txs.map((tx) => ({ kind: 'tx' as const, hash: tx.hash })), refund: [], refundConfig: [] }
-    const refunds = shareRefunds(body, { gainOf: (hash) => diff.balanceChange(hash, coinbase), senderOf: (hash) => senders.get(hash) })
-    const promised = [...refunds.byRecipient.values()].reduce((a, b) => a + b, 0n)
-    const profit = gain - promised
-    const logsOf = new Map(receipts.map((r) => [r.transactionHash, r.logs.map(rpcLog)]))
-    return {
-      success: true,
-      stateBlock: toHex(parent.number),
-      mevGasPrice: toHex(gasUsed > 0n && profit > 0n ? profit / gasUsed : 0n),
-      profit: toHex(profit > 0n ? profit : 0n),
-      refundableValue: toHex(refunds.refundableWei),
-      gasUsed: toHex(gasUsed),
-      logs: bodyLogs(body, logsOf),
-    }
+    return shareSimAnswer(
+      bundle,
+      {
+        stateBlock: parent.number,
+        coinbaseGain: execution.coinbaseBalance - parent.coinbaseBalance,
+        gainOf: (hash) => diff.balanceChange(hash, coinbase),
+        gasUsed: receipts.reduce((sum, r) => sum + r.gasUsed, 0n),
+        logsOf: new Map(receipts.map((r) => [r.transactionHash, r.logs.map(rpcLog)])),
+      },
+      options,
+    )
   } finally {
     await parent.release()
     if (coinbaseOverridden) await chain.setCoinbase(deps.coinbase)
     await setNextBaseFee(chain, pendingFee)
   }
-}
-
-function failed(stateBlock: bigint, error: string): SimBundleAnswer {
-  return { success: false, error, stateBlock: toHex(stateBlock), mevGasPrice: '0x0', profit: '0x0', refundableValue: '0x0', gasUsed: '0x0' }
-}
-
-function bodyLogs(body: ShareBody, logsOf: ReadonlyMap<Hash, RpcLog[]>): SimBodyLogs[] {
-  return body.elements.map((element) => (element.kind === 'tx' ? { txLogs: logsOf.get(element.hash) ?? [] } : { bundleLogs: bodyLogs(element.body, logsOf) }))
 }
 
 function rpcLog(log: { address: Address; topics: readonly Hex[]; data: Hex; blockNumber: bigint; transactionHash: Hash; transactionIndex: number; logIndex: number }): RpcLog {

@@ -7,7 +7,7 @@ import { describeIssues } from '../bundle/schema.js'
 import { decodeShareBundle, type DecodedShareBundle } from '../mevshare/decodeShareBundle.js'
 import { shareBundleSchema, simOptionsSchema, type ShareBundleObject } from '../mevshare/sendBundleSchema.js'
 import { findSharedTarget } from '../mevshare/sharedTargets.js'
-import { SimOptionRefused, simShareBundle, type SimBundleDeps } from '../mevshare/simBundle.js'
+import { requestedParent, SimOptionRefused, simShareBundle, type SimBundleDeps } from '../mevshare/simBundle.js'
 import { invalidParams } from './errors.js'
 import { requireSearcher } from './flashbotsSignature.js'
 import type { RequestContext } from './httpServer.js'
@@ -29,11 +29,11 @@ export interface MevShareDeps {
  * result. A `{ hash }` names a pending private tx that shared hints, by its event hash.
  */
 export function registerMevShareMethods(rpc: JSONRPCServer<RequestContext>, deps: MevShareDeps): void {
-  const decode = (object: ShareBundleObject): Extract<DecodedShareBundle, { ok: true }> => {
+  const decode = (object: ShareBundleObject, headBlock = deps.headBlock()): Extract<DecodedShareBundle, { ok: true }> => {
     const decoded = decodeShareBundle(object, {
       chainId: deps.chainId,
       blobLimits: deps.blobLimits,
-      headBlock: deps.headBlock(),
+      headBlock,
       findShared: (hash: Hash) => findSharedTarget(deps.traces, hash),
     })
     if (!decoded.ok) throw invalidParams(decoded.problem)
@@ -52,8 +52,12 @@ export function registerMevShareMethods(rpc: JSONRPCServer<RequestContext>, deps
     const object = singleObjectParam([params[0]], shareBundleSchema)
     const options = simOptionsSchema.safeParse(params[1] ?? {})
     if (!options.success) throw invalidParams(describeIssues(options.error).split('; ').map((issue) => `simOptions.${issue}`).join('; '))
-    const { bundle } = decode(object)
     try {
+      // On a past state the inclusion blocks are judged from that block: the official client
+      // simulates the bundle it sent for the block its user tx then landed in.
+      const parent = requestedParent(options.data)
+      const head = deps.headBlock()
+      const { bundle } = decode(object, parent !== undefined && parent < head ? parent : head)
       return await simShareBundle(deps.sim, bundle, options.data)
     } catch (error) {
       if (error instanceof SimOptionRefused) throw invalidParams(error.message)

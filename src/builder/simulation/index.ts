@@ -6,5 +6,6 @@
 export { simulateManyTopOfBlock, simulateTopOfBlock } from './topOfBlock.js'
 export { simulateByCalls } from './byCalls.js'
 export { blockValueByCalls } from './blockValueByCalls.js'
-export { simulateWithLogs, type LoggedSimulation, type LoggedTx, type SimulatedLog } from './withLogs.js'
+export { simulateWithLogs, type LoggedSimulation, type LoggedTx } from './withLogs.js'
+export { callsProblemMessage, simulateAsCallsAt, type CallsOutcome, type CallsProblem, type SimulatedLog, type TxAsCall, type TxToCall } from './asCallsAt.js'
 export type { BlockItem, SimulatedBundle, SimulationCounts, SimulationResult } from './types.js'
