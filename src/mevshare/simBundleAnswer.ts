@@ -1,36 +1,12 @@
-import { toHex, type Address, type Hash, type Hex } from 'viem'
+import { toHex, type Hash, type Hex } from 'viem'
 import type { Bundle, ShareBody } from '../bundle/types.js'
 import { shareRefunds } from '../builder/execution/shareRefunds.js'
+import type { MevSimBodyLogs, MevSimBundleResult, RpcLog } from '../protocol/methods.js'
 import type { SimOptions } from './sendBundleSchema.js'
 
 /** mev_simBundle's answer, the MEV-Share node's shape (quantities as hex). */
-export interface SimBundleAnswer {
-  success: boolean
-  error?: string
-  stateBlock: Hex
-  mevGasPrice: Hex
-  profit: Hex
-  refundableValue: Hex
-  gasUsed: Hex
-  logs?: SimBodyLogs[]
-}
-
-/** Logs per body element: a tx's own, or a nested bundle's per element. */
-export interface SimBodyLogs {
-  txLogs?: RpcLog[]
-  bundleLogs?: SimBodyLogs[]
-}
-
-export interface RpcLog {
-  address: Address
-  topics: Hex[]
-  data: Hex
-  blockNumber: Hex
-  transactionHash: Hash
-  transactionIndex: Hex
-  logIndex: Hex
-  removed: boolean
-}
+export type SimBundleAnswer = MevSimBundleResult
+export type { MevSimBodyLogs as SimBodyLogs, RpcLog }
 
 /** A simOption the simulation cannot honour: the field and why (`-32602`). */
 export class SimOptionRefused extends Error {}
@@ -90,6 +66,6 @@ export function failedSim(stateBlock: bigint, error: string): SimBundleAnswer {
  * A backrun's pending user tx (a `{ hash }`) shows no logs: they would name its raw hash and
  * tell more than the hints the user chose to share.
  */
-function bodyLogs(body: ShareBody, logsOf: (hash: Hash) => RpcLog[]): SimBodyLogs[] {
+function bodyLogs(body: ShareBody, logsOf: (hash: Hash) => RpcLog[]): MevSimBodyLogs[] {
   return body.elements.map((element) => (element.kind === 'tx' ? { txLogs: logsOf(element.hash) } : { bundleLogs: bodyLogs(element.body, logsOf) }))
 }

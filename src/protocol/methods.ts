@@ -194,7 +194,25 @@ export interface MevSimBundleResult {
   profit: Hex
   refundableValue: Hex
   gasUsed: Hex
-  logs?: unknown[]
+  logs?: MevSimBodyLogs[]
+}
+
+/** `mev_simBundle`'s logs per body element: a tx's own, or a nested bundle's per element. */
+export interface MevSimBodyLogs {
+  txLogs?: RpcLog[]
+  bundleLogs?: MevSimBodyLogs[]
+}
+
+/** A log as a node's JSON-RPC answers it. */
+export interface RpcLog {
+  address: Address
+  topics: Hex[]
+  data: Hex
+  blockNumber: Hex
+  transactionHash: Hash
+  transactionIndex: Hex
+  logIndex: Hex
+  removed: boolean
 }
 
 /** flashbots_getBundleStatsV2's object (a private tx's hash works as `bundleHash`). */
