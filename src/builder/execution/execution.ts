@@ -193,6 +193,16 @@ async function pipelinedPool(chain: ChainClient, steps: readonly AdmissionStep[]
  * Anvil's pool would let a later tx with the same sender and nonce (and a higher fee)
  * replace an earlier one; in a block the later one simply cannot be included.
  */
+/**
+ * Why the pool refuses a tx whose sender and nonce an earlier tx of the block already used
+ * (Anvil's pool would replace the earlier one instead; a block cannot hold both).
+ *
+ * @example usedEarlierReason(3, '0xabc…') // 'nonce too low: nonce 3 of 0xabc… is already used earlier in this block'
+ */
+export function usedEarlierReason(nonce: number, sender: Address): string {
+  return `nonce too low: nonce ${nonce} of ${sender} is already used earlier in this block`
+}
+
 function nonceKey(tx: GroupTx): string | undefined {
   return tx.sender && tx.nonce !== undefined ? `${tx.sender}:${tx.nonce}` : undefined
 }
@@ -221,7 +231,7 @@ async function admit(groups: readonly TxGroup[], steps: readonly AdmissionStep[]
     const group = groups[step.group]!
     const key = nonceKey(tx)
     let outcome = key && usedNonces.has(key)
-      ? { accepted: false as const, reason: `nonce too low: nonce ${tx.nonce} of ${tx.sender} is already used earlier in this block` }
+      ? { accepted: false as const, reason: usedEarlierReason(tx.nonce!, tx.sender!) }
       : await pool.send(tx.raw)
     if (outcome === OUT_OF_ORDER) return OUT_OF_ORDER
     let toppedUp = false

@@ -1,6 +1,7 @@
 import type { ChainClient } from '../../chain/chainClient.js'
 import { assembleBlock, type CandidateBlock, type CandidateSummary } from '../assembly/assemble.js'
 import { withinBlockLimits } from '../assembly/blockLimits.js'
+import { withoutNonceConflicts } from '../assembly/nonceConflicts.js'
 import type { OrderingAlgorithm } from '../assembly/ordering.js'
 import type { ParentState } from '../execution/parentState.js'
 import { blockValueByCalls, type BlockItem } from '../simulation/index.js'
@@ -73,7 +74,7 @@ async function valueByCalls(
   const valued: Array<{ order: DistinctOrder; summary: CandidateSummary; value: bigint }> = []
   for (const order of orders) {
     const leftOut: CandidateSummary['leftOut'] = []
-    const items = withinBlockLimits(order.items, parent, leftOut)
+    const items = withoutNonceConflicts(withinBlockLimits(order.items, parent, leftOut), leftOut)
     const value = await blockValueByCalls({ chain, parent, timestamp }, items)
     if (value === undefined) return undefined
     const bundles = items.flatMap((item) => (item.kind === 'bundle' ? [item.bundle] : []))
