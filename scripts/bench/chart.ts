@@ -38,7 +38,7 @@ export async function writeLineChartSvg(path: string, chart: LineChart): Promise
     encoding: {
       x: { field: 'x', type: 'quantitative', title: chart.xTitle, scale: chart.logX ? { type: 'log' } : { zero: false } },
       y: { field: 'y', type: 'quantitative', title: chart.yTitle },
-      color: { field: 'series', type: 'nominal', title: null, legend: { orient: 'top-left' } },
+      color: { field: 'series', type: 'nominal', title: null, legend: { orient: 'top-left', labelLimit: 400 } },
     },
   }
   const view = new vega.View(vega.parse(compile(spec).spec), { renderer: 'none' })

@@ -6,6 +6,7 @@ import type { OrderingAlgorithm } from './ordering.js'
 import type { ParentState } from '../execution/parentState.js'
 import { withinBlockLimits } from './blockLimits.js'
 import { withoutNonceConflicts } from './nonceConflicts.js'
+import { failingTogether } from './failingTogether.js'
 
 /** One algorithm's block as compared and reported: what it holds, what it left out and why, and what it is worth. */
 export interface CandidateSummary {
@@ -61,9 +62,15 @@ export async function assembleBlock(
         execution,
       }
     }
-    // Mempool groups may always drop or revert, so the failing group is a bundle.
-    const failed = block[execution.failedGroup]
-    items = items.filter((item) => item !== failed)
-    if (failed?.kind === 'bundle') failedForReal.push({ bundle: failed.bundle, failure: execution.failure })
+    // Mempool groups may always drop or revert, so the failing groups are bundles.
+    const removed = new Set<BlockItem>()
+    const failures = [{ group: execution.failedGroup, failure: execution.failure, inert: execution.inert ?? false }, ...(execution.later ?? [])]
+    for (const { group, failure } of failingTogether(block, failures)) {
+      const failed = block[group]!
+      removed.add(failed)
+      if (failed.kind === 'bundle') failedForReal.push({ bundle: failed.bundle, failure })
+    }
+    items = items.filter((item) => !removed.has(item))
   }
 }
+

@@ -53,7 +53,20 @@ export type ExecutionResult =
    * `block` is set when the failure was found after mining; `sentBefore` lists what was
    * sent ahead of the failing tx (to find the sender's balance at its position).
    */
-  | { ok: false; failedGroup: number; failure: ExecutionFailure; block?: MinedBlock; sentBefore?: ReadonlySet<Hash> }
+  | { ok: false; failedGroup: number; failure: ExecutionFailure; block?: MinedBlock; sentBefore?: ReadonlySet<Hash>; later?: readonly LaterFailure[]; inert?: boolean }
+
+/**
+ * A group that failed in the same mined block after the first failing one (in block order).
+ * `inert`: none of its txs succeeded (each reverted or was not included), so it changed no
+ * state but its senders' nonces and balances and the coinbase's fees. Callers may act on
+ * several failures of one block at once where that cannot change what the first decides.
+ */
+export interface LaterFailure {
+  group: number
+  failure: ExecutionFailure
+  sentBefore: ReadonlySet<Hash>
+  inert: boolean
+}
 
 export interface ExecutionContext {
   coinbase: Address
@@ -95,23 +108,38 @@ export async function executeGroups(
 
   const { balance: coinbaseBalance, ...block } = await chain.mine(context.timestamp, context.baseFee, context.coinbase)
   const sentBefore = new Set<Hash>()
+  // Every group failing in the block, in block order (a group counts once, at its first failing tx).
+  const failures: LaterFailure[] = []
+  const failed = new Set<number>()
   for (const { group: g, index, hash, toppedUp } of sent) {
     const group = groups[g]!
     const mined = block.txs.get(hash)
+    if (failed.has(g)) continue
     if (!mined) {
       if (!group.mayDrop(hash)) {
         const failure: ExecutionFailure = toppedUp
           ? { kind: 'LackOfFundForGasLimit', index, hash, reason: 'sender balance at its position in the block is too low' }
           : { kind: 'TransactionNotIncluded', index, hash }
-        return { ok: false, failedGroup: g, failure, block, sentBefore: withBuilderTxs(sentBefore, outcomes, g) }
+        failures.push({ group: g, failure, sentBefore: withBuilderTxs(sentBefore, outcomes, g), inert: false })
+        failed.add(g)
+        continue
       }
       outcomes[g]!.dropped.push({ hash, reason: toppedUp ? 'sender cannot pay for it at its position' : 'not included by the node (nonce gap or block gas limit)' })
     } else if (mined.status === 'reverted' && !group.mayRevert(hash)) {
-      return { ok: false, failedGroup: g, failure: { kind: 'TransactionReverted', index, hash }, block }
+      failures.push({ group: g, failure: { kind: 'TransactionReverted', index, hash }, sentBefore: new Set(sentBefore), inert: false })
+      failed.add(g)
     } else {
       outcomes[g]!.included.push(hash)
       sentBefore.add(hash)
     }
+  }
+  if (failures.length > 0) {
+    const succeeded = new Set(sent.filter((s) => block.txs.get(s.hash)?.status === 'success').map((s) => s.group))
+    for (const f of failures) f.inert = !succeeded.has(f.group)
+    const [first, ...later] = failures
+    const { group: failedGroup, failure, sentBefore: before, inert } = first!
+    // As before: a tx lacking funds carries what was sent ahead of it; a revert does not need it.
+    return { ok: false, failedGroup, failure, block, sentBefore: failure.kind === 'TransactionReverted' ? undefined : before, later, inert }
   }
   for (const outcome of outcomes) {
     for (const hash of outcome.builderTxs) {

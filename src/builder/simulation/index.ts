@@ -6,4 +6,4 @@
 export { simulateManyTopOfBlock, simulateTopOfBlock } from './topOfBlock.js'
 export { simulateByCalls } from './byCalls.js'
 export { blockValueByCalls } from './blockValueByCalls.js'
-export type { BlockItem, SimulatedBundle, SimulationCounts, SimulationResult } from './types.js'
+export type { BlockItem, InPlaceFailure, SimulatedBundle, SimulationCounts, SimulationResult } from './types.js'

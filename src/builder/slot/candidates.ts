@@ -2,9 +2,10 @@ import type { ChainClient } from '../../chain/chainClient.js'
 import { assembleBlock, type CandidateBlock, type CandidateSummary } from '../assembly/assemble.js'
 import { withinBlockLimits } from '../assembly/blockLimits.js'
 import { withoutNonceConflicts } from '../assembly/nonceConflicts.js'
+import { failingTogether } from '../assembly/failingTogether.js'
 import type { OrderingAlgorithm } from '../assembly/ordering.js'
 import type { ParentState } from '../execution/parentState.js'
-import { blockValueByCalls, type BlockItem } from '../simulation/index.js'
+import { blockValueByCalls, type BlockItem, type InPlaceFailure } from '../simulation/index.js'
 import { chooseBlock } from './blockChoice.js'
 
 /**
@@ -34,9 +35,11 @@ export async function assembleCandidates(
   const valued = await valueByCalls(chain, parent, timestamp, [...distinct.values()])
   if (valued) {
     const { order, summary } = valued.best
-    const winner = await assembleBlock(parent, timestamp, order.algorithm, order.items)
+    // What the calls left out stays out: the block executed is the one they valued.
+    const executed = await assembleBlock(parent, timestamp, order.algorithm, summary.items)
+    const winner = { ...executed, leftOut: [...summary.leftOut, ...executed.leftOut] }
     built.set(order.key, winner)
-    if (winner.value === summary.value && winner.leftOut.length === summary.leftOut.length) {
+    if (winner.value === summary.value && executed.leftOut.length === 0) {
       for (const [key, other] of valued.summaries) if (key !== order.key) built.set(key, other)
       const candidates = perAlgorithm()
       return { candidates, best: candidates[keys.indexOf(order.key)] as CandidateBlock }
@@ -73,9 +76,28 @@ async function valueByCalls(
   const summaries = new Map<string, CandidateSummary>()
   const valued: Array<{ order: DistinctOrder; summary: CandidateSummary; value: bigint }> = []
   for (const order of orders) {
-    const leftOut: CandidateSummary['leftOut'] = []
-    const items = withoutNonceConflicts(withinBlockLimits(order.items, parent, leftOut), leftOut)
-    const value = await blockValueByCalls({ chain, parent, timestamp }, items)
+    const fit: CandidateSummary['leftOut'] = []
+    const failed: CandidateSummary['leftOut'] = []
+    let remaining = withinBlockLimits(order.items, parent, fit)
+    let leftOut: CandidateSummary['leftOut']
+    let items: BlockItem[]
+    let value: bigint | undefined
+    // Bundles that revert in place leave the order as real execution would make them leave it
+    // (`failingTogether`), and the order is valued again: calls, not blocks.
+    for (;;) {
+      leftOut = [...fit, ...failed]
+      items = withoutNonceConflicts(remaining, leftOut)
+      const inPlace: InPlaceFailure[] = []
+      value = await blockValueByCalls({ chain, parent, timestamp }, items, inPlace)
+      const leaving = failingTogether(items, inPlace)
+      if (value !== undefined || leaving.length === 0) break
+      const gone = new Set(leaving.map((f) => items[f.group]))
+      for (const f of leaving) {
+        const item = items[f.group]!
+        if (item.kind === 'bundle') failed.push({ bundle: item.bundle, failure: f.failure })
+      }
+      remaining = remaining.filter((item) => !gone.has(item))
+    }
     if (value === undefined) return undefined
     const bundles = items.flatMap((item) => (item.kind === 'bundle' ? [item.bundle] : []))
     const summary = { algorithm: order.algorithm.name, items, bundles, leftOut, value }

@@ -1,11 +1,17 @@
 import { describe, expect, it } from 'vitest'
-import { keccak256, parseGwei, type Hex } from 'viem'
-import { DEV_KEYS, addressOf, call, sendBundle, signTx, stats, useTestHarness } from './support/harness.js'
+import { keccak256, parseGwei, type Address, type Hash, type Hex } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { DEV_KEYS, addressOf, call, sendBundle, setCode, signTx, stats, useTestHarness } from './support/harness.js'
 
-// Bundles racing for one nonce (a bot re-bidding, searchers sharing an account) are left
-// out before the block is executed, with the failure the pool's admission gives them; a
-// bundle whose rival fails for another reason gets its nonce back.
-const harness = useTestHarness()
+// Bundles that fail in place leave the block as one-at-a-time removal would make them:
+// bundles racing for one nonce (a bot re-bidding, searchers sharing an account) before the
+// block is executed, with the failure the pool's admission gives them; bundles racing for
+// one pool together, with their revert; a bundle whose rival fails for another reason gets
+// its nonce back.
+/** The first call in a block takes it (slot 0: 0 → 1); every later call reverts. */
+const ONE_SHOT_POOL: Address = '0x00000000000000000000000000000000000b0071'
+const ONE_SHOT_POOL_CODE = '0x60005415600c5760006000fd5b600160005500'
+const harness = useTestHarness({}, (started) => setCode(started, ONE_SHOT_POOL, ONE_SHOT_POOL_CODE))
 
 async function nonceOf(key: Hex): Promise<number> {
   return Number(await call(harness.rpcUrl, 'eth_getTransactionCount', [addressOf(key), 'latest']))
@@ -36,7 +42,7 @@ describe('bundles racing for one nonce', () => {
       expect(loser.status).not.toBe('landed')
       expect(loser.error).toContain(`nonce ${nonce} of ${addressOf(racer)} is already used earlier in this block`)
     }
-    expect((await call(harness.rpcUrl, 'eth_getTransactionReceipt', [keccak256(best)])).status).toBe('0x1')
+    expect((await call(harness.rpcUrl, 'eth_getTransactionReceipt', [keccak256(best!)])).status).toBe('0x1')
   })
 
   it('a bundle whose earlier rival for its nonce fails in place for another reason still lands', async () => {
@@ -59,5 +65,26 @@ describe('bundles racing for one nonce', () => {
     expect(rivalTrace.error).toContain(`nonce ${contestedNonce} of ${addressOf(contested)} is already used earlier in this block`)
     expect((await stats(harness, laterHash)).status).toBe('landed')
     expect((await call(harness.rpcUrl, 'eth_getTransactionReceipt', [keccak256(later)])).status).toBe('0x1')
+  })
+
+  it('many bundles racing for one pool: the first in the order lands, every other one ends with its revert', async () => {
+    // Fresh accounts, one per racer, funded as a fixture.
+    const racers = Array.from({ length: 6 }, (_, i) => `0x${(0xabc0 + i).toString(16).padStart(64, '0')}` as Hex)
+    for (const key of racers) await call(harness.rpcUrl, 'harness_setBalance', [{ address: privateKeyToAccount(key).address, wei: (10n ** 19n).toString() }])
+    const txs = await Promise.all(racers.map((key, i) => signTx({ key, nonce: 0, to: ONE_SHOT_POOL, data: '0x', gas: 60_000n, ...tipped(String(10 - i)) })))
+    const hashes: Hash[] = []
+    for (const tx of txs) hashes.push(await sendBundle(harness, { txs: [tx] }))
+
+    const report = await advance()
+    expect(report.bundles).toEqual([hashes[0]])
+    const traces = await Promise.all(hashes.map((h) => stats(harness, h)))
+    expect(traces[0].status).toBe('landed')
+    for (const [i, trace] of traces.entries()) {
+      if (i === 0) continue
+      expect(trace.status).not.toBe('landed')
+      expect(trace.error).toMatch(/revert/i)
+      expect(trace.revertingHash).toBe(keccak256(txs[i]!))
+    }
+    expect(await call(harness.rpcUrl, 'eth_getStorageAt', [ONE_SHOT_POOL, '0x0', 'latest'])).toMatch(/0x0*1$/)
   })
 })
