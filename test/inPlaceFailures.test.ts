@@ -82,8 +82,7 @@ describe('bundles racing for one nonce', () => {
     for (const [i, trace] of traces.entries()) {
       if (i === 0) continue
       expect(trace.status).not.toBe('landed')
-      expect(trace.error).toMatch(/revert/i)
-      expect(trace.revertingHash).toBe(keccak256(txs[i]!))
+      expect(trace.error).toBe(`failed in place in every candidate block: BundleRevert. Reverting Hash: ${keccak256(txs[i]!)} (txs[0] reverted and is not in revertingTxHashes)`)
     }
     expect(await call(harness.rpcUrl, 'eth_getStorageAt', [ONE_SHOT_POOL, '0x0', 'latest'])).toMatch(/0x0*1$/)
   })
