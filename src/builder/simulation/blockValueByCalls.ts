@@ -4,10 +4,11 @@ import type { BundleTx } from '../../bundle/types.js'
 import type { BlockItem, InPlaceFailure } from './types.js'
 
 /**
- * Anvil refuses a request body over 2 MiB ("Invalid request", for the whole batch): a block
- * whose calls carry more data than this is valued by executing it instead.
+ * Anvil's HTTP server refuses a request body over 2 MiB ("Invalid request" for the whole
+ * batch, or it closes the connection: EPIPE): a block whose request is larger (calldata, or
+ * simply ~200 bytes a call: ~10,000 txs) goes over a WebSocket instead.
  */
-const MAX_CALL_DATA_CHARS = 1_500_000
+const MAX_HTTP_REQUEST_CHARS = 1_900_000
 
 /**
  * What a candidate block is worth to the builder, from one `eth_simulateV1` request: every
@@ -61,8 +62,10 @@ export async function blockValueByCalls(context: CallSimulationContext, items: r
     }
   }
 
-  if (calls.reduce((sum, call) => sum + String(call.input ?? call.data ?? '').length, 0) > MAX_CALL_DATA_CHARS) return undefined
-  const [answer] = await chain.batch([{ method: 'eth_simulateV1', params: probedBlockParams(context, calls) }])
+  const params = probedBlockParams(context, calls)
+  const [answer] = JSON.stringify(params).length > MAX_HTTP_REQUEST_CHARS
+    ? [await chain.largeCall('eth_simulateV1', params)]
+    : await chain.batch([{ method: 'eth_simulateV1', params }])
   if (!answer?.ok) return undefined
   const simulated = (answer.result as SimulatedBlock[])[0]?.calls
   if (simulated?.length !== calls.length + 1) return undefined
