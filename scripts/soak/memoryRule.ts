@@ -17,7 +17,8 @@ export interface MemoryVerdict {
  * The soak's memory rule: RSS levels off when the least-squares slope over the last half of
  * the samples is at most `boundMbPerMin`. Traces expire after the soak's short retention, so
  * a process that keeps nothing it should not holds a flat RSS once retention is reached;
- * a leak of even 100 bytes per submission at the soak's rate shows as ~1.5 MB/min.
+ * at the soak's default rate (~130 submissions/s) a leak of ~500 bytes per submission is
+ * ~4 MB/min.
  *
  * @example
  * memoryVerdict([{ atSeconds: 0, mb: 100 }, …], 4).levelsOff
