@@ -73,39 +73,45 @@ async function valueByCalls(
   timestamp: bigint,
   orders: readonly DistinctOrder[],
 ): Promise<{ summaries: Map<string, CandidateSummary>; best: { order: DistinctOrder; summary: CandidateSummary } } | undefined> {
+  // The orders' requests are independent (each on the parent state): Anvil answers them in parallel.
+  const results = await Promise.all(orders.map((order) => valueOrder(chain, parent, timestamp, order)))
+  if (results.some((summary) => summary === undefined)) return undefined
   const summaries = new Map<string, CandidateSummary>()
-  const valued: Array<{ order: DistinctOrder; summary: CandidateSummary; value: bigint }> = []
-  for (const order of orders) {
-    const fit: CandidateSummary['leftOut'] = []
-    const failed: CandidateSummary['leftOut'] = []
-    let remaining = withinBlockLimits(order.items, parent, fit)
-    let leftOut: CandidateSummary['leftOut']
-    let items: BlockItem[]
-    let value: bigint | undefined
-    // Bundles that revert in place leave the order as real execution would make them leave it
-    // (`failingTogether`), and the order is valued again: calls, not blocks.
-    for (;;) {
-      leftOut = [...fit, ...failed]
-      items = withoutNonceConflicts(remaining, leftOut)
-      const inPlace: InPlaceFailure[] = []
-      value = await blockValueByCalls({ chain, parent, timestamp }, items, inPlace)
-      const leaving = failingTogether(items, inPlace)
-      if (value !== undefined || leaving.length === 0) break
-      const gone = new Set(leaving.map((f) => items[f.group]))
-      for (const f of leaving) {
-        const item = items[f.group]!
-        if (item.kind === 'bundle') failed.push({ bundle: item.bundle, failure: f.failure })
-      }
-      remaining = remaining.filter((item) => !gone.has(item))
-    }
-    if (value === undefined) return undefined
-    const bundles = items.flatMap((item) => (item.kind === 'bundle' ? [item.bundle] : []))
-    const summary = { algorithm: order.algorithm.name, items, bundles, leftOut, value }
+  const valued = orders.map((order, i) => {
+    const summary = results[i]!
     summaries.set(order.key, summary)
-    valued.push({ order, summary, value })
-  }
+    return { order, summary, value: summary.value }
+  })
   const best = chooseBlock(valued)
   return best && { summaries, best }
+}
+
+/**
+ * One order's value from calls, after the block limits and the bundles that leave it before
+ * or during the run (nonce races, bundles reverting in place); undefined if calls cannot
+ * value it.
+ */
+async function valueOrder(chain: ChainClient, parent: ParentState, timestamp: bigint, order: DistinctOrder): Promise<CandidateSummary | undefined> {
+  const fit: CandidateSummary['leftOut'] = []
+  const failed: CandidateSummary['leftOut'] = []
+  let remaining = withinBlockLimits(order.items, parent, fit)
+  for (;;) {
+    const leftOut = [...fit, ...failed]
+    const items = withoutNonceConflicts(remaining, leftOut)
+    const inPlace: InPlaceFailure[] = []
+    const value = await blockValueByCalls({ chain, parent, timestamp }, items, inPlace)
+    if (value !== undefined) return { algorithm: order.algorithm.name, items, bundles: items.flatMap((item) => (item.kind === 'bundle' ? [item.bundle] : [])), leftOut, value }
+    // Bundles that revert in place leave the order as real execution would make them leave it
+    // (`failingTogether`), and the order is valued again: calls, not blocks.
+    const leaving = failingTogether(items, inPlace)
+    if (leaving.length === 0) return undefined
+    for (const f of leaving) {
+      const item = items[f.group]!
+      if (item.kind === 'bundle') failed.push({ bundle: item.bundle, failure: f.failure })
+    }
+    const gone = new Set(leaving.map((f) => items[f.group]))
+    remaining = remaining.filter((item) => !gone.has(item))
+  }
 }
 
 function compare(a: bigint, b: bigint): number {
