@@ -15,8 +15,6 @@ export interface LineChart {
   xTitle: string
   yTitle: string
   points: readonly ChartPoint[]
-  /** Log scale on x (bundles per slot span two decades). */
-  logX?: boolean
 }
 
 /**
@@ -36,7 +34,7 @@ export async function writeLineChartSvg(path: string, chart: LineChart): Promise
     data: { values: chart.points.map((p) => ({ ...p })) },
     mark: { type: 'line', point: true },
     encoding: {
-      x: { field: 'x', type: 'quantitative', title: chart.xTitle, scale: chart.logX ? { type: 'log' } : { zero: false } },
+      x: { field: 'x', type: 'quantitative', title: chart.xTitle },
       y: { field: 'y', type: 'quantitative', title: chart.yTitle },
       color: { field: 'series', type: 'nominal', title: null, legend: { orient: 'top-left', labelLimit: 400 } },
     },

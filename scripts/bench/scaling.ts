@@ -79,9 +79,8 @@ export async function benchScaling({ quick, size, outDir }: BenchOptions): Promi
   const chartPath = join(outDir ?? 'bench', 'scaling.svg')
   await writeLineChartSvg(chartPath, {
     title: 'Slot time against bundles per slot (mixed bundles; same-run Anvil floor)',
-    xTitle: 'bundles per slot (log scale)',
+    xTitle: 'bundles per slot',
     yTitle: 'ms',
-    logX: true,
     points: runs.flatMap((r) => [
       { x: r.bundles, y: round(r.slotMs), series: 'bundlesim: built, mined, traces final' },
       { x: r.bundles, y: round(r.floorMs), series: 'Anvil floor: landed txs sent, mined, read' },
