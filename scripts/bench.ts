@@ -4,7 +4,7 @@
  * the same run. `--quick` runs everything at a tiny size (CI, so the scripts cannot rot).
  */
 import { fileURLToPath } from 'node:url'
-import { resolve } from 'node:path'
+import { dirname, resolve } from 'node:path'
 import { formatTable, newReport, writeJson, type BenchReport, type BenchResult } from './bench/report.js'
 import type { BenchOptions } from './bench/support.js'
 import { benchIngest } from './bench/ingest.js'
@@ -15,11 +15,13 @@ import { benchScenarios } from './bench/scenarios.js'
 import { benchStalledSubscriber } from './bench/stalledSubscriber.js'
 import { benchDashboard } from './bench/dashboard.js'
 import { benchBuilders } from './bench/builders.js'
+import { benchScaling } from './bench/scaling.js'
 
 export const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<BenchResult>> = {
   ingest: benchIngest,
   simulation: benchSimulation,
   slotBuild: benchSlotBuild,
+  scaling: benchScaling,
   stalledSubscriber: benchStalledSubscriber,
   scenarios: benchScenarios,
   memory: benchMemory,
@@ -49,7 +51,7 @@ export async function runBench(options: RunOptions): Promise<BenchReport> {
     if (!bench) throw new Error(`unknown benchmark ${name} (known: ${[...Object.keys(BENCHMARKS), ...Object.keys(EXTRA_BENCHMARKS)].join(', ')})`)
     const started = performance.now()
     log(`bench: ${name}…`)
-    results.push(await bench({ quick: options.quick, size: options.size }))
+    results.push(await bench({ quick: options.quick, size: options.size, outDir: dirname(options.out ?? DEFAULT_OUT) }))
     log(`bench: ${name} done in ${((performance.now() - started) / 1000).toFixed(1)} s`)
   }
   const report = newReport(options.quick, results)

@@ -6,12 +6,10 @@
  *
  *   npm run load -- [--clients 16] [--duration 10] [--max 20000] [--slot-time 1]
  */
-import { spawn } from 'node:child_process'
-import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { driveLoad, settle, type Endpoints } from './noLoss/drive.js'
+import { driveLoad, settle } from './noLoss/drive.js'
 import { checkNoLoss } from './noLoss/check.js'
+import { startServeProcess } from './serveProcess.js'
 
 const { values } = parseArgs({
   options: {
@@ -25,36 +23,10 @@ const clients = Number(values.clients)
 const durationSeconds = Number(values.duration)
 const slotTimeSeconds = Number(values['slot-time'])
 const API_KEY = 'no-loss-load'
-const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
-const server = spawn(
-  process.execPath,
-  [
-    'bin/bundlesim.js', 'serve', '--clock', 'realtime', '--slot-time', String(slotTimeSeconds),
-    '--port', '0', '--stats-port', '0', '--anvil-port', '0', '--stats-delay-slots', '0',
-    '--api-key', API_KEY, '--log-level', 'warn',
-  ],
-  { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] },
-)
-let banner = ''
-let logs = ''
-server.stdout.setEncoding('utf8').on('data', (chunk: string) => (banner += chunk))
-server.stderr.setEncoding('utf8').on('data', (chunk: string) => (logs = (logs + chunk).slice(-20_000)))
-const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)))
-
-async function ready(): Promise<Endpoints> {
-  const deadline = Date.now() + 60_000
-  for (;;) {
-    const rpc = /submission RPC\s+(\S+)/.exec(banner)
-    const stats = /stats RPC\s+(\S+)/.exec(banner)
-    if (rpc && stats && /coinbase/.test(banner)) return { rpcUrl: rpc[1]!, statsUrl: stats[1]! }
-    if (server.exitCode !== null || Date.now() > deadline) throw new Error(`bundlesim did not start:\n${banner}\n${logs}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
-
+const server = await startServeProcess(['--clock', 'realtime', '--slot-time', String(slotTimeSeconds), '--stats-delay-slots', '0', '--api-key', API_KEY, '--log-level', 'warn'])
 try {
-  const endpoints = await ready()
+  const endpoints = server.endpoints
   process.stderr.write(`load: ${clients} clients for ${durationSeconds} s (at most ${values.max} submissions), ${slotTimeSeconds} s realtime slots\n`)
   const run = await driveLoad(endpoints, {
     clients,
@@ -79,9 +51,8 @@ try {
       '',
     ].join('\n'),
   )
-  if (logs.trim()) process.stderr.write(`bundlesim logged:\n${logs.slice(-4000)}\n`)
+  if (server.logs().trim()) process.stderr.write(`bundlesim logged:\n${server.logs().slice(-4000)}\n`)
   process.exitCode = report.problems.length === 0 ? 0 : 1
 } finally {
-  server.kill('SIGTERM')
-  await exited
+  await server.stop()
 }

@@ -9,6 +9,8 @@ export interface BenchOptions {
   quick: boolean
   /** Overrides the benchmark's size (bundles, traces) for a run in between quick and full. */
   size?: number
+  /** Where a benchmark writes files beside the results JSON (charts). */
+  outDir?: string
 }
 
 /** Every tx the benchmarks sign pays 1 wei to this address with a 2 gwei tip. */

@@ -11,6 +11,7 @@ import {
   type PublicClient,
   type TestClient,
 } from 'viem'
+import { webSocketCall } from './webSocketCall.js'
 import { keepAliveRpc, type BatchAnswer, type KeepAliveRpc } from './keepAliveTransport.js'
 import { pipelinedCalls } from './pipelinedRpc.js'
 
@@ -73,6 +74,11 @@ export class ChainClient {
     const transport = this.rpc.transport
     this.public = createPublicClient({ transport })
     this.test = createTestClient({ mode: 'anvil', transport })
+  }
+
+  /** One call whose request may be larger than Anvil's HTTP server takes (2 MiB): over a WebSocket. */
+  largeCall(method: string, params: unknown): Promise<BatchAnswer> {
+    return webSocketCall(this.url, method, params, this.timeoutMs)
   }
 
   /** Several calls in one JSON-RPC batch (one round trip); each answer is its result or its own error. */

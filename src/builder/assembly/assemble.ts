@@ -5,6 +5,8 @@ import type { BlockItem, SimulatedBundle } from '../simulation/types.js'
 import type { OrderingAlgorithm } from './ordering.js'
 import type { ParentState } from '../execution/parentState.js'
 import { withinBlockLimits } from './blockLimits.js'
+import { withoutNonceConflicts } from './nonceConflicts.js'
+import { failingTogether } from './failingTogether.js'
 
 /** One algorithm's block as compared and reported: what it holds, what it left out and why, and what it is worth. */
 export interface CandidateSummary {
@@ -29,7 +31,8 @@ export function itemGroups(items: readonly BlockItem[]): TxGroup[] {
 /**
  * Assembles a block in the algorithm's order on the evolving state. Bundles that cannot fit
  * in the gas (or blobs) the items before them leave are left out first (as a builder checks before
- * executing a bundle). It then executes the whole block optimistically; if a bundle fails in
+ * executing a bundle), and so are bundles whose first tx takes a nonce an earlier bundle
+ * already takes (`withoutNonceConflicts`). It then executes the whole block optimistically; if a bundle fails in
  * place (an earlier item changed its state), that bundle is left out whole and the block is
  * executed again, so the common conflict-free case costs one execution.
  *
@@ -41,22 +44,33 @@ export async function assembleBlock(
   algorithm: OrderingAlgorithm,
   items: BlockItem[],
 ): Promise<CandidateBlock> {
-  const leftOut: CandidateBlock['leftOut'] = []
-  items = withinBlockLimits(items, parent, leftOut)
+  const failedForReal: CandidateBlock['leftOut'] = []
+  const limitsLeftOut: CandidateBlock['leftOut'] = []
+  items = withinBlockLimits(items, parent, limitsLeftOut)
   for (;;) {
-    const execution = await parent.execute(timestamp, itemGroups(items))
+    // Recomputed after each real failure: the failed bundle may have held a nonce a later one needs.
+    const nonceLeftOut: CandidateBlock['leftOut'] = []
+    const block = withoutNonceConflicts(items, nonceLeftOut)
+    const execution = await parent.execute(timestamp, itemGroups(block))
     if (execution.ok) {
       return {
         algorithm: algorithm.name,
-        items,
-        bundles: items.flatMap((item) => (item.kind === 'bundle' ? [item.bundle] : [])),
-        leftOut,
+        items: block,
+        bundles: block.flatMap((item) => (item.kind === 'bundle' ? [item.bundle] : [])),
+        leftOut: [...limitsLeftOut, ...failedForReal, ...nonceLeftOut],
         value: execution.coinbaseBalance - parent.coinbaseBalance,
         execution,
       }
     }
-    // Mempool groups may always drop or revert, so the failing group is a bundle.
-    const [failed] = items.splice(execution.failedGroup, 1)
-    if (failed?.kind === 'bundle') leftOut.push({ bundle: failed.bundle, failure: execution.failure })
+    // Mempool groups may always drop or revert, so the failing groups are bundles.
+    const removed = new Set<BlockItem>()
+    const failures = [{ group: execution.failedGroup, failure: execution.failure, inert: execution.inert ?? false }, ...(execution.later ?? [])]
+    for (const { group, failure } of failingTogether(block, failures)) {
+      const failed = block[group]!
+      removed.add(failed)
+      if (failed.kind === 'bundle') failedForReal.push({ bundle: failed.bundle, failure })
+    }
+    items = items.filter((item) => !removed.has(item))
   }
 }
+

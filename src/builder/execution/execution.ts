@@ -58,7 +58,20 @@ export type ExecutionResult =
    * `block` is set when the failure was found after mining; `sentBefore` lists what was
    * sent ahead of the failing tx (to find the sender's balance at its position).
    */
-  | { ok: false; failedGroup: number; failure: ExecutionFailure; block?: MinedBlock; sentBefore?: ReadonlySet<Hash> }
+  | { ok: false; failedGroup: number; failure: ExecutionFailure; block?: MinedBlock; sentBefore?: ReadonlySet<Hash>; later?: readonly LaterFailure[]; inert?: boolean }
+
+/**
+ * A group that failed in the same mined block after the first failing one (in block order).
+ * `inert`: none of its txs succeeded (each reverted or was not included), so it changed no
+ * state but its senders' nonces and balances and the coinbase's fees. Callers may act on
+ * several failures of one block at once where that cannot change what the first decides.
+ */
+export interface LaterFailure {
+  group: number
+  failure: ExecutionFailure
+  sentBefore: ReadonlySet<Hash>
+  inert: boolean
+}
 
 export interface ExecutionContext {
   coinbase: Address
@@ -100,23 +113,38 @@ export async function executeGroups(
 
   const { balance: coinbaseBalance, ...block } = await chain.mine(context.timestamp, context.baseFee, context.coinbase)
   const sentBefore = new Set<Hash>()
+  // Every group failing in the block, in block order (a group counts once, at its first failing tx).
+  const failures: LaterFailure[] = []
+  const failed = new Set<number>()
   for (const { group: g, index, hash, toppedUp } of sent) {
     const group = groups[g]!
     const mined = block.txs.get(hash)
+    if (failed.has(g)) continue
     if (!mined) {
       if (!group.mayDrop(hash)) {
         const failure: ExecutionFailure = toppedUp
           ? { kind: 'LackOfFundForGasLimit', index, hash, reason: 'sender balance at its position in the block is too low' }
           : { kind: 'TransactionNotIncluded', index, hash }
-        return { ok: false, failedGroup: g, failure, block, sentBefore: withBuilderTxs(sentBefore, outcomes, g) }
+        failures.push({ group: g, failure, sentBefore: withBuilderTxs(sentBefore, outcomes, g), inert: false })
+        failed.add(g)
+        continue
       }
       outcomes[g]!.dropped.push({ hash, reason: toppedUp ? 'sender cannot pay for it at its position' : 'not included by the node (nonce gap or block gas limit)' })
     } else if (mined.status === 'reverted' && !group.mayRevert(hash)) {
-      return { ok: false, failedGroup: g, failure: { kind: 'TransactionReverted', index, hash }, block }
+      failures.push({ group: g, failure: { kind: 'TransactionReverted', index, hash }, sentBefore: new Set(sentBefore), inert: false })
+      failed.add(g)
     } else {
       outcomes[g]!.included.push(hash)
       sentBefore.add(hash)
     }
+  }
+  if (failures.length > 0) {
+    const succeeded = new Set(sent.filter((s) => block.txs.get(s.hash)?.status === 'success').map((s) => s.group))
+    for (const f of failures) f.inert = !succeeded.has(f.group)
+    const [first, ...later] = failures
+    const { group: failedGroup, failure, sentBefore: before, inert } = first!
+    // As before: a tx lacking funds carries what was sent ahead of it; a revert does not need it.
+    return { ok: false, failedGroup, failure, block, sentBefore: failure.kind === 'TransactionReverted' ? undefined : before, later, inert }
   }
   for (const outcome of outcomes) {
     for (const hash of outcome.builderTxs) {
@@ -198,6 +226,16 @@ async function pipelinedPool(chain: ChainClient, steps: readonly AdmissionStep[]
  * Anvil's pool would let a later tx with the same sender and nonce (and a higher fee)
  * replace an earlier one; in a block the later one simply cannot be included.
  */
+/**
+ * Why the pool refuses a tx whose sender and nonce an earlier tx of the block already used
+ * (Anvil's pool would replace the earlier one instead; a block cannot hold both).
+ *
+ * @example usedEarlierReason(3, '0xabc…') // 'nonce too low: nonce 3 of 0xabc… is already used earlier in this block'
+ */
+export function usedEarlierReason(nonce: number, sender: Address): string {
+  return `nonce too low: nonce ${nonce} of ${sender} is already used earlier in this block`
+}
+
 function nonceKey(tx: GroupTx): string | undefined {
   return tx.sender && tx.nonce !== undefined ? `${tx.sender}:${tx.nonce}` : undefined
 }
@@ -230,7 +268,7 @@ async function admit(groups: readonly TxGroup[], steps: readonly AdmissionStep[]
     const group = groups[step.group]!
     const key = nonceKey(tx)
     let outcome = key && usedNonces.has(key)
-      ? { accepted: false as const, reason: `nonce too low: nonce ${tx.nonce} of ${tx.sender} is already used earlier in this block` }
+      ? { accepted: false as const, reason: usedEarlierReason(tx.nonce!, tx.sender!) }
       : await pool.send(tx.raw)
     if (outcome === OUT_OF_ORDER) return OUT_OF_ORDER
     let toppedUp = false

@@ -1,12 +1,14 @@
 import type { Address } from 'viem'
 import { callOf, followNonces, probedBlockParams, probedCoinbaseBalance, type CallSimulationContext, type CallableTx, type SimulatedBlock } from './callEncoding.js'
-import type { BlockItem } from './types.js'
+import type { BundleTx } from '../../bundle/types.js'
+import type { BlockItem, InPlaceFailure } from './types.js'
 
 /**
- * Anvil refuses a request body over 2 MiB ("Invalid request", for the whole batch): a block
- * whose calls carry more data than this is valued by executing it instead.
+ * Anvil's HTTP server refuses a request body over 2 MiB ("Invalid request" for the whole
+ * batch, or it closes the connection: EPIPE): a block whose request is larger (calldata, or
+ * simply ~200 bytes a call: ~10,000 txs) goes over a WebSocket instead.
  */
-const MAX_CALL_DATA_CHARS = 1_500_000
+const MAX_HTTP_REQUEST_CHARS = 1_900_000
 
 /**
  * What a candidate block is worth to the builder, from one `eth_simulateV1` request: every
@@ -19,9 +21,12 @@ const MAX_CALL_DATA_CHARS = 1_500_000
  * error of the request (e.g. a sender that cannot pay at its position). A public tx with a
  * nonce or fee cap a block cannot take is left out, as the node leaves it out.
  *
+ * With `failedInPlace`, the bundles whose calls reverted without being allowed to are listed
+ * there, in block order, as real execution would report them (the first such tx of each).
+ *
  * @example const value = await blockValueByCalls({ chain, parent, timestamp }, items)
  */
-export async function blockValueByCalls(context: CallSimulationContext, items: readonly BlockItem[]): Promise<bigint | undefined> {
+export async function blockValueByCalls(context: CallSimulationContext, items: readonly BlockItem[], failedInPlace?: InPlaceFailure[]): Promise<bigint | undefined> {
   const { chain, parent } = context
   const baseFee = parent.nextBaseFee
   const txsOf = (item: BlockItem): readonly CallableTx[] => (item.kind === 'tx' ? [item.tx] : item.bundle.trace.bundle.txs)
@@ -31,7 +36,9 @@ export async function blockValueByCalls(context: CallSimulationContext, items: r
 
   const calls: Record<string, unknown>[] = []
   const mayRevert: boolean[] = []
-  for (const item of items) {
+  /** Per call: its item's index and, for a bundle tx, the tx. */
+  const origin: Array<{ group: number; tx?: BundleTx }> = []
+  for (const [group, item] of items.entries()) {
     if (item.kind === 'tx') {
       const { tx } = item
       // A public tx the block cannot take is left out, as the node leaves it out.
@@ -41,6 +48,7 @@ export async function blockValueByCalls(context: CallSimulationContext, items: r
       followNonces([tx], expected)
       calls.push(call)
       mayRevert.push(true)
+      origin.push({ group })
       continue
     }
     const bundle = item.bundle.trace.bundle
@@ -50,15 +58,33 @@ export async function blockValueByCalls(context: CallSimulationContext, items: r
       if (!call) return undefined
       calls.push(call)
       mayRevert.push(bundle.revertingTxHashes.has(tx.hash))
+      origin.push({ group, tx })
     }
   }
 
-  if (calls.reduce((sum, call) => sum + String(call.input ?? call.data ?? '').length, 0) > MAX_CALL_DATA_CHARS) return undefined
-  const [answer] = await chain.batch([{ method: 'eth_simulateV1', params: probedBlockParams(context, calls) }])
+  const params = probedBlockParams(context, calls)
+  const [answer] = JSON.stringify(params).length > MAX_HTTP_REQUEST_CHARS
+    ? [await chain.largeCall('eth_simulateV1', params)]
+    : await chain.batch([{ method: 'eth_simulateV1', params }])
   if (!answer?.ok) return undefined
   const simulated = (answer.result as SimulatedBlock[])[0]?.calls
   if (simulated?.length !== calls.length + 1) return undefined
-  if (simulated.some((call, i) => i < calls.length && call.status !== '0x1' && !mayRevert[i])) return undefined
+  if (simulated.some((call, i) => i < calls.length && call.status !== '0x1' && !mayRevert[i])) {
+    if (failedInPlace) failedInPlace.push(...revertedInPlace(simulated.slice(0, calls.length), mayRevert, origin))
+    return undefined
+  }
   const balance = probedCoinbaseBalance(simulated)
   return balance === undefined ? undefined : balance - parent.coinbaseBalance
+}
+
+/** Each bundle's first call that reverted without being allowed to, as the failure real execution reports. */
+function revertedInPlace(calls: SimulatedBlock['calls'], mayRevert: readonly boolean[], origin: ReadonlyArray<{ group: number; tx?: BundleTx }>): InPlaceFailure[] {
+  const failures = new Map<number, InPlaceFailure>()
+  const succeeded = new Set<number>()
+  calls.forEach((call, i) => {
+    const { group, tx } = origin[i]!
+    if (call.status === '0x1') succeeded.add(group)
+    else if (tx && !mayRevert[i] && !failures.has(group)) failures.set(group, { group, failure: { kind: 'TransactionReverted', index: tx.index, hash: tx.hash }, inert: false })
+  })
+  return [...failures.values()].map((f) => ({ ...f, inert: !succeeded.has(f.group) }))
 }

@@ -22,3 +22,14 @@ export interface SimulatedBundle {
 
 /** One entry of a candidate block, in block order. */
 export type BlockItem = { kind: 'bundle'; bundle: SimulatedBundle } | { kind: 'tx'; tx: MempoolTx }
+
+/**
+ * An item of a candidate block that failed in place (`group`: its index in the block), and
+ * whether it was inert: none of its txs succeeded, so it moved nothing but its senders'
+ * nonces and balances and the coinbase's fees.
+ */
+export interface InPlaceFailure {
+  group: number
+  failure: ExecutionFailure
+  inert: boolean
+}

@@ -1,9 +1,11 @@
 import type { ChainClient } from '../../chain/chainClient.js'
 import { assembleBlock, type CandidateBlock, type CandidateSummary } from '../assembly/assemble.js'
 import { withinBlockLimits } from '../assembly/blockLimits.js'
+import { withoutNonceConflicts } from '../assembly/nonceConflicts.js'
+import { failingTogether } from '../assembly/failingTogether.js'
 import type { OrderingAlgorithm } from '../assembly/ordering.js'
 import type { ParentState } from '../execution/parentState.js'
-import { blockValueByCalls, type BlockItem } from '../simulation/index.js'
+import { blockValueByCalls, type BlockItem, type InPlaceFailure } from '../simulation/index.js'
 import { chooseBlock } from './blockChoice.js'
 
 /**
@@ -33,9 +35,11 @@ export async function assembleCandidates(
   const valued = await valueByCalls(chain, parent, timestamp, [...distinct.values()])
   if (valued) {
     const { order, summary } = valued.best
-    const winner = await assembleBlock(parent, timestamp, order.algorithm, order.items)
+    // What the calls left out stays out: the block executed is the one they valued.
+    const executed = await assembleBlock(parent, timestamp, order.algorithm, summary.items)
+    const winner = { ...executed, leftOut: [...summary.leftOut, ...executed.leftOut] }
     built.set(order.key, winner)
-    if (winner.value === summary.value && winner.leftOut.length === summary.leftOut.length) {
+    if (winner.value === summary.value && executed.leftOut.length === 0) {
       for (const [key, other] of valued.summaries) if (key !== order.key) built.set(key, other)
       const candidates = perAlgorithm()
       return { candidates, best: candidates[keys.indexOf(order.key)] as CandidateBlock }
@@ -69,20 +73,45 @@ async function valueByCalls(
   timestamp: bigint,
   orders: readonly DistinctOrder[],
 ): Promise<{ summaries: Map<string, CandidateSummary>; best: { order: DistinctOrder; summary: CandidateSummary } } | undefined> {
+  // The orders' requests are independent (each on the parent state): Anvil answers them in parallel.
+  const results = await Promise.all(orders.map((order) => valueOrder(chain, parent, timestamp, order)))
+  if (results.some((summary) => summary === undefined)) return undefined
   const summaries = new Map<string, CandidateSummary>()
-  const valued: Array<{ order: DistinctOrder; summary: CandidateSummary; value: bigint }> = []
-  for (const order of orders) {
-    const leftOut: CandidateSummary['leftOut'] = []
-    const items = withinBlockLimits(order.items, parent, leftOut)
-    const value = await blockValueByCalls({ chain, parent, timestamp }, items)
-    if (value === undefined) return undefined
-    const bundles = items.flatMap((item) => (item.kind === 'bundle' ? [item.bundle] : []))
-    const summary = { algorithm: order.algorithm.name, items, bundles, leftOut, value }
+  const valued = orders.map((order, i) => {
+    const summary = results[i]!
     summaries.set(order.key, summary)
-    valued.push({ order, summary, value })
-  }
+    return { order, summary, value: summary.value }
+  })
   const best = chooseBlock(valued)
   return best && { summaries, best }
+}
+
+/**
+ * One order's value from calls, after the block limits and the bundles that leave it before
+ * or during the run (nonce races, bundles reverting in place); undefined if calls cannot
+ * value it.
+ */
+async function valueOrder(chain: ChainClient, parent: ParentState, timestamp: bigint, order: DistinctOrder): Promise<CandidateSummary | undefined> {
+  const fit: CandidateSummary['leftOut'] = []
+  const failed: CandidateSummary['leftOut'] = []
+  let remaining = withinBlockLimits(order.items, parent, fit)
+  for (;;) {
+    const leftOut = [...fit, ...failed]
+    const items = withoutNonceConflicts(remaining, leftOut)
+    const inPlace: InPlaceFailure[] = []
+    const value = await blockValueByCalls({ chain, parent, timestamp }, items, inPlace)
+    if (value !== undefined) return { algorithm: order.algorithm.name, items, bundles: items.flatMap((item) => (item.kind === 'bundle' ? [item.bundle] : [])), leftOut, value }
+    // Bundles that revert in place leave the order as real execution would make them leave it
+    // (`failingTogether`), and the order is valued again: calls, not blocks.
+    const leaving = failingTogether(items, inPlace)
+    if (leaving.length === 0) return undefined
+    for (const f of leaving) {
+      const item = items[f.group]!
+      if (item.kind === 'bundle') failed.push({ bundle: item.bundle, failure: f.failure })
+    }
+    const gone = new Set(leaving.map((f) => items[f.group]))
+    remaining = remaining.filter((item) => !gone.has(item))
+  }
 }
 
 function compare(a: bigint, b: bigint): number {

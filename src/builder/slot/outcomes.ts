@@ -37,26 +37,26 @@ export interface SlotResult {
  */
 export function bundleOutcomes(simulated: readonly SimulatedBundle[], { candidates, best, mined, won, competitorBid, fleet }: SlotResult): BundleOutcome[] {
   const inBest = new Set(best.bundles.map((b) => b.trace))
-  const inOther = new Set(candidates.filter((c) => c !== best).flatMap((c) => c.bundles.map((b) => b.trace)))
+  const others = candidates.filter((c) => c !== best).map((c) => ({ algorithm: c.algorithm, traces: new Set(c.bundles.map((b) => b.trace)) }))
+  // Indexed once: a slot of 10,000 bundles would otherwise search the block once per bundle.
+  const groupIndex = new Map(best.items.flatMap((item, i) => (item.kind === 'bundle' ? [[item.bundle.trace, i] as const] : [])))
+  const leftOut = new Map<BundleTrace, (typeof best.leftOut)[number]['failure']>()
+  for (const l of best.leftOut) if (!leftOut.has(l.bundle.trace)) leftOut.set(l.bundle.trace, l.failure)
   return simulated.map(({ trace }): BundleOutcome => {
     if (inBest.has(trace)) {
       if (!won) return { kind: 'SubmittedNotLanded', trace, failure: { kind: 'AuctionLost', competitorBid, ourValue: best.value, block: mined.number, ...fleet } }
-      const outcome = groupOutcome(trace, best)
+      const index = groupIndex.get(trace)
+      const outcome = index === undefined ? undefined : best.execution.groups[index]
       if (outcome && landed(outcome, mined)) return { kind: 'Landed', trace, builderPayments: paymentsOf(outcome) }
       return { kind: 'SubmittedNotLanded', trace, failure: { kind: 'NotEveryTxLanded', block: mined.number } }
     }
-    if (inOther.has(trace)) {
-      const includedBy = candidates.filter((c) => c !== best && c.bundles.some((b) => b.trace === trace)).map((c) => c.algorithm)
+    const includedBy = others.filter((c) => c.traces.has(trace)).map((c) => c.algorithm)
+    if (includedBy.length > 0) {
       return { kind: 'IncludedInBlock', trace, failure: { kind: 'MoreValuableBlockWithout', includedBy, submitted: best.algorithm, submittedValue: best.value } }
     }
-    const failure = best.leftOut.find((l) => l.bundle.trace === trace)?.failure
+    const failure = leftOut.get(trace)
     return { kind: 'ExcludedFromBlock', trace, failure: failure ? { kind: 'FailedInPlace', failure } : { kind: 'NotChosenByAnyAlgorithm' } }
   })
-}
-
-function groupOutcome(trace: BundleTrace, best: CandidateBlock): GroupOutcome | undefined {
-  const index = best.items.findIndex((item) => item.kind === 'bundle' && item.bundle.trace === trace)
-  return best.execution.groups[index]
 }
 
 function landed(outcome: GroupOutcome, mined: SlotResult['mined']): boolean {

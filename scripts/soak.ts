@@ -1,0 +1,176 @@
+/**
+ * The soak (issue #19): `bundlesim serve` with realtime 2-s slots, 32 connections sending
+ * bundles and public txs, WebSocket subscribers, and Anvil SIGKILLed twice mid-run. Every
+ * accepted submission is followed to a final state while the run goes on; at the end it
+ * prints accepted, traced-final, lost, latencies, refusals, and RSS over time (also as an
+ * SVG chart), and exits 1 on any loss, an internal error, a silent subscriber, or RSS that
+ * does not level off (see README, "Soak").
+ *
+ *   npm run soak -- [--minutes 10] [--connections 32] [--rate 64] [--kills 2] [--bound 4] [--out-dir bench]
+ */
+import { writeFileSync, mkdirSync } from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { writeLineChartSvg, type ChartPoint } from './bench/chart.js'
+import { percentile } from './bench/support.js'
+import { descendantNamed, rssOf, startServeProcess } from './serveProcess.js'
+import { killAnvil, type Kill } from './soak/faults.js'
+import { SoakLedger } from './soak/ledger.js'
+import { memoryVerdict, type RssSample } from './soak/memoryRule.js'
+import { RpcPool } from './soak/rpcPool.js'
+import { startSubscribers } from './soak/subscribers.js'
+import { runTraffic, soakAccounts, type SoakAccounts } from './soak/traffic.js'
+
+const { values } = parseArgs({
+  options: {
+    minutes: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '32' },
+    rate: { type: 'string', default: '64' },
+    kills: { type: 'string', default: '2' },
+    bound: { type: 'string', default: '4' },
+    'slot-time': { type: 'string', default: '2' },
+    'out-dir': { type: 'string', default: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../bench') },
+  },
+})
+const minutes = Number(values.minutes)
+const connections = Number(values.connections)
+const kills = Number(values.kills)
+const boundMbPerMin = Number(values.bound)
+const runMs = minutes * 60_000
+// Traces are kept this many seconds of chain time (one slot = slot-time seconds): long
+// enough for the ledger to read each one (it reads within seconds), short enough that the
+// store reaches its plateau in the first half of the run, where the memory rule does not look.
+const retentionSeconds = Math.round(Math.min(60, Math.max(12, (runMs / 1000) / 5)))
+const SAMPLE_MS = 2_000
+const MB = 1024 * 1024
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+const serve = await startServeProcess([
+  '--clock', 'realtime', '--slot-time', values['slot-time'], '--stats-delay-slots', '0',
+  '--stats-retention', String(retentionSeconds), '--log-level', 'warn',
+])
+const traffic = new RpcPool(serve.endpoints.rpcUrl, connections)
+const control = new RpcPool(serve.endpoints.rpcUrl, 2)
+const stats = new RpcPool(serve.endpoints.statsUrl, 2)
+let exitCode = 1
+try {
+  const accounts = soakAccounts(connections)
+  const fund = async (all: readonly SoakAccounts[]) => {
+    const answers = await control.batch(all.flatMap((a) => [a.bundles, a.publicTxs]).map((a) => ['harness_setBalance', [{ address: a.address, wei: (10n ** 21n).toString() }]] as [string, unknown[]]))
+    const failed = answers.find((a) => a.error)
+    if (failed) throw new Error(`soak: funding failed: ${failed.error!.message}`)
+  }
+  await fund(accounts)
+  const ledger = new SoakLedger(control, stats)
+  const wsUrl = serve.endpoints.rpcUrl.replace(/^http/, 'ws')
+  const subscribers = startSubscribers(wsUrl, ['newHeads', 'newHeads', 'newPendingTransactions', 'newPendingTransactions'])
+
+  const runStart = performance.now()
+  const stopAt = runStart + runMs
+  let epoch = 0
+  let submitting = true
+  const rss: Array<RssSample & { anvilMb: number }> = []
+  const sampler = (async () => {
+    while (submitting) {
+      const anvil = descendantNamed(serve.pid, 'anvil')
+      const mb = (rssOf(serve.pid) ?? 0) / MB
+      rss.push({ atSeconds: (performance.now() - runStart) / 1000, mb, anvilMb: anvil ? (rssOf(anvil) ?? 0) / MB : 0 })
+      await sleep(SAMPLE_MS)
+    }
+  })()
+  const killed: Kill[] = []
+  const faults = (async () => {
+    for (let k = 1; k <= kills; k++) {
+      await sleep(Math.max(0, runStart + (runMs * k) / (kills + 1) - performance.now()))
+      ledger.killing(++epoch)
+      killed.push(await killAnvil(serve.pid, control, runStart))
+      await fund(accounts)
+      ledger.up(performance.now())
+      process.stderr.write(`soak: Anvil killed at ${killed.at(-1)!.atSeconds.toFixed(0)} s, healthy again after ${Math.round(killed.at(-1)!.downMs)} ms\n`)
+    }
+  })()
+  const checker = (async () => {
+    while (submitting) {
+      await ledger.check(performance.now(), 1_500)
+      await sleep(1_000)
+    }
+  })()
+  process.stderr.write(`soak: ${minutes} min, ${connections} connections, ${values.rate} rounds/s (a bundle and a public tx each), ${values['slot-time']} s slots, ${kills} Anvil kills, trace retention ${retentionSeconds} s\n`)
+  const tally = await runTraffic(traffic, ledger, { accounts, roundsPerSecond: Number(values.rate), stopAt, epoch: () => epoch })
+  const submitSeconds = (performance.now() - runStart) / 1000
+  await faults
+  submitting = false
+  await Promise.all([sampler, checker])
+  const subscribersAliveSince = performance.now() - 10_000
+
+  // Settle: three more slots build every default target, then the last reads.
+  let head = 0
+  for (let tries = 0; tries < 60; tries++) {
+    const checked = await ledger.check(performance.now(), 0)
+    if (checked) {
+      if (head === 0) head = checked.head + 3
+      else if (checked.head >= head && ledger.report().open === 0) break
+      else if (checked.head >= head + 2) break
+    }
+    await sleep(1_000)
+  }
+  const final = await control.call<{ blockNumber: number }>('harness_status')
+  await ledger.finish(final.result?.blockNumber ?? 0)
+  await subscribers.stop()
+
+  const report = ledger.report()
+  const memory = memoryVerdict(rss, boundMbPerMin)
+  const sorted = (xs: number[]) => Float64Array.from(xs).sort()
+  const bundleLat = sorted(tally.bundleLatencies)
+  const txLat = sorted(tally.txLatencies)
+  const internal = [...tally.refused].filter(([reason]) => / (0|-32603) /.test(reason))
+  const silent = subscribers.tallies.filter((s) => s.lastAt < subscribersAliveSince)
+  const pending = (report.endings['still pending at the end (target block not built yet)'] ?? 0) + (report.endings['still in the public mempool at the end'] ?? 0)
+  const finalCount = report.accepted - report.lost - pending
+  const minuteMarks = rss.filter((_, i) => i % Math.max(1, Math.round(60_000 / SAMPLE_MS / (minutes < 3 ? 4 : 1))) === 0)
+
+  mkdirSync(values['out-dir'], { recursive: true })
+  const chartPath = path.join(values['out-dir'], 'soak-rss.svg')
+  const points: ChartPoint[] = rss.flatMap((s) => [
+    { x: s.atSeconds / 60, y: s.mb, series: 'bundlesim serve (RSS)' },
+    { x: s.atSeconds / 60, y: s.anvilMb, series: 'Anvil (RSS; restarts at each kill)' },
+  ])
+  await writeLineChartSvg(chartPath, {
+    title: `Soak: RSS over ${minutes} min (Anvil killed at ${killed.map((k) => `${(k.atSeconds / 60).toFixed(1)}`).join(' and ')} min)`,
+    xTitle: 'minutes',
+    yTitle: 'MB',
+    points,
+  })
+  const lines = [
+    `run             ${minutes} min: ${connections} connections, ${submitSeconds.toFixed(0)} s of submissions, ${values['slot-time']} s realtime slots, trace retention ${retentionSeconds} s`,
+    `Anvil kills     ${killed.map((k) => `at ${k.atSeconds.toFixed(0)} s (healthy again after ${Math.round(k.downMs)} ms)`).join(', ') || 'none'}`,
+    `accepted        ${report.accepted} (${tally.bundleLatencies.length} bundles, ${tally.txLatencies.length} public txs)`,
+    `traced-final    ${finalCount}: ${Object.entries(report.endings).filter(([e]) => e !== 'lost' && !e.startsWith('still')).map(([e, n]) => `${n} ${e}`).join('; ')}`,
+    `pending at end  ${pending} (legitimately: target block not built yet, or still in the public mempool)`,
+    `lost            ${report.lost}${report.losses.map((l) => `\n  ${l}`).join('')}`,
+    `bundle statuses ${Object.entries(report.statuses).map(([s, n]) => `${s} ${n}`).join(', ')}`,
+    `latency         eth_sendBundle p50 ${percentile(bundleLat, 50).toFixed(1)} ms, p99 ${percentile(bundleLat, 99).toFixed(1)} ms; eth_sendRawTransaction p50 ${percentile(txLat, 50).toFixed(1)} ms, p99 ${percentile(txLat, 99).toFixed(1)} ms`,
+    `refused         ${[...tally.refused].map(([reason, n]) => `${n} ${reason}`).join('; ') || 'none'}`,
+    `subscribers     ${subscribers.tallies.map((s) => `${s.kind} ${s.messages} msgs${s.reconnects ? ` (${s.reconnects} reconnects)` : ''}`).join(', ')}`,
+    `RSS (MB)        bundlesim ${minuteMarks.map((s) => `${s.atSeconds.toFixed(0)} s ${s.mb.toFixed(0)}`).join(', ')}; Anvil at the end ${rss.at(-1)?.anvilMb.toFixed(0)}`,
+    `memory rule     last-half slope ${memory.lastHalfSlopeMbPerMin.toFixed(2)} MB/min (first half ${memory.firstHalfSlopeMbPerMin.toFixed(2)}), bound ${boundMbPerMin} MB/min: ${memory.levelsOff ? 'levels off' : 'DOES NOT LEVEL OFF'}`,
+    `chart           ${chartPath}`,
+  ]
+  const failures = [
+    report.lost > 0 && `${report.lost} lost`,
+    !memory.levelsOff && 'RSS does not level off',
+    internal.length > 0 && `internal or transport errors: ${internal.map(([r, n]) => `${n} ${r}`).join('; ')}`,
+    silent.length > 0 && `${silent.length} subscriber(s) silent in the last 10 s of submissions`,
+    killed.length < kills && `only ${killed.length} of ${kills} kills done`,
+  ].filter(Boolean)
+  lines.push(`verdict         ${failures.length === 0 ? 'pass' : `FAIL: ${failures.join('; ')}`}`)
+  process.stdout.write(`${lines.join('\n')}\n`)
+  writeFileSync(path.join(values['out-dir'], 'soak.json'), `${JSON.stringify({ minutes, connections, killed, report, memory, rss, refused: Object.fromEntries(tally.refused), subscribers: subscribers.tallies, failures }, null, 2)}\n`)
+  if (failures.length > 0 && serve.logs().trim()) process.stderr.write(`bundlesim logged:\n${serve.logs().slice(-4000)}\n`)
+  exitCode = failures.length === 0 ? 0 : 1
+} finally {
+  await Promise.all([traffic.close(), control.close(), stats.close()])
+  await serve.stop()
+}
+process.exit(exitCode)
