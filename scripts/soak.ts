@@ -6,7 +6,7 @@
  * SVG chart), and exits 1 on any loss, an internal error, a silent subscriber, or RSS that
  * does not level off (see README, "Soak").
  *
- *   npm run soak -- [--minutes 10] [--connections 32] [--rate 64] [--kills 2] [--bound 4] [--out-dir bench]
+ *   npm run soak -- [--minutes 10] [--connections 32] [--rate 64] [--kills 2] [--bound 4] [--max-rss 1024] [--out-dir bench]
  */
 import { writeFileSync, mkdirSync } from 'node:fs'
 import path from 'node:path'
@@ -17,7 +17,7 @@ import { percentile } from './bench/support.js'
 import { descendantNamed, rssOf, startServeProcess } from './serveProcess.js'
 import { killAnvil, type Kill } from './soak/faults.js'
 import { SoakLedger } from './soak/ledger.js'
-import { memoryVerdict, type RssSample } from './soak/memoryRule.js'
+import { MIN_JUDGED_MINUTES, memoryVerdict, type RssSample } from './soak/memoryRule.js'
 import { RpcPool } from './soak/rpcPool.js'
 import { startSubscribers } from './soak/subscribers.js'
 import { runTraffic, soakAccounts, type SoakAccounts } from './soak/traffic.js'
@@ -29,6 +29,7 @@ const { values } = parseArgs({
     rate: { type: 'string', default: '64' },
     kills: { type: 'string', default: '2' },
     bound: { type: 'string', default: '4' },
+    'max-rss': { type: 'string', default: '1024' },
     'slot-time': { type: 'string', default: '2' },
     'out-dir': { type: 'string', default: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../bench') },
   },
@@ -37,6 +38,7 @@ const minutes = Number(values.minutes)
 const connections = Number(values.connections)
 const kills = Number(values.kills)
 const boundMbPerMin = Number(values.bound)
+const ceilingMb = Number(values['max-rss'])
 const runMs = minutes * 60_000
 // Traces are kept this many seconds of chain time (one slot = slot-time seconds): long
 // enough for the ledger to read each one (it reads within seconds), short enough that the
@@ -120,7 +122,7 @@ try {
   await subscribers.stop()
 
   const report = ledger.report()
-  const memory = memoryVerdict(rss, boundMbPerMin)
+  const memory = memoryVerdict(rss, { boundMbPerMin, ceilingMb })
   const sorted = (xs: number[]) => Float64Array.from(xs).sort()
   const bundleLat = sorted(tally.bundleLatencies)
   const txLat = sorted(tally.txLatencies)
@@ -154,7 +156,7 @@ try {
     `refused         ${[...tally.refused].map(([reason, n]) => `${n} ${reason}`).join('; ') || 'none'}`,
     `subscribers     ${subscribers.tallies.map((s) => `${s.kind} ${s.messages} msgs${s.reconnects ? ` (${s.reconnects} reconnects)` : ''}`).join(', ')}`,
     `RSS (MB)        bundlesim ${minuteMarks.map((s) => `${s.atSeconds.toFixed(0)} s ${s.mb.toFixed(0)}`).join(', ')}; Anvil at the end ${rss.at(-1)?.anvilMb.toFixed(0)}`,
-    `memory rule     last-half slope ${memory.lastHalfSlopeMbPerMin.toFixed(2)} MB/min (first half ${memory.firstHalfSlopeMbPerMin.toFixed(2)}), bound ${boundMbPerMin} MB/min: ${memory.levelsOff ? 'levels off' : 'DOES NOT LEVEL OFF'}`,
+    `memory rule     peak ${memory.peakMb.toFixed(0)} MB (ceiling ${ceilingMb} MB); last-half slope ${memory.lastHalfSlopeMbPerMin.toFixed(2)} MB/min (first half ${memory.firstHalfSlopeMbPerMin.toFixed(2)}), bound ${boundMbPerMin} MB/min${memory.slopeJudged ? '' : ` not judged (under ${MIN_JUDGED_MINUTES} min: warm-up)`}: ${memory.levelsOff ? 'levels off' : 'DOES NOT LEVEL OFF'}`,
     `chart           ${chartPath}`,
   ]
   const failures = [

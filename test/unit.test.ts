@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { concat, keccak256, parseGwei, toHex, type Address, type Hash, type Hex } from 'viem'
+import { concat, HttpRequestError, keccak256, parseGwei, toHex, type Address, type Hash, type Hex } from 'viem'
+import { JSONRPCErrorException, JSONRPCServer } from 'json-rpc-2.0'
 import { privateKeyToAccount } from 'viem/accounts'
 import { bundleHash, txHash } from '../src/bundle/hash.js'
 import { blobEnvelope } from '../src/protocol/blobEnvelope.js'
@@ -13,6 +14,8 @@ import { type BundleTrace } from '../src/bundle/trace.js'
 import type { Bundle, BundleSubmission } from '../src/bundle/types.js'
 import type { BundleState } from '../src/protocol/bundleStates.js'
 import { createApiKeyCheck } from '../src/rpc/auth.js'
+import { refuseWhileAnvilDown } from '../src/rpc/anvilGuard.js'
+import type { RequestContext } from '../src/rpc/httpServer.js'
 
 const H1 = `0x${'11'.repeat(32)}` as Hash
 const H2 = `0x${'22'.repeat(32)}` as Hash
@@ -442,5 +445,29 @@ describe('createApiKeyCheck', () => {
     expect(check('k1')).toBe(false)
     expect(check('')).toBe(false)
     expect(check(undefined)).toBe(false)
+  })
+})
+
+describe('refuseWhileAnvilDown', () => {
+  const serverWith = (down: string | null, method: () => unknown) => {
+    const rpc = new JSONRPCServer<RequestContext>()
+    refuseWhileAnvilDown(rpc, () => down)
+    rpc.addMethod('eth_sendRawTransaction', method)
+    return (params: unknown[] = []) => rpc.receive({ jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransaction', params }, {} as RequestContext)
+  }
+
+  it('a method whose Anvil connection breaks mid-call (a kill the supervisor has not seen yet) answers -32000 "Anvil did not answer", not an internal error', async () => {
+    const call = serverWith(null, () => {
+      throw new HttpRequestError({ url: 'http://127.0.0.1:1', body: {}, details: 'read ECONNRESET' })
+    })
+    expect((await call())?.error).toEqual({ code: -32000, message: 'Anvil did not answer eth_sendRawTransaction: read ECONNRESET', data: { retry: true } })
+  })
+
+  it('while Anvil is known down, answers -32000 at once; other errors pass through unchanged', async () => {
+    expect((await serverWith('Anvil exited', () => 'never')())?.error).toMatchObject({ code: -32000, message: 'Anvil is down: restarting (Anvil exited)' })
+    const other = await serverWith(null, () => {
+      throw new JSONRPCErrorException('bad tx', -32602)
+    })()
+    expect(other?.error).toMatchObject({ code: -32602, message: 'bad tx' })
   })
 })
