@@ -13,6 +13,9 @@ import { COMPETITOR_COINBASE } from '../src/builder/slot/slotBuilder.js'
 import { launchChromium } from './support/browser.js'
 import { DEV_KEYS, addressOf, call, sendBundle, signTx, signedRpc, startTestHarness, stats, useTestHarness } from './support/harness.js'
 
+/** Screenshots of the several-builders views, beside the dashboard test's (to look at). */
+const SHOTS = join(import.meta.dirname, '..', 'test-output')
+
 /**
  * Several competing builders in one run (README: Several builders), with a real Anvil: each
  * builds its own block over the bundles it saw, the relay takes the highest bid, and traces
@@ -90,9 +93,11 @@ describe('three builders with different algorithms and shares', () => {
         expect.stringMatching(/^beta: .* \(builder-payment, 1 bundles\)$/),
         expect.stringMatching(/^gamma: .* \(builder-payment, 0 bundles\)$/),
       ])
+      await page.screenshot({ path: join(SHOTS, 'builders-timeline.png'), fullPage: true })
       // A bundle's page lists what each builder that saw it did with it.
       await page.goto(`${harness.statsUrl}#/bundle/${rich}`)
       await page.locator('.builder-views div').first().waitFor()
+      await page.screenshot({ path: join(SHOTS, 'builders-bundle.png'), fullPage: true })
       await expect(page.locator('.builder-views div').allTextContents()).resolves.toEqual([
         expect.stringMatching(/^alpha: excludedfromblock — failed in place/),
         'beta (furthest): landed',
