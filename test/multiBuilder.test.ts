@@ -89,8 +89,8 @@ describe('three builders with different algorithms and shares', () => {
       await row.waitFor()
       await expect(row.locator('.winning-builder').textContent()).resolves.toBe('builder beta (builder-payment)')
       await expect(row.locator('.builder-bid').allTextContents()).resolves.toEqual([
-        expect.stringMatching(/^alpha: .* \(arrival, 1 bundles\)$/),
-        expect.stringMatching(/^beta: .* \(builder-payment, 1 bundles\)$/),
+        expect.stringMatching(/^alpha: .* \(arrival, 1 bundle\)$/),
+        expect.stringMatching(/^beta: .* \(builder-payment, 1 bundle\)$/),
         expect.stringMatching(/^gamma: .* \(builder-payment, 0 bundles\)$/),
       ])
       await page.screenshot({ path: join(SHOTS, 'builders-timeline.png'), fullPage: true })

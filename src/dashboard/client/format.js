@@ -11,6 +11,11 @@ export function eth(wei) {
   return `${negative ? '-' : ''}${trim(abs, 18n)} ETH`
 }
 
+/** A count with its noun, singular for one ("1 bundle", "3 bundles"). */
+export function count(n, noun) {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`
+}
+
 function trim(abs, decimals) {
   const unit = 10n ** decimals
   const whole = abs / unit

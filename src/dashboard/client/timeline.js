@@ -1,6 +1,6 @@
 // The slot timeline: each slot's block, time, candidates per algorithm (or each builder's bid), relay bid, who won, block hash.
 import { html } from 'dashboard/html.js'
-import { eth, short, time, STATES, STATE_COLOURS } from 'dashboard/format.js'
+import { count, eth, short, time, STATES, STATE_COLOURS } from 'dashboard/format.js'
 
 export function Timeline({ slots }) {
   if (slots.length === 0) return html`<p class="muted">Waiting for the first slot…</p>`
@@ -14,7 +14,7 @@ function SlotRowView({ slot }) {
   return html`<tr class="slot-row" data-block=${slot.blockNumber}>
     <td><a href=${`#/slot/${slot.blockNumber}`}>${slot.blockNumber}</a></td>
     <td>${time(slot.timestamp)}</td>
-    <td>${slot.builders ? slot.builders.map((b) => html`<div class=${b.won ? 'candidate best builder-bid' : 'candidate builder-bid'}>${b.name}: ${eth(b.value)} <span class="muted">(${b.algorithm}, ${b.bundleCount} bundles)</span></div>`) : slot.candidates.map((c) => html`<div class=${c.algorithm === slot.winner ? 'candidate best' : 'candidate'}>${c.algorithm}: ${eth(c.value)} <span class="muted">(${c.bundleCount} bundles)</span></div>`)}</td>
+    <td>${slot.builders ? slot.builders.map((b) => html`<div class=${b.won ? 'candidate best builder-bid' : 'candidate builder-bid'}>${b.name}: ${eth(b.value)} <span class="muted">(${b.algorithm}, ${count(b.bundleCount, 'bundle')})</span></div>`) : slot.candidates.map((c) => html`<div class=${c.algorithm === slot.winner ? 'candidate best' : 'candidate'}>${c.algorithm}: ${eth(c.value)} <span class="muted">(${count(c.bundleCount, 'bundle')})</span></div>`)}</td>
     <td>${slot.competitorBid === null ? '—' : eth(slot.competitorBid)}</td>
     <td>${wonBy(slot)}</td>
     <td class="num">${eth(slot.value)}</td>
