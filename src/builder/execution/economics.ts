@@ -2,6 +2,7 @@ import type { Address, Hash } from 'viem'
 import type { ChainClient } from '../../chain/chainClient.js'
 import { EconomicsDidNotSettle } from './builderTxErrors.js'
 import { BlockStateDiff } from './stateDiff.js'
+import { balanceAtPosition } from './balanceAtPosition.js'
 import { shareRefunds } from './shareRefunds.js'
 import type { ExecutionFailure } from '../../bundle/failure.js'
 import type { ShareBody } from '../../bundle/types.js'
@@ -70,8 +71,8 @@ async function addSponsorship(
   const group = groups[result.failedGroup]!
   const tx = group.txs.find((t) => t.hash === failure.hash)
   if (!group.bundle || !tx?.sender || tx.maxCost === undefined || plans[result.failedGroup]!.sponsorships.has(tx.hash)) return false
-  const stateDiff = await BlockStateDiff.of(context.chain, block.number)
-  const balance = stateDiff.balanceAfter(sentBefore, tx.sender) ?? (await context.chain.balanceAt(tx.sender, context.parentNumber))
+  const balance =
+    (await balanceAtPosition(context.chain, block, sentBefore, tx.sender, context.coinbase)) ?? (await context.chain.balanceAt(tx.sender, context.parentNumber))
   const missing = tx.maxCost - balance
   if (missing <= 0n) return false
   plans[result.failedGroup]!.sponsorships.set(tx.hash, missing)
@@ -85,10 +86,14 @@ async function settle(
   plans: GroupPlan[],
   result: Extract<ExecutionResult, { ok: true }>,
 ): Promise<ExecutionResult | 'changed'> {
-  const stateDiff = await BlockStateDiff.of(context.chain, result.block.number)
+  // Only groups with sponsorships or refunds have anything to settle: only their txs are read.
+  const settles = groups.map((group, g) => plans[g]!.sponsorships.size > 0 || group.bundle?.refund !== undefined || group.bundle?.share !== undefined)
+  const read = new Set(result.groups.flatMap((outcome, g) => (settles[g] ? [...outcome.included, ...outcome.builderTxs] : [])))
+  const stateDiff = await BlockStateDiff.ofTxs(context.chain, [...result.block.txs.keys()].filter((hash) => read.has(hash)))
   const gas = builderTransferGasCost(context.baseFee)
   let changed = false
   for (const [g, group] of groups.entries()) {
+    if (!settles[g]) continue
     const plan = plans[g]!
     const outcome = result.groups[g]!
     const coinbaseGain = (hashes: readonly Hash[]) => hashes.reduce((sum, h) => sum + stateDiff.balanceChange(h, context.coinbase), 0n)
