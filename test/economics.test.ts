@@ -71,6 +71,24 @@ describe('sponsored gas', () => {
     expect((await receipt(keccak256(spend))).status).toBe('0x1')
   })
 
+  it('sponsors only what an earlier tx of the bundle leaves missing', async () => {
+    const poor = pauper()
+    const maxCost = 21_000n * parseGwei('10')
+    const part = maxCost / 3n + 7n // not a round figure: the amount must come from the balance at the tx's position
+    const fund = await signTx({ key: DEV_KEYS[4], nonce: await nonceOf(DEV_KEYS[4]), to: addressOf(poor), value: part })
+    const spend = await signTx({ key: poor, nonce: 0, value: 0n })
+    const hash = await sendBundle(harness, { txs: [fund, spend, await payBuilder(DEV_KEYS[0], parseEther('0.01'))] })
+    const report = await advance()
+
+    const trace = await stats(harness, hash)
+    expect(trace.status).toBe('landed')
+    expect(trace.sponsorships).toEqual([{ txHash: keccak256(spend), amount: (maxCost - part).toString() }])
+    expect((await receipt(keccak256(spend))).status).toBe('0x1')
+    const txs = (await block(report.blockNumber)).transactions
+    const at = txs.findIndex((tx: any) => tx.hash === keccak256(spend))
+    expect(BigInt(txs[at - 1].value)).toBe(maxCost - part)
+  })
+
   it('fails simulation when the bundle does not pay for what it needs sponsored', async () => {
     const hash = await sendBundle(harness, { txs: [await signTx({ key: pauper(), nonce: 0, value: 0n, maxPriorityFeePerGas: parseGwei('1') })] })
     await advance()
