@@ -71,6 +71,45 @@ describe('sponsored gas', () => {
     expect((await receipt(keccak256(spend))).status).toBe('0x1')
   })
 
+  it('sponsors only what an earlier tx of the bundle leaves missing', async () => {
+    const poor = pauper()
+    const maxCost = 21_000n * parseGwei('10')
+    const part = maxCost / 3n + 7n // not a round figure: the amount must come from the balance at the tx's position
+    const fund = await signTx({ key: DEV_KEYS[4], nonce: await nonceOf(DEV_KEYS[4]), to: addressOf(poor), value: part })
+    const spend = await signTx({ key: poor, nonce: 0, value: 0n })
+    const hash = await sendBundle(harness, { txs: [fund, spend, await payBuilder(DEV_KEYS[0], parseEther('0.01'))] })
+    const report = await advance()
+
+    const trace = await stats(harness, hash)
+    expect(trace.status).toBe('landed')
+    expect(trace.sponsorships).toEqual([{ txHash: keccak256(spend), amount: (maxCost - part).toString() }])
+    expect((await receipt(keccak256(spend))).status).toBe('0x1')
+    const txs = (await block(report.blockNumber)).transactions
+    const at = txs.findIndex((tx: any) => tx.hash === keccak256(spend))
+    expect(BigInt(txs[at - 1].value)).toBe(maxCost - part)
+  })
+
+  it('sponsors several bundles of one block, each exactly what it misses where it runs', async () => {
+    const [payer, receiver, alone] = [pauper(), pauper(), pauper()]
+    const maxCost = 21_000n * parseGwei('10')
+    const passedOn = maxCost / 4n + 3n
+    // The first bundle's sponsored tx funds the second bundle's sender: its own sponsorship is smaller.
+    const gives = await signTx({ key: payer, nonce: 0, to: addressOf(receiver), value: passedOn })
+    const spends = await signTx({ key: receiver, nonce: 0, value: 0n })
+    const independent = await signTx({ key: alone, nonce: 0, value: 0n })
+    const first = await sendBundle(harness, { txs: [gives, await payBuilder(DEV_KEYS[1], parseEther('0.03'))] })
+    const second = await sendBundle(harness, { txs: [spends, await payBuilder(DEV_KEYS[2], parseEther('0.02'))] })
+    const third = await sendBundle(harness, { txs: [independent, await payBuilder(DEV_KEYS[3], parseEther('0.01'))] })
+    const report = await advance()
+
+    const order = (await block(report.blockNumber)).transactions.map((tx: any) => tx.hash)
+    expect(order.indexOf(keccak256(gives))).toBeLessThan(order.indexOf(keccak256(spends)))
+    expect((await stats(harness, first)).sponsorships).toEqual([{ txHash: keccak256(gives), amount: (maxCost + passedOn).toString() }])
+    expect((await stats(harness, second)).sponsorships).toEqual([{ txHash: keccak256(spends), amount: (maxCost - passedOn).toString() }])
+    expect((await stats(harness, third)).sponsorships).toEqual([{ txHash: keccak256(independent), amount: maxCost.toString() }])
+    for (const tx of [gives, spends, independent]) expect((await receipt(keccak256(tx))).status).toBe('0x1')
+  })
+
   it('fails simulation when the bundle does not pay for what it needs sponsored', async () => {
     const hash = await sendBundle(harness, { txs: [await signTx({ key: pauper(), nonce: 0, value: 0n, maxPriorityFeePerGas: parseGwei('1') })] })
     await advance()

@@ -9,7 +9,7 @@ import { advanceSlot, baselineAnvil, benchHarness, fund, rpc, rpcBatch, submitBu
 
 const FULL_SIZES = [100, 300, 1_000, 3_000, 10_000]
 const QUICK_SIZES = [20, 60]
-/** Sponsored bundles cost a whole-block trace each (quadratic in Anvil): measured at one small size. */
+/** Sponsored bundles still take extra executions of the block (README: Sponsored bundles scale with the block now): measured at one small size. */
 const SPONSORED_SIZE = 100
 const SPONSORED_SHARE = 0.01
 

@@ -1,7 +1,9 @@
 import type { Address, Hash } from 'viem'
 import type { ChainClient } from '../../chain/chainClient.js'
-import { EconomicsDidNotSettle } from './builderTxErrors.js'
+import { BuilderTransferFailed, EconomicsDidNotSettle } from './builderTxErrors.js'
 import { BlockStateDiff } from './stateDiff.js'
+import { balanceAtPosition, MinedBlockFrames } from './balanceAtPosition.js'
+import { confirmSponsorships, planLaterSponsorships, withdrawSponsorships, type UnconfirmedSponsorship } from './laterSponsorships.js'
 import { shareRefunds } from './shareRefunds.js'
 import type { ExecutionFailure } from '../../bundle/failure.js'
 import type { ShareBody } from '../../bundle/types.js'
@@ -44,11 +46,31 @@ export async function executeWithEconomics(
   execute: ExecuteRound,
 ): Promise<ExecutionResult> {
   const plans = groups.map(emptyPlan)
+  let unconfirmed: UnconfirmedSponsorship[] = []
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    const result = await execute(plans)
+    let result: ExecutionResult
+    try {
+      result = await execute(plans)
+    } catch (error) {
+      // A round of its own would not have signed these transfers yet: go on without them.
+      if (unconfirmed.length === 0 || !(error instanceof BuilderTransferFailed)) throw error
+      withdrawSponsorships(plans, unconfirmed)
+      unconfirmed = []
+      continue
+    }
+    if (unconfirmed.length > 0) {
+      const confirmed = await confirmSponsorships(context.chain, result, unconfirmed)
+      if (!confirmed) withdrawSponsorships(plans, unconfirmed)
+      unconfirmed = []
+      if (!confirmed) continue
+    }
     if (!result.ok) {
-      const sponsored = context.canSignBuilderTxs && (await addSponsorship(context, groups, plans, result))
-      if (sponsored) continue
+      const frames = result.block && new MinedBlockFrames(context.chain, result.block)
+      const sponsored = context.canSignBuilderTxs && frames !== undefined && (await addSponsorship(context, groups, plans, result, frames))
+      if (sponsored) {
+        unconfirmed = await planLaterSponsorships(context, groups, plans, result, frames)
+        continue
+      }
       return result
     }
     if (!plans.some((plan, g) => plan.sponsorships.size > 0 || owesRefunds(groups[g]!))) return result
@@ -64,14 +86,15 @@ async function addSponsorship(
   groups: readonly TxGroup[],
   plans: GroupPlan[],
   result: Extract<ExecutionResult, { ok: false }>,
+  frames: MinedBlockFrames,
 ): Promise<boolean> {
   const { failure, block, sentBefore } = result
   if (failure.kind !== 'LackOfFundForGasLimit' || !block || !sentBefore) return false
   const group = groups[result.failedGroup]!
   const tx = group.txs.find((t) => t.hash === failure.hash)
   if (!group.bundle || !tx?.sender || tx.maxCost === undefined || plans[result.failedGroup]!.sponsorships.has(tx.hash)) return false
-  const stateDiff = await BlockStateDiff.of(context.chain, block.number)
-  const balance = stateDiff.balanceAfter(sentBefore, tx.sender) ?? (await context.chain.balanceAt(tx.sender, context.parentNumber))
+  const balance =
+    (await balanceAtPosition(context.chain, frames, sentBefore, tx.sender, context.coinbase)) ?? (await context.chain.balanceAt(tx.sender, context.parentNumber))
   const missing = tx.maxCost - balance
   if (missing <= 0n) return false
   plans[result.failedGroup]!.sponsorships.set(tx.hash, missing)
@@ -85,10 +108,14 @@ async function settle(
   plans: GroupPlan[],
   result: Extract<ExecutionResult, { ok: true }>,
 ): Promise<ExecutionResult | 'changed'> {
-  const stateDiff = await BlockStateDiff.of(context.chain, result.block.number)
+  // Only groups with sponsorships or refunds have anything to settle: only their txs are read.
+  const settles = groups.map((group, g) => plans[g]!.sponsorships.size > 0 || group.bundle?.refund !== undefined || group.bundle?.share !== undefined)
+  const read = new Set(result.groups.flatMap((outcome, g) => (settles[g] ? [...outcome.included, ...outcome.builderTxs] : [])))
+  const stateDiff = await BlockStateDiff.ofTxs(context.chain, [...result.block.txs.keys()].filter((hash) => read.has(hash)))
   const gas = builderTransferGasCost(context.baseFee)
   let changed = false
   for (const [g, group] of groups.entries()) {
+    if (!settles[g]) continue
     const plan = plans[g]!
     const outcome = result.groups[g]!
     const coinbaseGain = (hashes: readonly Hash[]) => hashes.reduce((sum, h) => sum + stateDiff.balanceChange(h, context.coinbase), 0n)

@@ -80,6 +80,12 @@ export interface ExecutionContext {
   builder?: BuilderSigner & { nonce: number }
   /** Base fee of the block being built, set on Anvil before mining (builder transfers pay exactly it). */
   baseFee: bigint
+  /**
+   * The txs Anvil's pool refused for funds in earlier executions on the same parent (its
+   * head state, which the pool checks, stays the same): filled in here, read to send each
+   * alone where it needs a top-up, so the txs around it can still go pipelined.
+   */
+  refusedForFunds?: Set<Hash>
 }
 
 /**
@@ -101,7 +107,8 @@ export async function executeGroups(
 ): Promise<ExecutionResult> {
   const steps = await admissionSteps(context, groups, plans)
   await chain.dropAllTransactions()
-  let admission = await admit(groups, steps, await pipelinedPool(chain, steps))
+  const refusedForFunds = context.refusedForFunds ?? new Set<Hash>()
+  let admission = await admit(groups, steps, await pipelinedPool(chain, steps, refusedForFunds))
   if (admission === OUT_OF_ORDER) {
     await chain.dropAllTransactions()
     admission = await admit(groups, steps, sequentialPool(chain))
@@ -110,6 +117,7 @@ export async function executeGroups(
   if (admission === OUT_OF_ORDER) throw new Error('admission one tx at a time cannot be out of order')
   if (!admission.ok) return admission
   const { outcomes, sent } = admission
+  for (const { hash, toppedUp } of sent) if (toppedUp) refusedForFunds.add(hash)
 
   const { balance: coinbaseBalance, ...block } = await chain.mine(context.timestamp, context.baseFee, context.coinbase)
   const sentBefore = new Set<Hash>()
@@ -201,24 +209,50 @@ const sequentialPool = (chain: ChainClient): PoolEntry => ({
 })
 
 /**
- * Sends, up front and in order, everything the block holds if Anvil admits every tx (a
- * later tx reusing a sender's nonce is never sent), then answers from those replies. A
- * step that needs another send (a top-up, or a nonce reused after a refusal) is out of order.
+ * Sends, in order, everything the block holds if Anvil admits every tx (a later tx reusing
+ * a sender's nonce is never sent), pipelined, and answers from those replies. A tx expected
+ * to be refused for funds (it was on this parent before) is sent alone when its turn comes,
+ * so its top-up can follow it in order before the next run is pipelined (Anvil's pool is
+ * FIFO: its order is the block's). Any other step that needs another send (a top-up not
+ * expected, or a nonce reused after a refusal) is out of order.
  */
-async function pipelinedPool(chain: ChainClient, steps: readonly AdmissionStep[]): Promise<PoolEntry> {
+async function pipelinedPool(chain: ChainClient, steps: readonly AdmissionStep[], refusedForFunds: ReadonlySet<Hash>): Promise<PoolEntry> {
   const raws: Hex[] = []
+  const alone = new Set<number>()
   const nonces = new Set<string>()
   for (const step of steps) {
     const key = step.kind === 'tx' ? nonceKey(step.tx) : undefined
     if (key && nonces.has(key)) continue
     if (key) nonces.add(key)
+    if (step.kind === 'tx' && refusedForFunds.has(step.tx.hash)) alone.add(raws.length)
     raws.push(step.kind === 'tx' ? step.tx.raw : step.transfer.raw)
   }
-  const answers = await chain.sendRawTransactionsInOrder(raws)
+  const answers: Array<Promise<SendOutcome>> = []
+  /** Sends the run of steps starting at `from` (one step when it goes alone), unless already sent. */
+  const sendRunAt = (from: number) => {
+    if (answers[from]) return
+    const answered = (answer: Promise<SendOutcome>) => {
+      answer.catch(() => undefined) // awaited by `send` when admission gets there; it may stop before
+      return answer
+    }
+    if (alone.has(from)) {
+      answers[from] = answered(chain.sendRawTransaction(raws[from]!))
+      return
+    }
+    let end = from
+    while (end < raws.length && !alone.has(end)) end++
+    const run = chain.sendRawTransactionsInOrder(raws.slice(from, end))
+    for (let i = from; i < end; i++) answers[i] = answered(run.then((outcomes) => outcomes[i - from]!))
+  }
+  sendRunAt(0)
   let next = 0
   return {
-    send: async (raw) => (raws[next] === raw ? answers[next++]! : OUT_OF_ORDER),
-    topUp: async () => OUT_OF_ORDER,
+    send: async (raw) => {
+      if (raws[next] !== raw) return OUT_OF_ORDER
+      sendRunAt(next)
+      return answers[next++]!
+    },
+    topUp: async (raw, sender, maxCost) => (alone.has(next - 1) && raws[next - 1] === raw ? admitWithTopUp(chain, raw, sender, maxCost) : OUT_OF_ORDER),
   }
 }
 

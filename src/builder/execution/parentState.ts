@@ -24,6 +24,8 @@ export class ParentState {
   private onTop: Extract<ExecutionResult, { ok: true }> | undefined
   /** Senders' nonces on this block: it never changes, so a slot reads each sender once. */
   private readonly knownNonces = new Map<Address, number>()
+  /** Txs the pool refused for funds on this parent: sent alone next time (see `ExecutionContext`). */
+  private readonly refusedForFunds = new Set<Hash>()
 
   private constructor(
     private readonly chain: ChainClient,
@@ -149,6 +151,6 @@ export class ParentState {
   }
 
   private executionContext(timestamp: bigint): ExecutionContext {
-    return { coinbase: this.coinbase, timestamp, builder: this.builder, baseFee: this.nextBaseFee }
+    return { coinbase: this.coinbase, timestamp, builder: this.builder, baseFee: this.nextBaseFee, refusedForFunds: this.refusedForFunds }
   }
 }

@@ -1,0 +1,94 @@
+import type { Address, Hash } from 'viem'
+import type { ChainClient, MinedBlock } from '../../chain/chainClient.js'
+import { balanceAtPosition, MinedBlockFrames } from './balanceAtPosition.js'
+import { BlockStateDiff } from './stateDiff.js'
+import type { ExecutionResult, GroupPlan, TxGroup } from './execution.js'
+
+/** A sponsorship planned from a later failure of an execution, not yet known to be the one a round of its own would give. */
+export interface UnconfirmedSponsorship {
+  group: number
+  /** The sponsored tx's index in its group: with `group`, its place in the block. */
+  index: number
+  txHash: Hash
+  sender: Address
+  maxCost: bigint
+  amount: bigint
+}
+
+interface SponsorContext {
+  chain: ChainClient
+  coinbase: Address
+  parentNumber: bigint
+}
+
+/**
+ * Plans, in one round, a sponsorship for each tx that lacked funds after the first one
+ * (which the caller sponsors), in block order, stopping at the first later failure that is
+ * anything else or that a sponsorship cannot help. Each amount is read from this execution,
+ * where the earlier sponsorships were not yet in place: `confirmSponsorships` checks on the
+ * next execution that each is what a round of its own would have set, so the block
+ * settles as one sponsorship per execution would, in fewer executions.
+ *
+ * @example const unconfirmed = await planLaterSponsorships(context, groups, plans, failed, frames)
+ */
+export async function planLaterSponsorships(
+  context: SponsorContext,
+  groups: readonly TxGroup[],
+  plans: GroupPlan[],
+  result: Extract<ExecutionResult, { ok: false }>,
+  frames: MinedBlockFrames,
+): Promise<UnconfirmedSponsorship[]> {
+  const planned: UnconfirmedSponsorship[] = []
+  for (const { group: g, failure, sentBefore } of result.later ?? []) {
+    if (failure.kind !== 'LackOfFundForGasLimit') break
+    const group = groups[g]!
+    const tx = group.txs.find((t) => t.hash === failure.hash)
+    const plan = plans[g]!
+    // A round of its own reads the balance after every builder tx of the group, even those placed after the tx: left to that round.
+    if (!group.bundle || !tx?.sender || tx.maxCost === undefined || plan.sponsorships.size > 0 || plan.payouts.length > 0) break
+    const balance = (await balanceAtPosition(context.chain, frames, sentBefore, tx.sender, context.coinbase)) ?? (await context.chain.balanceAt(tx.sender, context.parentNumber))
+    const amount = tx.maxCost - balance
+    if (amount <= 0n) break
+    planned.push({ group: g, index: tx.index, txHash: tx.hash, sender: tx.sender, maxCost: tx.maxCost, amount })
+  }
+  for (const s of planned) plans[s.group]!.sponsorships.set(s.txHash, s.amount)
+  return planned
+}
+
+/**
+ * Whether the execution with the unconfirmed sponsorships in place is the one a round per
+ * sponsorship would have reached: nothing failed before the last of them, and each
+ * sponsored sender holds exactly its tx's `gasLimit × maxFeePerGas + value` after its
+ * transfer (the amount is then what its own round reads at that position). Otherwise the
+ * caller withdraws them and goes on one sponsorship per round.
+ *
+ * @example if (!(await confirmSponsorships(chain, result, unconfirmed))) withdrawSponsorships(plans, unconfirmed)
+ */
+export async function confirmSponsorships(chain: ChainClient, result: ExecutionResult, unconfirmed: readonly UnconfirmedSponsorship[]): Promise<boolean> {
+  const last = unconfirmed.at(-1)
+  if (!last) return true
+  if (!result.ok) {
+    const index = 'index' in result.failure ? result.failure.index : -1
+    if (result.failedGroup < last.group || (result.failedGroup === last.group && index < last.index)) return false
+  }
+  const block: MinedBlock | undefined = result.block
+  if (!block) return false
+  const order = [...block.txs.keys()]
+  const position = new Map(order.map((hash, i) => [hash, i]))
+  const transfers: Hash[] = []
+  for (const s of unconfirmed) {
+    const at = position.get(s.txHash)
+    if (at === undefined || at === 0) return false
+    transfers.push(order[at - 1]!)
+  }
+  const diff = await BlockStateDiff.ofTxs(chain, transfers)
+  return unconfirmed.every((s, i) => {
+    const transfer = transfers[i]!
+    return diff.balanceChange(transfer, s.sender) === s.amount && diff.balanceAfter(new Set([transfer.toLowerCase() as Hash]), s.sender) === s.maxCost
+  })
+}
+
+/** Takes the unconfirmed sponsorships out of the plans again. */
+export function withdrawSponsorships(plans: GroupPlan[], unconfirmed: readonly UnconfirmedSponsorship[]): void {
+  for (const s of unconfirmed) plans[s.group]!.sponsorships.delete(s.txHash)
+}
