@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { parseGwei, type Address, type Hash, type Hex } from 'viem'
+import { keccak256, parseGwei, type Address, type Hash, type Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import type { Harness } from '../src/index.js'
 import { builderKey } from '../src/builder/fleet/emulatedBuilder.js'
@@ -142,6 +142,22 @@ describe('three builders with different algorithms and shares', () => {
       ['gamma', [hash]],
     ])
     expect(await stats(harness, hash)).toMatchObject({ status: 'landed', builder: 'gamma', builders: [{ name: 'gamma', status: 'landed' }] })
+  })
+
+  it("a MEV-Share backrun reaches only the builders both it and its user tx name; none in common is refused, naming privacy.builders", async () => {
+    const [user, searcher] = [DEV_KEYS[2], DEV_KEYS[3]]
+    const tx = await signTx({ key: user, nonce: await nonceOf(harness, user) })
+    const preferences = { privacy: { hints: ['hash'], builders: ['beta', 'gamma'] } }
+    const txHash = (await signedRpc<Hash>(harness.rpcUrl, 'eth_sendPrivateTransaction', [{ tx, preferences }], user)).body.result!
+    const backrun = await signTx({ key: searcher, nonce: await nonceOf(harness, searcher) })
+    const block = `0x${(BigInt(await call(harness.rpcUrl, 'eth_blockNumber')) + 1n).toString(16)}`
+    const bundle = (builders: string[]) => ({ version: 'v0.1', inclusion: { block }, body: [{ hash: keccak256(txHash) }, { tx: backrun, canRevert: false }], privacy: { builders } })
+    const refused = await signedRpc(harness.rpcUrl, 'mev_sendBundle', [bundle(['alpha'])], searcher)
+    expect(refused.body.error).toMatchObject({ code: -32602, message: expect.stringContaining('privacy.builders: none of ["alpha"] is among the builders the backrun\'s user tx allows') })
+    const { bundleHash } = (await signedRpc<{ bundleHash: Hash }>(harness.rpcUrl, 'mev_sendBundle', [bundle(['alpha', 'gamma'])], searcher)).body.result!
+    const report = await advance(harness)
+    expect(report.builders.find((b: any) => b.name === 'alpha').bundles).not.toContain(bundleHash)
+    expect(await stats(harness, bundleHash)).toMatchObject({ status: 'landed', builder: 'gamma', builders: [{ name: 'gamma', status: 'landed' }] })
   })
 
   it('a bundle submitted and sealed by two builders lists both in V2 stats, each with its own pubkey', async () => {

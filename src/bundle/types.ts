@@ -84,9 +84,8 @@ export interface ShareBundleTerms {
   backrunOf?: Hash
   /** A backrun: the event hash it named (what its trace calls the user tx: the raw hash stays private). */
   backrunEventHash?: Hash
-  /** `privacy.hints` / `builders` as sent (a backrun may not share hints). */
+  /** `privacy.hints` as sent (a backrun may not share hints); its `privacy.builders` are the bundle's `builders`. */
   hints?: string[]
-  builders?: string[]
 }
 
 /** One level of a MEV-Share body: its elements, and who of them gets refunds of what the others pay. */

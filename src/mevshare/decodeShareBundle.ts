@@ -26,6 +26,8 @@ export interface SharedTarget {
   maxBlock: bigint
   /** Where the user's refund goes (`preferences.validity.refund`); empty: to the tx's sender. */
   refundConfig: Array<{ address: Address; percent: number }>
+  /** The builders the user allowed (`preferences.privacy.builders`); absent: any. */
+  builders?: readonly string[]
 }
 
 export interface ShareBundleRules extends TxRules {
@@ -48,6 +50,8 @@ interface Level {
   block: bigint
   maxBlock: bigint
   backrunOf?: Hash
+  /** A backrun: the builders its user tx allows. */
+  targetBuilders?: readonly string[]
 }
 
 /**
@@ -69,6 +73,8 @@ export function decodeShareBundle(object: ShareBundleObject, rules: ShareBundleR
     if (error instanceof ShareBundleProblem) return { ok: false, problem: error.message }
     throw error
   }
+  const builders = buildersFor(object.privacy?.builders, top.targetBuilders)
+  if (typeof builders === 'string') return { ok: false, problem: builders }
   const txs = top.txs.map((tx, index) => ({ ...tx, index }))
   const next = rules.headBlock + 1n
   return {
@@ -81,15 +87,28 @@ export function decodeShareBundle(object: ShareBundleObject, rules: ShareBundleR
       droppingTxHashes: new Set(top.dropping),
       refundTxHashes: [],
       boosted: false,
+      ...(builders && { builders }),
       mevShare: {
         body: top.body,
         maxBlock: top.maxBlock,
         ...(top.backrunOf && { backrunOf: top.backrunOf, backrunEventHash: object.body[0]!.hash! }),
         ...(object.privacy?.hints && { hints: object.privacy.hints }),
-        ...(object.privacy?.builders && { builders: object.privacy.builders.map((b) => b.toLowerCase()) }),
       },
     },
   }
+}
+
+/**
+ * The builders a MEV-Share bundle may reach (Flashbots' `builders`, as the fleet routes them):
+ * its own `privacy.builders`, narrowed for a backrun to those its user tx allows, since the
+ * user's tx travels inside it; a problem (naming the field) when none is left.
+ */
+function buildersFor(own: readonly string[] | undefined, allowedByUser: readonly string[] | undefined): string[] | undefined | string {
+  if (!allowedByUser) return own && [...own]
+  if (!own) return [...allowedByUser]
+  const both = own.filter((name) => allowedByUser.some((allowed) => allowed.toLowerCase() === name.toLowerCase()))
+  if (both.length > 0) return both
+  return `privacy.builders: none of ${JSON.stringify(own)} is among the builders the backrun's user tx allows (${JSON.stringify(allowedByUser)}), so no builder could land both`
 }
 
 function readLevel(object: ShareBundleObject, level: number, at: string, rules: ShareBundleRules): Level {
@@ -120,6 +139,7 @@ function readLevel(object: ShareBundleObject, level: number, at: string, rules: 
       block = merged.block
       maxBlock = merged.maxBlock
       out.backrunOf = target.tx.hash
+      if (target.builders) out.targetBuilders = target.builders
       out.txs.push(target.tx)
       out.body.elements.push({ kind: 'bundle', body: { elements: [{ kind: 'tx', hash: target.tx.hash }], refund: [], refundConfig: target.refundConfig } })
       bodyHashes.push(element.hash)

@@ -29,6 +29,7 @@ export function findSharedTarget(book: BundleBook, matchingHash: Hash): SharedTa
       targetBlock: trace.bundle.targetBlock,
       maxBlock: BigInt(terms.maxBlockNumber),
       refundConfig: terms.preferences?.validity?.refund ?? [],
+      ...(trace.bundle.builders && { builders: trace.bundle.builders }),
     }
   }
   return undefined
