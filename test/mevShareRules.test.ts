@@ -133,7 +133,7 @@ describe("decodeShareBundle: the node's bundle rules", () => {
     expect(decoded.bundle.mevShare).toMatchObject({ maxBlock: 11n, backrunOf: user.hash, body: { refund: [{ bodyIdx: 0, percent: 90 }] } })
   })
 
-  it('a bundle without { hash } keeps its refunds, refundConfig and privacy hints (for the stream) on its terms', async () => {
+  it('a bundle without { hash } keeps its refunds, refundConfig and privacy hints (for the stream) on its terms, its privacy.builders as its builders', async () => {
     const [a, b] = await Promise.all([signTx({ key: DEV_KEYS[0], nonce: 0 }), signTx({ key: DEV_KEYS[1], nonce: 0 })])
     const decoded = decodeShareBundle(
       {
@@ -147,7 +147,7 @@ describe("decodeShareBundle: the node's bundle rules", () => {
     )
     expect(decoded).toMatchObject({
       ok: true,
-      bundle: { mevShare: { hints: ['hash', 'calldata'], builders: ['flashbots'], maxBlock: 11n, body: { refund: [{ bodyIdx: 0, percent: 40 }], refundConfig: [{ address: address(0xf), percent: 100 }] } } },
+      bundle: { builders: ['Flashbots'], mevShare: { hints: ['hash', 'calldata'], maxBlock: 11n, body: { refund: [{ bodyIdx: 0, percent: 40 }], refundConfig: [{ address: address(0xf), percent: 100 }] } } },
     })
     expect((decoded as { bundle: Bundle }).bundle.mevShare!.backrunOf).toBeUndefined()
   })
