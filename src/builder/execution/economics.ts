@@ -2,8 +2,8 @@ import type { Address, Hash } from 'viem'
 import type { ChainClient } from '../../chain/chainClient.js'
 import { BuilderTransferFailed, EconomicsDidNotSettle } from './builderTxErrors.js'
 import { BlockStateDiff } from './stateDiff.js'
-import { balanceAtPosition, MinedBlockFrames } from './balanceAtPosition.js'
-import { confirmSponsorships, planLaterSponsorships, withdrawSponsorships, type UnconfirmedSponsorship } from './laterSponsorships.js'
+import { MinedBlockFrames } from './balanceAtPosition.js'
+import { confirmSponsorships, missingFunds, planLaterSponsorships, withdrawSponsorships, type UnconfirmedSponsorship } from './laterSponsorships.js'
 import { shareRefunds } from './shareRefunds.js'
 import type { ExecutionFailure } from '../../bundle/failure.js'
 import type { ShareBody } from '../../bundle/types.js'
@@ -90,14 +90,11 @@ async function addSponsorship(
 ): Promise<boolean> {
   const { failure, block, sentBefore } = result
   if (failure.kind !== 'LackOfFundForGasLimit' || !block || !sentBefore) return false
-  const group = groups[result.failedGroup]!
-  const tx = group.txs.find((t) => t.hash === failure.hash)
-  if (!group.bundle || !tx?.sender || tx.maxCost === undefined || plans[result.failedGroup]!.sponsorships.has(tx.hash)) return false
-  const balance =
-    (await balanceAtPosition(context.chain, frames, sentBefore, tx.sender, context.coinbase)) ?? (await context.chain.balanceAt(tx.sender, context.parentNumber))
-  const missing = tx.maxCost - balance
-  if (missing <= 0n) return false
-  plans[result.failedGroup]!.sponsorships.set(tx.hash, missing)
+  const plan = plans[result.failedGroup]!
+  if (plan.sponsorships.has(failure.hash)) return false
+  const need = await missingFunds(context, groups[result.failedGroup]!, failure.hash, sentBefore, frames)
+  if (!need) return false
+  plan.sponsorships.set(need.tx.hash, need.amount)
   return true
 }
 

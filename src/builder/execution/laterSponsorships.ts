@@ -22,6 +22,27 @@ interface SponsorContext {
 }
 
 /**
+ * What a bundle's tx that lacked funds for its gas misses at its position in the executed
+ * block (its max cost less its sender's balance after `sentBefore`), or undefined when a
+ * sponsorship cannot help: not a bundle's tx, no sender or max cost, or nothing missing.
+ *
+ * @example const need = await missingFunds(context, group, failure.hash, sentBefore, frames)
+ */
+export async function missingFunds(
+  context: SponsorContext,
+  group: TxGroup,
+  txHash: Hash,
+  sentBefore: ReadonlySet<Hash>,
+  frames: MinedBlockFrames,
+): Promise<{ tx: TxGroup['txs'][number] & { sender: Address; maxCost: bigint }; amount: bigint } | undefined> {
+  const tx = group.txs.find((t) => t.hash === txHash)
+  if (!group.bundle || !tx?.sender || tx.maxCost === undefined) return undefined
+  const balance = (await balanceAtPosition(context.chain, frames, sentBefore, tx.sender, context.coinbase)) ?? (await context.chain.balanceAt(tx.sender, context.parentNumber))
+  const amount = tx.maxCost - balance
+  return amount > 0n ? { tx: { ...tx, sender: tx.sender, maxCost: tx.maxCost }, amount } : undefined
+}
+
+/**
  * Plans, in one round, a sponsorship for each tx that lacked funds after the first one
  * (which the caller sponsors), in block order, stopping at the first later failure that is
  * anything else or that a sponsorship cannot help. Each amount is read from this execution,
@@ -41,14 +62,12 @@ export async function planLaterSponsorships(
   const planned: UnconfirmedSponsorship[] = []
   for (const { group: g, failure, sentBefore } of result.later ?? []) {
     if (failure.kind !== 'LackOfFundForGasLimit') break
-    const group = groups[g]!
-    const tx = group.txs.find((t) => t.hash === failure.hash)
     const plan = plans[g]!
     // A round of its own reads the balance after every builder tx of the group, even those placed after the tx: left to that round.
-    if (!group.bundle || !tx?.sender || tx.maxCost === undefined || plan.sponsorships.size > 0 || plan.payouts.length > 0) break
-    const balance = (await balanceAtPosition(context.chain, frames, sentBefore, tx.sender, context.coinbase)) ?? (await context.chain.balanceAt(tx.sender, context.parentNumber))
-    const amount = tx.maxCost - balance
-    if (amount <= 0n) break
+    if (plan.sponsorships.size > 0 || plan.payouts.length > 0) break
+    const need = await missingFunds(context, groups[g]!, failure.hash, sentBefore, frames)
+    if (!need) break
+    const { tx, amount } = need
     planned.push({ group: g, index: tx.index, txHash: tx.hash, sender: tx.sender, maxCost: tx.maxCost, amount })
   }
   for (const s of planned) plans[s.group]!.sponsorships.set(s.txHash, s.amount)
