@@ -449,9 +449,9 @@ describe('createApiKeyCheck', () => {
 })
 
 describe('refuseWhileAnvilDown', () => {
-  const serverWith = (down: string | null, method: () => unknown) => {
+  const serverWith = (down: string | null, method: () => unknown, anvil = { downReason: down, faults: 0, lastFault: null as string | null }) => {
     const rpc = new JSONRPCServer<RequestContext>()
-    refuseWhileAnvilDown(rpc, () => down)
+    refuseWhileAnvilDown(rpc, anvil)
     rpc.addMethod('eth_sendRawTransaction', method)
     return (params: unknown[] = []) => rpc.receive({ jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransaction', params }, {} as RequestContext)
   }
@@ -461,6 +461,16 @@ describe('refuseWhileAnvilDown', () => {
       throw new HttpRequestError({ url: 'http://127.0.0.1:1', body: {}, details: 'read ECONNRESET' })
     })
     expect((await call())?.error).toEqual({ code: -32000, message: 'Anvil did not answer eth_sendRawTransaction: read ECONNRESET', data: { retry: true } })
+  })
+
+  it('a call that spans an Anvil fault fails with -32000 "restarted while answering" whatever the new Anvil said (a read of a block the new chain lacks)', async () => {
+    const anvil = { downReason: null as string | null, faults: 3, lastFault: 'Anvil exited (signal SIGKILL)' as string | null }
+    const call = serverWith(null, () => {
+      // The kill and the restart happen while the method waits on Anvil.
+      anvil.faults++
+      throw new JSONRPCErrorException('BlockOutOfRangeError: block height is 0 but requested was 9', -32602)
+    }, anvil)
+    expect((await call())?.error).toEqual({ code: -32000, message: 'Anvil restarted while answering eth_sendRawTransaction (Anvil exited (signal SIGKILL)); retry', data: { retry: true } })
   })
 
   it('while Anvil is known down, answers -32000 at once; other errors pass through unchanged', async () => {

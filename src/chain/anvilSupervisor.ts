@@ -47,6 +47,8 @@ export class AnvilSupervisor extends EventEmitter<SupervisorEvents> {
   private restarting: Promise<void> | null = null
   private probeTimer: NodeJS.Timeout | undefined
   private restartCount = 0
+  private faultCount = 0
+  private lastFaultReason: string | null = null
 
   private constructor(
     private readonly options: AnvilSupervisorOptions,
@@ -85,6 +87,16 @@ export class AnvilSupervisor extends EventEmitter<SupervisorEvents> {
 
   get pid(): number | undefined {
     return this.anvil.pid
+  }
+
+  /** How many times Anvil was found down; a call that saw this change spanned a fault. */
+  get faults(): number {
+    return this.faultCount
+  }
+
+  /** Why Anvil last went down (`null` if it never did). */
+  get lastFault(): string | null {
+    return this.lastFaultReason
   }
 
   /** How many times Anvil was restarted after a fault. */
@@ -166,6 +178,8 @@ export class AnvilSupervisor extends EventEmitter<SupervisorEvents> {
   private fail(reason: string): void {
     if (this.down !== null || this.stopped) return
     this.down = reason
+    this.faultCount++
+    this.lastFaultReason = reason
     this.options.log.error({ reason }, `Anvil is down: ${reason}; restarting it`)
     this.emit('down', reason)
     this.restarting = this.restart(reason).finally(() => {

@@ -101,7 +101,7 @@ export function createRpcMethodServers(
   registerFilterMethods(submission, view.filters)
   registerSubscriptionMethods(submission, view.feed)
   registerCallBundleMethod(submission, { chain: chain.chain, lock, chainId: chain.chainId, blobLimits: chain.blobLimits, coinbase, slotSeconds: config.slotTimeSeconds })
-  refuseWhileAnvilDown(submission, () => supervisor.downReason)
+  refuseWhileAnvilDown(submission, supervisor)
   forwardToAnvil(submission, supervisor.url, lock, config.anvilTimeoutMs)
 
   const stats = new JSONRPCServer<RequestContext>({ errorListener })

@@ -16,25 +16,44 @@ const WORKS_WITHOUT_ANVIL = new Set([
   'flashbots_getUserStatsV2',
 ])
 
+/** What the guard reads of Anvil's health (the supervisor provides it). */
+export interface AnvilHealth {
+  /** Why Anvil is down, `null` while healthy. */
+  readonly downReason: string | null
+  /** How many times Anvil was found down so far. */
+  readonly faults: number
+  /** Why it last went down. */
+  readonly lastFault: string | null
+}
+
 /**
  * While Anvil is down (restarting), every submission-RPC method that needs it answers at
  * once with `-32000 Anvil is down: restarting (<why>)` instead of hanging or accepting a
- * bundle it could not build. A method already running when Anvil dies (its connection reset
- * or refused before the supervisor noticed) answers the same code, `-32000 Anvil did not
- * answer …`, not an internal error: the caller may retry. Apply it before the read forwarding.
+ * bundle it could not build. A method already running when Anvil dies answers the same code
+ * rather than an internal error, and the caller may retry: `-32000 Anvil did not answer …`
+ * when its connection was reset or refused, `-32000 Anvil restarted while answering …` for
+ * any other failure of a call that spanned a fault (e.g. a read pinned to a block of the old
+ * chain, sent to the new Anvil before the service re-read its head). Apply it before the
+ * read forwarding.
  */
-export function refuseWhileAnvilDown(rpc: JSONRPCServer<RequestContext>, downReason: () => string | null): void {
+export function refuseWhileAnvilDown(rpc: JSONRPCServer<RequestContext>, anvil: AnvilHealth): void {
   rpc.applyMiddleware(async (next, request, context) => {
-    const down = downReason()
+    const down = anvil.downReason
     const known = rpc.hasMethod(request.method) || isForwardedRead(request.method)
     if (down !== null && known && !WORKS_WITHOUT_ANVIL.has(request.method)) {
       throw rpcError(RpcErrorCode.Unavailable, `Anvil is down: restarting (${down})`, { retry: true })
     }
+    const faultsBefore = anvil.faults
     try {
       return await next(request, context)
     } catch (error) {
-      if (!(error instanceof HttpRequestError)) throw error
-      throw rpcError(RpcErrorCode.Unavailable, `Anvil did not answer ${request.method}: ${error.details ?? error.shortMessage}`, { retry: true })
+      if (error instanceof HttpRequestError) {
+        throw rpcError(RpcErrorCode.Unavailable, `Anvil did not answer ${request.method}: ${error.details ?? error.shortMessage}`, { retry: true })
+      }
+      if (anvil.faults !== faultsBefore) {
+        throw rpcError(RpcErrorCode.Unavailable, `Anvil restarted while answering ${request.method} (${anvil.lastFault}); retry`, { retry: true })
+      }
+      throw error
     }
   })
 }
