@@ -71,7 +71,7 @@ export async function benchScaling({ quick, size, outDir }: BenchOptions): Promi
           executions: [...profile.simulate, ...profile.assemble, ...profile.mine].filter((m) => m.method === 'evm_mine').reduce((sum, m) => sum + m.count, 0),
         }
       }
-      for (const count of sizes) runs.push(await measure(count, 0))
+      for (const count of sizes) runs.push(await measure(count, Number(process.env.BENCH_SPONSORED ?? 0)))
       if (!size) sponsored = await measure(sponsoredSize, SPONSORED_SHARE)
     }),
   )

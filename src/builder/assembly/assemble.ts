@@ -1,3 +1,4 @@
+import type { Hash } from 'viem'
 import type { ExecutionResult, TxGroup } from '../execution/execution.js'
 import type { ExecutionFailure } from '../../bundle/failure.js'
 import { bundleGroup, mempoolGroup } from '../execution/groups.js'
@@ -47,11 +48,12 @@ export async function assembleBlock(
   const failedForReal: CandidateBlock['leftOut'] = []
   const limitsLeftOut: CandidateBlock['leftOut'] = []
   items = withinBlockLimits(items, parent, limitsLeftOut)
+  let sponsorships: ReadonlyMap<Hash, bigint> | undefined
   for (;;) {
     // Recomputed after each real failure: the failed bundle may have held a nonce a later one needs.
     const nonceLeftOut: CandidateBlock['leftOut'] = []
     const block = withoutNonceConflicts(items, nonceLeftOut)
-    const execution = await parent.execute(timestamp, itemGroups(block))
+    const execution = await parent.execute(timestamp, itemGroups(block), sponsorships)
     if (execution.ok) {
       return {
         algorithm: algorithm.name,
@@ -71,6 +73,7 @@ export async function assembleBlock(
       if (failed.kind === 'bundle') failedForReal.push({ bundle: failed.bundle, failure })
     }
     items = items.filter((item) => !removed.has(item))
+    sponsorships = execution.sponsorships
   }
 }
 

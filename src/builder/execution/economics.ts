@@ -2,14 +2,13 @@ import type { Address, Hash } from 'viem'
 import type { ChainClient } from '../../chain/chainClient.js'
 import { BuilderTransferFailed, EconomicsDidNotSettle } from './builderTxErrors.js'
 import { BlockStateDiff } from './stateDiff.js'
-import { MinedBlockFrames } from './balanceAtPosition.js'
-import { confirmSponsorships, missingFunds, planLaterSponsorships, withdrawSponsorships, type UnconfirmedSponsorship } from './laterSponsorships.js'
+import { correctSponsorships, planSponsorships, withdrawSponsorships, type PlannedSponsorship } from './laterSponsorships.js'
 import { shareRefunds } from './shareRefunds.js'
 import type { ExecutionFailure } from '../../bundle/failure.js'
 import type { ShareBody } from '../../bundle/types.js'
 import { builderTransferGasCost, emptyPlan, type ExecutionResult, type GroupPlan, type TxGroup } from './execution.js'
 
-/** Each round adds at most one sponsorship or settles the payouts; this bounds a bundle of 100 txs. */
+/** Each round adds or corrects sponsorships or settles the payouts; this bounds a bundle of 100 txs sponsored one by one. */
 const MAX_ROUNDS = 128
 
 /** Runs one execution of the groups with the given builder txs, on the parent state. */
@@ -37,65 +36,66 @@ export interface EconomicsContext {
  * - a MEV-Share bundle gets one payout per refund recipient (`shareRefunds`: a percent of
  *   what its unrefunded elements paid the builder, less the payout's gas), likewise covered.
  *
- * Everything is recomputed from scratch for each block it is called for, so a payout always
- * reflects the state the bundle actually ran on.
+ * Every tx of an execution that lacked funds is sponsored at once, and every sponsorship is
+ * checked on each execution to be exactly what its sender misses there (`correctSponsorships`),
+ * so a block with many sponsored bundles settles in a few executions, not one per bundle.
+ * `carried` sponsorships (by tx hash) come from an earlier execution of the same block with
+ * more groups in it: the caller passes back a failed result's `sponsorships` after leaving
+ * the failing group out, and they are checked like the others. Payouts are recomputed from
+ * scratch for each block, so a payout always reflects the state the bundle actually ran on.
  */
 export async function executeWithEconomics(
   context: EconomicsContext,
   groups: readonly TxGroup[],
   execute: ExecuteRound,
+  carried: ReadonlyMap<Hash, bigint> = new Map(),
 ): Promise<ExecutionResult> {
-  const plans = groups.map(emptyPlan)
-  let unconfirmed: UnconfirmedSponsorship[] = []
+  const plans = groups.map((group) => {
+    const plan = emptyPlan()
+    if (context.canSignBuilderTxs && group.bundle) for (const tx of group.txs) if (carried.has(tx.hash)) plan.sponsorships.set(tx.hash, carried.get(tx.hash)!)
+    return plan
+  })
+  // The sponsorships planned after the first failure of the last execution, withdrawn if the builder cannot send them all.
+  let speculative: PlannedSponsorship[] = []
+  let oneAtATime = false
   for (let round = 0; round < MAX_ROUNDS; round++) {
     let result: ExecutionResult
     try {
       result = await execute(plans)
     } catch (error) {
-      // A round of its own would not have signed these transfers yet: go on without them.
-      if (unconfirmed.length === 0 || !(error instanceof BuilderTransferFailed)) throw error
-      withdrawSponsorships(plans, unconfirmed)
-      unconfirmed = []
+      if (speculative.length === 0 || !(error instanceof BuilderTransferFailed)) throw error
+      withdrawSponsorships(plans, speculative)
+      speculative = []
+      oneAtATime = true
       continue
     }
-    if (unconfirmed.length > 0) {
-      const confirmed = await confirmSponsorships(context.chain, result, unconfirmed)
-      if (!confirmed) withdrawSponsorships(plans, unconfirmed)
-      unconfirmed = []
-      if (!confirmed) continue
-    }
+    speculative = []
+    const corrected = result.block !== undefined && (await correctSponsorships(context, groups, plans, result.block))
     if (!result.ok) {
-      const frames = result.block && new MinedBlockFrames(context.chain, result.block)
-      const sponsored = context.canSignBuilderTxs && frames !== undefined && (await addSponsorship(context, groups, plans, result, frames))
-      if (sponsored) {
-        unconfirmed = await planLaterSponsorships(context, groups, plans, result, frames)
-        continue
-      }
-      return result
+      const planned = context.canSignBuilderTxs ? await planSponsorships(context, groups, plans, result, { oneAtATime }) : []
+      speculative = planned.slice(1)
+      const firstSponsored = planned[0]?.group === result.failedGroup && planned[0].txHash === failedTx(result)
+      // A corrected amount may change what failed: decide on the failure with exact amounts in place.
+      if (firstSponsored || corrected) continue
+      return { ...result, sponsorships: sponsorshipsOf(plans) }
     }
+    if (corrected) continue
     if (!plans.some((plan, g) => plan.sponsorships.size > 0 || owesRefunds(groups[g]!))) return result
     const settled = await settle(context, groups, plans, result)
-    if (settled !== 'changed') return settled
+    if (settled === 'changed') continue
+    return settled.ok ? settled : { ...settled, sponsorships: sponsorshipsOf(plans) }
   }
   throw new EconomicsDidNotSettle(MAX_ROUNDS)
 }
 
-/** Plans a transfer for the tx that lacked funds at its position; false if that cannot help. */
-async function addSponsorship(
-  context: EconomicsContext,
-  groups: readonly TxGroup[],
-  plans: GroupPlan[],
-  result: Extract<ExecutionResult, { ok: false }>,
-  frames: MinedBlockFrames,
-): Promise<boolean> {
-  const { failure, block, sentBefore } = result
-  if (failure.kind !== 'LackOfFundForGasLimit' || !block || !sentBefore) return false
-  const plan = plans[result.failedGroup]!
-  if (plan.sponsorships.has(failure.hash)) return false
-  const need = await missingFunds(context, groups[result.failedGroup]!, failure.hash, sentBefore, frames)
-  if (!need) return false
-  plan.sponsorships.set(need.tx.hash, need.amount)
-  return true
+/** The hash of the tx a failure names, if it names one. */
+function failedTx(result: Extract<ExecutionResult, { ok: false }>): Hash | undefined {
+  return 'hash' in result.failure ? result.failure.hash : undefined
+}
+
+/** Every group's sponsorships, by tx hash: what a caller carries to the next execution of the block. */
+function sponsorshipsOf(plans: readonly GroupPlan[]): Map<Hash, bigint> {
+  return new Map(plans.flatMap((plan) => [...plan.sponsorships]))
 }
 
 /** Checks sponsorship coverage and sets refund payouts; 'changed' means execute again. */

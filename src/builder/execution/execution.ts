@@ -58,7 +58,17 @@ export type ExecutionResult =
    * `block` is set when the failure was found after mining; `sentBefore` lists what was
    * sent ahead of the failing tx (to find the sender's balance at its position).
    */
-  | { ok: false; failedGroup: number; failure: ExecutionFailure; block?: MinedBlock; sentBefore?: ReadonlySet<Hash>; later?: readonly LaterFailure[]; inert?: boolean }
+  | {
+      ok: false
+      failedGroup: number
+      failure: ExecutionFailure
+      block?: MinedBlock
+      sentBefore?: ReadonlySet<Hash>
+      later?: readonly LaterFailure[]
+      inert?: boolean
+      /** The sponsorships planned so far, by tx hash: to carry to the next execution without the failing group. */
+      sponsorships?: ReadonlyMap<Hash, bigint>
+    }
 
 /**
  * A group that failed in the same mined block after the first failing one (in block order).

@@ -4,17 +4,6 @@ import { balanceAtPosition, MinedBlockFrames } from './balanceAtPosition.js'
 import { BlockStateDiff } from './stateDiff.js'
 import type { ExecutionResult, GroupPlan, TxGroup } from './execution.js'
 
-/** A sponsorship planned from a later failure of an execution, not yet known to be the one a round of its own would give. */
-export interface UnconfirmedSponsorship {
-  group: number
-  /** The sponsored tx's index in its group: with `group`, its place in the block. */
-  index: number
-  txHash: Hash
-  sender: Address
-  maxCost: bigint
-  amount: bigint
-}
-
 interface SponsorContext {
   chain: ChainClient
   coinbase: Address
@@ -42,72 +31,80 @@ export async function missingFunds(
   return amount > 0n ? { tx: { ...tx, sender: tx.sender, maxCost: tx.maxCost }, amount } : undefined
 }
 
+/** A sponsorship planned from an execution's failure: a transfer of `amount` right before the tx. */
+export interface PlannedSponsorship {
+  group: number
+  txHash: Hash
+  amount: bigint
+}
+
 /**
- * Plans, in one round, a sponsorship for each tx that lacked funds after the first one
- * (which the caller sponsors), in block order, stopping at the first later failure that is
- * anything else or that a sponsorship cannot help. Each amount is read from this execution,
- * where the earlier sponsorships were not yet in place: `confirmSponsorships` checks on the
- * next execution that each is what a round of its own would have set, so the block
- * settles as one sponsorship per execution would, in fewer executions.
+ * Plans a sponsorship for each tx of the execution that lacked funds for its gas and has
+ * none yet (the first failure and the later ones, in block order; with `oneAtATime`, the
+ * first only), each of exactly what its sender misses at its position in this execution.
+ * Amounts read before earlier sponsorships were in place may be off: the next execution
+ * corrects them (`correctSponsorships`). Returns what it planned, in block order.
  *
- * @example const unconfirmed = await planLaterSponsorships(context, groups, plans, failed, frames)
+ * @example const planned = await planSponsorships(context, groups, plans, failed, { oneAtATime: false })
  */
-export async function planLaterSponsorships(
+export async function planSponsorships(
   context: SponsorContext,
   groups: readonly TxGroup[],
   plans: GroupPlan[],
   result: Extract<ExecutionResult, { ok: false }>,
-  frames: MinedBlockFrames,
-): Promise<UnconfirmedSponsorship[]> {
-  const planned: UnconfirmedSponsorship[] = []
-  for (const { group: g, failure, sentBefore } of result.later ?? []) {
-    if (failure.kind !== 'LackOfFundForGasLimit') break
-    const plan = plans[g]!
-    // A round of its own reads the balance after every builder tx of the group, even those placed after the tx: left to that round.
-    if (plan.sponsorships.size > 0 || plan.payouts.length > 0) break
+  { oneAtATime }: { oneAtATime: boolean },
+): Promise<PlannedSponsorship[]> {
+  const { block } = result
+  if (!block) return []
+  const first = result.sentBefore ? [{ group: result.failedGroup, failure: result.failure, sentBefore: result.sentBefore }] : []
+  const failures = [...first, ...(result.later ?? [])].filter(({ failure }) => failure.kind === 'LackOfFundForGasLimit')
+  const frames = new MinedBlockFrames(context.chain, block)
+  const planned: PlannedSponsorship[] = []
+  for (const { group: g, failure, sentBefore } of oneAtATime ? failures.slice(0, 1) : failures) {
+    if (!('hash' in failure) || plans[g]!.sponsorships.has(failure.hash)) continue
     const need = await missingFunds(context, groups[g]!, failure.hash, sentBefore, frames)
-    if (!need) break
-    const { tx, amount } = need
-    planned.push({ group: g, index: tx.index, txHash: tx.hash, sender: tx.sender, maxCost: tx.maxCost, amount })
+    if (need) planned.push({ group: g, txHash: need.tx.hash, amount: need.amount })
   }
   for (const s of planned) plans[s.group]!.sponsorships.set(s.txHash, s.amount)
   return planned
 }
 
 /**
- * Whether the execution with the unconfirmed sponsorships in place is the one a round per
- * sponsorship would have reached: nothing failed before the last of them, and each
- * sponsored sender holds exactly its tx's `gasLimit × maxFeePerGas + value` after its
- * transfer (the amount is then what its own round reads at that position). Otherwise the
- * caller withdraws them and goes on one sponsorship per round.
+ * Checks every sponsorship against the executed block: its sender must hold exactly its tx's
+ * `gasLimit × maxFeePerGas + value` right after the transfer (the amount is then what it
+ * missed there). A wrong amount is set to what was missing, or dropped when nothing was.
+ * True when any changed (the block must be executed again).
  *
- * @example if (!(await confirmSponsorships(chain, result, unconfirmed))) withdrawSponsorships(plans, unconfirmed)
+ * @example if (await correctSponsorships(context, groups, plans, result.block)) continue
  */
-export async function confirmSponsorships(chain: ChainClient, result: ExecutionResult, unconfirmed: readonly UnconfirmedSponsorship[]): Promise<boolean> {
-  const last = unconfirmed.at(-1)
-  if (!last) return true
-  if (!result.ok) {
-    const index = 'index' in result.failure ? result.failure.index : -1
-    if (result.failedGroup < last.group || (result.failedGroup === last.group && index < last.index)) return false
-  }
-  const block: MinedBlock | undefined = result.block
-  if (!block) return false
+export async function correctSponsorships(context: SponsorContext, groups: readonly TxGroup[], plans: GroupPlan[], block: MinedBlock): Promise<boolean> {
   const order = [...block.txs.keys()]
   const position = new Map(order.map((hash, i) => [hash, i]))
-  const transfers: Hash[] = []
-  for (const s of unconfirmed) {
-    const at = position.get(s.txHash)
-    if (at === undefined || at === 0) return false
-    transfers.push(order[at - 1]!)
+  const checks: Array<{ plan: GroupPlan; txHash: Hash; sender: Address; maxCost: bigint; amount: bigint; transfer: Hash }> = []
+  for (const [g, plan] of plans.entries()) {
+    for (const [txHash, amount] of plan.sponsorships) {
+      const tx = groups[g]!.txs.find((t) => t.hash === txHash)
+      const transfer = order[(position.get(txHash) ?? 0) - 1]
+      // A tx not in the block (it still lacked funds, or its group failed before it) is checked once it is.
+      if (!tx?.sender || tx.maxCost === undefined || !position.has(txHash) || !transfer) continue
+      checks.push({ plan, txHash, sender: tx.sender, maxCost: tx.maxCost, amount, transfer })
+    }
   }
-  const diff = await BlockStateDiff.ofTxs(chain, transfers)
-  return unconfirmed.every((s, i) => {
-    const transfer = transfers[i]!
-    return diff.balanceChange(transfer, s.sender) === s.amount && diff.balanceAfter(new Set([transfer.toLowerCase() as Hash]), s.sender) === s.maxCost
-  })
+  if (checks.length === 0) return false
+  const diff = await BlockStateDiff.ofTxs(context.chain, checks.map((c) => c.transfer))
+  let changed = false
+  for (const { plan, txHash, sender, maxCost, amount, transfer } of checks) {
+    const held = diff.balanceAfter(new Set([transfer.toLowerCase() as Hash]), sender)
+    if (held === undefined || held === maxCost) continue
+    const missing = amount + maxCost - held
+    if (missing > 0n) plan.sponsorships.set(txHash, missing)
+    else plan.sponsorships.delete(txHash)
+    changed = true
+  }
+  return changed
 }
 
-/** Takes the unconfirmed sponsorships out of the plans again. */
-export function withdrawSponsorships(plans: GroupPlan[], unconfirmed: readonly UnconfirmedSponsorship[]): void {
-  for (const s of unconfirmed) plans[s.group]!.sponsorships.delete(s.txHash)
+/** Takes planned sponsorships out of the plans again. */
+export function withdrawSponsorships(plans: GroupPlan[], planned: readonly PlannedSponsorship[]): void {
+  for (const s of planned) plans[s.group]!.sponsorships.delete(s.txHash)
 }

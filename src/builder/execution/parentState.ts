@@ -72,7 +72,7 @@ export class ParentState {
    * Executes the groups as block `number + 1` at `timestamp`, sponsorship and refunds
    * settled, then leaves the parent state to be restored. The result's `plans` reproduce it.
    */
-  execute(timestamp: bigint, groups: readonly TxGroup[]): Promise<ExecutionResult> {
+  execute(timestamp: bigint, groups: readonly TxGroup[], carriedSponsorships?: ReadonlyMap<Hash, bigint>): Promise<ExecutionResult> {
     const context = {
       chain: this.chain,
       coinbase: this.coinbase,
@@ -86,7 +86,7 @@ export class ParentState {
       const result = await executeGroups(this.chain, this.executionContext(timestamp), groups, plans)
       this.onTop = result.ok ? result : undefined
       return result
-    })
+    }, carriedSponsorships)
   }
 
   /** Is this execution's block on top of the parent right now (its state readable as block `number + 1`)? */
