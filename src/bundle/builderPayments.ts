@@ -14,3 +14,13 @@ export interface RefundPayout {
   amountWei: bigint
   payoutHash: Hash
 }
+
+/**
+ * The sponsorships' amounts by tx hash, as a field to spread into a simulated bundle (absent
+ * when there are none).
+ *
+ * @example const bundle = { trace, builderPayment, gasUsed, ...sponsoredAmounts(payments) }
+ */
+export function sponsoredAmounts({ sponsorships }: Pick<BuilderPayments, 'sponsorships'>): { sponsorships?: ReadonlyMap<Hash, bigint> } {
+  return sponsorships.length > 0 ? { sponsorships: new Map(sponsorships.map((s) => [s.txHash, s.amountWei])) } : {}
+}

@@ -48,7 +48,7 @@ export async function assembleBlock(
   const failedForReal: CandidateBlock['leftOut'] = []
   const limitsLeftOut: CandidateBlock['leftOut'] = []
   items = withinBlockLimits(items, parent, limitsLeftOut)
-  let sponsorships: ReadonlyMap<Hash, bigint> | undefined
+  let sponsorships: ReadonlyMap<Hash, bigint> = new Map(items.flatMap((item) => (item.kind === 'bundle' ? [...(item.bundle.sponsorships ?? [])] : [])))
   for (;;) {
     // Recomputed after each real failure: the failed bundle may have held a nonce a later one needs.
     const nonceLeftOut: CandidateBlock['leftOut'] = []
@@ -73,7 +73,7 @@ export async function assembleBlock(
       if (failed.kind === 'bundle') failedForReal.push({ bundle: failed.bundle, failure })
     }
     items = items.filter((item) => !removed.has(item))
-    sponsorships = execution.sponsorships
+    sponsorships = execution.sponsorships ?? sponsorships
   }
 }
 

@@ -89,6 +89,11 @@ export class ParentState {
     }, carriedSponsorships)
   }
 
+  /** The coinbase's nonce on the parent, the first a builder transfer takes; undefined without a signer. */
+  get builderNonce(): number | undefined {
+    return this.builder?.nonce
+  }
+
   /** Is this execution's block on top of the parent right now (its state readable as block `number + 1`)? */
   holds(result: ExecutionResult): boolean {
     return this.onTop !== undefined && this.onTop === result

@@ -1,4 +1,5 @@
-import type { Address } from 'viem'
+import { toHex, type Address } from 'viem'
+import { BUILDER_TRANSFER_GAS } from '../execution/builderTxs.js'
 import { callOf, followNonces, probedBlockParams, probedCoinbaseBalance, type CallSimulationContext, type CallableTx, type SimulatedBlock } from './callEncoding.js'
 import type { BundleTx } from '../../bundle/types.js'
 import type { BlockItem, InPlaceFailure } from './types.js'
@@ -18,7 +19,8 @@ const MAX_HTTP_REQUEST_CHARS = 1_900_000
  * would, and `undefined` otherwise, for the block to be executed for real: a bundle tx whose
  * nonce does not follow its sender's earlier txs in the block, or that reverts without being
  * allowed to (the bundle fails in place), refund terms, a tx a call cannot reproduce, or an
- * error of the request (e.g. a sender that cannot pay at its position). A public tx with a
+ * error of the request (e.g. a sender that cannot pay at its position, even with the
+ * sponsorship its bundle got at top of block, which goes in as the builder's transfer). A public tx with a
  * nonce or fee cap a block cannot take is left out, as the node leaves it out.
  *
  * With `failedInPlace`, the bundles whose calls reverted without being allowed to are listed
@@ -34,6 +36,10 @@ export async function blockValueByCalls(context: CallSimulationContext, items: r
   if (items.some((item) => txsOf(item).some((tx) => !tx.sender))) return undefined
   const expected: Map<Address, number | undefined> = await parent.nonces(items.flatMap((item) => txsOf(item).map((tx) => tx.sender!)))
 
+  // Sponsorships go in as the builder's transfers, at their top-of-block amounts: where an
+  // amount differs at its place in this block, the call fails or the mined block is worth
+  // another value than the calls say, and the block is executed for real.
+  let builderNonce = parent.builderNonce
   const calls: Record<string, unknown>[] = []
   const mayRevert: boolean[] = []
   /** Per call: its item's index and, for a bundle tx, the tx. */
@@ -56,6 +62,13 @@ export async function blockValueByCalls(context: CallSimulationContext, items: r
     for (const tx of bundle.txs) {
       const call = callOf(tx, baseFee)
       if (!call) return undefined
+      const sponsorship = item.bundle.sponsorships?.get(tx.hash)
+      if (sponsorship !== undefined) {
+        if (builderNonce === undefined) return undefined
+        calls.push(builderTransferCall(parent, tx.sender!, sponsorship, builderNonce++))
+        mayRevert.push(false)
+        origin.push({ group })
+      }
       calls.push(call)
       mayRevert.push(bundle.revertingTxHashes.has(tx.hash))
       origin.push({ group, tx })
@@ -87,4 +100,17 @@ function revertedInPlace(calls: SimulatedBlock['calls'], mayRevert: readonly boo
     else if (tx && !mayRevert[i] && !failures.has(group)) failures.set(group, { group, failure: { kind: 'TransactionReverted', index: tx.index, hash: tx.hash }, inert: false })
   })
   return [...failures.values()].map((f) => ({ ...f, inert: !succeeded.has(f.group) }))
+}
+
+/** A builder transfer as a call: from the coinbase, a plain transfer paying exactly the base fee (`signBuilderTransfer`). */
+function builderTransferCall(parent: CallSimulationContext['parent'], to: Address, value: bigint, nonce: number): Record<string, unknown> {
+  return {
+    from: parent.coinbase,
+    to,
+    value: toHex(value),
+    gas: toHex(BUILDER_TRANSFER_GAS),
+    nonce: toHex(nonce),
+    maxFeePerGas: toHex(parent.nextBaseFee),
+    maxPriorityFeePerGas: '0x0',
+  }
 }

@@ -1,3 +1,4 @@
+import type { Hash } from 'viem'
 import type { BuilderPayments } from '../../bundle/builderPayments.js'
 import type { ExecutionFailure } from '../../bundle/failure.js'
 import type { BundleTrace } from '../../bundle/trace.js'
@@ -18,6 +19,8 @@ export interface SimulatedBundle {
   trace: BundleTrace
   builderPayment: bigint
   gasUsed: bigint
+  /** What the builder sponsored there, by tx hash: the first guess in every block it goes in (each block checks it exact). */
+  sponsorships?: ReadonlyMap<Hash, bigint>
 }
 
 /** One entry of a candidate block, in block order. */

@@ -1,7 +1,7 @@
 import type { Address } from 'viem'
 import type { ChainClient } from '../../chain/chainClient.js'
 import type { SlotCutoffs } from '../../config/config.js'
-import type { BuilderPayments } from '../../bundle/builderPayments.js'
+import { sponsoredAmounts, type BuilderPayments } from '../../bundle/builderPayments.js'
 import type { ExecutionFailure, SlotFailure } from '../../bundle/failure.js'
 import type { BundleTrace } from '../../bundle/trace.js'
 import { itemGroups, type CandidateBlock } from '../assembly/assemble.js'
@@ -76,7 +76,7 @@ export async function placeEndOfBlock(
     const gasUsed = result.block.gasUsed - execution.block.gasUsed
     verdicts.push({ kind: 'Passed', trace, builderPayment, builderPayments: { sponsorships, refund, ...(refunds && { refunds }) }, gasUsed, notBuilt })
     if (notBuilt) continue
-    const bundle: SimulatedBundle = { trace, builderPayment, gasUsed }
+    const bundle: SimulatedBundle = { trace, builderPayment, gasUsed, ...sponsoredAmounts({ sponsorships }) }
     appended.push(bundle)
     items = [...items, { kind: 'bundle', bundle }]
     execution = result

@@ -6,6 +6,7 @@ import type { SlotClock } from '../../clock/slotClock.js'
 import type { SlotState } from '../../clock/slotState.js'
 import type { SlotCutoffs } from '../../config/config.js'
 import type { BundleBook } from '../../bundle/book.js'
+import { sponsoredAmounts } from '../../bundle/builderPayments.js'
 import { failureMessage, type ExecutionFailure } from '../../bundle/failure.js'
 import type { BundleTrace } from '../../bundle/trace.js'
 import type { PublicMempool } from '../../mempool/publicMempool.js'
@@ -304,7 +305,7 @@ export class SlotBuilder {
       const { builderPayment } = sim
       traces.simulationPassed(trace, { simulatedAt: buildTime, builderPayment, builderPayments: paymentsOf(sim), gasUsed: sim.gasUsed })
       const notBuilt = buildDecision({ msIntoSlot, boosted: trace.bundle.boosted, builderPayment }, block, cutoffs)
-      if (!notBuilt) simulated.push({ trace, builderPayment, gasUsed: sim.gasUsed })
+      if (!notBuilt) simulated.push({ trace, builderPayment, gasUsed: sim.gasUsed, ...sponsoredAmounts(sim) })
       else if (notBuilt.kind === 'ArrivedAfterBuildCutoff') traces.tooLate(trace, notBuilt)
       else traces.excluded(trace, notBuilt)
     }
