@@ -1,5 +1,6 @@
 import type { Address, Hash, Hex } from 'viem'
 import type { ChainClient, MinedBlock, SendOutcome } from '../../chain/chainClient.js'
+import { setNextBaseFee } from '../../chain/pendingBaseFee.js'
 import { BuilderTransferFailed } from './builderTxErrors.js'
 import { BUILDER_TRANSFER_GAS, signBuilderTransfer, type BuilderSigner } from './builderTxs.js'
 import type { BuilderPayments } from '../../bundle/builderPayments.js'
@@ -116,7 +117,9 @@ export async function executeGroups(
   plans: readonly GroupPlan[],
 ): Promise<ExecutionResult> {
   const steps = await admissionSteps(context, groups, plans)
-  await chain.dropAllTransactions()
+  // The pool admits a tx only if it pays its next block's base fee: set it to the block's
+  // first, or a builder transfer (paying exactly that base fee) is refused when it differs.
+  await Promise.all([chain.dropAllTransactions(), setNextBaseFee(chain, context.baseFee)])
   const refusedForFunds = context.refusedForFunds ?? new Set<Hash>()
   let admission = await admit(groups, steps, await pipelinedPool(chain, steps, refusedForFunds))
   if (admission === OUT_OF_ORDER) {
@@ -129,7 +132,7 @@ export async function executeGroups(
   const { outcomes, sent } = admission
   for (const { hash, toppedUp } of sent) if (toppedUp) refusedForFunds.add(hash)
 
-  const { balance: coinbaseBalance, ...block } = await chain.mine(context.timestamp, context.baseFee, context.coinbase)
+  const { balance: coinbaseBalance, ...block } = await chain.mine(context.timestamp, undefined, context.coinbase)
   const sentBefore = new Set<Hash>()
   // Every group failing in the block, in block order (a group counts once, at its first failing tx).
   const failures: LaterFailure[] = []

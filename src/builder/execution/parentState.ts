@@ -1,6 +1,6 @@
 import type { Address, Hash, Hex } from 'viem'
 import type { ChainClient } from '../../chain/chainClient.js'
-import type { BuilderSigner } from './builderTxs.js'
+import { signBuilderTransfer, type BuilderSigner } from './builderTxs.js'
 import { executeWithEconomics } from './economics.js'
 import { emptyPlan, executeGroups, type ExecutionContext, type ExecutionResult, type TxGroup } from './execution.js'
 import { nextBaseFee } from '../../chain/baseFee.js'
@@ -92,6 +92,11 @@ export class ParentState {
   /** The coinbase's nonce on the parent, the first a builder transfer takes; undefined without a signer. */
   get builderNonce(): number | undefined {
     return this.builder?.nonce
+  }
+
+  /** Signs the builder transfer an execution would send as the `nonce`th (its hash names it in traces); undefined without a signer. */
+  builderTransfer(to: Address, value: bigint, nonce: number): Promise<{ raw: Hex; hash: Hash }> | undefined {
+    return this.builder && signBuilderTransfer(this.builder, to, value, nonce, this.nextBaseFee)
   }
 
   /** Is this execution's block on top of the parent right now (its state readable as block `number + 1`)? */

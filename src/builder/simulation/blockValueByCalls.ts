@@ -1,6 +1,5 @@
-import { toHex, type Address } from 'viem'
-import { BUILDER_TRANSFER_GAS } from '../execution/builderTxs.js'
-import { callOf, followNonces, probedBlockParams, probedCoinbaseBalance, type CallSimulationContext, type CallableTx, type SimulatedBlock } from './callEncoding.js'
+import type { Address } from 'viem'
+import { builderTransferCall, callOf, followNonces, probedBlockParams, probedCoinbaseBalance, type CallSimulationContext, type CallableTx, type SimulatedBlock } from './callEncoding.js'
 import type { BundleTx } from '../../bundle/types.js'
 import type { BlockItem, InPlaceFailure } from './types.js'
 
@@ -100,17 +99,4 @@ function revertedInPlace(calls: SimulatedBlock['calls'], mayRevert: readonly boo
     else if (tx && !mayRevert[i] && !failures.has(group)) failures.set(group, { group, failure: { kind: 'TransactionReverted', index: tx.index, hash: tx.hash }, inert: false })
   })
   return [...failures.values()].map((f) => ({ ...f, inert: !succeeded.has(f.group) }))
-}
-
-/** A builder transfer as a call: from the coinbase, a plain transfer paying exactly the base fee (`signBuilderTransfer`). */
-function builderTransferCall(parent: CallSimulationContext['parent'], to: Address, value: bigint, nonce: number): Record<string, unknown> {
-  return {
-    from: parent.coinbase,
-    to,
-    value: toHex(value),
-    gas: toHex(BUILDER_TRANSFER_GAS),
-    nonce: toHex(nonce),
-    maxFeePerGas: toHex(parent.nextBaseFee),
-    maxPriorityFeePerGas: '0x0',
-  }
 }

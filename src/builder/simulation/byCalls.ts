@@ -1,9 +1,9 @@
-import type { Address } from 'viem'
+import { toHex, type Address, type Hex } from 'viem'
 import type { ChainClient } from '../../chain/chainClient.js'
 import type { BatchAnswer } from '../../chain/keepAliveTransport.js'
-import type { Bundle } from '../../bundle/types.js'
+import type { Bundle, BundleTx } from '../../bundle/types.js'
 import type { ParentState } from '../execution/parentState.js'
-import { callOf, followNonces, probedBlockParams, probedCoinbaseBalance, type CallSimulationContext, type SimulatedBlock } from './callEncoding.js'
+import { accountBalanceProbeCall, builderTransferCall, callOf, followNonces, probedBlockParams, probedCoinbaseBalance, type CallSimulationContext, type SimulatedBlock } from './callEncoding.js'
 import type { SimulationResult } from './types.js'
 
 /** eth_simulateV1 requests per JSON-RPC batch, and batches in flight: Anvil runs them on several threads. */
@@ -20,7 +20,7 @@ const BATCHES_IN_FLIGHT = 2
  * `validation` checks neither nonces nor fee caps, so those are checked here against the
  * parent state. A bundle is left to real execution (`undefined`) when a call cannot tell:
  * a nonce or fee the node would refuse (the bundle may drop the tx), a sender that cannot
- * pay (the builder may sponsor), refund terms or a MEV-Share body (payouts are builder txs), blob or
+ * pay where calls cannot tell the sponsorship exactly (`sponsoredByCalls`), refund terms or a MEV-Share body (payouts are builder txs), blob or
  * set-code txs, or any error of the request itself.
  *
  * @example const results = await simulateByCalls({ chain, parent, timestamp }, bundles)
@@ -36,11 +36,67 @@ export async function simulateByCalls(context: CallSimulationContext, bundles: r
   ])
 
   const results: Array<SimulationResult | undefined> = bundles.map(() => undefined)
+  const refused: number[] = []
   candidates.forEach((bundleIndex, i) => {
     const answer = simAnswers[i]!
     if (answer.ok) results[bundleIndex] = judge(parent, bundles[bundleIndex]!, answer.result as SimulatedBlock[], nonces)
+    else refused.push(bundleIndex)
   })
+  for (const [bundleIndex, result] of await sponsoredByCalls(context, bundles, refused, nonces)) results[bundleIndex] = result
   return results
+}
+
+/** One call of a sponsored bundle's simulated block: a builder transfer, the probe of its recipient's balance, or a bundle tx. */
+type SponsoredStep = { kind: 'transfer'; tx: BundleTx; amount: bigint } | { kind: 'probe'; account: Address; maxCost: bigint } | { kind: 'tx'; tx: BundleTx }
+
+/**
+ * The bundles whose calls the node refused where a sender holds less on the parent than its
+ * tx may cost, as calls again with the builder's sponsorship in place: right before that tx
+ * (its sender's first in the bundle), a transfer from the coinbase of exactly what is
+ * missing, then a probe of the sender's balance. An answer counts only where every probe
+ * reads exactly the tx's `gasLimit × maxFeePerGas + value` (nothing earlier in the bundle
+ * changed the sender's balance: the amount is what real execution would sponsor) and the
+ * bundle still pays the builder more than the sponsorship cost; the rest is left to real
+ * execution, which settles sponsorship exactly.
+ */
+async function sponsoredByCalls(
+  context: CallSimulationContext,
+  bundles: readonly Bundle[],
+  indexes: readonly number[],
+  nonces: ReadonlyMap<Address, number>,
+): Promise<Map<number, SimulationResult>> {
+  const { chain, parent } = context
+  const judged = new Map<number, SimulationResult>()
+  if (indexes.length === 0 || parent.builderNonce === undefined) return judged
+  const senders = [...new Set(indexes.flatMap((i) => bundles[i]!.txs.map((tx) => tx.sender!)))]
+  const balanceAnswers = await chain.batch(senders.map((sender) => ({ method: 'eth_getBalance', params: [sender, toHex(parent.number)] })))
+  const balances = new Map(senders.flatMap((sender, i) => (balanceAnswers[i]!.ok ? [[sender, BigInt(balanceAnswers[i]!.result as Hex)] as const] : [])))
+  const plans = indexes.flatMap((bundleIndex) => {
+    const steps = sponsoredSteps(bundles[bundleIndex]!, balances)
+    return steps ? [{ bundleIndex, steps }] : []
+  })
+  const baseFee = parent.nextBaseFee
+  const answers = await inBatches(
+    chain,
+    plans.map(({ steps }) => {
+      let nonce = parent.builderNonce!
+      const calls = steps.map((step) =>
+        step.kind === 'transfer'
+          ? builderTransferCall(parent, step.tx.sender!, step.amount, nonce++)
+          : step.kind === 'probe'
+            ? accountBalanceProbeCall(step.account, baseFee)
+            : callOf(step.tx, baseFee)!,
+      )
+      return { method: 'eth_simulateV1', params: probedBlockParams(context, calls) }
+    }),
+  )
+  for (const [i, { bundleIndex, steps }] of plans.entries()) {
+    const answer = answers[i]!
+    if (!answer.ok) continue
+    const result = await judgeSponsored(parent, bundles[bundleIndex]!, steps, answer.result as SimulatedBlock[], nonces)
+    if (result) judged.set(bundleIndex, result)
+  }
+  return judged
 }
 
 async function inBatches(chain: ChainClient, calls: Array<{ method: string; params: unknown }>): Promise<BatchAnswer[]> {
@@ -89,4 +145,60 @@ function judge(parent: ParentState, bundle: Bundle, blocks: SimulatedBlock[], no
   const coinbaseBalance = probedCoinbaseBalance(calls)
   if (coinbaseBalance === undefined) return undefined
   return { ok: true, builderPayment: coinbaseBalance - parent.coinbaseBalance, gasUsed, sponsorships: [], refund: null }
+}
+
+/**
+ * The bundle's calls with a transfer and a probe before each tx whose sender (at its first tx
+ * in the bundle) holds less than the tx's max cost on the parent; undefined when none does or
+ * a sender's balance is unknown.
+ */
+function sponsoredSteps(bundle: Bundle, balances: ReadonlyMap<Address, bigint>): SponsoredStep[] | undefined {
+  const steps: SponsoredStep[] = []
+  const seen = new Set<Address>()
+  for (const tx of bundle.txs) {
+    const sender = tx.sender!
+    const maxCost = tx.gas * tx.maxFeePerGas + tx.value
+    const balance = balances.get(sender)
+    if (balance === undefined) return undefined
+    if (!seen.has(sender) && balance < maxCost) steps.push({ kind: 'transfer', tx, amount: maxCost - balance }, { kind: 'probe', account: sender, maxCost })
+    seen.add(sender)
+    steps.push({ kind: 'tx', tx })
+  }
+  return steps.some((step) => step.kind === 'transfer') ? steps : undefined
+}
+
+/** `judge` for a bundle simulated with its sponsorships in place; undefined when an amount is not exact or the sponsorship is not covered. */
+async function judgeSponsored(
+  parent: ParentState,
+  bundle: Bundle,
+  steps: readonly SponsoredStep[],
+  blocks: SimulatedBlock[],
+  nonces: ReadonlyMap<Address, number>,
+): Promise<SimulationResult | undefined> {
+  const calls = blocks[0]?.calls
+  if (calls?.length !== steps.length + 1) return undefined
+  const next = new Map(bundle.txs.map((tx) => [tx.sender!, nonces.get(tx.sender!)]))
+  if (!followNonces(bundle.txs, next)) return undefined
+  let gasUsed = 0n
+  const sponsored: Array<{ tx: BundleTx; amount: bigint; nonce: number }> = []
+  for (const [i, step] of steps.entries()) {
+    const call = calls[i]!
+    if (step.kind === 'probe') {
+      if (call.status !== '0x1' || BigInt(call.returnData) !== step.maxCost) return undefined
+      continue
+    }
+    if (step.kind === 'transfer') {
+      if (call.status !== '0x1') return undefined
+      sponsored.push({ tx: step.tx, amount: step.amount, nonce: parent.builderNonce! + sponsored.length })
+    } else if (call.status !== '0x1' && !bundle.revertingTxHashes.has(step.tx.hash)) {
+      return { ok: false, failure: { kind: 'TransactionReverted', index: step.tx.index, hash: step.tx.hash } }
+    }
+    gasUsed += BigInt(call.gasUsed)
+  }
+  const coinbaseBalance = probedCoinbaseBalance(calls)
+  if (coinbaseBalance === undefined || coinbaseBalance <= parent.coinbaseBalance) return undefined
+  const sponsorships = await Promise.all(
+    sponsored.map(async ({ tx, amount, nonce }) => ({ txHash: tx.hash, amountWei: amount, transferHash: (await parent.builderTransfer(tx.sender!, amount, nonce))!.hash })),
+  )
+  return { ok: true, builderPayment: coinbaseBalance - parent.coinbaseBalance, gasUsed, sponsorships, refund: null }
 }

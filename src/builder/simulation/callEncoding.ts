@@ -1,4 +1,5 @@
-import { parseTransaction, toHex, type Address, type Hex } from 'viem'
+import { pad, parseTransaction, toHex, type Address, type Hex } from 'viem'
+import { BUILDER_TRANSFER_GAS } from '../execution/builderTxs.js'
 import type { BundleTx } from '../../bundle/types.js'
 import { readPlainEip1559 } from '../../bundle/plainTx.js'
 import type { ChainClient } from '../../chain/chainClient.js'
@@ -10,6 +11,9 @@ import type { ParentState } from '../execution/parentState.js'
  */
 const BALANCE_PROBE_CODE: Hex = '0x413160005260206000f3'
 const BALANCE_PROBE: Address = '0x00000000000000000000000000000000b0b0e000'
+/** Returns `BALANCE(address in calldata)` as one word (PUSH1 0 CALLDATALOAD BALANCE PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN). */
+const ACCOUNT_BALANCE_PROBE_CODE: Hex = '0x6000353160005260206000f3'
+const ACCOUNT_BALANCE_PROBE: Address = '0x00000000000000000000000000000000b0b0e002'
 const PROBE_CALLER: Address = '0x00000000000000000000000000000000b0b0e001'
 const PROBE_GAS = 50_000n
 
@@ -53,6 +57,7 @@ export function probedBlockParams(
           },
           stateOverrides: {
             [BALANCE_PROBE]: { code: BALANCE_PROBE_CODE },
+            [ACCOUNT_BALANCE_PROBE]: { code: ACCOUNT_BALANCE_PROBE_CODE },
             // Enough for a probe after every call (eth_callBundle on a past state reads one per tx).
             [PROBE_CALLER]: { balance: toHex(PROBE_GAS * parent.nextBaseFee * BigInt(calls.length + 1)) },
           },
@@ -68,6 +73,24 @@ export function probedBlockParams(
 /** A call that reads the coinbase balance at its place in the simulated block (it pays no tip: the coinbase gains nothing from it). */
 export function balanceProbeCall(baseFee: bigint): Record<string, unknown> {
   return { from: PROBE_CALLER, to: BALANCE_PROBE, gas: toHex(PROBE_GAS), maxFeePerGas: toHex(baseFee), maxPriorityFeePerGas: '0x0' }
+}
+
+/** A call that reads an account's balance at its place in the simulated block (no tip, like the coinbase probe). */
+export function accountBalanceProbeCall(account: Address, baseFee: bigint): Record<string, unknown> {
+  return { ...balanceProbeCall(baseFee), to: ACCOUNT_BALANCE_PROBE, input: pad(account) }
+}
+
+/** A builder transfer as a call: from the coinbase, a plain transfer paying exactly the base fee (`signBuilderTransfer`). */
+export function builderTransferCall(parent: Pick<ParentState, 'coinbase' | 'nextBaseFee'>, to: Address, value: bigint, nonce: number): Record<string, unknown> {
+  return {
+    from: parent.coinbase,
+    to,
+    value: toHex(value),
+    gas: toHex(BUILDER_TRANSFER_GAS),
+    nonce: toHex(nonce),
+    maxFeePerGas: toHex(parent.nextBaseFee),
+    maxPriorityFeePerGas: '0x0',
+  }
 }
 
 /** The coinbase balance the probe read after the calls, or undefined if the probe failed. */
