@@ -25,6 +25,8 @@ const REVERTER: Address = '0x0000000000000000000000000000000000000bad'
 const TIPPER: Address = '0x00000000000000000000000000000000000071b0'
 const TIPPER_CODE: Hex = '0x600060006000600034415af100'
 const BROKE_KEY: Hex = '0x1111111111111111111111111111111111111111111111111111111111111111'
+/** Keys that hold nothing either: their txs need the builder's sponsorship. */
+const EMPTY_KEYS: Hex[] = ['0x3333333333333333333333333333333333333333333333333333333333333333', '0x4444444444444444444444444444444444444444444444444444444444444444']
 
 let anvil: LaunchedAnvil
 let chain: ChainClient
@@ -87,6 +89,20 @@ describe('top-of-block simulation as eth_simulateV1 calls', () => {
       { name: 'used nonce, droppable', byCalls: false, bundle: await droppable(k0, nonce0 - 1) },
       { name: 'sender without funds', byCalls: false, bundle: await bundleOf([await signTx({ key: BROKE_KEY, nonce: 0 })]) },
       { name: 'fee cap under the base fee', byCalls: false, bundle: await bundleOf([await signTx({ key: k2, nonce: 0, maxFeePerGas: 1n, maxPriorityFeePerGas: 1n })]) },
+      {
+        name: 'sponsored: an empty sender, then a tx that pays the builder',
+        byCalls: true,
+        bundle: await bundleOf([await signTx({ key: EMPTY_KEYS[0], nonce: 0 }), await signTx({ key: k3, nonce: 0, to: TIPPER, value: parseEther('0.01'), data: '0x' })]),
+      },
+      {
+        name: 'sponsored where an earlier tx of the bundle gives the sender part of it',
+        byCalls: false,
+        bundle: await bundleOf([
+          await signTx({ key: k4, nonce: 0, to: accountOf(EMPTY_KEYS[1]).address, value: 1_000n }),
+          await signTx({ key: EMPTY_KEYS[1], nonce: 0 }),
+          await signTx({ key: k3, nonce: 0, to: TIPPER, value: parseEther('0.01'), data: '0x' }),
+        ]),
+      },
       { name: 'refund terms', byCalls: false, bundle: await bundleOf([await signTx({ key: k3, nonce: 0, to: TIPPER, value: parseEther('0.01'), data: '0x' })], { refundPercent: 50 }) },
     ]
 
@@ -106,6 +122,10 @@ describe('top-of-block simulation as eth_simulateV1 calls', () => {
     expect(exact[1]!.ok && exact[1]!.builderPayment > parseEther('0.01')).toBe(true)
     expect(exact[2]).toMatchObject({ ok: false, failure: { kind: 'TransactionReverted', index: 1 } })
     expect(exact[3]).toMatchObject({ ok: true })
+    const sponsored = cases.findIndex((c) => c.name.startsWith('sponsored: '))
+    expect(exact[sponsored]).toMatchObject({ ok: true, sponsorships: [{ txHash: cases[sponsored]!.bundle.txs[0]!.hash }] })
+    const partly = cases.findIndex((c) => c.name.startsWith('sponsored where'))
+    expect(exact[partly]).toMatchObject({ ok: true, sponsorships: [{ txHash: cases[partly]!.bundle.txs[1]!.hash }] })
   })
 
   it('a slot simulates ordinary bundles as calls and the rest by real execution, with the same outcome', async () => {
