@@ -224,7 +224,7 @@ const sequentialPool = (chain: ChainClient): PoolEntry => ({
 /**
  * Sends, in order, everything the block holds if Anvil admits every tx (a later tx reusing
  * a sender's nonce is never sent), pipelined, and answers from those replies. A tx expected
- * to be refused for funds (it was on this parent before) is sent alone when its turn comes,
+ * to be refused for funds (it was on this parent before, or the builder sponsors it) is sent alone when its turn comes,
  * so its top-up can follow it in order before the next run is pipelined (Anvil's pool is
  * FIFO: its order is the block's). Any other step that needs another send (a top-up not
  * expected, or a nonce reused after a refusal) is out of order.
@@ -233,11 +233,13 @@ async function pipelinedPool(chain: ChainClient, steps: readonly AdmissionStep[]
   const raws: Hex[] = []
   const alone = new Set<number>()
   const nonces = new Set<string>()
-  for (const step of steps) {
+  for (const [i, step] of steps.entries()) {
     const key = step.kind === 'tx' ? nonceKey(step.tx) : undefined
     if (key && nonces.has(key)) continue
     if (key) nonces.add(key)
-    if (step.kind === 'tx' && refusedForFunds.has(step.tx.hash)) alone.add(raws.length)
+    // A sponsored tx's sender holds its transfer only in the block, not at the head the pool checks.
+    const expectRefusal = step.kind === 'tx' && (refusedForFunds.has(step.tx.hash) || steps[i - 1]?.kind === 'sponsorship')
+    if (expectRefusal) alone.add(raws.length)
     raws.push(step.kind === 'tx' ? step.tx.raw : step.transfer.raw)
   }
   const answers: Array<Promise<SendOutcome>> = []
