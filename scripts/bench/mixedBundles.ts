@@ -15,12 +15,8 @@ export const REVERTER: Address = '0x00000000000000000000000000000000000dead2'
 
 export type MixKind = 'independent' | 'conflicting' | 'reverting' | 'sponsored'
 
-/**
- * Share of each kind in a mixed slot (the rest is independent). Sponsored bundles are a
- * separate share: each costs Anvil a prestateTracer trace of the whole block, which grows
- * with the square of the block's txs (README, Performance).
- */
-export const MIX = { conflicting: 0.1, reverting: 0.05 } as const
+/** Share of each kind in a mixed slot (the rest is independent). */
+export const MIX = { conflicting: 0.1, reverting: 0.05, sponsored: 0.01 } as const
 
 export interface MixedBundle {
   kind: MixKind
@@ -49,9 +45,9 @@ async function signed(account: PrivateKeyAccount, nonce: number, to: Address, va
  * bundles that revert at top of block (not allowed to), and sponsored bundles (a funded
  * account pays the coinbase 0.01 ETH, then an empty account sends: the builder pays its gas).
  *
- * @example const { bundles, funded } = await mixedBundles(1000, 'scaling-1000', coinbase, 0.01)
+ * @example const { bundles, funded } = await mixedBundles(1000, 'scaling-1000', coinbase)
  */
-export async function mixedBundles(count: number, label: string, coinbase: Address, sponsoredShare = 0): Promise<MixedSet> {
+export async function mixedBundles(count: number, label: string, coinbase: Address, sponsoredShare: number = MIX.sponsored): Promise<MixedSet> {
   const accounts = benchAccounts(count, label)
   const empties = benchAccounts(Math.ceil(count * sponsoredShare), `${label} empty`)
   const kindOf = (i: number): MixKind => {

@@ -9,9 +9,6 @@ import { advanceSlot, baselineAnvil, benchHarness, fund, rpc, rpcBatch, submitBu
 
 const FULL_SIZES = [100, 300, 1_000, 3_000, 10_000]
 const QUICK_SIZES = [20, 60]
-/** Sponsored bundles still take extra executions of the block (README: Sponsored bundles scale with the block now): measured at one small size. */
-const SPONSORED_SIZE = 100
-const SPONSORED_SHARE = 0.01
 
 interface SizeRun {
   bundles: number
@@ -29,24 +26,22 @@ interface SizeRun {
 }
 
 /**
- * Scaling: slots of 100 → 10,000 mixed bundles (85 % independent 2-tx transfers, 10 %
- * racing for one pool, 5 % reverting at top of block; and once, 300 with 1 % sponsored), each slot against the
+ * Scaling: slots of 100 → 10,000 mixed bundles (84 % independent 2-tx transfers, 10 %
+ * racing for one pool, 5 % reverting at top of block, 1 % sponsored), each slot against the
  * Anvil floor for its own mined block, measured in the same run: the landed txs sent
  * pipelined to a bare Anvil, mined, read back (`eth_getBlockByNumber`, `trace_block`).
  * Prints a row per size and writes a chart of slot time against bundles per slot.
  */
 export async function benchScaling({ quick, size, outDir }: BenchOptions): Promise<BenchResult> {
   const sizes = size ? [size] : quick ? QUICK_SIZES : FULL_SIZES
-  const sponsoredSize = quick ? 20 : SPONSORED_SIZE
   const runs: SizeRun[] = []
-  let sponsored: SizeRun | undefined
   await using(baselineAnvil(), (node) =>
     // A 10,000-bundle slot keeps Anvil busy for seconds per call: no probe may call that a hang.
     using(benchHarness({ anvilTimeoutMs: 300_000 }), async (harness) => {
       await rpcBatch(node.url, mixFixtureCalls())
       await advanceSlot(harness) // build on a block the harness mined itself, as a running harness does
-      const measure = async (count: number, sponsoredShare: number): Promise<SizeRun> => {
-        const set = await mixedBundles(count, `scaling ${count} ${sponsoredShare}`, harness.coinbase, sponsoredShare)
+      const measure = async (count: number): Promise<SizeRun> => {
+        const set = await mixedBundles(count, `scaling ${count}`, harness.coinbase)
         await fund(harness.anvilUrl, set.funded)
         await rpcBatch(harness.anvilUrl, mixFixtureCalls())
         await submitBundles(harness.rpcUrl, set.bundles.map((b) => b.txs))
@@ -71,8 +66,7 @@ export async function benchScaling({ quick, size, outDir }: BenchOptions): Promi
           executions: [...profile.simulate, ...profile.assemble, ...profile.mine].filter((m) => m.method === 'evm_mine').reduce((sum, m) => sum + m.count, 0),
         }
       }
-      for (const count of sizes) runs.push(await measure(count, Number(process.env.BENCH_SPONSORED ?? 0)))
-      if (!size) sponsored = await measure(sponsoredSize, SPONSORED_SHARE)
+      for (const count of sizes) runs.push(await measure(count))
     }),
   )
 
@@ -98,16 +92,15 @@ export async function benchScaling({ quick, size, outDir }: BenchOptions): Promi
     versus(`${largest.bundles} bundles → block mined, traces final`, largest.slotMs, 'ms', { name: 'Anvil floor: landed txs pipelined, mine, read the block', value: largest.floorMs }, '< 2000 ms, ratio ≤ 1.5'),
     ...runs.map((r) => row(r, `${r.bundles} bundles`)),
     ...runs.map((r) => plain(`${r.bundles} bundles: slot time per bundle`, (r.slotMs / r.bundles) * 1000, 'µs')),
-    ...(sponsored ? [row(sponsored, `${sponsored.bundles} bundles, ${SPONSORED_SHARE * 100} % of them sponsored`)] : []),
   ]
-  const independent = Math.round((1 - MIX.conflicting - MIX.reverting) * 100)
+  const independent = Math.round((1 - MIX.conflicting - MIX.reverting - MIX.sponsored) * 100)
   return {
     name: 'scaling',
     title: 'Scaling',
     figures,
     notes: [
-      `mixed bundles per slot: ${independent} % independent 2-tx transfers (tips 1–5 gwei), ${MIX.conflicting * 100} % racing for one pool (one lands, the rest revert in place), ${MIX.reverting * 100} % reverting at top of block; all submitted right before the slot, each from its own account; algorithms builder-payment, priority-fee, arrival; slot time excludes the deferred-check wait (${runs.map((r) => Math.round(r.verifyWaitMs)).join(' / ')} ms). The sponsored row: the same mix with ${SPONSORED_SHARE * 100} % of the bundles sponsored (a funded account pays the coinbase, then an empty account sends: the builder pays its gas).`,
-      ...[...runs, ...(sponsored ? [sponsored] : [])].map((r) => `${r.bundles} bundles, Anvil RPCs while assembling: ${r.assembleCalls}.`),
+      `mixed bundles per slot: ${independent} % independent 2-tx transfers (tips 1–5 gwei), ${MIX.conflicting * 100} % racing for one pool (one lands, the rest revert in place), ${MIX.reverting * 100} % reverting at top of block, ${MIX.sponsored * 100} % sponsored (a funded account pays the coinbase, then an empty account sends: the builder pays its gas); all submitted right before the slot, each from its own account; algorithms builder-payment, priority-fee, arrival; slot time excludes the deferred-check wait (${runs.map((r) => Math.round(r.verifyWaitMs)).join(' / ')} ms).`,
+      ...runs.map((r) => `${r.bundles} bundles, Anvil RPCs while assembling: ${r.assembleCalls}.`),
       `chart: ${chartPath}`,
     ],
   }
