@@ -152,6 +152,28 @@ describe("decodeShareBundle: the node's bundle rules", () => {
     expect((decoded as { bundle: Bundle }).bundle.mevShare!.backrunOf).toBeUndefined()
   })
 
+  it("a nested bundle's privacy.builders narrow the outer ones (the node's MergePrivacyBuilders); none in common is refused naming the field", async () => {
+    const [a, b] = await Promise.all([signTx({ key: DEV_KEYS[0], nonce: 0 }), signTx({ key: DEV_KEYS[1], nonce: 0 })])
+    const nested = (outer: string[] | undefined, inner: string[] | undefined) =>
+      decodeShareBundle(
+        {
+          version: 'v0.1',
+          inclusion,
+          body: [{ tx: a }, { bundle: { version: 'v0.1', inclusion, body: [{ tx: b }], ...(inner && { privacy: { builders: inner } }) } }],
+          ...(outer && { privacy: { builders: outer } }),
+        },
+        rules(),
+      )
+    expect(nested(['alpha', 'Beta'], ['beta', 'gamma'])).toMatchObject({ ok: true, bundle: { builders: ['Beta'] } })
+    expect(nested(undefined, ['gamma'])).toMatchObject({ ok: true, bundle: { builders: ['gamma'] } })
+    expect(nested(['alpha'], undefined)).toMatchObject({ ok: true, bundle: { builders: ['alpha'] } })
+    expect((nested(undefined, undefined) as { bundle: Bundle }).bundle.builders).toBeUndefined()
+    expect(nested(['alpha'], ['gamma'])).toEqual({
+      ok: false,
+      problem: `body[1].bundle.privacy.builders: none of ["gamma"] is among the outer bundle's privacy.builders (["alpha"]), so no builder could land both`,
+    })
+  })
+
   it('a MEV-Share trace survives --data-dir: its terms and every refund payout come back', async () => {
     const raw = await signTx({ key: DEV_KEYS[0], nonce: 0 })
     const decoded = decodeShareBundle({ version: 'v0.1', inclusion, body: [{ tx: raw }], validity: { refund: [{ bodyIdx: 0, percent: 10 }] } }, rules())

@@ -52,6 +52,8 @@ interface Level {
   backrunOf?: Hash
   /** A backrun: the builders its user tx allows. */
   targetBuilders?: readonly string[]
+  /** The builders every level that names some allows (the node's `MergePrivacyBuilders`); absent: no level names any. */
+  builders?: readonly string[]
 }
 
 /**
@@ -73,7 +75,7 @@ export function decodeShareBundle(object: ShareBundleObject, rules: ShareBundleR
     if (error instanceof ShareBundleProblem) return { ok: false, problem: error.message }
     throw error
   }
-  const builders = buildersFor(object.privacy?.builders, top.targetBuilders)
+  const builders = buildersFor(top.builders, top.targetBuilders)
   if (typeof builders === 'string') return { ok: false, problem: builders }
   const txs = top.txs.map((tx, index) => ({ ...tx, index }))
   const next = rules.headBlock + 1n
@@ -104,11 +106,15 @@ export function decodeShareBundle(object: ShareBundleObject, rules: ShareBundleR
  * user's tx travels inside it; a problem (naming the field) when none is left.
  */
 function buildersFor(own: readonly string[] | undefined, allowedByUser: readonly string[] | undefined): string[] | undefined | string {
-  if (!allowedByUser) return own && [...own]
-  if (!own) return [...allowedByUser]
-  const both = own.filter((name) => allowedByUser.some((allowed) => allowed.toLowerCase() === name.toLowerCase()))
-  if (both.length > 0) return both
+  const both = commonBuilders(own, allowedByUser)
+  if (!both || both.length > 0) return both
   return `privacy.builders: none of ${JSON.stringify(own)} is among the builders the backrun's user tx allows (${JSON.stringify(allowedByUser)}), so no builder could land both`
+}
+
+/** The builders both lists allow (names compared case-insensitively, as the node lowercases them); a list absent allows any. */
+function commonBuilders(a: readonly string[] | undefined, b: readonly string[] | undefined): string[] | undefined {
+  if (!a || !b) return (a ?? b) && [...(a ?? b)!]
+  return a.filter((name) => b.some((other) => other.toLowerCase() === name.toLowerCase()))
 }
 
 function readLevel(object: ShareBundleObject, level: number, at: string, rules: ShareBundleRules): Level {
@@ -119,7 +125,7 @@ function readLevel(object: ShareBundleObject, level: number, at: string, rules: 
   if (object.body.length === 0) throw new ShareBundleProblem(`${at}body: must hold at least one element`)
 
   const body: ShareBody = { elements: [], refund: [], refundConfig: object.validity?.refundConfig ?? [], ...(object.privacy?.hints?.length && { hints: object.privacy.hints }) }
-  const out: Level = { hash: '0x', body, txs: [], reverting: [], dropping: [], block, maxBlock }
+  const out: Level = { hash: '0x', body, txs: [], reverting: [], dropping: [], block, maxBlock, ...(object.privacy?.builders && { builders: object.privacy.builders }) }
   const bodyHashes: Hash[] = []
   for (const [i, element] of object.body.entries()) {
     const where = `${at}body[${i}]`
@@ -161,6 +167,13 @@ function readLevel(object: ShareBundleObject, level: number, at: string, rules: 
       }
       block = merged.block
       maxBlock = merged.maxBlock
+      const builders = commonBuilders(out.builders, inner.builders)
+      if (builders?.length === 0) {
+        throw new ShareBundleProblem(
+          `${where}.bundle.privacy.builders: none of ${JSON.stringify(inner.builders)} is among the outer bundle's privacy.builders (${JSON.stringify(out.builders)}), so no builder could land both`,
+        )
+      }
+      if (builders) out.builders = builders
       out.txs.push(...inner.txs)
       out.reverting.push(...inner.reverting)
       out.dropping.push(...inner.dropping)
