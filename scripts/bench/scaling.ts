@@ -12,6 +12,8 @@ const QUICK_SIZES = [20, 60]
 /** Sponsored bundles still take extra executions of the block (README: Sponsored bundles scale with the block now): measured at one small size. */
 const SPONSORED_SIZE = 100
 const SPONSORED_SHARE = 0.01
+/** `BENCH_SPONSORED=0.01` sponsors that share of the bundles in every size run too (to profile sponsorship at a chosen size). */
+const SIZE_SPONSORED_SHARE = Number(process.env.BENCH_SPONSORED ?? 0)
 
 interface SizeRun {
   bundles: number
@@ -71,7 +73,7 @@ export async function benchScaling({ quick, size, outDir }: BenchOptions): Promi
           executions: [...profile.simulate, ...profile.assemble, ...profile.mine].filter((m) => m.method === 'evm_mine').reduce((sum, m) => sum + m.count, 0),
         }
       }
-      for (const count of sizes) runs.push(await measure(count, 0))
+      for (const count of sizes) runs.push(await measure(count, SIZE_SPONSORED_SHARE))
       if (!size) sponsored = await measure(sponsoredSize, SPONSORED_SHARE)
     }),
   )
