@@ -1,8 +1,8 @@
 import type { Address, Hash } from 'viem'
 import type { ChainClient } from '../../chain/chainClient.js'
 import { BuilderTransferFailed, EconomicsDidNotSettle } from './builderTxErrors.js'
-import { BlockStateDiff } from './stateDiff.js'
-import { MinedBlockFrames } from './balanceAtPosition.js'
+import { BlockLedger } from './blockLedger.js'
+import type { MinedBlock } from '../../chain/chainClient.js'
 import { confirmSponsorships, missingFunds, planLaterSponsorships, withdrawSponsorships, type UnconfirmedSponsorship } from './laterSponsorships.js'
 import { shareRefunds } from './shareRefunds.js'
 import type { ExecutionFailure } from '../../bundle/failure.js'
@@ -65,10 +65,10 @@ export async function executeWithEconomics(
       if (!confirmed) continue
     }
     if (!result.ok) {
-      const frames = result.block && new MinedBlockFrames(context.chain, result.block)
-      const sponsored = context.canSignBuilderTxs && frames !== undefined && (await addSponsorship(context, groups, plans, result, frames))
+      const { block } = result
+      const sponsored = context.canSignBuilderTxs && block !== undefined && (await addSponsorship(context, groups, plans, result, block))
       if (sponsored) {
-        unconfirmed = await planLaterSponsorships(context, groups, plans, result, frames)
+        unconfirmed = await planLaterSponsorships(context, groups, plans, result, block)
         continue
       }
       return result
@@ -86,13 +86,13 @@ async function addSponsorship(
   groups: readonly TxGroup[],
   plans: GroupPlan[],
   result: Extract<ExecutionResult, { ok: false }>,
-  frames: MinedBlockFrames,
+  block: MinedBlock,
 ): Promise<boolean> {
-  const { failure, block, sentBefore } = result
-  if (failure.kind !== 'LackOfFundForGasLimit' || !block || !sentBefore) return false
+  const { failure, sentBefore } = result
+  if (failure.kind !== 'LackOfFundForGasLimit' || !sentBefore) return false
   const plan = plans[result.failedGroup]!
   if (plan.sponsorships.has(failure.hash)) return false
-  const need = await missingFunds(context, groups[result.failedGroup]!, failure.hash, sentBefore, frames)
+  const need = await missingFunds(context, groups[result.failedGroup]!, failure.hash, sentBefore, block)
   if (!need) return false
   plan.sponsorships.set(need.tx.hash, need.amount)
   return true
@@ -105,17 +105,16 @@ async function settle(
   plans: GroupPlan[],
   result: Extract<ExecutionResult, { ok: true }>,
 ): Promise<ExecutionResult | 'changed'> {
-  // Only groups with sponsorships or refunds have anything to settle: only their txs are read.
+  // Only groups with sponsorships or refunds have anything to settle.
   const settles = groups.map((group, g) => plans[g]!.sponsorships.size > 0 || group.bundle?.refund !== undefined || group.bundle?.share !== undefined)
-  const read = new Set(result.groups.flatMap((outcome, g) => (settles[g] ? [...outcome.included, ...outcome.builderTxs] : [])))
-  const stateDiff = await BlockStateDiff.ofTxs(context.chain, [...result.block.txs.keys()].filter((hash) => read.has(hash)))
+  const ledger = await BlockLedger.read(context.chain, result.block, [context.coinbase])
   const gas = builderTransferGasCost(context.baseFee)
   let changed = false
   for (const [g, group] of groups.entries()) {
     if (!settles[g]) continue
     const plan = plans[g]!
     const outcome = result.groups[g]!
-    const coinbaseGain = (hashes: readonly Hash[]) => hashes.reduce((sum, h) => sum + stateDiff.balanceChange(h, context.coinbase), 0n)
+    const coinbaseGain = (hashes: readonly Hash[]) => hashes.reduce((sum, h) => sum + ledger.balanceChange(h, context.coinbase), 0n)
     const net = coinbaseGain([...outcome.included, ...outcome.builderTxs])
     const payoutCost = plan.payouts.reduce((sum, p) => sum + p.value + gas, 0n)
     const beforePayout = net + payoutCost
@@ -129,7 +128,7 @@ async function settle(
       }
     }
 
-    const gainOf = (hash: Hash) => (outcome.included.includes(hash) ? stateDiff.balanceChange(hash, context.coinbase) : undefined)
+    const gainOf = (hash: Hash) => (outcome.included.includes(hash) ? ledger.balanceChange(hash, context.coinbase) : undefined)
     const wanted = payoutsWanted(group, gainOf, gas)
     if (!wanted) continue
     if ('failure' in wanted) return { ok: false, failedGroup: g, failure: wanted.failure, block: result.block }

@@ -1,7 +1,6 @@
 import type { Address, Hash } from 'viem'
 import type { ChainClient, MinedBlock } from '../../chain/chainClient.js'
-import { balanceAtPosition, MinedBlockFrames } from './balanceAtPosition.js'
-import { BlockStateDiff } from './stateDiff.js'
+import { BlockLedger } from './blockLedger.js'
 import type { ExecutionResult, GroupPlan, TxGroup } from './execution.js'
 
 /** A sponsorship planned from a later failure of an execution, not yet known to be the one a round of its own would give. */
@@ -23,21 +22,24 @@ interface SponsorContext {
 
 /**
  * What a bundle's tx that lacked funds for its gas misses at its position in the executed
- * block (its max cost less its sender's balance after `sentBefore`), or undefined when a
- * sponsorship cannot help: not a bundle's tx, no sender or max cost, or nothing missing.
+ * block (its max cost less its sender's balance after `sentBefore`: after the last of those
+ * txs that changed it, in block order, else on the parent), or undefined when a sponsorship
+ * cannot help: not a bundle's tx, no sender or max cost, or nothing missing.
  *
- * @example const need = await missingFunds(context, group, failure.hash, sentBefore, frames)
+ * @example const need = await missingFunds(context, group, failure.hash, sentBefore, result.block)
  */
 export async function missingFunds(
   context: SponsorContext,
   group: TxGroup,
   txHash: Hash,
   sentBefore: ReadonlySet<Hash>,
-  frames: MinedBlockFrames,
+  block: MinedBlock,
 ): Promise<{ tx: TxGroup['txs'][number] & { sender: Address; maxCost: bigint }; amount: bigint } | undefined> {
   const tx = group.txs.find((t) => t.hash === txHash)
   if (!group.bundle || !tx?.sender || tx.maxCost === undefined) return undefined
-  const balance = (await balanceAtPosition(context.chain, frames, sentBefore, tx.sender, context.coinbase)) ?? (await context.chain.balanceAt(tx.sender, context.parentNumber))
+  const ledger = await BlockLedger.read(context.chain, block, [tx.sender])
+  const last = [...block.txs.keys()].reverse().find((hash) => sentBefore.has(hash) && ledger.balanceChange(hash, tx.sender!) !== 0n)
+  const balance = last ? ledger.balanceAfter(last, tx.sender) : ledger.parentBalance(tx.sender)
   const amount = tx.maxCost - balance
   return amount > 0n ? { tx: { ...tx, sender: tx.sender, maxCost: tx.maxCost }, amount } : undefined
 }
@@ -50,14 +52,14 @@ export async function missingFunds(
  * next execution that each is what a round of its own would have set, so the block
  * settles as one sponsorship per execution would, in fewer executions.
  *
- * @example const unconfirmed = await planLaterSponsorships(context, groups, plans, failed, frames)
+ * @example const unconfirmed = await planLaterSponsorships(context, groups, plans, failed, failed.block)
  */
 export async function planLaterSponsorships(
   context: SponsorContext,
   groups: readonly TxGroup[],
   plans: GroupPlan[],
   result: Extract<ExecutionResult, { ok: false }>,
-  frames: MinedBlockFrames,
+  block: MinedBlock,
 ): Promise<UnconfirmedSponsorship[]> {
   const planned: UnconfirmedSponsorship[] = []
   for (const { group: g, failure, sentBefore } of result.later ?? []) {
@@ -65,7 +67,7 @@ export async function planLaterSponsorships(
     const plan = plans[g]!
     // A round of its own reads the balance after every builder tx of the group, even those placed after the tx: left to that round.
     if (plan.sponsorships.size > 0 || plan.payouts.length > 0) break
-    const need = await missingFunds(context, groups[g]!, failure.hash, sentBefore, frames)
+    const need = await missingFunds(context, groups[g]!, failure.hash, sentBefore, block)
     if (!need) break
     const { tx, amount } = need
     planned.push({ group: g, index: tx.index, txHash: tx.hash, sender: tx.sender, maxCost: tx.maxCost, amount })
@@ -100,11 +102,8 @@ export async function confirmSponsorships(chain: ChainClient, result: ExecutionR
     if (at === undefined || at === 0) return false
     transfers.push(order[at - 1]!)
   }
-  const diff = await BlockStateDiff.ofTxs(chain, transfers)
-  return unconfirmed.every((s, i) => {
-    const transfer = transfers[i]!
-    return diff.balanceChange(transfer, s.sender) === s.amount && diff.balanceAfter(new Set([transfer.toLowerCase() as Hash]), s.sender) === s.maxCost
-  })
+  const ledger = await BlockLedger.read(chain, block, unconfirmed.map((s) => s.sender))
+  return unconfirmed.every((s, i) => ledger.balanceChange(transfers[i]!, s.sender) === s.amount && ledger.balanceAfter(transfers[i]!, s.sender) === s.maxCost)
 }
 
 /** Takes the unconfirmed sponsorships out of the plans again. */
