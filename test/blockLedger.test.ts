@@ -150,6 +150,18 @@ describe('BlockLedger', () => {
     await expectExact(ledger, burnt, accounts)
   })
 
+  it('a frame that misstates a payment to the coinbase makes it read exactly from the txs naming it', async () => {
+    const payment = block.frames.findIndex((f) => f.traceAddress.length === 1 && f.action.from === PAYS_COINBASE)
+    const misstated = { ...block, frames: block.frames.map((f, i) => (i === payment ? { ...f, action: { ...f.action, value: toHex(1n) } } : f)) }
+    const naming = new Set(block.frames.filter((f) => [f.action.from, f.action.to, f.action.refundAddress].includes(COINBASE)).map((f) => f.transactionHash))
+
+    const ledger = await BlockLedger.read(chain, misstated, [COINBASE])
+    expect(ledger.fallbacks).toEqual([{ account: COINBASE, countedWei: expect.any(BigInt), actualWei: expect.any(BigInt), tracedTxs: naming.size, unexplainedWei: 0n }])
+    expect(naming.size).toBeLessThan(block.txs.size)
+    expect(ledger.fallbacks[0]!.actualWei - ledger.fallbacks[0]!.countedWei).toBe(999n)
+    await expectExact(ledger, block, [COINBASE])
+  })
+
   it('frames that miss a payment to the coinbase make it read exactly, every tx traced', async () => {
     const payment = block.frames.findIndex((f) => f.traceAddress.length === 1 && f.action.from === PAYS_COINBASE)
     expect(payment).toBeGreaterThanOrEqual(0)
