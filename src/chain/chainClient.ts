@@ -190,9 +190,9 @@ export class ChainClient {
   /**
    * Mines one block with exactly what is in the pool, at the given timestamp and base fee.
    * `balanceOf` is read on the new block alongside its txs (one round trip less than after).
-   * How each tx ended comes from `trace_block` (its top-level frame's error, the frames kept
-   * on the block), not from receipts: Anvil builds a block's receipts in time quadratic in its size (2,000 txs:
-   * ~450 ms, against ~20 ms for the traces).
+   * How each tx ended comes from `trace_block` (its top-level frame's error; every frame is
+   * kept on the block), not from receipts: Anvil builds a block's receipts in time quadratic
+   * in its size (2,000 txs: ~450 ms, against ~20 ms for the traces).
    */
   async mine(timestamp: bigint, baseFeePerGas?: bigint, balanceOf?: Address): Promise<MinedBlock & { balance?: bigint }> {
     if (baseFeePerGas !== undefined) await this.test.setNextBlockBaseFeePerGas({ baseFeePerGas })
