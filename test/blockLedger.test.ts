@@ -130,7 +130,14 @@ describe('BlockLedger', () => {
 
   it('a sender is read from its own txs\' receipts; an account no tx names has its parent balance throughout', async () => {
     const sender = addressOf(DEV_KEYS[0])
+    const batch = vi.spyOn(chain, 'batch')
     const ledger = await BlockLedger.read(chain, block, [sender, UNTOUCHED])
+    const methods = batch.mock.calls.flatMap(([calls]) => calls.map((c) => c.method))
+    batch.mockRestore()
+    const sent = block.frames.filter((f) => f.traceAddress.length === 0 && f.action.from === sender).length
+    expect(sent).toBe(10)
+    expect(methods.filter((m) => m === 'eth_getTransactionReceipt')).toHaveLength(sent)
+    expect(methods).not.toContain('eth_getBlockReceipts')
     expect(ledger.fallbacks).toEqual([])
     await expectExact(ledger, block, [sender])
     const last = [...block.txs.keys()].at(-1)!
