@@ -26,8 +26,12 @@ export interface MinedBlock {
   gasUsed: bigint
   /** Blob gas of the block's blob txs (EIP-4844; 0 without). */
   blobGasUsed: bigint
+  /** The block's fee recipient. */
+  miner: Address
   /** The block's txs in block order, with how each ended. */
   txs: Map<Hash, MinedTx>
+  /** Every frame of the block's `trace_block`, read once when it was mined (the builder's ledger counts value moves from them). */
+  frames: readonly TraceFrame[]
 }
 
 /** A tx in a mined block: whether its execution succeeded (a receipt's status). */
@@ -35,10 +39,26 @@ export interface MinedTx {
   status: 'success' | 'reverted'
 }
 
-/** A top-level frame of Anvil's `trace_block`: its error is the tx's revert. */
-interface TopLevelFrame {
+/**
+ * A frame of Anvil's `trace_block` (parity style), as far as it is read: a top-level frame's
+ * error is its tx's revert; a frame with an error, and every frame below it, changed nothing.
+ * `type` is `call` (with `callType` call, delegatecall, staticcall or callcode), `create`
+ * (the new contract in `result.address`) or `suicide` (`address` pays its `balance` to `refundAddress`).
+ */
+export interface TraceFrame {
+  type: string
   traceAddress: number[]
   transactionHash: Hash | null
+  action: {
+    from?: Address
+    to?: Address
+    callType?: string
+    value?: Hex
+    address?: Address
+    refundAddress?: Address
+    balance?: Hex
+  }
+  result?: { address?: Address } | null
   error?: string
 }
 
@@ -170,16 +190,16 @@ export class ChainClient {
   /**
    * Mines one block with exactly what is in the pool, at the given timestamp and base fee.
    * `balanceOf` is read on the new block alongside its txs (one round trip less than after).
-   * How each tx ended comes from `trace_block` (its top-level frame's error), not from
-   * receipts: Anvil builds a block's receipts in time quadratic in its size (2,000 txs:
-   * ~450 ms, against ~20 ms for the traces).
+   * How each tx ended comes from `trace_block` (its top-level frame's error; every frame is
+   * kept on the block), not from receipts: Anvil builds a block's receipts in time quadratic
+   * in its size (2,000 txs: ~450 ms, against ~20 ms for the traces).
    */
   async mine(timestamp: bigint, baseFeePerGas?: bigint, balanceOf?: Address): Promise<MinedBlock & { balance?: bigint }> {
     if (baseFeePerGas !== undefined) await this.test.setNextBlockBaseFeePerGas({ baseFeePerGas })
     await this.test.request({ method: 'evm_mine' as never, params: [{ timestamp: Number(timestamp) }] as never })
     const [block, txFrames, balance] = await Promise.all([
       this.public.getBlock({ blockTag: 'latest' }),
-      this.public.request({ method: 'trace_block' as never, params: ['latest'] as never }) as Promise<TopLevelFrame[]>,
+      this.public.request({ method: 'trace_block' as never, params: ['latest'] as never }) as Promise<TraceFrame[]>,
       balanceOf === undefined ? undefined : this.balance(balanceOf),
     ])
     const reverted = new Map<Hash, boolean>()
@@ -198,7 +218,9 @@ export class ChainClient {
       baseFeePerGas: block.baseFeePerGas ?? 0n,
       gasUsed: block.gasUsed,
       blobGasUsed: block.blobGasUsed ?? 0n,
+      miner: block.miner,
       txs,
+      frames: txFrames,
       balance,
     }
   }

@@ -1,8 +1,8 @@
 import type { Address, Hash } from 'viem'
 import type { ChainClient } from '../../chain/chainClient.js'
 import { BuilderTransferFailed, EconomicsDidNotSettle } from './builderTxErrors.js'
-import { BlockStateDiff } from './stateDiff.js'
-import { correctSponsorships, planSponsorships, withdrawSponsorships, type PlannedSponsorship } from './laterSponsorships.js'
+import { BlockLedger } from './blockLedger.js'
+import { correctSponsorships, planSponsorships, withdrawSponsorships, type PlannedSponsorship } from './sponsorships.js'
 import { shareRefunds } from './shareRefunds.js'
 import type { ExecutionFailure } from '../../bundle/failure.js'
 import type { ShareBody } from '../../bundle/types.js'
@@ -105,17 +105,16 @@ async function settle(
   plans: GroupPlan[],
   result: Extract<ExecutionResult, { ok: true }>,
 ): Promise<ExecutionResult | 'changed'> {
-  // Only groups with sponsorships or refunds have anything to settle: only their txs are read.
+  // Only groups with sponsorships or refunds have anything to settle.
   const settles = groups.map((group, g) => plans[g]!.sponsorships.size > 0 || group.bundle?.refund !== undefined || group.bundle?.share !== undefined)
-  const read = new Set(result.groups.flatMap((outcome, g) => (settles[g] ? [...outcome.included, ...outcome.builderTxs] : [])))
-  const stateDiff = await BlockStateDiff.ofTxs(context.chain, [...result.block.txs.keys()].filter((hash) => read.has(hash)))
+  const ledger = await BlockLedger.read(context.chain, result.block, [context.coinbase])
   const gas = builderTransferGasCost(context.baseFee)
   let changed = false
   for (const [g, group] of groups.entries()) {
     if (!settles[g]) continue
     const plan = plans[g]!
     const outcome = result.groups[g]!
-    const coinbaseGain = (hashes: readonly Hash[]) => hashes.reduce((sum, h) => sum + stateDiff.balanceChange(h, context.coinbase), 0n)
+    const coinbaseGain = (hashes: readonly Hash[]) => hashes.reduce((sum, h) => sum + ledger.balanceChange(h, context.coinbase), 0n)
     const net = coinbaseGain([...outcome.included, ...outcome.builderTxs])
     const payoutCost = plan.payouts.reduce((sum, p) => sum + p.value + gas, 0n)
     const beforePayout = net + payoutCost
@@ -129,7 +128,7 @@ async function settle(
       }
     }
 
-    const gainOf = (hash: Hash) => (outcome.included.includes(hash) ? stateDiff.balanceChange(hash, context.coinbase) : undefined)
+    const gainOf = (hash: Hash) => (outcome.included.includes(hash) ? ledger.balanceChange(hash, context.coinbase) : undefined)
     const wanted = payoutsWanted(group, gainOf, gas)
     if (!wanted) continue
     if ('failure' in wanted) return { ok: false, failedGroup: g, failure: wanted.failure, block: result.block }

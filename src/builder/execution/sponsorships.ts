@@ -1,32 +1,32 @@
 import type { Address, Hash } from 'viem'
 import type { ChainClient, MinedBlock } from '../../chain/chainClient.js'
-import { balanceAtPosition, MinedBlockFrames } from './balanceAtPosition.js'
-import { BlockStateDiff } from './stateDiff.js'
+import { BlockLedger } from './blockLedger.js'
 import type { ExecutionResult, GroupPlan, TxGroup } from './execution.js'
 
 interface SponsorContext {
   chain: ChainClient
-  coinbase: Address
-  parentNumber: bigint
 }
 
 /**
  * What a bundle's tx that lacked funds for its gas misses at its position in the executed
- * block (its max cost less its sender's balance after `sentBefore`), or undefined when a
- * sponsorship cannot help: not a bundle's tx, no sender or max cost, or nothing missing.
+ * block (its max cost less its sender's balance after `sentBefore`: after the last of those
+ * txs that changed it, in block order, else on the parent), or undefined when a sponsorship
+ * cannot help: not a bundle's tx, no sender or max cost, or nothing missing. The ledger must
+ * have read the tx's sender.
  *
- * @example const need = await missingFunds(context, group, failure.hash, sentBefore, frames)
+ * @example const need = missingFunds(group, failure.hash, sentBefore, result.block, ledger)
  */
-export async function missingFunds(
-  context: SponsorContext,
+function missingFunds(
   group: TxGroup,
   txHash: Hash,
   sentBefore: ReadonlySet<Hash>,
-  frames: MinedBlockFrames,
-): Promise<{ tx: TxGroup['txs'][number] & { sender: Address; maxCost: bigint }; amount: bigint } | undefined> {
+  block: MinedBlock,
+  ledger: BlockLedger,
+): { tx: TxGroup['txs'][number] & { sender: Address; maxCost: bigint }; amount: bigint } | undefined {
   const tx = group.txs.find((t) => t.hash === txHash)
   if (!group.bundle || !tx?.sender || tx.maxCost === undefined) return undefined
-  const balance = (await balanceAtPosition(context.chain, frames, sentBefore, tx.sender, context.coinbase)) ?? (await context.chain.balanceAt(tx.sender, context.parentNumber))
+  const last = [...block.txs.keys()].reverse().find((hash) => sentBefore.has(hash) && ledger.balanceChange(hash, tx.sender!) !== 0n)
+  const balance = last ? ledger.balanceAfter(last, tx.sender) : ledger.parentBalance(tx.sender)
   const amount = tx.maxCost - balance
   return amount > 0n ? { tx: { ...tx, sender: tx.sender, maxCost: tx.maxCost }, amount } : undefined
 }
@@ -57,12 +57,16 @@ export async function planSponsorships(
   const { block } = result
   if (!block) return []
   const first = result.sentBefore ? [{ group: result.failedGroup, failure: result.failure, sentBefore: result.sentBefore }] : []
-  const failures = [...first, ...(result.later ?? [])].filter(({ failure }) => failure.kind === 'LackOfFundForGasLimit')
-  const frames = new MinedBlockFrames(context.chain, block)
+  const lacking = [...first, ...(result.later ?? [])].flatMap(({ group, failure, sentBefore }) =>
+    failure.kind === 'LackOfFundForGasLimit' && !plans[group]!.sponsorships.has(failure.hash) ? [{ group, hash: failure.hash, sentBefore }] : [],
+  )
+  const chosen = oneAtATime ? lacking.slice(0, 1) : lacking
+  const senders = chosen.flatMap(({ group, hash }) => groups[group]!.txs.find((tx) => tx.hash === hash)?.sender ?? [])
+  if (senders.length === 0) return []
+  const ledger = await BlockLedger.read(context.chain, block, senders)
   const planned: PlannedSponsorship[] = []
-  for (const { group: g, failure, sentBefore } of oneAtATime ? failures.slice(0, 1) : failures) {
-    if (!('hash' in failure) || plans[g]!.sponsorships.has(failure.hash)) continue
-    const need = await missingFunds(context, groups[g]!, failure.hash, sentBefore, frames)
+  for (const { group: g, hash, sentBefore } of chosen) {
+    const need = missingFunds(groups[g]!, hash, sentBefore, block, ledger)
     if (need) planned.push({ group: g, txHash: need.tx.hash, amount: need.amount })
   }
   for (const s of planned) plans[s.group]!.sponsorships.set(s.txHash, s.amount)
@@ -91,11 +95,11 @@ export async function correctSponsorships(context: SponsorContext, groups: reado
     }
   }
   if (checks.length === 0) return false
-  const diff = await BlockStateDiff.ofTxs(context.chain, checks.map((c) => c.transfer))
+  const ledger = await BlockLedger.read(context.chain, block, checks.map((c) => c.sender))
   let changed = false
   for (const { plan, txHash, sender, maxCost, amount, transfer } of checks) {
-    const held = diff.balanceAfter(new Set([transfer.toLowerCase() as Hash]), sender)
-    if (held === undefined || held === maxCost) continue
+    const held = ledger.balanceAfter(transfer, sender)
+    if (held === maxCost) continue
     const missing = amount + maxCost - held
     if (missing > 0n) plan.sponsorships.set(txHash, missing)
     else plan.sponsorships.delete(txHash)
