@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { parseGwei, toHex, type Address, type Hash, type Hex } from 'viem'
 import { launchAnvil, type LaunchedAnvil } from '../src/chain/launchAnvil.js'
 import { ChainClient, type MinedBlock } from '../src/chain/chainClient.js'
-import { BlockLedger, BlockLedgerError } from '../src/builder/execution/blockLedger.js'
+import { BlockLedger, BlockLedgerError, balancesAfter, minerChanges, valueMoves } from '../src/builder/execution/blockLedger.js'
 import { BlockStateDiff } from '../src/builder/execution/stateDiff.js'
 import { DEV_KEYS, accountOf, addressOf, signTx } from './support/harness.js'
 import { signBlobTx } from './support/blobTx.js'
@@ -73,11 +73,16 @@ async function mineBlock(raws: readonly Hex[]): Promise<MinedBlock> {
 
 const nonceOf = async (key: Hex) => chain.nonce(addressOf(key), await chain.blockNumber())
 
-/** Every account the block's frames name, and its miner. */
+/** Every account the block's frames name but its miner. */
 function accountsOf(block: MinedBlock): Address[] {
   const named = block.frames.flatMap(({ action, result }) => [action.from, action.to, action.address, action.refundAddress, result?.address])
-  return [...new Set([block.miner, ...named].filter((a): a is Address => a !== undefined).map((a) => a.toLowerCase() as Address))]
+  const accounts = new Set(named.filter((a): a is Address => a !== undefined).map((a) => a.toLowerCase() as Address))
+  accounts.delete(block.miner.toLowerCase() as Address)
+  return [...accounts]
 }
+
+/** Receives 5 wei from the legacy tx and 13 from the coinbase's own tx. */
+const RECEIVER = at(0xbeef)
 
 /** The ledger's figures for every tx and account against the prestate diffs of every tx, and against the balances. */
 async function expectExact(ledger: BlockLedger, block: MinedBlock, accounts: readonly Address[]) {
@@ -114,7 +119,7 @@ describe('BlockLedger', () => {
     block = await mineBlock([...calls, reverted, legacy, create, toCoinbase, fromCoinbase, blob])
   })
 
-  it('each tx changes the coinbase and every account its frames name exactly as the prestate diffs say, read in one round trip', async () => {
+  it('each tx changes every account its frames name exactly as the prestate diffs say, read in one round trip', async () => {
     const kinds = new Set(block.frames.map((f) => `${f.type}${f.action.callType ? `/${f.action.callType}` : ''}${f.error ? ' (error)' : ''}`))
     expect([...kinds].sort()).toEqual(['call/call', 'call/call (error)', 'call/callcode', 'call/delegatecall', 'call/staticcall', 'create', 'suicide'])
     expect([...block.txs.values()].filter((tx) => tx.status === 'reverted')).toHaveLength(1)
@@ -126,6 +131,52 @@ describe('BlockLedger', () => {
     batch.mockRestore()
     expect(ledger.fallbacks).toEqual([])
     await expectExact(ledger, block, accounts)
+  })
+
+  it("the miner's change per tx, from only those txs' receipts, is the prestate diff's; its direct payments bound it from below", async () => {
+    const hashes = [...block.txs.keys()]
+    const diff = await BlockStateDiff.ofTxs(chain, hashes)
+    const batch = vi.spyOn(chain, 'batch')
+    const all = await minerChanges(chain, block, hashes)
+    const two = await minerChanges(chain, block, hashes.slice(0, 2))
+    const methods = batch.mock.calls.flatMap(([calls]) => calls.map((c) => c.method))
+    batch.mockRestore()
+    expect(methods.filter((m) => m !== 'eth_getTransactionReceipt')).toEqual([])
+    expect(methods).toHaveLength(hashes.length + 2)
+    const direct = valueMoves(block, COINBASE)
+    const fromCoinbase = [...block.txs.keys()].at(-2)!
+    for (const hash of hashes) {
+      expect([hash, all.get(hash)]).toEqual([hash, diff.balanceChange(hash, COINBASE)])
+      // A tip is never negative; only the coinbase's own tx pays gas.
+      if (hash !== fromCoinbase) expect(all.get(hash)! >= (direct.get(hash) ?? 0n)).toBe(true)
+    }
+    expect([...two]).toEqual(hashes.slice(0, 2).map((hash) => [hash, all.get(hash)]))
+    expect(all.get(fromCoinbase)! < 0n).toBe(true)
+    await expect(BlockLedger.read(chain, block, [COINBASE])).rejects.toMatchObject({ reason: 'MinerNotCheckable' })
+    await expect(minerChanges(chain, block, [toHex(1n, { size: 32 }) as Hash])).rejects.toMatchObject({ reason: 'TxNotInBlock' })
+  })
+
+  it('a balance mid-block is the prestate diffs\' figure, reading only the receipts of txs the account sent up to there', async () => {
+    const sender = addressOf(DEV_KEYS[0])
+    const hashes = [...block.txs.keys()]
+    const diff = await BlockStateDiff.ofTxs(chain, hashes)
+    const exactAfter = async (account: Address, tx: Hash) => {
+      let balance = await chain.balanceAt(account, block.number - 1n)
+      for (const hash of hashes.slice(0, hashes.indexOf(tx) + 1)) balance += diff.balanceChange(hash, account)
+      return balance
+    }
+    const batch = vi.spyOn(chain, 'batch')
+    const held = await balancesAfter(chain, block, [
+      { account: sender, tx: hashes[4]! },
+      { account: RECEIVER, tx: hashes.at(-2)! },
+      { account: UNTOUCHED, tx: hashes[0]! },
+    ])
+    const methods = batch.mock.calls.flatMap(([calls]) => calls.map((c) => c.method))
+    batch.mockRestore()
+    expect(held).toEqual([await exactAfter(sender, hashes[4]!), await exactAfter(RECEIVER, hashes.at(-2)!), 42n])
+    // The sender's first five txs; the receiver sent none.
+    expect(methods.filter((m) => m === 'eth_getTransactionReceipt')).toHaveLength(5)
+    await expect(balancesAfter(chain, block, [{ account: COINBASE, tx: hashes[0]! }])).rejects.toMatchObject({ reason: 'MinerNotCheckable' })
   })
 
   it('a sender is read from its own txs\' receipts; an account no tx names has its parent balance throughout', async () => {
@@ -157,33 +208,31 @@ describe('BlockLedger', () => {
     await expectExact(ledger, burnt, accounts)
   })
 
-  it('a frame that misstates a payment to the coinbase makes it read exactly from the txs naming it', async () => {
-    const payment = block.frames.findIndex((f) => f.traceAddress.length === 1 && f.action.from === PAYS_COINBASE)
-    const misstated = { ...block, frames: block.frames.map((f, i) => (i === payment ? { ...f, action: { ...f.action, value: toHex(1n) } } : f)) }
-    const naming = new Set(block.frames.filter((f) => [f.action.from, f.action.to, f.action.refundAddress].includes(COINBASE)).map((f) => f.transactionHash))
+  it('a frame that misstates a payment makes the account read exactly from the txs naming it', async () => {
+    const legacy = block.frames.findIndex((f) => f.traceAddress.length === 0 && f.action.to === RECEIVER && f.action.value === toHex(5n))
+    expect(legacy).toBeGreaterThanOrEqual(0)
+    const misstated = { ...block, frames: block.frames.map((f, i) => (i === legacy ? { ...f, action: { ...f.action, value: toHex(1n) } } : f)) }
+    const naming = new Set(block.frames.filter((f) => [f.action.from, f.action.to].includes(RECEIVER)).map((f) => f.transactionHash))
 
-    const ledger = await BlockLedger.read(chain, misstated, [COINBASE])
-    expect(ledger.fallbacks).toEqual([{ account: COINBASE, countedWei: expect.any(BigInt), actualWei: expect.any(BigInt), tracedTxs: naming.size, unexplainedWei: 0n }])
+    const ledger = await BlockLedger.read(chain, misstated, [RECEIVER])
+    expect(ledger.fallbacks).toEqual([{ account: RECEIVER, countedWei: 14n, actualWei: 18n, tracedTxs: naming.size, unexplainedWei: 0n }])
     expect(naming.size).toBeLessThan(block.txs.size)
-    expect(ledger.fallbacks[0]!.actualWei - ledger.fallbacks[0]!.countedWei).toBe(999n)
-    await expectExact(ledger, block, [COINBASE])
+    await expectExact(ledger, block, [RECEIVER])
   })
 
-  it('frames that miss a payment to the coinbase make it read exactly, every tx traced', async () => {
-    const payment = block.frames.findIndex((f) => f.traceAddress.length === 1 && f.action.from === PAYS_COINBASE)
-    expect(payment).toBeGreaterThanOrEqual(0)
-    const missing = { ...block, frames: block.frames.filter((_, i) => i !== payment) }
+  it('frames that miss a payment make the account read exactly, every tx traced', async () => {
+    const legacy = block.frames.findIndex((f) => f.traceAddress.length === 0 && f.action.to === RECEIVER && f.action.value === toHex(5n))
+    const missing = { ...block, frames: block.frames.filter((_, i) => i !== legacy) }
 
-    const ledger = await BlockLedger.read(chain, missing, [COINBASE])
-    expect(ledger.fallbacks).toEqual([{ account: COINBASE, countedWei: expect.any(BigInt), actualWei: expect.any(BigInt), tracedTxs: block.txs.size, unexplainedWei: 0n }])
-    expect(ledger.fallbacks[0]!.actualWei - ledger.fallbacks[0]!.countedWei).toBe(1_000n)
-    await expectExact(ledger, block, [COINBASE])
+    const ledger = await BlockLedger.read(chain, missing, [RECEIVER])
+    expect(ledger.fallbacks).toEqual([{ account: RECEIVER, countedWei: 13n, actualWei: 18n, tracedTxs: block.txs.size, unexplainedWei: 0n }])
+    await expectExact(ledger, block, [RECEIVER])
   })
 
   it('an account not read, or a tx not in the block, is a typed error', async () => {
-    const ledger = await BlockLedger.read(chain, block, [COINBASE])
+    const ledger = await BlockLedger.read(chain, block, [RECEIVER])
     const tx = [...block.txs.keys()][0]!
     expect(() => ledger.balanceChange(tx, at(0x5eed))).toThrow(BlockLedgerError)
-    expect(() => ledger.balanceAfter(toHex(1n, { size: 32 }) as Hash, COINBASE)).toThrow(/not in the block/)
+    expect(() => ledger.balanceAfter(toHex(1n, { size: 32 }) as Hash, RECEIVER)).toThrow(/not in the block/)
   })
 })

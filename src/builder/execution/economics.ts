@@ -1,12 +1,12 @@
 import type { Address, Hash } from 'viem'
 import type { ChainClient } from '../../chain/chainClient.js'
 import { BuilderTransferFailed, EconomicsDidNotSettle } from './builderTxErrors.js'
-import { BlockLedger } from './blockLedger.js'
+import { minerChanges, txsSentBy, valueMoves } from './blockLedger.js'
 import { correctSponsorships, planSponsorships, withdrawSponsorships, type PlannedSponsorship } from './sponsorships.js'
 import { shareRefunds } from './shareRefunds.js'
 import type { ExecutionFailure } from '../../bundle/failure.js'
 import type { ShareBody } from '../../bundle/types.js'
-import { builderTransferGasCost, emptyPlan, type ExecutionResult, type GroupPlan, type TxGroup } from './execution.js'
+import { builderTransferGasCost, emptyPlan, type ExecutionResult, type GroupOutcome, type GroupPlan, type TxGroup } from './execution.js'
 
 /** Each round adds or corrects sponsorships or settles the payouts; this bounds a bundle of 100 txs sponsored one by one. */
 const MAX_ROUNDS = 128
@@ -105,16 +105,22 @@ async function settle(
   plans: GroupPlan[],
   result: Extract<ExecutionResult, { ok: true }>,
 ): Promise<ExecutionResult | 'changed'> {
-  // Only groups with sponsorships or refunds have anything to settle.
-  const settles = groups.map((group, g) => plans[g]!.sponsorships.size > 0 || group.bundle?.refund !== undefined || group.bundle?.share !== undefined)
-  const ledger = await BlockLedger.read(context.chain, result.block, [context.coinbase])
   const gas = builderTransferGasCost(context.baseFee)
+  const direct = { moves: valueMoves(result.block, context.coinbase), sentByCoinbase: txsSentBy(result.block, context.coinbase) }
+  const settles = groups.map((group, g) => {
+    // Only groups with sponsorships or refunds have anything to settle, and a sponsored group
+    // whose direct payments cover it has nothing to check: tips only add to them.
+    if (group.bundle?.refund !== undefined || group.bundle?.share !== undefined) return true
+    return plans[g]!.sponsorships.size > 0 && !coveredByDirectPayments(result.groups[g]!, direct, gas)
+  })
+  const settled = result.groups.flatMap((outcome, g) => (settles[g] ? [...outcome.included, ...outcome.builderTxs] : []))
+  const coinbaseChanges = await minerChanges(context.chain, result.block, settled)
   let changed = false
   for (const [g, group] of groups.entries()) {
     if (!settles[g]) continue
     const plan = plans[g]!
     const outcome = result.groups[g]!
-    const coinbaseGain = (hashes: readonly Hash[]) => hashes.reduce((sum, h) => sum + ledger.balanceChange(h, context.coinbase), 0n)
+    const coinbaseGain = (hashes: readonly Hash[]) => hashes.reduce((sum, h) => sum + coinbaseChanges.get(h.toLowerCase() as Hash)!, 0n)
     const net = coinbaseGain([...outcome.included, ...outcome.builderTxs])
     const payoutCost = plan.payouts.reduce((sum, p) => sum + p.value + gas, 0n)
     const beforePayout = net + payoutCost
@@ -128,7 +134,7 @@ async function settle(
       }
     }
 
-    const gainOf = (hash: Hash) => (outcome.included.includes(hash) ? ledger.balanceChange(hash, context.coinbase) : undefined)
+    const gainOf = (hash: Hash) => (outcome.included.includes(hash) ? coinbaseGain([hash]) : undefined)
     const wanted = payoutsWanted(group, gainOf, gas)
     if (!wanted) continue
     if ('failure' in wanted) return { ok: false, failedGroup: g, failure: wanted.failure, block: result.block }
@@ -140,6 +146,23 @@ async function settle(
     }
   }
   return changed ? 'changed' : result
+}
+
+/**
+ * Whether a group's payments to the coinbase in its txs' frames, less the builder's transfers
+ * for it and their gas, are already positive: its tips (never negative) can only add to that,
+ * so its sponsorships are covered without reading a receipt. Not for a tx the coinbase sent
+ * itself (its gas is a cost, not a tip).
+ */
+function coveredByDirectPayments(
+  outcome: GroupOutcome,
+  direct: { moves: ReadonlyMap<Hash, bigint>; sentByCoinbase: ReadonlySet<Hash> },
+  gas: bigint,
+): boolean {
+  if (outcome.included.some((hash) => direct.sentByCoinbase.has(hash.toLowerCase() as Hash))) return false
+  const paid = outcome.included.reduce((sum, hash) => sum + (direct.moves.get(hash.toLowerCase() as Hash) ?? 0n), 0n)
+  const builderCost = outcome.builderTxs.reduce((sum, hash) => sum - (direct.moves.get(hash.toLowerCase() as Hash) ?? 0n) + gas, 0n)
+  return paid - builderCost > 0n
 }
 
 /** Does the group owe refunds the builder pays (a refund bundle, or a MEV-Share body with refunds)? */

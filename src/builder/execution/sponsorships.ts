@@ -1,6 +1,6 @@
 import type { Address, Hash } from 'viem'
 import type { ChainClient, MinedBlock } from '../../chain/chainClient.js'
-import { BlockLedger } from './blockLedger.js'
+import { BlockLedger, balancesAfter } from './blockLedger.js'
 import type { ExecutionResult, GroupPlan, TxGroup } from './execution.js'
 
 interface SponsorContext {
@@ -95,12 +95,11 @@ export async function correctSponsorships(context: SponsorContext, groups: reado
     }
   }
   if (checks.length === 0) return false
-  const ledger = await BlockLedger.read(context.chain, block, checks.map((c) => c.sender))
+  const held = await balancesAfter(context.chain, block, checks.map(({ sender, transfer }) => ({ account: sender, tx: transfer })))
   let changed = false
-  for (const { plan, txHash, sender, maxCost, amount, transfer } of checks) {
-    const held = ledger.balanceAfter(transfer, sender)
-    if (held === maxCost) continue
-    const missing = amount + maxCost - held
+  for (const [i, { plan, txHash, maxCost, amount }] of checks.entries()) {
+    if (held[i] === maxCost) continue
+    const missing = amount + maxCost - held[i]!
     if (missing > 0n) plan.sponsorships.set(txHash, missing)
     else plan.sponsorships.delete(txHash)
     changed = true
