@@ -1,4 +1,4 @@
-import type { Address, Hash, Hex } from 'viem'
+import { hexToBigInt, toHex, type Address, type Hash, type Hex } from 'viem'
 import type { ChainClient, MinedBlock, SendOutcome } from '../../chain/chainClient.js'
 import { setNextBaseFee } from '../../chain/pendingBaseFee.js'
 import { BuilderTransferFailed } from './builderTxErrors.js'
@@ -107,8 +107,9 @@ export interface ExecutionContext {
  * asks. The caller owns the state: this starts from whatever head Anvil has.
  *
  * Anvil admits a tx only if its sender can pay at the head state, but in a bundle an earlier
- * tx may fund it; a bundle tx refused for funds is admitted with a momentary top-up (undone
- * at once) and the miner then decides on the real state at its position.
+ * tx (or the builder's sponsorship) may fund it; a bundle tx refused for funds is admitted
+ * with a momentary top-up (undone before mining) and the miner then decides on the real
+ * state at its position.
  */
 export async function executeGroups(
   chain: ChainClient,
@@ -121,7 +122,13 @@ export async function executeGroups(
   // first, or a builder transfer (paying exactly that base fee) is refused when it differs.
   await Promise.all([chain.dropAllTransactions(), setNextBaseFee(chain, context.baseFee)])
   const refusedForFunds = context.refusedForFunds ?? new Set<Hash>()
-  let admission = await admit(groups, steps, await pipelinedPool(chain, steps, refusedForFunds))
+  const pipelined = await pipelinedPool(chain, steps, refusedForFunds)
+  let admission: Awaited<ReturnType<typeof admit>>
+  try {
+    admission = await admit(groups, steps, pipelined)
+  } finally {
+    await pipelined.restore()
+  }
   if (admission === OUT_OF_ORDER) {
     await chain.dropAllTransactions()
     admission = await admit(groups, steps, sequentialPool(chain))
@@ -214,60 +221,76 @@ interface PoolEntry {
   send(raw: Hex): Promise<SendOutcome | OutOfOrder>
   /** Admits a tx refused for funds with a momentary top-up of its sender. */
   topUp(raw: Hex, sender: Address, maxCost: bigint): Promise<SendOutcome | OutOfOrder>
+  /** Was the tx's sender topped up before it was sent (it is admitted as a topped-up tx is)? */
+  prefunded(hash: Hash): boolean
+  /** Puts back what was topped up, before the block is mined. */
+  restore(): Promise<void>
 }
 
 const sequentialPool = (chain: ChainClient): PoolEntry => ({
   send: (raw) => chain.sendRawTransaction(raw),
   topUp: (raw, sender, maxCost) => admitWithTopUp(chain, raw, sender, maxCost),
+  prefunded: () => false,
+  restore: async () => undefined,
 })
 
 /**
  * Sends, in order, everything the block holds if Anvil admits every tx (a later tx reusing
- * a sender's nonce is never sent), pipelined, and answers from those replies. A tx expected
- * to be refused for funds (it was on this parent before, or the builder sponsors it) is sent alone when its turn comes,
- * so its top-up can follow it in order before the next run is pipelined (Anvil's pool is
- * FIFO: its order is the block's). Any other step that needs another send (a top-up not
- * expected, or a nonce reused after a refusal) is out of order.
+ * a sender's nonce is never sent), pipelined in one run, and answers from those replies.
+ * The senders of txs expected to be refused for funds (refused on this parent before, or
+ * sponsored: the transfer funds them in the block, not at the head the pool checks) are
+ * topped up by those txs' max costs first, all at once, and put back before the block is
+ * mined (`restore`), so the miner decides on the real state. Any other step that needs
+ * another send (a top-up not expected, or a nonce reused after a refusal) is out of order.
  */
 async function pipelinedPool(chain: ChainClient, steps: readonly AdmissionStep[], refusedForFunds: ReadonlySet<Hash>): Promise<PoolEntry> {
   const raws: Hex[] = []
-  const alone = new Set<number>()
   const nonces = new Set<string>()
+  const topUps = new Map<Address, bigint>()
+  const prefunded = new Set<Hash>()
   for (const [i, step] of steps.entries()) {
     const key = step.kind === 'tx' ? nonceKey(step.tx) : undefined
     if (key && nonces.has(key)) continue
     if (key) nonces.add(key)
-    // A sponsored tx's sender holds its transfer only in the block, not at the head the pool checks.
-    const expectRefusal = step.kind === 'tx' && (refusedForFunds.has(step.tx.hash) || steps[i - 1]?.kind === 'sponsorship')
-    if (expectRefusal) alone.add(raws.length)
+    if (step.kind === 'tx') {
+      const { tx } = step
+      const expectRefusal = refusedForFunds.has(tx.hash) || steps[i - 1]?.kind === 'sponsorship'
+      if (expectRefusal && tx.sender && tx.maxCost !== undefined) {
+        topUps.set(tx.sender, (topUps.get(tx.sender) ?? 0n) + tx.maxCost)
+        prefunded.add(tx.hash)
+      }
+    }
     raws.push(step.kind === 'tx' ? step.tx.raw : step.transfer.raw)
   }
-  const answers: Array<Promise<SendOutcome>> = []
-  /** Sends the run of steps starting at `from` (one step when it goes alone), unless already sent. */
-  const sendRunAt = (from: number) => {
-    if (answers[from]) return
-    const answered = (answer: Promise<SendOutcome>) => {
-      answer.catch(() => undefined) // awaited by `send` when admission gets there; it may stop before
-      return answer
-    }
-    if (alone.has(from)) {
-      answers[from] = answered(chain.sendRawTransaction(raws[from]!))
-      return
-    }
-    let end = from
-    while (end < raws.length && !alone.has(end)) end++
-    const run = chain.sendRawTransactionsInOrder(raws.slice(from, end))
-    for (let i = from; i < end; i++) answers[i] = answered(run.then((outcomes) => outcomes[i - from]!))
-  }
-  sendRunAt(0)
+  const restore = await topUpAll(chain, topUps)
+  const answers = chain.sendRawTransactionsInOrder(raws)
+  answers.catch(() => undefined) // awaited by `send` when admission gets there; it may stop before
   let next = 0
   return {
     send: async (raw) => {
       if (raws[next] !== raw) return OUT_OF_ORDER
-      sendRunAt(next)
-      return answers[next++]!
+      return (await answers)[next++]!
     },
-    topUp: async (raw, sender, maxCost) => (alone.has(next - 1) && raws[next - 1] === raw ? admitWithTopUp(chain, raw, sender, maxCost) : OUT_OF_ORDER),
+    topUp: async () => OUT_OF_ORDER,
+    prefunded: (hash) => prefunded.has(hash),
+    restore,
+  }
+}
+
+/** Raises each sender's head balance by its amount (one batch each way); returns how to put them back. */
+async function topUpAll(chain: ChainClient, topUps: ReadonlyMap<Address, bigint>): Promise<() => Promise<void>> {
+  if (topUps.size === 0) return async () => undefined
+  const senders = [...topUps.keys()]
+  const originals = await chain.batch(senders.map((sender) => ({ method: 'eth_getBalance', params: [sender, 'latest'] })))
+  const held = originals.map((answer, i) => {
+    if (!answer.ok) throw new Error(`reading ${senders[i]}'s balance to admit its tx: ${answer.error.message}`)
+    return hexToBigInt(answer.result as Hex)
+  })
+  const setAll = (balance: (i: number) => bigint) =>
+    chain.batch(senders.map((sender, i) => ({ method: 'anvil_setBalance', params: [sender, toHex(balance(i))] })))
+  await setAll((i) => held[i]! + topUps.get(senders[i]!)!)
+  return async () => {
+    await setAll((i) => held[i]!)
   }
 }
 
@@ -327,6 +350,7 @@ async function admit(groups: readonly TxGroup[], steps: readonly AdmissionStep[]
       toppedUp = outcome.accepted
     }
     if (outcome.accepted) {
+      toppedUp ||= pool.prefunded(tx.hash)
       if (key) usedNonces.add(key)
       sent.push({ group: step.group, index: tx.index, hash: tx.hash, toppedUp })
     } else if (group.mayDrop(tx.hash)) {
