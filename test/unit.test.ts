@@ -473,6 +473,15 @@ describe('refuseWhileAnvilDown', () => {
     expect((await call())?.error).toEqual({ code: -32000, message: 'Anvil restarted while answering eth_sendRawTransaction (Anvil exited (signal SIGKILL)); retry', data: { retry: true } })
   })
 
+  it('an answer that already says Anvil is unavailable (a slot it aborted) passes through as it is', async () => {
+    const anvil = { downReason: null as string | null, faults: 0, lastFault: 'Anvil exited' as string | null }
+    const call = serverWith(null, () => {
+      anvil.faults++
+      throw new JSONRPCErrorException('slot for block 1 aborted: Anvil exited', -32000)
+    }, anvil)
+    expect((await call())?.error).toMatchObject({ code: -32000, message: 'slot for block 1 aborted: Anvil exited' })
+  })
+
   it('while Anvil is known down, answers -32000 at once; other errors pass through unchanged', async () => {
     expect((await serverWith('Anvil exited', () => 'never')())?.error).toMatchObject({ code: -32000, message: 'Anvil is down: restarting (Anvil exited)' })
     const other = await serverWith(null, () => {

@@ -1,4 +1,4 @@
-import type { JSONRPCServer } from 'json-rpc-2.0'
+import { JSONRPCErrorException, type JSONRPCServer } from 'json-rpc-2.0'
 import { HttpRequestError } from 'viem'
 import { RpcErrorCode } from '../protocol/errorCodes.js'
 import { rpcError } from './errors.js'
@@ -50,7 +50,9 @@ export function refuseWhileAnvilDown(rpc: JSONRPCServer<RequestContext>, anvil: 
       if (error instanceof HttpRequestError) {
         throw rpcError(RpcErrorCode.Unavailable, `Anvil did not answer ${request.method}: ${error.details ?? error.shortMessage}`, { retry: true })
       }
-      if (anvil.faults !== faultsBefore) {
+      // An answer that already says Anvil is unavailable (e.g. the slot it aborted) says it better.
+      const saysUnavailable = error instanceof JSONRPCErrorException && error.code === RpcErrorCode.Unavailable
+      if (anvil.faults !== faultsBefore && !saysUnavailable) {
         throw rpcError(RpcErrorCode.Unavailable, `Anvil restarted while answering ${request.method} (${anvil.lastFault}); retry`, { retry: true })
       }
       throw error
