@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { beforeAll, describe, expect, it, vi } from 'vitest'
 import { parseGwei, toHex, type Address, type Hash, type Hex } from 'viem'
-import { launchAnvil, type LaunchedAnvil } from '../src/chain/launchAnvil.js'
-import { ChainClient, type MinedBlock } from '../src/chain/chainClient.js'
+import { useBareChain } from './support/bareChain.js'
+import type { ChainClient, MinedBlock } from '../src/chain/chainClient.js'
 import { BlockLedger, BlockLedgerError, balancesAfter, minerChanges, valueMoves } from '../src/builder/execution/blockLedger.js'
 import { BlockStateDiff } from '../src/builder/execution/stateDiff.js'
 import { DEV_KEYS, accountOf, addressOf, signTx } from './support/harness.js'
@@ -49,18 +49,15 @@ const BURNS_ITS_VALUE: Hex = '0x30ff'
 const COINBASE_KEY = DEV_KEYS[3]
 const COINBASE = addressOf(COINBASE_KEY)
 
-let anvil: LaunchedAnvil
+const bare = useBareChain(COINBASE)
 let chain: ChainClient
 
 beforeAll(async () => {
-  anvil = await launchAnvil({ host: '127.0.0.1', port: 0 })
-  chain = new ChainClient(anvil.url)
-  await chain.setCoinbase(COINBASE)
+  chain = bare.chain
   await chain.batch(Object.entries(CODE).map(([address, code]) => ({ method: 'anvil_setCode', params: [address, code] })))
   await chain.setBalance(SELF_DESTRUCTS, 100n)
   await chain.setBalance(UNTOUCHED, 42n)
 })
-afterAll(() => anvil?.stop())
 
 /** Mines the signed txs, in this order, as the next block. */
 async function mineBlock(raws: readonly Hex[]): Promise<MinedBlock> {

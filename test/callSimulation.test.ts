@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { keccak256, parseEther, parseGwei, type Address, type Hex } from 'viem'
-import { launchAnvil, type LaunchedAnvil } from '../src/chain/launchAnvil.js'
-import { ChainClient } from '../src/chain/chainClient.js'
+import { useBareChain } from './support/bareChain.js'
+import type { ChainClient } from '../src/chain/chainClient.js'
 import { ParentState } from '../src/builder/execution/parentState.js'
 import { simulateByCalls } from '../src/builder/simulation/byCalls.js'
 import { blockValueByCalls } from '../src/builder/simulation/blockValueByCalls.js'
@@ -28,13 +28,11 @@ const BROKE_KEY: Hex = '0x111111111111111111111111111111111111111111111111111111
 /** Keys that hold nothing either: their txs need the builder's sponsorship. */
 const EMPTY_KEYS: [Hex, Hex] = ['0x3333333333333333333333333333333333333333333333333333333333333333', '0x4444444444444444444444444444444444444444444444444444444444444444']
 
-let anvil: LaunchedAnvil
+const bare = useBareChain(COINBASE)
 let chain: ChainClient
 
 beforeAll(async () => {
-  anvil = await launchAnvil({ host: '127.0.0.1', port: 0 })
-  chain = new ChainClient(anvil.url)
-  await chain.setCoinbase(COINBASE)
+  chain = bare.chain
   await chain.setBalance(COINBASE, parseEther('10'))
   await chain.test.setCode({ address: REVERTER, bytecode: REVERTER_CODE })
   await chain.test.setCode({ address: TIPPER, bytecode: TIPPER_CODE })
@@ -42,7 +40,6 @@ beforeAll(async () => {
   expect(await chain.sendRawTransaction(await signTx({ key: DEV_KEYS[0], nonce: 0 }))).toEqual({ accepted: true })
   await chain.test.mine({ blocks: 1 })
 })
-afterAll(() => anvil?.stop())
 
 async function bundleOf(txs: Hex[], extra: Partial<BundleSubmission> = {}): Promise<Bundle> {
   const decoded = decodeBundle(

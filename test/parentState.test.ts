@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { launchAnvil, type LaunchedAnvil } from '../src/chain/launchAnvil.js'
-import { ChainClient } from '../src/chain/chainClient.js'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { useBareChain } from './support/bareChain.js'
+import type { ChainClient } from '../src/chain/chainClient.js'
 import { ParentState } from '../src/builder/execution/parentState.js'
 import { bundleGroup } from '../src/builder/execution/groups.js'
 import { decodeBundle } from '../src/bundle/decode.js'
@@ -8,14 +8,12 @@ import { recoverSenders } from '../src/bundle/verifySenders.js'
 import { DEV_KEYS, addressOf, signTx } from './support/harness.js'
 
 const COINBASE = '0x00000000000000000000000000000000000000c0'
-let anvil: LaunchedAnvil
+const bare = useBareChain()
 let chain: ChainClient
 
-beforeAll(async () => {
-  anvil = await launchAnvil({ host: '127.0.0.1', port: 0 })
-  chain = new ChainClient(anvil.url)
+beforeAll(() => {
+  chain = bare.chain
 })
-afterAll(() => anvil?.stop())
 
 describe('ParentState', () => {
   /** A one-tx bundle from dev key 0 with its next nonce on the head. */

@@ -463,23 +463,23 @@ describe('refuseWhileAnvilDown', () => {
     expect((await call())?.error).toEqual({ code: -32000, message: 'Anvil did not answer eth_sendRawTransaction: read ECONNRESET', data: { retry: true } })
   })
 
-  it('a call that spans an Anvil fault fails with -32000 "restarted while answering" whatever the new Anvil said (a read of a block the new chain lacks)', async () => {
+  /** A call during which Anvil is killed and restarted (the supervisor counts a fault), failing with `error`. */
+  const callSpanningFault = (error: Error) => {
     const anvil = { downReason: null as string | null, faults: 3, lastFault: 'Anvil exited (signal SIGKILL)' as string | null }
-    const call = serverWith(null, () => {
-      // The kill and the restart happen while the method waits on Anvil.
+    return serverWith(null, () => {
       anvil.faults++
-      throw new JSONRPCErrorException('BlockOutOfRangeError: block height is 0 but requested was 9', -32602)
-    }, anvil)
-    expect((await call())?.error).toEqual({ code: -32000, message: 'Anvil restarted while answering eth_sendRawTransaction (Anvil exited (signal SIGKILL)); retry', data: { retry: true } })
+      throw error
+    }, anvil)()
+  }
+
+  it('a call that spans an Anvil fault fails with -32000 "restarted while answering" whatever the new Anvil said (a read of a block the new chain lacks)', async () => {
+    const answer = await callSpanningFault(new JSONRPCErrorException('BlockOutOfRangeError: block height is 0 but requested was 9', -32602))
+    expect(answer?.error).toEqual({ code: -32000, message: 'Anvil restarted while answering eth_sendRawTransaction (Anvil exited (signal SIGKILL)); retry', data: { retry: true } })
   })
 
   it('an answer that already says Anvil is unavailable (a slot it aborted) passes through as it is', async () => {
-    const anvil = { downReason: null as string | null, faults: 0, lastFault: 'Anvil exited' as string | null }
-    const call = serverWith(null, () => {
-      anvil.faults++
-      throw new JSONRPCErrorException('slot for block 1 aborted: Anvil exited', -32000)
-    }, anvil)
-    expect((await call())?.error).toMatchObject({ code: -32000, message: 'slot for block 1 aborted: Anvil exited' })
+    const answer = await callSpanningFault(new JSONRPCErrorException('slot for block 1 aborted: Anvil exited', -32000))
+    expect(answer?.error).toMatchObject({ code: -32000, message: 'slot for block 1 aborted: Anvil exited' })
   })
 
   it('while Anvil is known down, answers -32000 at once; other errors pass through unchanged', async () => {
