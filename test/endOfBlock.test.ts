@@ -18,11 +18,15 @@ const COUNTER_CODE: Hex = '0x60005460010160005500'
 const QUIET_POOL: Address = '0x00000000000000000000000000000000000900a2'
 const READER_CODE: Hex = '0x6000545000'
 const REVERTER: Address = '0x00000000000000000000000000000000000900a3'
+/** Calls POOL with nothing (CALL(GAS, POOL, 0, 0, 0, 0, 0)): the pool's storage changes one frame down. */
+const ROUTER: Address = '0x00000000000000000000000000000000000900a5'
+const ROUTER_CODE: Hex = `0x600060006000600060007300000000000000000000000000000000000900a15af100`
 
 const harness = useTestHarness({}, async (started) => {
   await setCode(started, POOL, COUNTER_CODE)
   await setCode(started, QUIET_POOL, READER_CODE)
   await setCode(started, REVERTER, REVERTER_CODE)
+  await setCode(started, ROUTER, ROUTER_CODE)
 })
 
 const nonceOf = async (key: Hex) => Number(await call(harness.rpcUrl, 'eth_getTransactionCount', [addressOf(key), 'latest']))
@@ -60,6 +64,18 @@ describe('eth_sendEndOfBlockBundle', () => {
     expect(traced).toMatchObject({ status: 'landed', error: null, blockNumber: report!.blockNumber, searcher: searcher.address.toLowerCase() })
     expect(BigInt(traced.builderPayment)).toBeGreaterThan(0n)
     expect(await call(harness.rpcUrl, 'eth_getStorageAt', [POOL, '0x0', 'latest'])).toMatch(/0x0*2$/)
+  })
+
+  it('counts a pool changed one call down (through a router) as touched', async () => {
+    const key = DEV_KEYS[2]
+    const nonce = await nonceOf(key)
+    const before = BigInt(await call(harness.rpcUrl, 'eth_getStorageAt', [POOL, '0x0', 'latest']))
+    const eob = await sendEndOfBlock({ txs: [await callTo(key, nonce + 1, POOL)], targetPools: [POOL] })
+    await sendBundle(harness, { txs: [await callTo(key, nonce, ROUTER)] })
+
+    const [report] = await harness.advanceSlot()
+    expect(await stats(harness, eob)).toMatchObject({ status: 'landed', blockNumber: report!.blockNumber })
+    expect(BigInt(await call(harness.rpcUrl, 'eth_getStorageAt', [POOL, '0x0', 'latest']))).toBe(before + 2n)
   })
 
   it('is not simulated when no order of the block changed any of its targetPools (a read is no touch)', async () => {

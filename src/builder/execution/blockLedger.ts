@@ -1,6 +1,7 @@
 import { hexToBigInt, toHex, type Address, type Hash, type Hex } from 'viem'
 import type { ChainClient, MinedBlock, TraceFrame } from '../../chain/chainClient.js'
 import { BlockStateDiff } from './stateDiff.js'
+import { effectiveFrames } from './effectiveFrames.js'
 
 /** What the ledger needs of a mined block: its frames are the ones `ChainClient.mine` read. */
 export type LedgerBlock = Pick<MinedBlock, 'number' | 'miner' | 'txs' | 'baseFeePerGas' | 'frames'>
@@ -261,19 +262,8 @@ function countChanges(block: LedgerBlock, receipts: readonly RawReceipt[], wante
     add(receipt.from, tx, -(gasUsed * price + blobFee))
     add(miner, tx, gasUsed * (price - block.baseFeePerGas))
   }
-  // Frames come depth first per tx: an errored frame's subtree follows it.
-  let voidTx: Hash | undefined
-  let voidPrefixes: string[] = []
-  for (const frame of block.frames) {
-    if (!frame.transactionHash) continue
+  for (const frame of effectiveFrames(block.frames)) {
     const tx = key(frame.transactionHash)
-    if (tx !== voidTx) [voidTx, voidPrefixes] = [tx, []]
-    const path = frame.traceAddress.join('.')
-    if (voidPrefixes.some((prefix) => path === prefix || path.startsWith(`${prefix}.`) || prefix === '')) continue
-    if (frame.error !== undefined) {
-      voidPrefixes.push(path)
-      continue
-    }
     const move = valueMove(frame)
     if (!move) continue
     add(move.from, tx, -move.wei)

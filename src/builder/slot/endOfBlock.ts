@@ -1,5 +1,6 @@
-import type { Address } from 'viem'
-import type { ChainClient } from '../../chain/chainClient.js'
+import type { Address, Hash } from 'viem'
+import type { ChainClient, TraceFrame } from '../../chain/chainClient.js'
+import { effectiveFrames } from '../execution/effectiveFrames.js'
 import type { SlotCutoffs } from '../../config/config.js'
 import { sponsoredAmounts, type BuilderPayments } from '../../bundle/builderPayments.js'
 import type { ExecutionFailure, SlotFailure } from '../../bundle/failure.js'
@@ -55,7 +56,7 @@ export async function placeEndOfBlock(
   const block = parent.number + 1n
   let { items, execution } = chosen
   const touched = bundles.some(({ trace }) => (trace.bundle.endOfBlock?.targetPools.length ?? 0) > 0)
-    ? await storageChangedBy(chain, parent, timestamp, chosen)
+    ? await storageChangedBy(chain, parent, timestamp, chosen, new Set(bundles.flatMap(({ trace }) => trace.bundle.endOfBlock?.targetPools ?? []).map((pool) => pool.toLowerCase() as Address)))
     : new Set<Address>()
   const verdicts: EndOfBlockVerdict[] = []
   const appended: SimulatedBundle[] = []
@@ -91,11 +92,27 @@ export async function placeEndOfBlock(
   return { best, verdicts, appended }
 }
 
-/** The contracts whose storage the chosen block's orders changed (the block is executed again if it is no longer on top). */
-async function storageChangedBy(chain: ChainClient, parent: ParentState, timestamp: bigint, chosen: CandidateBlock): Promise<Set<Address>> {
-  if (!parent.holds(chosen.execution)) {
+/**
+ * The target pools whose storage the chosen block's orders changed (the block is executed
+ * again if it is no longer on top). Only code running as a pool can change its storage: a
+ * call into it, a delegatecall or callcode made by it, or its creation. So only the txs with
+ * such a frame that took effect are traced (prestate diffs, one `debug_traceTransaction`
+ * each): a whole block's trace costs Anvil time growing with the square of its txs.
+ */
+async function storageChangedBy(chain: ChainClient, parent: ParentState, timestamp: bigint, chosen: CandidateBlock, pools: ReadonlySet<Address>): Promise<Set<Address>> {
+  let { execution } = chosen
+  if (!parent.holds(execution)) {
     const again = await parent.execute(timestamp, itemGroups(chosen.items))
     if (!again.ok) throw new Error(`the chosen block did not execute again as before (${again.failure.kind}): cannot read which pools it touched`)
+    execution = again
   }
-  return (await BlockStateDiff.of(chain, parent.number + 1n)).storageChanged()
+  const runsAsPool = (frame: TraceFrame) => {
+    const { callType, from, to } = frame.action
+    const context = frame.type === 'create' ? frame.result?.address : callType === 'delegatecall' || callType === 'callcode' ? from : callType === 'staticcall' ? undefined : to
+    return context !== undefined && pools.has(context.toLowerCase() as Address)
+  }
+  const candidates = new Set<Hash>()
+  for (const frame of effectiveFrames(execution.block.frames)) if (runsAsPool(frame)) candidates.add(frame.transactionHash)
+  const diff = await BlockStateDiff.ofTxs(chain, [...execution.block.txs.keys()].filter((hash) => candidates.has(hash)))
+  return diff.storageChanged()
 }
