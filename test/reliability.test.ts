@@ -114,8 +114,9 @@ describe('Anvil exits', () => {
     for (let i = 0; i < 20; i++) bundles.push(await sendBundle(h, { txs: [await signTx({ nonce: 0, value: BigInt(i + 1) })] }))
 
     const slot = rpc(h.rpcUrl, 'harness_advanceSlot', [])
-    // Simulated bundles leave the pending count: the slot is past taking its bundles.
-    await waitFor('simulation under way', async () => (await status(h)).pendingBundles < bundles.length, 10_000, 2)
+    // Simulated bundles leave the pending count: the slot is past taking its bundles (under
+    // load, its wait for the deferred sender checks alone can take seconds).
+    await waitFor('simulation under way', async () => (await status(h)).pendingBundles < bundles.length, 30_000, 2)
     process.kill(h.anvilPid()!, 'SIGKILL')
 
     const reply = await slot
