@@ -370,12 +370,11 @@ function withBuilderTxs(included: Set<Hash>, outcomes: GroupOutcome[], failedGro
 }
 
 async function admitWithTopUp(chain: ChainClient, raw: Hex, sender: Address, maxCost: bigint) {
-  const original = await chain.balance(sender)
-  await chain.setBalance(sender, original + maxCost)
+  const restore = await topUpAll(chain, new Map([[sender, maxCost]]))
   try {
     return await chain.sendRawTransaction(raw)
   } finally {
-    await chain.setBalance(sender, original)
+    await restore()
   }
 }
 

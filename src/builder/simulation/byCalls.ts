@@ -37,17 +37,18 @@ export async function simulateByCalls(context: CallSimulationContext, bundles: r
 
   const results: Array<SimulationResult | undefined> = bundles.map(() => undefined)
   const refused: number[] = []
-  candidates.forEach((bundleIndex, i) => {
+  for (const [i, bundleIndex] of candidates.entries()) {
     const answer = simAnswers[i]!
-    if (answer.ok) results[bundleIndex] = judge(parent, bundles[bundleIndex]!, answer.result as SimulatedBlock[], nonces)
+    const bundle = bundles[bundleIndex]!
+    if (answer.ok) results[bundleIndex] = await judge(parent, bundle, bundle.txs.map((tx) => ({ kind: 'tx', tx })), answer.result as SimulatedBlock[], nonces)
     else refused.push(bundleIndex)
-  })
+  }
   for (const [bundleIndex, result] of await sponsoredByCalls(context, bundles, refused, nonces)) results[bundleIndex] = result
   return results
 }
 
-/** One call of a sponsored bundle's simulated block: a builder transfer, the probe of its recipient's balance, or a bundle tx. */
-type SponsoredStep = { kind: 'transfer'; tx: BundleTx; amount: bigint } | { kind: 'probe'; account: Address; maxCost: bigint } | { kind: 'tx'; tx: BundleTx }
+/** One call of a bundle's simulated block: a bundle tx, or, for a sponsored bundle, a builder transfer and the probe of its recipient's balance. */
+type SimulatedStep = { kind: 'transfer'; tx: BundleTx; amount: bigint } | { kind: 'probe'; account: Address; maxCost: bigint } | { kind: 'tx'; tx: BundleTx }
 
 /**
  * The bundles whose calls the node refused where a sender holds less on the parent than its
@@ -93,7 +94,7 @@ async function sponsoredByCalls(
   for (const [i, { bundleIndex, steps }] of plans.entries()) {
     const answer = answers[i]!
     if (!answer.ok) continue
-    const result = await judgeSponsored(parent, bundles[bundleIndex]!, steps, answer.result as SimulatedBlock[], nonces)
+    const result = await judge(parent, bundles[bundleIndex]!, steps, answer.result as SimulatedBlock[], nonces)
     if (result) judged.set(bundleIndex, result)
   }
   return judged
@@ -126,34 +127,13 @@ function simulationRequest({ parent, timestamp }: CallSimulationContext, bundle:
   return probedBlockParams({ parent, timestamp }, calls)
 }
 
-/** Reads the simulated block as real execution would judge the bundle; undefined when it cannot. */
-function judge(parent: ParentState, bundle: Bundle, blocks: SimulatedBlock[], nonces: ReadonlyMap<Address, number>): SimulationResult | undefined {
-  const calls = blocks[0]?.calls
-  if (calls?.length !== bundle.txs.length + 1) return undefined
-  // Nonces first: Anvil refuses a tx with a wrong nonce when it is sent, before any revert
-  // counts. The bundle may drop such a tx: real execution says how it ends.
-  const next = new Map(bundle.txs.map((tx) => [tx.sender!, nonces.get(tx.sender!)]))
-  if (!followNonces(bundle.txs, next)) return undefined
-  let gasUsed = 0n
-  for (const [i, tx] of bundle.txs.entries()) {
-    const call = calls[i]!
-    if (call.status !== '0x1' && !bundle.revertingTxHashes.has(tx.hash)) {
-      return { ok: false, failure: { kind: 'TransactionReverted', index: tx.index, hash: tx.hash } }
-    }
-    gasUsed += BigInt(call.gasUsed)
-  }
-  const coinbaseBalance = probedCoinbaseBalance(calls)
-  if (coinbaseBalance === undefined) return undefined
-  return { ok: true, builderPayment: coinbaseBalance - parent.coinbaseBalance, gasUsed, sponsorships: [], refund: null }
-}
-
 /**
  * The bundle's calls with a transfer and a probe before each tx whose sender (at its first tx
  * in the bundle) holds less than the tx's max cost on the parent; undefined when none does or
  * a sender's balance is unknown.
  */
-function sponsoredSteps(bundle: Bundle, balances: ReadonlyMap<Address, bigint>): SponsoredStep[] | undefined {
-  const steps: SponsoredStep[] = []
+function sponsoredSteps(bundle: Bundle, balances: ReadonlyMap<Address, bigint>): SimulatedStep[] | undefined {
+  const steps: SimulatedStep[] = []
   const seen = new Set<Address>()
   for (const tx of bundle.txs) {
     const sender = tx.sender!
@@ -167,16 +147,22 @@ function sponsoredSteps(bundle: Bundle, balances: ReadonlyMap<Address, bigint>):
   return steps.some((step) => step.kind === 'transfer') ? steps : undefined
 }
 
-/** `judge` for a bundle simulated with its sponsorships in place; undefined when an amount is not exact or the sponsorship is not covered. */
-async function judgeSponsored(
+/**
+ * Reads the simulated block as real execution would judge the bundle; undefined when it
+ * cannot. With sponsorships in place (transfer and probe steps), only where every probe read
+ * exactly the tx's max cost and the bundle still pays the builder more than they cost.
+ */
+async function judge(
   parent: ParentState,
   bundle: Bundle,
-  steps: readonly SponsoredStep[],
+  steps: readonly SimulatedStep[],
   blocks: SimulatedBlock[],
   nonces: ReadonlyMap<Address, number>,
 ): Promise<SimulationResult | undefined> {
   const calls = blocks[0]?.calls
   if (calls?.length !== steps.length + 1) return undefined
+  // Nonces first: Anvil refuses a tx with a wrong nonce when it is sent, before any revert
+  // counts. The bundle may drop such a tx: real execution says how it ends.
   const next = new Map(bundle.txs.map((tx) => [tx.sender!, nonces.get(tx.sender!)]))
   if (!followNonces(bundle.txs, next)) return undefined
   let gasUsed = 0n
@@ -196,7 +182,7 @@ async function judgeSponsored(
     gasUsed += BigInt(call.gasUsed)
   }
   const coinbaseBalance = probedCoinbaseBalance(calls)
-  if (coinbaseBalance === undefined || coinbaseBalance <= parent.coinbaseBalance) return undefined
+  if (coinbaseBalance === undefined || (sponsored.length > 0 && coinbaseBalance <= parent.coinbaseBalance)) return undefined
   const sponsorships = await Promise.all(
     sponsored.map(async ({ tx, amount, nonce }) => ({ txHash: tx.hash, amountWei: amount, transferHash: (await parent.builderTransfer(tx.sender!, amount, nonce))!.hash })),
   )

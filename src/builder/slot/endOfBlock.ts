@@ -55,9 +55,8 @@ export async function placeEndOfBlock(
 ): Promise<{ best: CandidateBlock; verdicts: EndOfBlockVerdict[]; appended: SimulatedBundle[] }> {
   const block = parent.number + 1n
   let { items, execution } = chosen
-  const touched = bundles.some(({ trace }) => (trace.bundle.endOfBlock?.targetPools.length ?? 0) > 0)
-    ? await storageChangedBy(chain, parent, timestamp, chosen, new Set(bundles.flatMap(({ trace }) => trace.bundle.endOfBlock?.targetPools ?? []).map((pool) => pool.toLowerCase() as Address)))
-    : new Set<Address>()
+  const pools = new Set(bundles.flatMap(({ trace }) => trace.bundle.endOfBlock?.targetPools ?? []).map((pool) => pool.toLowerCase() as Address))
+  const touched = pools.size > 0 ? await storageChangedBy(chain, parent, timestamp, chosen, pools) : new Set<Address>()
   const verdicts: EndOfBlockVerdict[] = []
   const appended: SimulatedBundle[] = []
   for (const { trace, msIntoSlot } of bundles) {
