@@ -60,8 +60,14 @@ export async function planSponsorships(
   const lacking = [...first, ...(result.later ?? [])].flatMap(({ group, failure, sentBefore }) =>
     failure.kind === 'LackOfFundForGasLimit' && !plans[group]!.sponsorships.has(failure.hash) ? [{ group, hash: failure.hash, sentBefore }] : [],
   )
-  const chosen = oneAtATime ? lacking.slice(0, 1) : lacking
-  const senders = chosen.flatMap(({ group, hash }) => groups[group]!.txs.find((tx) => tx.hash === hash)?.sender ?? [])
+  // The builder does not sponsor its own coinbase: a transfer to itself adds nothing.
+  const senderOf = ({ group, hash }: { group: number; hash: Hash }) => groups[group]!.txs.find((tx) => tx.hash === hash)?.sender
+  const sponsorable = lacking.filter((failure) => {
+    const sender = senderOf(failure)
+    return sender !== undefined && sender.toLowerCase() !== block.miner.toLowerCase()
+  })
+  const chosen = oneAtATime ? sponsorable.slice(0, 1) : sponsorable
+  const senders = chosen.map((failure) => senderOf(failure)!)
   if (senders.length === 0) return []
   const ledger = await BlockLedger.read(context.chain, block, senders)
   const planned: PlannedSponsorship[] = []
@@ -90,7 +96,7 @@ export async function correctSponsorships(context: SponsorContext, groups: reado
       const tx = groups[g]!.txs.find((t) => t.hash === txHash)
       const transfer = order[(position.get(txHash) ?? 0) - 1]
       // A tx not in the block (it still lacked funds, or its group failed before it) is checked once it is.
-      if (!tx?.sender || tx.maxCost === undefined || !position.has(txHash) || !transfer) continue
+      if (!tx?.sender || tx.maxCost === undefined || !position.has(txHash) || !transfer || tx.sender.toLowerCase() === block.miner.toLowerCase()) continue
       checks.push({ plan, txHash, sender: tx.sender, maxCost: tx.maxCost, amount, transfer })
     }
   }
