@@ -162,18 +162,26 @@ describe('BlockLedger', () => {
       for (const hash of hashes.slice(0, hashes.indexOf(tx) + 1)) balance += diff.balanceChange(hash, account)
       return balance
     }
+    /** The parent balances a ParentState holds, read here from the chain (lowercase keys). */
+    const parentBalances = async (accounts: readonly Address[]) =>
+      new Map(await Promise.all(accounts.map(async (a) => [a.toLowerCase() as Address, await chain.balanceAt(a, block.number - 1n)] as const)))
     const batch = vi.spyOn(chain, 'batch')
-    const held = await balancesAfter(chain, block, [
-      { account: sender, tx: hashes[4]! },
-      { account: RECEIVER, tx: hashes.at(-2)! },
-      { account: UNTOUCHED, tx: hashes[0]! },
-    ])
+    const held = await balancesAfter(
+      chain,
+      block,
+      [
+        { account: sender, tx: hashes[4]! },
+        { account: RECEIVER, tx: hashes.at(-2)! },
+        { account: UNTOUCHED, tx: hashes[0]! },
+      ],
+      parentBalances,
+    )
     const methods = batch.mock.calls.flatMap(([calls]) => calls.map((c) => c.method))
     batch.mockRestore()
     expect(held).toEqual([await exactAfter(sender, hashes[4]!), await exactAfter(RECEIVER, hashes.at(-2)!), 42n])
     // The sender's first five txs; the receiver sent none.
     expect(methods.filter((m) => m === 'eth_getTransactionReceipt')).toHaveLength(5)
-    await expect(balancesAfter(chain, block, [{ account: COINBASE, tx: hashes[0]! }])).rejects.toMatchObject({ reason: 'MinerNotCheckable' })
+    await expect(balancesAfter(chain, block, [{ account: COINBASE, tx: hashes[0]! }], parentBalances)).rejects.toMatchObject({ reason: 'MinerNotCheckable' })
   })
 
   it('a sender is read from its own txs\' receipts; an account no tx names has its parent balance throughout', async () => {

@@ -15,8 +15,12 @@ interface HistoryEntry {
   hint: { hash: Hash; txs?: Array<Record<string, unknown>> } & Record<string, unknown>
 }
 
-/** How long an `expect` waits for events still being simulated on the head (they go out after the RPC answer). */
-const SETTLE_MS = 5_000
+/**
+ * How long an `expect` waits for events still being simulated on the head (they go out after
+ * the RPC answer). It polls, so a quick event costs nothing more; a full `npm test` on two
+ * cores once took over 5 s to recover and simulate one.
+ */
+const SETTLE_MS = 15_000
 
 /**
  * `expect: hintEvents: [{ tx, fields }]`: every event the hint stream sent so far, in order,

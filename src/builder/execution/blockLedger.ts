@@ -178,7 +178,12 @@ export async function minerChanges(chain: ChainClient, block: LedgerBlock, txs: 
  *
  * @example const [held] = await balancesAfter(chain, block, [{ account: sender, tx: transferHash }])
  */
-export async function balancesAfter(chain: ChainClient, block: LedgerBlock, queries: ReadonlyArray<{ account: Address; tx: Hash }>): Promise<bigint[]> {
+export async function balancesAfter(
+  chain: ChainClient,
+  block: LedgerBlock,
+  queries: ReadonlyArray<{ account: Address; tx: Hash }>,
+  parentBalances: (accounts: readonly Address[]) => Promise<ReadonlyMap<Address, bigint>>,
+): Promise<bigint[]> {
   const order = new Map([...block.txs.keys()].map((hash, i) => [key(hash), i]))
   const positionOf = (tx: Hash) => {
     const position = order.get(key(tx))
@@ -190,9 +195,7 @@ export async function balancesAfter(chain: ChainClient, block: LedgerBlock, quer
   const until = new Map<Address, number>()
   for (const { account, tx } of queries) until.set(key(account), Math.max(until.get(key(account)) ?? -1, positionOf(tx)))
   const sentBefore = [...sendersOf(block, new Set(accounts))].flatMap(([hash, sender]) => (order.get(hash)! <= until.get(sender)! ? [hash] : []))
-  const results = await readAll(chain, block, [...receiptCallsOf(sentBefore), ...accounts.map((account) => ({ method: 'eth_getBalance', params: [account, toHex(block.number - 1n)] }))])
-  const receipts = results.slice(0, sentBefore.length) as RawReceipt[]
-  const parents = new Map(accounts.map((account, i) => [account, hexToBigInt(results[sentBefore.length + i] as Hex)]))
+  const [receipts, parents] = await Promise.all([readAll(chain, block, receiptCallsOf(sentBefore)) as Promise<RawReceipt[]>, parentBalances(accounts)])
   const counted = countChanges(block, receipts, new Set(accounts))
   return queries.map(({ account, tx }) => {
     const position = positionOf(tx)

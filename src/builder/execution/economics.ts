@@ -17,7 +17,8 @@ export type ExecuteRound = (plans: readonly GroupPlan[]) => Promise<ExecutionRes
 export interface EconomicsContext {
   chain: ChainClient
   coinbase: Address
-  parentNumber: bigint
+  /** Accounts' balances on the parent block (lowercase keys), read once a slot. */
+  parentBalances(accounts: readonly Address[]): Promise<ReadonlyMap<Address, bigint>>
   /** Base fee of the block being built. */
   baseFee: bigint
   /** Without a builder key, nothing can be sponsored or refunded. */

@@ -1,4 +1,4 @@
-import { hexToBigInt, toHex, type Address, type Hash, type Hex } from 'viem'
+import { toHex, type Address, type Hash, type Hex } from 'viem'
 import type { ChainClient, MinedBlock, SendOutcome } from '../../chain/chainClient.js'
 import { setNextBaseFee } from '../../chain/pendingBaseFee.js'
 import { BuilderTransferFailed } from './builderTxErrors.js'
@@ -97,6 +97,8 @@ export interface ExecutionContext {
    * alone where it needs a top-up, so the txs around it can still go pipelined.
    */
   refusedForFunds?: Set<Hash>
+  /** Accounts' balances on the parent (lowercase keys): the head the pool checks, which top-ups raise and put back. */
+  parentBalances(accounts: readonly Address[]): Promise<ReadonlyMap<Address, bigint>>
 }
 
 /**
@@ -122,7 +124,7 @@ export async function executeGroups(
   // first, or a builder transfer (paying exactly that base fee) is refused when it differs.
   await Promise.all([chain.dropAllTransactions(), setNextBaseFee(chain, context.baseFee)])
   const refusedForFunds = context.refusedForFunds ?? new Set<Hash>()
-  const pipelined = await pipelinedPool(chain, steps, refusedForFunds)
+  const pipelined = await pipelinedPool(chain, steps, refusedForFunds, context.parentBalances)
   let admission: Awaited<ReturnType<typeof admit>>
   try {
     admission = await admit(groups, steps, pipelined)
@@ -131,7 +133,7 @@ export async function executeGroups(
   }
   if (admission === OUT_OF_ORDER) {
     await chain.dropAllTransactions()
-    admission = await admit(groups, steps, sequentialPool(chain))
+    admission = await admit(groups, steps, sequentialPool(chain, context.parentBalances))
   }
   // One tx at a time never answers out of order: reaching this is a bug, not a chain's answer.
   if (admission === OUT_OF_ORDER) throw new Error('admission one tx at a time cannot be out of order')
@@ -227,9 +229,9 @@ interface PoolEntry {
   restore(): Promise<void>
 }
 
-const sequentialPool = (chain: ChainClient): PoolEntry => ({
+const sequentialPool = (chain: ChainClient, parentBalances: HeadBalances): PoolEntry => ({
   send: (raw) => chain.sendRawTransaction(raw),
-  topUp: (raw, sender, maxCost) => admitWithTopUp(chain, raw, sender, maxCost),
+  topUp: (raw, sender, maxCost) => admitWithTopUp(chain, raw, sender, maxCost, parentBalances),
   prefunded: () => false,
   restore: async () => undefined,
 })
@@ -243,7 +245,7 @@ const sequentialPool = (chain: ChainClient): PoolEntry => ({
  * mined (`restore`), so the miner decides on the real state. Any other step that needs
  * another send (a top-up not expected, or a nonce reused after a refusal) is out of order.
  */
-async function pipelinedPool(chain: ChainClient, steps: readonly AdmissionStep[], refusedForFunds: ReadonlySet<Hash>): Promise<PoolEntry> {
+async function pipelinedPool(chain: ChainClient, steps: readonly AdmissionStep[], refusedForFunds: ReadonlySet<Hash>, parentBalances: HeadBalances): Promise<PoolEntry> {
   const raws: Hex[] = []
   const nonces = new Set<string>()
   const topUps = new Map<Address, bigint>()
@@ -262,7 +264,7 @@ async function pipelinedPool(chain: ChainClient, steps: readonly AdmissionStep[]
     }
     raws.push(step.kind === 'tx' ? step.tx.raw : step.transfer.raw)
   }
-  const restore = await topUpAll(chain, topUps)
+  const restore = await topUpAll(chain, topUps, parentBalances)
   const answers = chain.sendRawTransactionsInOrder(raws)
   answers.catch(() => undefined) // awaited by `send` when admission gets there; it may stop before
   let next = 0
@@ -277,15 +279,15 @@ async function pipelinedPool(chain: ChainClient, steps: readonly AdmissionStep[]
   }
 }
 
+/** The parent's balances: the head while a block is admitted (`ExecutionContext.parentBalances`). */
+type HeadBalances = ExecutionContext['parentBalances']
+
 /** Raises each sender's head balance by its amount (one batch each way); returns how to put them back. */
-async function topUpAll(chain: ChainClient, topUps: ReadonlyMap<Address, bigint>): Promise<() => Promise<void>> {
+async function topUpAll(chain: ChainClient, topUps: ReadonlyMap<Address, bigint>, headBalances: HeadBalances): Promise<() => Promise<void>> {
   if (topUps.size === 0) return async () => undefined
   const senders = [...topUps.keys()]
-  const originals = await chain.batch(senders.map((sender) => ({ method: 'eth_getBalance', params: [sender, 'latest'] })))
-  const held = originals.map((answer, i) => {
-    if (!answer.ok) throw new Error(`reading ${senders[i]}'s balance to admit its tx: ${answer.error.message}`)
-    return hexToBigInt(answer.result as Hex)
-  })
+  const balances = await headBalances(senders)
+  const held = senders.map((sender) => balances.get(sender.toLowerCase() as Address)!)
   const setAll = (balance: (i: number) => bigint) =>
     chain.batch(senders.map((sender, i) => ({ method: 'anvil_setBalance', params: [sender, toHex(balance(i))] })))
   await setAll((i) => held[i]! + topUps.get(senders[i]!)!)
@@ -369,8 +371,8 @@ function withBuilderTxs(included: Set<Hash>, outcomes: GroupOutcome[], failedGro
   return before
 }
 
-async function admitWithTopUp(chain: ChainClient, raw: Hex, sender: Address, maxCost: bigint) {
-  const restore = await topUpAll(chain, new Map([[sender, maxCost]]))
+async function admitWithTopUp(chain: ChainClient, raw: Hex, sender: Address, maxCost: bigint, headBalances: HeadBalances) {
+  const restore = await topUpAll(chain, new Map([[sender, maxCost]]), headBalances)
   try {
     return await chain.sendRawTransaction(raw)
   } finally {

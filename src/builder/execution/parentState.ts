@@ -1,4 +1,4 @@
-import type { Address, Hash, Hex } from 'viem'
+import { hexToBigInt, toHex, type Address, type Hash, type Hex } from 'viem'
 import type { ChainClient } from '../../chain/chainClient.js'
 import { signBuilderTransfer, type BuilderSigner } from './builderTxs.js'
 import { executeWithEconomics } from './economics.js'
@@ -24,6 +24,8 @@ export class ParentState {
   private onTop: Extract<ExecutionResult, { ok: true }> | undefined
   /** Senders' nonces on this block: it never changes, so a slot reads each sender once. */
   private readonly knownNonces = new Map<Address, number>()
+  /** Accounts' balances on this block (lowercase keys): read once a slot, by top-of-block simulation, admission top-ups and sponsorship checks alike. */
+  private readonly knownBalances = new Map<Address, bigint>()
   /** Txs the pool refused for funds on this parent: sent alone next time (see `ExecutionContext`). */
   private readonly refusedForFunds = new Set<Hash>()
 
@@ -76,7 +78,7 @@ export class ParentState {
     const context = {
       chain: this.chain,
       coinbase: this.coinbase,
-      parentNumber: this.number,
+      parentBalances: (accounts: readonly Address[]) => this.balances(accounts),
       baseFee: this.nextBaseFee,
       canSignBuilderTxs: this.builder !== undefined,
     }
@@ -115,6 +117,22 @@ export class ParentState {
     const answers = await this.chain.noncesAt(missing.map((address) => ({ address, blockNumber: this.number })))
     answers.forEach((answer, i) => typeof answer === 'number' && known.set(missing[i]!, answer))
     return new Map([...wanted].flatMap((sender) => (known.has(sender) ? [[sender, known.get(sender)!] as const] : [])))
+  }
+
+  /**
+   * Accounts' balances on the parent block, read once per account and slot (one batch for
+   * those not read yet). Throws when Anvil does not answer one: callers need every balance.
+   */
+  async balances(accounts: Iterable<Address>): Promise<Map<Address, bigint>> {
+    const known = this.knownBalances
+    const wanted = [...new Set([...accounts].map((account) => account.toLowerCase() as Address))]
+    const missing = wanted.filter((account) => !known.has(account))
+    const answers = await this.chain.batch(missing.map((account) => ({ method: 'eth_getBalance', params: [account, toHex(this.number)] })))
+    answers.forEach((answer, i) => {
+      if (!answer.ok) throw new Error(`reading ${missing[i]}'s balance on block ${this.number}: ${answer.error.message}`)
+      known.set(missing[i]!, hexToBigInt(answer.result as Hex))
+    })
+    return new Map(wanted.map((account) => [account, known.get(account)!]))
   }
 
   /** Restores the parent state and lets it go (a simulation that keeps nothing). */
@@ -161,6 +179,13 @@ export class ParentState {
   }
 
   private executionContext(timestamp: bigint): ExecutionContext {
-    return { coinbase: this.coinbase, timestamp, builder: this.builder, baseFee: this.nextBaseFee, refusedForFunds: this.refusedForFunds }
+    return {
+      coinbase: this.coinbase,
+      timestamp,
+      builder: this.builder,
+      baseFee: this.nextBaseFee,
+      refusedForFunds: this.refusedForFunds,
+      parentBalances: (accounts) => this.balances(accounts),
+    }
   }
 }

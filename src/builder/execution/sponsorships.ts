@@ -5,6 +5,7 @@ import type { ExecutionResult, GroupPlan, TxGroup } from './execution.js'
 
 interface SponsorContext {
   chain: ChainClient
+  parentBalances(accounts: readonly Address[]): Promise<ReadonlyMap<Address, bigint>>
 }
 
 /**
@@ -101,7 +102,7 @@ export async function correctSponsorships(context: SponsorContext, groups: reado
     }
   }
   if (checks.length === 0) return false
-  const held = await balancesAfter(context.chain, block, checks.map(({ sender, transfer }) => ({ account: sender, tx: transfer })))
+  const held = await balancesAfter(context.chain, block, checks.map(({ sender, transfer }) => ({ account: sender, tx: transfer })), context.parentBalances)
   let changed = false
   for (const [i, { plan, txHash, maxCost, amount }] of checks.entries()) {
     if (held[i] === maxCost) continue

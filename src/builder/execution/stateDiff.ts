@@ -73,21 +73,6 @@ export class BlockStateDiff {
   }
 
   /**
-   * An account's balance just after the last of `txHashes` that changed it, or undefined
-   * when none did (then the parent block's balance holds).
-   */
-  balanceAfter(txHashes: ReadonlySet<Hash>, account: Address): bigint | undefined {
-    const key = account.toLowerCase()
-    let balance: bigint | undefined
-    for (const [hash, diff] of this.diffs) {
-      if (!txHashes.has(hash)) continue
-      const post = diff.post[key]?.balance
-      if (post !== undefined) balance = BigInt(post)
-    }
-    return balance
-  }
-
-  /**
    * The accounts (lowercase) whose storage some tx of the block changed: a slot written with
    * a new value, or cleared (it then shows in `pre` only). What "a pool was touched" means
    * for end-of-block bundles.

@@ -1,4 +1,4 @@
-import { toHex, type Address, type Hex } from 'viem'
+import type { Address } from 'viem'
 import type { ChainClient } from '../../chain/chainClient.js'
 import type { BatchAnswer } from '../../chain/keepAliveTransport.js'
 import type { Bundle, BundleTx } from '../../bundle/types.js'
@@ -69,9 +69,7 @@ async function sponsoredByCalls(
   const { chain, parent } = context
   const judged = new Map<number, SimulationResult>()
   if (indexes.length === 0 || parent.builderNonce === undefined) return judged
-  const senders = [...new Set(indexes.flatMap((i) => bundles[i]!.txs.map((tx) => tx.sender!)))]
-  const balanceAnswers = await chain.batch(senders.map((sender) => ({ method: 'eth_getBalance', params: [sender, toHex(parent.number)] })))
-  const balances = new Map(senders.flatMap((sender, i) => (balanceAnswers[i]!.ok ? [[sender, BigInt(balanceAnswers[i]!.result as Hex)] as const] : [])))
+  const balances = await parent.balances(indexes.flatMap((i) => bundles[i]!.txs.map((tx) => tx.sender!)))
   const plans = indexes.flatMap((bundleIndex) => {
     const steps = sponsoredSteps(bundles[bundleIndex]!, balances)
     return steps ? [{ bundleIndex, steps }] : []
@@ -138,7 +136,7 @@ function sponsoredSteps(bundle: Bundle, balances: ReadonlyMap<Address, bigint>):
   for (const tx of bundle.txs) {
     const sender = tx.sender!
     const maxCost = tx.gas * tx.maxFeePerGas + tx.value
-    const balance = balances.get(sender)
+    const balance = balances.get(sender.toLowerCase() as Address)
     if (balance === undefined) return undefined
     if (!seen.has(sender) && balance < maxCost) steps.push({ kind: 'transfer', tx, amount: maxCost - balance }, { kind: 'probe', account: sender, maxCost })
     seen.add(sender)
