@@ -1,0 +1,35 @@
+import type { Address, Hex } from 'viem'
+
+/**
+ * Mainnet's addresses and constants that the DEX world reproduces: a bot written against
+ * mainnet (router, factory, WETH, USDC hardcoded) runs unchanged on `--world dex`.
+ * Checksummed as Etherscan shows them; compare with `isAddressEqual`.
+ */
+export const MAINNET = {
+  weth: '0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2',
+  uniswapV2Factory: '0x5C69bEe701ef814a2B6a3EDD4B1652CB9cc5aA6f',
+  uniswapV2Router02: '0x7a250d5630B4cF539739dF2C5dAcb4c659F2488D',
+  uniswapV3Factory: '0x1F98431c8aD98523631AE4a59f267346ea31F984',
+  swapRouter: '0xE592427A0AEce92De3Edee1F18E0157C05861564',
+  quoterV2: '0x61fFE014bA17989E743c5F6cB21bF9697530B21e',
+  nonfungiblePositionManager: '0xC36442b4a4522E871399CD717aBDD847Ab11FE88',
+} as const satisfies Record<string, Address>
+
+/** The ERC-20s of the world, at their mainnet addresses with their mainnet decimals. */
+export const MAINNET_TOKENS = {
+  WETH: { address: MAINNET.weth, decimals: 18 },
+  USDC: { address: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48', decimals: 6 },
+  USDT: { address: '0xdAC17F958D2ee523a2206206994597C13D831ec7', decimals: 6 },
+  DAI: { address: '0x6B175474E89094C44Da98b954EedeAC495271d0F', decimals: 18 },
+  WBTC: { address: '0x2260FAC5E5542a773Aa44fBCfeDf7C193bc2C599', decimals: 8 },
+} as const satisfies Record<string, { address: Address; decimals: number }>
+
+export type TokenSymbol = keyof typeof MAINNET_TOKENS
+
+/** keccak256 of UniswapV2Pair's creation code: a pair's CREATE2 address from its factory. */
+export const UNISWAP_V2_PAIR_INIT_CODE_HASH: Hex = '0x96e8ac4277198ff8b6f785478aa9a39f403cb768dd02cbee326c3e7da348845f'
+/** keccak256 of UniswapV3Pool's creation code: a pool's CREATE2 address from its factory. */
+export const UNISWAP_V3_POOL_INIT_CODE_HASH: Hex = '0xe34f199b19b2b4f47f68442619d555527d244f78a3297ea89325f843f87b8b54'
+
+/** V3 fee tiers the world seeds (hundredths of a basis point, as the factory takes them). */
+export const V3_FEE_TIERS = [500, 3000] as const
