@@ -7,6 +7,7 @@ import { defineConfig } from 'vitest/config'
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    globalSetup: ['test/support/globalSetup.ts'],
     pool: 'forks',
     maxWorkers: 3,
     testTimeout: 60_000,
