@@ -80,6 +80,11 @@ export interface BundlesimConfig {
   anvilTimeoutMs: number
   /** ms between liveness probes of Anvil; a failed probe starts a restart. */
   anvilProbeIntervalMs: number
+  /**
+   * A DEX world deployed at start (`dex`: the built-in file; else a world file's path): WETH9,
+   * Uniswap V2/V3 and mainnet's tokens at their mainnet addresses, with seeded pools.
+   */
+  world?: string
   /** Keep traces and Anvil's state here across restarts (absent: in memory only). */
   dataDir?: string
   /** ms to wait before relaunching a dead Anvil (default 0; tests use it to watch the down state). */

@@ -14,6 +14,7 @@ import { registerPrivateTxMethods } from '../rpc/privateTxMethods.js'
 import { registerBlobMethods } from '../rpc/blobMethods.js'
 import { registerFlashbotsStatsMethods } from '../rpc/flashbotsStatsMethods.js'
 import { registerHarnessMethods } from '../rpc/harnessMethods.js'
+import { registerWorldMethods } from '../rpc/worldMethods.js'
 import { registerFilterMethods } from '../rpc/filterMethods.js'
 import { registerMempoolReads } from '../rpc/mempoolReads.js'
 import { registerSubscriptionMethods } from '../ws/subscriptions.js'
@@ -24,6 +25,7 @@ import type { BundleBook } from '../bundle/book.js'
 import type { HarnessStatus } from '../protocol/harnessStatus.js'
 import type { BuilderSubsystem } from './builder.js'
 import type { PublicView } from './publicView.js'
+import type { WorldSubsystem } from './world.js'
 import type { ChainSubsystem } from './chain.js'
 import type { HarnessEvents } from './events.js'
 import type { OrderFlow } from './orderFlow.js'
@@ -38,6 +40,7 @@ export interface RpcServersOptions {
   orders: OrderFlow
   builder: BuilderSubsystem
   view: PublicView
+  world: WorldSubsystem
   status(): HarnessStatus
   events: HarnessEvents
   shutdown: Shutdown
@@ -55,7 +58,7 @@ export interface RpcMethodServers {
  * both listen: `urls` is read when an unknown method is answered.
  */
 export function createRpcMethodServers(
-  { config, chain, slot, traces, orders, builder, view, status, events, log }: RpcServersOptions,
+  { config, chain, slot, traces, orders, builder, view, world, status, events, log }: RpcServersOptions,
   urls: { submission: string; stats: string },
 ): RpcMethodServers {
   const { supervisor, lock, coinbase } = chain
@@ -97,6 +100,7 @@ export function createRpcMethodServers(
       return mined
     },
   })
+  registerWorldMethods(submission, { world: world.status, setTokenBalance: world.setTokenBalance })
   registerMempoolReads(submission, { mempool: orders.mempool, read: view.read, nextBlockTimestamp: () => slot.clock.nextBlockTimestamp() })
   registerFilterMethods(submission, view.filters)
   registerSubscriptionMethods(submission, view.feed)

@@ -10,6 +10,7 @@ import { emulatedBuilders } from '../builder/fleet/emulatedBuilder.js'
 import type { SlotReport } from '../protocol/slotReport.js'
 import type { HarnessStatus } from '../protocol/harnessStatus.js'
 import { startChain } from './chain.js'
+import { startWorld } from './world.js'
 import { createOrderFlow } from './orderFlow.js'
 import { createBuilder } from './builder.js'
 import { startRpcServers } from './rpcServers.js'
@@ -66,6 +67,8 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
   const stop = () => shutdown.run()
   try {
     const chain = await startChain({ config, builders, source, saved, events, shutdown, log })
+    // Before the slot state reads the head: the world's setup blocks come first.
+    const world = await startWorld({ config, chain, log })
     const slot = new SlotState(new SlotClock(config.clock, config.slotTimeSeconds))
     const traces = new BundleBook({
       statsDelaySlots: config.statsDelaySlots,
@@ -99,9 +102,10 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
       mempoolTxs: orders.mempool.size,
       healthy: supervisor.healthy,
       mevShareUrl: mevShare.url,
+      world: world.status(),
     })
     const view = createPublicView({ config, chain, slot, orders, events, log })
-    const servers = await startRpcServers({ config, chain, slot, traces, orders, builder, view, status, events, shutdown, log })
+    const servers = await startRpcServers({ config, chain, slot, traces, orders, builder, view, world, status, events, shutdown, log })
     builder.start()
     return {
       rpcUrl: servers.submission.url,

@@ -14,4 +14,14 @@ export interface HarnessStatus {
   healthy: boolean
   /** The MEV-Share hint stream (`streamUrl` for `@flashbots/mev-share-client`; its history at `api/v1/history`). */
   mevShareUrl: string
+  /** The DEX world (`--world`), or null without one. */
+  world: WorldStatus | null
+}
+
+/** The DEX world's contracts, tokens and pools, at their mainnet addresses. */
+export interface WorldStatus {
+  name: string
+  contracts: Record<string, string>
+  tokens: Array<{ symbol: string; address: string; decimals: number }>
+  pools: Array<{ dex: 'uniswap-v2' | 'uniswap-v3'; address: string; token0: string; token1: string; fee: number }>
 }

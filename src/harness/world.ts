@@ -1,0 +1,56 @@
+import type { Logger } from 'pino'
+import type { Address } from 'viem'
+import type { BundlesimConfig } from '../config/config.js'
+import type { WorldStatus } from '../protocol/harnessStatus.js'
+import type { ChainSubsystem } from './chain.js'
+
+/** The DEX world of a run (`--world`), or none. */
+export interface WorldSubsystem {
+  /** What `harness_status.world` shows; null without a world. */
+  status(): WorldStatus | null
+  /** Sets `holder`'s balance of a world token (raw units), under the chain's write lock. */
+  setTokenBalance(token: Address, holder: Address, amount: bigint): Promise<void>
+}
+
+export interface StartWorldOptions {
+  config: BundlesimConfig
+  chain: ChainSubsystem
+  log: Logger
+}
+
+/**
+ * Deploys the DEX world (`config.world`) before the first slot, and again on a new chain
+ * after an Anvil restart (a resumed data dir or a fork already has it: nothing is deployed).
+ * The world's modules (artifacts, world file) load only when a world is asked for.
+ */
+export async function startWorld({ config, chain, log }: StartWorldOptions): Promise<WorldSubsystem> {
+  if (config.world === undefined) {
+    return {
+      status: () => null,
+      setTokenBalance: () => Promise.reject(new Error('no DEX world in this run: start bundlesim with --world dex (or a scenario with world: dex)')),
+    }
+  }
+  const { loadWorldFile } = await import('../world/worldFile.js')
+  const { deployDexWorld, setTokenBalance } = await import('../world/deploy.js')
+  const spec = loadWorldFile(config.world)
+  const url = chain.supervisor.url
+  const deploy = async () => {
+    const started = Date.now()
+    const world = await deployDexWorld(url, spec)
+    log.info({ world: world.name, pools: world.pools.length, setupBlocks: world.setupBlocks, ms: Date.now() - started }, world.setupBlocks > 0 ? `DEX world "${world.name}" deployed: ${world.pools.length} pools at their mainnet addresses` : `DEX world "${world.name}": mainnet's contracts are already on this chain, nothing deployed`)
+    return world
+  }
+  let world = await deploy()
+  chain.supervisor.onRecover(async () => {
+    world = await deploy()
+  })
+  return {
+    status: () => ({
+      name: world.name,
+      contracts: { ...world.contracts },
+      tokens: world.tokens.map((t) => ({ ...t })),
+      pools: world.pools.map((p) => ({ ...p })),
+    }),
+    setTokenBalance: (token, holder, amount) => chain.lock.write(async () => void (await setTokenBalance(url, token, holder, amount))),
+  }
+}
