@@ -31,7 +31,8 @@ export async function startWorld({ config, chain, log }: StartWorldOptions): Pro
     }
   }
   const { loadWorldFile } = await import('../world/worldFile.js')
-  const { deployDexWorld, setTokenBalance } = await import('../world/deploy.js')
+  const { deployDexWorld } = await import('../world/deploy.js')
+  const { setTokenBalance } = await import('../world/funding.js')
   const spec = loadWorldFile(config.world)
   const url = chain.supervisor.url
   const deploy = async () => {

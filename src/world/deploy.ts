@@ -22,6 +22,7 @@ import { ARTIFACTS, type Artifact } from './artifacts.js'
 import { MAINNET, MAINNET_TOKENS, UNISWAP_V2_PAIR_INIT_CODE_HASH, UNISWAP_V3_POOL_INIT_CODE_HASH, type TokenSymbol } from './mainnet.js'
 import { fullRangeTicks, pairAmounts, sortTokens, sqrtPriceX96, type WorldToken } from './pricing.js'
 import { V3_TICK_SPACING, type WorldSpec } from './worldFile.js'
+import { setTokenBalance } from './funding.js'
 
 /** A pool of the world, as `harness_status.world` lists it. */
 export interface WorldPool {
@@ -96,6 +97,8 @@ interface Step {
   what: string
   to?: Address
   data: Hex
+  /** Generous for its kind (measured: V3's factory deploys in 5.1M, a pool in 4.9M). */
+  gas: bigint
 }
 
 /**
@@ -143,11 +146,9 @@ export async function deployDexWorld(anvilUrl: string, spec: WorldSpec): Promise
       blockGas = 0n
     }
     for (const step of steps) {
-      const estimate = await publicClient.estimateGas({ account: owner, to: step.to, data: step.data }).catch((error: Error) => {
-        throw new Error(`DEX world setup: ${step.what} would fail: ${error.message.split('\n')[0]}`)
-      })
-      // The estimate runs on the head's timestamp; the tx runs a second later, where pools write their accumulators and oracles.
-      const gas = (estimate * 12n) / 10n + 100_000n
+      // A fixed gas limit per kind of step, not an estimate: Anvil estimates against its
+      // wall clock, so estimates (and so the txs and the chain) would differ between runs.
+      const gas = step.gas
       // Anvil drops, rather than carries over, pool txs that do not fit the block it mines.
       if (blockGas + gas > gasLimit) await mine()
       blockGas += gas
@@ -174,7 +175,7 @@ export async function deployDexWorld(anvilUrl: string, spec: WorldSpec): Promise
     { what: 'NonfungiblePositionManager', artifact: ARTIFACTS.nonfungiblePositionManager(), args: [MAINNET.uniswapV3Factory, MAINNET.weth, '0x0000000000000000000000000000000000000000'], target: MAINNET.nonfungiblePositionManager },
   ]
   const firstNonce = nonce
-  const deployHashes = await run(deploys.map((d) => ({ what: `deploying ${d.what}`, data: encodeDeployData({ abi: d.artifact.abi, bytecode: d.artifact.bytecode, args: d.args as never }) })))
+  const deployHashes = await run(deploys.map((d) => ({ what: `deploying ${d.what}`, gas: 7_000_000n, data: encodeDeployData({ abi: d.artifact.abi, bytecode: d.artifact.bytecode, args: d.args as never }) })))
 
   // 2. Moved to the mainnet addresses: code (with its own scratch address, kept by immutables
   // such as V3's NoDelegateCall, rewritten) and the storage its constructor wrote.
@@ -195,12 +196,12 @@ export async function deployDexWorld(anvilUrl: string, spec: WorldSpec): Promise
 
   // 3. Pools through the factories (mainnet enabled the 0.01 % tier in 2021).
   await run([
-    { what: 'enabling the 0.01 % V3 fee tier', to: MAINNET.uniswapV3Factory, data: encodeFunctionData({ abi: v3FactoryAbi, functionName: 'enableFeeAmount', args: [100, 1] }) },
+    { what: 'enabling the 0.01 % V3 fee tier', gas: 100_000n, to: MAINNET.uniswapV3Factory, data: encodeFunctionData({ abi: v3FactoryAbi, functionName: 'enableFeeAmount', args: [100, 1] }) },
     ...spec.pairs.flatMap((entry) => {
       const [a, b] = entry.pair.map((s): Address => MAINNET_TOKENS[s].address) as [Address, Address]
       return [
-        ...(entry.uniswapV2 ? [{ what: `creating the V2 pair ${entry.pair.join('/')}`, to: MAINNET.uniswapV2Factory, data: encodeFunctionData({ abi: v2FactoryAbi, functionName: 'createPair', args: [a, b] }) }] : []),
-        ...(entry.uniswapV3 ?? []).map((p) => ({ what: `creating the V3 pool ${entry.pair.join('/')} ${p.fee}`, to: MAINNET.uniswapV3Factory as Address, data: encodeFunctionData({ abi: v3FactoryAbi, functionName: 'createPool', args: [a, b, p.fee] }) })),
+        ...(entry.uniswapV2 ? [{ what: `creating the V2 pair ${entry.pair.join('/')}`, gas: 3_000_000n, to: MAINNET.uniswapV2Factory, data: encodeFunctionData({ abi: v2FactoryAbi, functionName: 'createPair', args: [a, b] }) }] : []),
+        ...(entry.uniswapV3 ?? []).map((p) => ({ what: `creating the V3 pool ${entry.pair.join('/')} ${p.fee}`, gas: 6_000_000n, to: MAINNET.uniswapV3Factory as Address, data: encodeFunctionData({ abi: v3FactoryAbi, functionName: 'createPool', args: [a, b, p.fee] }) })),
       ]
     }),
   ])
@@ -218,6 +219,7 @@ export async function deployDexWorld(anvilUrl: string, spec: WorldSpec): Promise
       add(quote, amounts.quote)
       liquidity.push({
         what: `seeding the V2 pair ${entry.pair.join('/')}`,
+        gas: 500_000n,
         to: MAINNET.uniswapV2Router02,
         data: encodeFunctionData({ abi: routerAbi, functionName: 'addLiquidity', args: [base.address, quote.address, amounts.base, amounts.quote, 0n, 0n, owner, FAR_FUTURE] }),
       })
@@ -231,12 +233,14 @@ export async function deployDexWorld(anvilUrl: string, spec: WorldSpec): Promise
       const [token0, token1] = sortTokens(base, quote)
       initialize.push({
         what: `pricing the V3 pool ${entry.pair.join('/')} ${pool.fee}`,
+        gas: 300_000n,
         to: uniswapV3PoolAddress(base.address, quote.address, pool.fee),
         data: encodeFunctionData({ abi: v3PoolAbi, functionName: 'initialize', args: [sqrtPriceX96(amount0, amount1)] }),
       })
       const { tickLower, tickUpper } = fullRangeTicks(V3_TICK_SPACING[pool.fee]!)
       liquidity.push({
         what: `seeding the V3 pool ${entry.pair.join('/')} ${pool.fee}`,
+        gas: 1_000_000n,
         to: MAINNET.nonfungiblePositionManager,
         data: encodeFunctionData({
           abi: positionManagerAbi,
@@ -248,7 +252,7 @@ export async function deployDexWorld(anvilUrl: string, spec: WorldSpec): Promise
   }
   for (const [token, amount] of needed) await setTokenBalance(anvilUrl, token, owner, amount)
   const approvals: Step[] = WORLD_TOKENS.flatMap((t) =>
-    [MAINNET.uniswapV2Router02, MAINNET.nonfungiblePositionManager].map((spender) => ({ what: `approving ${t.symbol}`, to: t.address, data: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [spender, 2n ** 256n - 1n] }) })),
+    [MAINNET.uniswapV2Router02, MAINNET.nonfungiblePositionManager].map((spender) => ({ what: `approving ${t.symbol}`, gas: 100_000n, to: t.address, data: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [spender, 2n ** 256n - 1n] }) })),
   )
   await run([...initialize, ...approvals])
   // 5. Liquidity.
@@ -258,7 +262,7 @@ export async function deployDexWorld(anvilUrl: string, spec: WorldSpec): Promise
   // eth_estimateGas on the head (whose timestamp the pool's last update shares) leaves out the
   // accumulator and oracle writes its swap makes in the next block: ~45k gas short, out of gas.
   const pairs = planned.filter((p) => p.dex === 'uniswap-v2')
-  if (pairs.length > 0) await run(pairs.map((p) => ({ what: `syncing the V2 pair ${p.address}`, to: p.address, data: encodeFunctionData({ abi: pairSyncAbi, functionName: 'sync' }) })))
+  if (pairs.length > 0) await run(pairs.map((p) => ({ what: `syncing the V2 pair ${p.address}`, gas: 200_000n, to: p.address, data: encodeFunctionData({ abi: pairSyncAbi, functionName: 'sync' }) })))
   await test.request({ method: 'evm_mine', params: [numberToHex((await publicClient.getBlock()).timestamp + 1n)] } as never)
   setupBlocks++
   await test.stopImpersonatingAccount({ address: owner })
@@ -267,39 +271,4 @@ export async function deployDexWorld(anvilUrl: string, spec: WorldSpec): Promise
 
 function tokenName(symbol: string): string {
   return ({ USDC: 'USD Coin', USDT: 'Tether USD', DAI: 'Dai Stablecoin', WBTC: 'Wrapped BTC' } as Record<string, string>)[symbol] ?? symbol
-}
-
-/** Where a token keeps balances: `balanceOf` mapping slot (WETH9: 3; OpenZeppelin 3.4's ERC20: 0). */
-const BALANCE_SLOT: Record<string, bigint> = { [MAINNET.weth.toLowerCase()]: 3n }
-/** OpenZeppelin 3.4's ERC20 `_totalSupply` slot. */
-const TOTAL_SUPPLY_SLOT = 2n
-
-/** The storage slot of `holder`'s balance in a Solidity `mapping(address => uint256)` at `mappingSlot`. */
-export function balanceSlot(holder: Address, mappingSlot: bigint): Hex {
-  return keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [holder, mappingSlot]))
-}
-
-/**
- * Sets `holder`'s balance of a world token to `amount` (raw units) by writing storage: no tx,
- * no block. The supply follows (WETH9's is its ether, so its ether follows instead).
- *
- * @example await setTokenBalance(anvilUrl, MAINNET_TOKENS.USDC.address, alice, 1000n * 10n ** 6n)
- */
-export async function setTokenBalance(anvilUrl: string, token: Address, holder: Address, amount: bigint): Promise<{ previous: bigint }> {
-  const transport = http(anvilUrl)
-  const publicClient = createPublicClient({ transport })
-  const test = createTestClient({ mode: 'anvil', transport })
-  const isWeth = token.toLowerCase() === MAINNET.weth.toLowerCase()
-  const slot = balanceSlot(holder, BALANCE_SLOT[token.toLowerCase()] ?? 0n)
-  const previous = BigInt((await publicClient.getStorageAt({ address: token, slot })) ?? '0x0')
-  await test.setStorageAt({ address: token, index: slot, value: pad(numberToHex(amount), { size: 32 }) })
-  if (isWeth) {
-    const ether = await publicClient.getBalance({ address: token })
-    await test.setBalance({ address: token, value: ether - previous + amount })
-  } else {
-    const supplySlot = numberToHex(TOTAL_SUPPLY_SLOT, { size: 32 })
-    const supply = BigInt((await publicClient.getStorageAt({ address: token, slot: supplySlot })) ?? '0x0')
-    await test.setStorageAt({ address: token, index: supplySlot, value: pad(numberToHex(supply - previous + amount), { size: 32 }) })
-  }
-  return { previous }
 }

@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { parseDocument } from 'yaml'
+import { readYamlFile } from '../config/yamlFile.js'
 import { z } from 'zod'
 import { closestName } from '../protocol/closestName.js'
 import { MAINNET_TOKENS, type TokenSymbol } from './mainnet.js'
@@ -107,19 +106,6 @@ export const BUILT_IN_WORLD_FILE = fileURLToPath(new URL('./dex.yaml', import.me
  */
 export function loadWorldFile(world: string): WorldSpec {
   const file = world === 'dex' ? BUILT_IN_WORLD_FILE : world
-  let text: string
-  try {
-    text = readFileSync(file, 'utf8')
-  } catch (error) {
-    throw new WorldFileError(world, 'world', `cannot read the world file (${(error as NodeJS.ErrnoException).code ?? String(error)}); give "dex" or a YAML file's path`)
-  }
-  const document = parseDocument(text)
-  if (document.errors.length > 0) throw new WorldFileError(world, `line ${document.errors[0]!.linePos?.[0]?.line ?? '?'}`, `not YAML: ${document.errors[0]!.message.split('\n')[0]}`)
-  const parsed = worldFile.safeParse(document.toJS())
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!
-    const field = issue.path.reduce<string>((at, key) => (typeof key === 'number' ? `${at}[${key}]` : at ? `${at}.${String(key)}` : String(key)), '')
-    throw new WorldFileError(world, field || 'world', issue.message)
-  }
-  return { name: world, pairs: parsed.data.pools }
+  const data = readYamlFile(file, worldFile, 'world', (field, problem) => new WorldFileError(world, field, problem))
+  return { name: world, pairs: data.pools }
 }

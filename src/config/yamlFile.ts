@@ -1,0 +1,31 @@
+import { readFileSync } from 'node:fs'
+import { parseDocument } from 'yaml'
+import type { z } from 'zod'
+
+/** A zod issue's path as a user writes the field: `pools[1].pair[0]`. */
+export function fieldOf(path: ReadonlyArray<PropertyKey>): string {
+  return path.reduce<string>((at, key) => (typeof key === 'number' ? `${at}[${key}]` : at ? `${at}.${String(key)}` : String(key)), '')
+}
+
+/**
+ * Reads a YAML settings file and checks it with `schema`. The first problem goes to `fail`
+ * with the field it is about (`what` when it is the file itself, `line N` for bad YAML).
+ *
+ * @example readYamlFile('world.yaml', worldFile, 'world', (field, problem) => new WorldFileError('world.yaml', field, problem))
+ */
+export function readYamlFile<S extends z.ZodType>(file: string, schema: S, what: string, fail: (field: string, problem: string) => Error): z.output<S> {
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch (error) {
+    throw fail(what, `cannot read the ${what} file (${(error as NodeJS.ErrnoException).code ?? String(error)})`)
+  }
+  const document = parseDocument(text)
+  if (document.errors.length > 0) throw fail(`line ${document.errors[0]!.linePos?.[0]?.line ?? '?'}`, `not YAML: ${document.errors[0]!.message.split('\n')[0]}`)
+  const parsed = schema.safeParse(document.toJS())
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!
+    throw fail(fieldOf(issue.path) || what, issue.message)
+  }
+  return parsed.data
+}
