@@ -73,6 +73,7 @@ program
   .option('--block-gas-limit <gas>', 'Anvil block gas limit', integer('--block-gas-limit', 21_000))
   .option('--genesis-timestamp <s>', 'genesis timestamp of a fresh devnet (reproducible block hashes)', integer('--genesis-timestamp', 1))
   .option('--world <dex|file>', 'deploy a DEX world at mainnet addresses: `dex` (WETH9, Uniswap V2/V3, USDC/USDT/DAI/WBTC pools) or a world file (docs/dex-world.md)')
+  .option('--flow <default|file>', 'a market on the DEX world (needs --world): users who swap every slot, searchers who backrun them (docs/market.md)')
   .option('--data-dir <dir>', 'keep traces and Anvil state here across restarts (default: in memory only)')
   .option('--anvil-timeout <ms>', 'ms an Anvil call may take before it fails; a hung Anvil is restarted', integer('--anvil-timeout', 100), DEFAULT_CONFIG.anvilTimeoutMs)
   .option('--max-body-bytes <n>', 'largest request body accepted (HTTP 413 beyond)', integer('--max-body-bytes', 1024), DEFAULT_CONFIG.maxBodyBytes)
@@ -124,6 +125,7 @@ program
       blockGasLimit: opts.blockGasLimit === undefined ? undefined : BigInt(opts.blockGasLimit),
       genesisTimestamp: opts.genesisTimestamp,
       world: opts.world,
+      flow: opts.flow,
       dataDir: opts.dataDir,
       anvilTimeoutMs: opts.anvilTimeout,
       maxBodyBytes: opts.maxBodyBytes,

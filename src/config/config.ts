@@ -85,6 +85,11 @@ export interface BundlesimConfig {
    * Uniswap V2/V3 and mainnet's tokens at their mainnet addresses, with seeded pools.
    */
   world?: string
+  /**
+   * A market on the world (`default`: the built-in flow file; else a flow file's path): users
+   * who swap every slot and searchers who backrun them (docs/market.md).
+   */
+  flow?: string
   /** Keep traces and Anvil's state here across restarts (absent: in memory only). */
   dataDir?: string
   /** ms to wait before relaunching a dead Anvil (default 0; tests use it to watch the down state). */

@@ -26,6 +26,19 @@ export interface BuilderSubsystem {
   slotsRun(): number
   /** Starts the realtime ticker (the manual clock moves only on `advanceSlots`). */
   start(): void
+  /** Takes part in every slot from now on (the market: its users, searchers and tracker). */
+  addParticipant(participant: SlotParticipant): void
+}
+
+/**
+ * Something that acts around each slot, in the order added: before the block is built (the
+ * manual clock's searchers send what they reacted to), once it is mined and before anyone
+ * is told (the report gains what it found), and after (the next slot's orders are sent).
+ */
+export interface SlotParticipant {
+  beforeBuild?(): Promise<void>
+  onMined?(report: SlotReport): Promise<void>
+  afterSlot?(report: SlotReport): Promise<void>
 }
 
 export interface BuilderOptions {
@@ -74,12 +87,16 @@ export async function createBuilder({ config, cutoffs, builders, chain, slot, tr
   await builder.init()
 
   let slotsRun = 0
+  const participants: SlotParticipant[] = []
   const runSlot = async () => {
     if (!supervisor.healthy) throw rpcError(RpcErrorCode.Unavailable, `Anvil is down: restarting (${supervisor.downReason})`)
     try {
+      for (const participant of participants) await participant.beforeBuild?.()
       const report = await builder.runSlot()
       slotsRun++
+      for (const participant of participants) await participant.onMined?.(report)
       events.emit('slot', report)
+      for (const participant of participants) await participant.afterSlot?.(report)
       return report
     } catch (error) {
       if (error instanceof SlotAbortedError) throw rpcError(RpcErrorCode.Unavailable, error.message)
@@ -115,5 +132,5 @@ export async function createBuilder({ config, cutoffs, builders, chain, slot, tr
     ticker.schedule()
     return reports
   }
-  return { builder, builders, auction, advanceSlots, slotsRun: () => slotsRun, start }
+  return { builder, builders, auction, advanceSlots, slotsRun: () => slotsRun, start, addParticipant: (p) => void participants.push(p) }
 }

@@ -15,6 +15,7 @@ import { registerBlobMethods } from '../rpc/blobMethods.js'
 import { registerFlashbotsStatsMethods } from '../rpc/flashbotsStatsMethods.js'
 import { registerHarnessMethods } from '../rpc/harnessMethods.js'
 import { registerWorldMethods } from '../rpc/worldMethods.js'
+import { registerCompetitionMethods, type CompetitionMethodDeps } from '../rpc/competitionMethods.js'
 import { registerFilterMethods } from '../rpc/filterMethods.js'
 import { registerMempoolReads } from '../rpc/mempoolReads.js'
 import { registerSubscriptionMethods } from '../ws/subscriptions.js'
@@ -41,6 +42,8 @@ export interface RpcServersOptions {
   builder: BuilderSubsystem
   view: PublicView
   world: WorldSubsystem
+  /** The market's tracker (filled once the market starts, after the servers listen). */
+  market: CompetitionMethodDeps
   status(): HarnessStatus
   events: HarnessEvents
   shutdown: Shutdown
@@ -58,7 +61,7 @@ export interface RpcMethodServers {
  * both listen: `urls` is read when an unknown method is answered.
  */
 export function createRpcMethodServers(
-  { config, chain, slot, traces, orders, builder, view, world, status, events, log }: RpcServersOptions,
+  { config, chain, slot, traces, orders, builder, view, world, market, status, events, log }: RpcServersOptions,
   urls: { submission: string; stats: string },
 ): RpcMethodServers {
   const { supervisor, lock, coinbase } = chain
@@ -101,6 +104,7 @@ export function createRpcMethodServers(
     },
   })
   registerWorldMethods(submission, { world: world.status, setTokenBalance: world.setTokenBalance })
+  registerCompetitionMethods(submission, market)
   registerMempoolReads(submission, { mempool: orders.mempool, read: view.read, nextBlockTimestamp: () => slot.clock.nextBlockTimestamp() })
   registerFilterMethods(submission, view.filters)
   registerSubscriptionMethods(submission, view.feed)

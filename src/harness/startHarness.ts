@@ -11,6 +11,7 @@ import type { SlotReport } from '../protocol/slotReport.js'
 import type { HarnessStatus } from '../protocol/harnessStatus.js'
 import { startChain } from './chain.js'
 import { startWorld } from './world.js'
+import { startMarket, type MarketSubsystem } from './market.js'
 import { createOrderFlow } from './orderFlow.js'
 import { createBuilder } from './builder.js'
 import { startRpcServers } from './rpcServers.js'
@@ -104,8 +105,11 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
       mevShareUrl: mevShare.url,
       world: world.status(),
     })
+    // The market's users and searchers are clients of the submission RPC: it starts once that listens.
+    const market: MarketSubsystem = { competition: () => null }
     const view = createPublicView({ config, chain, slot, orders, events, log })
-    const servers = await startRpcServers({ config, chain, slot, traces, orders, builder, view, world, status, events, shutdown, log })
+    const servers = await startRpcServers({ config, chain, slot, traces, orders, builder, view, world, market, status, events, shutdown, log })
+    Object.assign(market, await startMarket({ config, chain, world, builder, traces, orders, events, rpcUrl: servers.submission.url, shutdown, log }))
     builder.start()
     return {
       rpcUrl: servers.submission.url,

@@ -4,12 +4,16 @@ import type { BundlesimConfig } from '../config/config.js'
 import type { WorldStatus } from '../protocol/harnessStatus.js'
 import type { ChainSubsystem } from './chain.js'
 
+const NO_WORLD = 'no DEX world in this run: start bundlesim with --world dex (or a scenario with world: dex)'
+
 /** The DEX world of a run (`--world`), or none. */
 export interface WorldSubsystem {
   /** What `harness_status.world` shows; null without a world. */
   status(): WorldStatus | null
   /** Sets `holder`'s balance of a world token (raw units), under the chain's write lock. */
   setTokenBalance(token: Address, holder: Address, amount: bigint): Promise<void>
+  /** Sets `owner`'s allowance of a world token for `spender` (raw units), under the write lock. */
+  setTokenAllowance(token: Address, owner: Address, spender: Address, amount: bigint): Promise<void>
 }
 
 export interface StartWorldOptions {
@@ -27,12 +31,13 @@ export async function startWorld({ config, chain, log }: StartWorldOptions): Pro
   if (config.world === undefined) {
     return {
       status: () => null,
-      setTokenBalance: () => Promise.reject(new Error('no DEX world in this run: start bundlesim with --world dex (or a scenario with world: dex)')),
+      setTokenBalance: () => Promise.reject(new Error(NO_WORLD)),
+      setTokenAllowance: () => Promise.reject(new Error(NO_WORLD)),
     }
   }
   const { loadWorldFile } = await import('../world/worldFile.js')
   const { deployDexWorld } = await import('../world/deploy.js')
-  const { setTokenBalance } = await import('../world/funding.js')
+  const { setTokenBalance, setTokenAllowance } = await import('../world/funding.js')
   const spec = loadWorldFile(config.world)
   const url = chain.supervisor.url
   const deploy = async () => {
@@ -53,5 +58,6 @@ export async function startWorld({ config, chain, log }: StartWorldOptions): Pro
       pools: world.pools.map((p) => ({ ...p })),
     }),
     setTokenBalance: (token, holder, amount) => chain.lock.write(async () => void (await setTokenBalance(url, token, holder, amount))),
+    setTokenAllowance: (token, owner, spender, amount) => chain.lock.write(() => setTokenAllowance(url, token, owner, spender, amount)),
   }
 }

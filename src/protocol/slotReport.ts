@@ -1,4 +1,5 @@
 import type { Hash } from 'viem'
+import type { CompetitionSummary } from './competition.js'
 
 /** What `harness_advanceSlot` returns for each slot (and what the log line says). */
 export interface SlotReport {
@@ -44,6 +45,8 @@ export interface SlotReport {
     bundles: Hash[]
     candidates: Array<{ algorithm: string; value: string; bundles: Hash[] }>
   }>
+  /** With a market (`--flow`): the block's opportunities and who captured them (harness_getCompetition has the detail). */
+  competition?: CompetitionSummary
   /** How the top-of-block simulations ran: as `eth_simulateV1` calls, or as real mined blocks. */
   simulations: { byCalls: number; byExecution: number }
   /** Where the slot's wall time went, in ms (what `npm run bench` reports). */

@@ -1,0 +1,46 @@
+import type { Address, PublicClient } from 'viem'
+import { uniswapV2PairAbi, uniswapV3PoolAbi } from './abis.js'
+import { v3VirtualReserves, type PoolReserves } from './math.js'
+
+/** A pool as the world lists it (`harness_status.world.pools`). */
+export interface PoolRef {
+  dex: 'uniswap-v2' | 'uniswap-v3'
+  address: Address
+  token0: Address
+  token1: Address
+  fee: number
+}
+
+/**
+ * Each pool's reserves at `blockNumber` (default: the head): V2's `getReserves`, V3's virtual
+ * reserves from `slot0` and `liquidity`. One batched request when the client batches.
+ *
+ * @example const [pair] = await readReserves(client, [wethUsdcV2])
+ */
+export async function readReserves(client: PublicClient, pools: readonly PoolRef[], blockNumber?: bigint): Promise<PoolReserves[]> {
+  return Promise.all(
+    pools.map(async (pool): Promise<PoolReserves> => {
+      if (pool.dex === 'uniswap-v2') {
+        const [reserve0, reserve1] = await client.readContract({ address: pool.address, abi: uniswapV2PairAbi, functionName: 'getReserves', blockNumber })
+        return { ...pool, reserve0, reserve1 }
+      }
+      const [slot0, liquidity] = await Promise.all([
+        client.readContract({ address: pool.address, abi: uniswapV3PoolAbi, functionName: 'slot0', blockNumber }),
+        client.readContract({ address: pool.address, abi: uniswapV3PoolAbi, functionName: 'liquidity', blockNumber }),
+      ])
+      return { ...pool, ...v3VirtualReserves(slot0[0], liquidity) }
+    }),
+  )
+}
+
+/** The pools trading the same two tokens as `pool` (itself excluded). */
+export function samePair<T extends PoolRef>(pools: readonly T[], pool: PoolRef): T[] {
+  const key = (p: PoolRef) => `${p.token0.toLowerCase()}/${p.token1.toLowerCase()}`
+  return pools.filter((p) => key(p) === key(pool) && p.address.toLowerCase() !== pool.address.toLowerCase())
+}
+
+/** The pool a one-hop router swap trades on. */
+export function poolOf<T extends PoolRef>(pools: readonly T[], dex: PoolRef['dex'], tokenA: Address, tokenB: Address, fee: number): T | undefined {
+  const [a, b] = [tokenA.toLowerCase(), tokenB.toLowerCase()]
+  return pools.find((p) => p.dex === dex && (dex === 'uniswap-v2' || p.fee === fee) && [p.token0.toLowerCase(), p.token1.toLowerCase()].sort().join() === [a, b].sort().join())
+}

@@ -1,0 +1,162 @@
+import { encodeFunctionData, keccak256, parseEther, toBytes, toHex, type Address, type Hash, type Hex, type PublicClient } from 'viem'
+import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
+import type { BundlesimClient } from '../protocol/client.js'
+import type { WorldStatus } from '../protocol/harnessStatus.js'
+import { router02Abi, swapRouterAbi } from '../dex/abis.js'
+import { amountOut, type PoolReserves } from '../dex/math.js'
+import { readReserves, type PoolRef } from '../dex/read.js'
+import { planSlot, type Channel, type PlannedSwap } from './plan.js'
+import { SeededRandom } from './random.js'
+import type { FlowSpec } from './flowFile.js'
+
+/** What the market may do to the chain outside blocks: fund its accounts at start. */
+export interface MarketCheats {
+  setBalance(address: Address, wei: bigint): Promise<void>
+  setTokenBalance(token: Address, holder: Address, raw: bigint): Promise<void>
+  setTokenAllowance(token: Address, owner: Address, spender: Address, raw: bigint): Promise<void>
+}
+
+/** A user swap the flow sent. */
+export interface SentSwap {
+  hash: Hash
+  user: Address
+  channel: Channel
+  pool: Address
+  /** For the stream's readers: which way and how much. */
+  tokenIn: Address
+  amountIn: bigint
+}
+
+/** Gas a user's router swap may use (Router02 ~110k, SwapRouter ~130k). */
+const SWAP_GAS = 300_000n
+/** What users tip: a plain wallet's 1 gwei. */
+const USER_TIP = 1_000_000_000n
+
+/**
+ * The market's users: accounts derived from fixed keys, funded at start, who each slot swap
+ * on the world's pools through the routers as the flow file says (rate, size, slippage,
+ * channel), through the harness's public RPC like any wallet.
+ */
+export class FlowUsers {
+  readonly accounts: PrivateKeyAccount[]
+  private readonly random: SeededRandom
+  /** Each user's last sent nonce: a user with a swap in flight sits the slot out. */
+  private readonly inFlight = new Map<number, number>()
+  private readonly sent = new Set<Hash>()
+
+  constructor(
+    private readonly spec: FlowSpec,
+    private readonly world: WorldStatus,
+    private readonly client: BundlesimClient,
+    private readonly reader: PublicClient,
+    private readonly chainId: number,
+  ) {
+    this.random = new SeededRandom(spec.seed)
+    this.accounts = Array.from({ length: spec.users.count }, (_, i) => privateKeyToAccount(keccak256(toBytes(`bundlesim flow user ${spec.seed} ${i}`))))
+  }
+
+  /** Was this tx sent by the flow's users? */
+  isUserTx(hash: Hash): boolean {
+    return this.sent.has(hash.toLowerCase() as Hash)
+  }
+
+  isUser(address: Address): boolean {
+    return this.accounts.some((a) => a.address.toLowerCase() === address.toLowerCase())
+  }
+
+  /** Ether for gas and swaps, every token, and the routers approved (storage: no tx, no block). */
+  async fund(cheats: MarketCheats): Promise<void> {
+    const { contracts } = this.world
+    for (const account of this.accounts) {
+      await cheats.setBalance(account.address, parseEther('100000'))
+      for (const token of this.world.tokens) {
+        await cheats.setTokenBalance(token.address as Address, account.address, 10n ** BigInt(token.decimals) * tokenUnits(token.symbol))
+        for (const router of [contracts.uniswapV2Router02, contracts.swapRouter]) await cheats.setTokenAllowance(token.address as Address, account.address, router as Address, 2n ** 256n - 1n)
+      }
+    }
+  }
+
+  /**
+   * Plans, signs and sends one slot's swaps, priced on the head's pools; `onSent` sees each
+   * once the harness has accepted it.
+   */
+  async sendSlot(onSent: (swap: SentSwap) => Promise<void> | void = () => {}): Promise<SentSwap[]> {
+    const head = await this.reader.getBlock()
+    const nonces = await Promise.all(this.accounts.map((a) => this.reader.getTransactionCount({ address: a.address, blockNumber: head.number })))
+    for (const [user, nonce] of this.inFlight) if (nonces[user]! > nonce) this.inFlight.delete(user)
+    const pools = this.world.pools as PoolRef[]
+    const poolsOf = (pair: string) => pools.filter((p) => matchesPair(this.world, p, pair))
+    const planned = planSlot(this.random, this.spec.users, new Set(this.inFlight.keys()), (pair) => poolsOf(pair).length)
+    if (planned.length === 0) return []
+    const reserves = await readReserves(this.reader, pools, head.number)
+    const sent: SentSwap[] = []
+    for (const swap of planned) {
+      const pool = reserves.find((r) => r.address === poolsOf(swap.pair)[swap.poolChoice]!.address)!
+      const raw = await this.sign(swap, pool, nonces[swap.user]!, head.baseFeePerGas ?? 0n, head.timestamp)
+      const hash = await this.submit(swap.channel, raw, head.number)
+      this.sent.add(hash.toLowerCase() as Hash)
+      this.inFlight.set(swap.user, nonces[swap.user]!)
+      const weth = this.world.contracts.weth as Address
+      const other = pool.token0.toLowerCase() === weth.toLowerCase() ? pool.token1 : pool.token0
+      const entry: SentSwap = { hash, user: this.accounts[swap.user]!.address, channel: swap.channel, pool: pool.address, tokenIn: swap.sellsWeth ? weth : other, amountIn: this.amountIn(swap, pool) }
+      sent.push(entry)
+      await onSent(entry)
+    }
+    return sent
+  }
+
+  private amountIn(swap: PlannedSwap, pool: PoolReserves): bigint {
+    const weth = (this.world.contracts.weth as Address).toLowerCase()
+    const wei = parseEther(swap.sizeEth.toString())
+    if (swap.sellsWeth) return wei
+    // The other token's worth of `wei` at the pool's price.
+    const [wethReserve, otherReserve] = pool.token0.toLowerCase() === weth ? [pool.reserve0, pool.reserve1] : [pool.reserve1, pool.reserve0]
+    return (wei * otherReserve) / wethReserve
+  }
+
+  private async sign(swap: PlannedSwap, pool: PoolReserves, nonce: number, baseFee: bigint, timestamp: bigint): Promise<Hex> {
+    const { contracts } = this.world
+    const weth = contracts.weth as Address
+    const user = this.accounts[swap.user]!
+    const other = pool.token0.toLowerCase() === weth.toLowerCase() ? pool.token1 : pool.token0
+    const [tokenIn, tokenOut] = swap.sellsWeth ? [weth, other] : [other, weth]
+    const amountIn = this.amountIn(swap, pool)
+    const minOut = (amountOut(pool, tokenIn, amountIn) * BigInt(10_000 - this.spec.users.slippageBps)) / 10_000n
+    const deadline = timestamp + 600n
+    let to: Address
+    let data: Hex
+    let value = 0n
+    if (pool.dex === 'uniswap-v2') {
+      to = contracts.uniswapV2Router02 as Address
+      if (swap.sellsWeth) {
+        data = encodeFunctionData({ abi: router02Abi, functionName: 'swapExactETHForTokens', args: [minOut, [weth, other], user.address, deadline] })
+        value = amountIn
+      } else {
+        data = encodeFunctionData({ abi: router02Abi, functionName: 'swapExactTokensForETH', args: [amountIn, minOut, [other, weth], user.address, deadline] })
+      }
+    } else {
+      to = contracts.swapRouter as Address
+      data = encodeFunctionData({ abi: swapRouterAbi, functionName: 'exactInputSingle', args: [{ tokenIn, tokenOut, fee: pool.fee, recipient: user.address, deadline, amountIn, amountOutMinimum: minOut, sqrtPriceLimitX96: 0n }] })
+      // SwapRouter wraps the ether it is sent when WETH goes in.
+      if (swap.sellsWeth) value = amountIn
+    }
+    return user.signTransaction({ type: 'eip1559', chainId: this.chainId, nonce, to, data, value, gas: SWAP_GAS, maxPriorityFeePerGas: USER_TIP, maxFeePerGas: baseFee * 2n + USER_TIP })
+  }
+
+  private async submit(channel: Channel, raw: Hex, head: bigint): Promise<Hash> {
+    if (channel === 'public') return this.client.sendRawTransaction(raw)
+    const preferences = channel === 'mevShare' ? { privacy: { hints: this.spec.users.mevShareHints } } : undefined
+    return this.client.request('eth_sendPrivateTransaction', [{ tx: raw, maxBlockNumber: toHex(head + 3n), ...(preferences && { preferences }) }])
+  }
+}
+
+/** How many whole tokens a user starts with: about 3M USD of each (WBTC: 50). */
+function tokenUnits(symbol: string): bigint {
+  return ({ WETH: 1_000n, WBTC: 50n } as Record<string, bigint>)[symbol] ?? 3_000_000n
+}
+
+/** Is `pool` one of the pair named `BASE/QUOTE`? */
+export function matchesPair(world: WorldStatus, pool: PoolRef, pair: string): boolean {
+  const addresses = pair.split('/').map((symbol) => world.tokens.find((t) => t.symbol === symbol)?.address.toLowerCase())
+  return [pool.token0.toLowerCase(), pool.token1.toLowerCase()].sort().join() === [...addresses].sort().join()
+}
