@@ -76,9 +76,12 @@ export function classifyBlock(block: BlockFacts, options: ClassifyOptions): Comp
     const samePairPool = (p: PoolReserves) => p.token0 === pool.token0 && p.token1 === pool.token1
     const follower = block.txs[index + 1]
     const base: CompetitionOpportunity = { blockNumber: block.number, victim: victim.hash, pool: pool.address, gapWei: gap.toString(), searcher: null, name: null, backrunTxs: [], profitWei: null, builderPaymentWei: null }
-    if (!follower || options.isUserSwap(follower.hash) || !touchedByTx[index + 1]!.some(samePairPool)) return base
-    const backrun: MinedTxFacts[] = []
-    for (let i = index + 1; i < block.txs.length && block.txs[i]!.from.toLowerCase() === follower.from.toLowerCase(); i++) backrun.push(block.txs[i]!)
+    if (!follower || options.isUserSwap(follower.hash)) return base
+    // The backrun: the txs right after the swap from one sender, trading the same pair.
+    let end = index + 1
+    while (end < block.txs.length && block.txs[end]!.from.toLowerCase() === follower.from.toLowerCase()) end++
+    if (!touchedByTx.slice(index + 1, end).some((pools) => pools.some(samePairPool))) return base
+    const backrun = block.txs.slice(index + 1, end)
     const sender = follower.from.toLowerCase() as Address
     let weth = 0n
     let gas = 0n

@@ -24,7 +24,8 @@ export function readYamlFile<S extends z.ZodType>(file: string, schema: S, what:
   if (document.errors.length > 0) throw fail(`line ${document.errors[0]!.linePos?.[0]?.line ?? '?'}`, `not YAML: ${document.errors[0]!.message.split('\n')[0]}`)
   const parsed = schema.safeParse(document.toJS())
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!
+    // A misspelt field explains the required one found missing: name the misspelling first.
+    const issue = parsed.error.issues.find((i) => i.code === 'unrecognized_keys') ?? parsed.error.issues[0]!
     throw fail(fieldOf(issue.path) || what, issue.message)
   }
   return parsed.data

@@ -54,7 +54,15 @@ const users = strict(
     mevShareHints: z
       .array(z.string().refine((h) => HINTS.includes(h), { error: (issue) => `unknown hint "${String(issue.input)}" (known: ${HINTS.join(', ')})` }), { error: 'expected a list of MEV-Share hints' })
       .default(['hash', 'logs']),
-    pairs: z.record(pairName, weight, { error: 'expected { PAIR: weight }' }).refine((p) => Object.values(p).some((w) => w > 0), { error: 'every pair weight is 0: users would trade nothing' }),
+    pairs: z
+      .record(z.string(), weight, { error: 'expected { PAIR: weight }, e.g. { WETH/USDC: 1 }' })
+      .superRefine((pairs, ctx) => {
+        for (const name of Object.keys(pairs)) {
+          const checked = pairName.safeParse(name)
+          if (!checked.success) ctx.addIssue({ code: 'custom', path: [name], message: checked.error.issues[0]!.message })
+        }
+      })
+      .refine((p) => Object.values(p).some((w) => w > 0), { error: 'every pair weight is 0: users would trade nothing' }),
   },
   'count, swapsPerSlot, size, slippageBps, channels, mevShareHints?, pairs',
 )

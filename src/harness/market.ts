@@ -115,7 +115,9 @@ export async function startMarket({ config, chain, world, builder, traces, order
   const slotMs = config.slotTimeSeconds * 1000
   builder.addParticipant({
     beforeBuild: guarded('the searchers', async () => {
-      const sightings = seen.splice(0)
+      // In a fixed order (public txs, then hints, each by hash), not in order of arrival: a
+      // hint is announced after its simulation, so arrival order varies from run to run.
+      const sightings = seen.splice(0).sort((a, b) => a.kind.localeCompare(b.kind) * -1 || a.hash.localeCompare(b.hash))
       const order = [...searchers].sort((a, b) => a.spec.reactionDelayMs - b.spec.reactionDelayMs || a.spec.name.localeCompare(b.spec.name))
       for (const sighting of sightings) for (const searcher of order) await searcher.react(sighting)
       for (const searcher of searchers) searcher.newSlot()

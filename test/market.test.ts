@@ -1,0 +1,172 @@
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { createPublicClient, encodeAbiParameters, http, parseEther, toEventSelector, type Address, type Hash, type Hex } from 'viem'
+import { rpc, startTestHarness, useTestHarness } from './support/harness.js'
+import { loadFlowFile, FlowFileError } from '../src/flow/flowFile.js'
+import { SeededRandom } from '../src/flow/random.js'
+import { planSlot } from '../src/flow/plan.js'
+import { amountOut, bestRoundTrip, type PoolReserves } from '../src/dex/math.js'
+import { classifyBlock } from '../src/competition/classify.js'
+
+const WETH: Address = '0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2'
+const USDC: Address = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48'
+/** USDC sorts before WETH: token0 = USDC. */
+const pool = (address: Address, dex: PoolReserves['dex'], fee: number, usdc: number, weth: number): PoolReserves => ({
+  address,
+  dex,
+  token0: USDC,
+  token1: WETH,
+  fee,
+  reserve0: BigInt(usdc) * 10n ** 6n,
+  reserve1: parseEther(String(weth)),
+})
+const V2 = '0x00000000000000000000000000000000000000a2' as Address
+const V3 = '0x00000000000000000000000000000000000000a3' as Address
+
+describe('the market (pure parts)', () => {
+  it('the same seed plans the same swaps; another seed others', () => {
+    const users = loadFlowFile('default').users
+    const plan = (seed: number) => {
+      const random = new SeededRandom(seed)
+      return Array.from({ length: 5 }, () => planSlot(random, users, new Set(), () => 3))
+    }
+    expect(plan(7)).toEqual(plan(7))
+    expect(plan(7)).not.toEqual(plan(8))
+    const swaps = plan(7).flat()
+    expect(swaps.length).toBeGreaterThan(5)
+    for (const s of swaps) {
+      expect(s.sizeEth).toBeGreaterThan(0)
+      expect(s.sizeEth).toBeLessThanOrEqual(users.size.max!)
+      expect(['public', 'private', 'mevShare']).toContain(s.channel)
+    }
+  })
+
+  it('a user with a swap in flight sits the slot out', () => {
+    const users = { ...loadFlowFile('default').users, count: 3, swapsPerSlot: 50 }
+    const swaps = planSlot(new SeededRandom(1), users, new Set([0, 2]), () => 1)
+    expect(swaps.map((s) => s.user)).toEqual([1])
+  })
+
+  it('finds the round trip a V2 pool left 1 % below the V3 pool, as profitable as any amount', () => {
+    const v2 = pool(V2, 'uniswap-v2', 3000, 2_970_000, 1000) // 2,970 USDC per WETH
+    const v3 = pool(V3, 'uniswap-v3', 500, 30_000_000, 10_000) // 3,000
+    const trip = bestRoundTrip(WETH, v2, v3)!
+    // WETH is dear on V3: sell it there, buy it back on V2.
+    expect(trip.first.address).toBe(V3)
+    expect(trip.profit).toBeGreaterThan(0n)
+    expect(trip.amountOut).toBe(amountOut(v2, USDC, trip.middle))
+    // No amount on a fine grid earns more than the closed form's (to rounding).
+    for (let eth = 0.1; eth < 20; eth += 0.1) {
+      const x = parseEther(eth.toFixed(1))
+      const back = amountOut(v2, USDC, amountOut(v3, WETH, x))
+      expect(back - x).toBeLessThanOrEqual(trip.profit + 10n ** 12n)
+    }
+    // Within the fees (0.3 % + 0.05 %), no trip at all.
+    expect(bestRoundTrip(WETH, pool(V2, 'uniswap-v2', 3000, 2_995_000, 1000), v3)).toBeNull()
+  })
+
+  it('classifies a block: the user swap that left a gap, and the backrun right after it with its profit and payment', () => {
+    const sync = toEventSelector('Sync(uint112,uint112)')
+    const transfer = toEventSelector('Transfer(address,address,uint256)')
+    const v2 = pool(V2, 'uniswap-v2', 3000, 3_000_000, 1000)
+    const v3 = pool(V3, 'uniswap-v3', 500, 30_000_000, 10_000)
+    const user = '0x00000000000000000000000000000000000000u1'.replace('u1', '01') as Address
+    const searcher = '0x00000000000000000000000000000000000000b0' as Address
+    const topic = (a: Address) => `0x${a.slice(2).padStart(64, '0')}` as Hex
+    const syncLog = (usdc: bigint, weth: bigint) => ({ address: V2, topics: [sync], data: encodeAbiParameters([{ type: 'uint112' }, { type: 'uint112' }], [usdc, weth]) })
+    const wethTransfer = (from: Address, to: Address, wei: bigint) => ({ address: WETH, topics: [transfer, topic(from), topic(to)], data: encodeAbiParameters([{ type: 'uint256' }], [wei]) })
+    // The user sells 30 WETH on V2: its price drops ~6 %.
+    const afterUser = { usdc: 3_000_000n * 10n ** 6n - 87_000n * 10n ** 6n, weth: parseEther('1030') }
+    const victim = { hash: '0x01'.padEnd(66, '0') as Hash, from: user, gasUsed: 100_000n, effectiveGasPrice: 2n * 10n ** 9n, logs: [syncLog(afterUser.usdc, afterUser.weth)] }
+    const leg1 = { hash: '0x02'.padEnd(66, '0') as Hash, from: searcher, gasUsed: 120_000n, effectiveGasPrice: 11n * 10n ** 9n, logs: [wethTransfer(searcher, V3, parseEther('10'))] }
+    const leg2 = { hash: '0x03'.padEnd(66, '0') as Hash, from: searcher, gasUsed: 100_000n, effectiveGasPrice: 11n * 10n ** 9n, logs: [syncLog(afterUser.usdc + 29_000n * 10n ** 6n, afterUser.weth - parseEther('10.2')), wethTransfer(V2, searcher, parseEther('10.2'))] }
+    const lonely = { ...victim, hash: '0x04'.padEnd(66, '0') as Hash, logs: [syncLog(afterUser.usdc - 100_000n * 10n ** 6n, afterUser.weth + parseEther('40'))] }
+    const found = classifyBlock(
+      { number: 7, baseFee: 10n ** 9n, txs: [victim, leg1, leg2, lonely] },
+      { weth: WETH, parentPools: [v2, v3], isUserSwap: (h) => h === victim.hash || h === lonely.hash, signerOf: (h) => (h === leg1.hash ? ('0x00000000000000000000000000000000000000c0' as Address) : null), nameOf: () => 'alpha', minGapWei: 10n ** 15n },
+    )
+    expect(found).toHaveLength(2)
+    expect(found[0]).toMatchObject({ victim: victim.hash, searcher: '0x00000000000000000000000000000000000000c0', name: 'alpha', backrunTxs: [leg1.hash, leg2.hash] })
+    // 0.2 WETH gained, less 220,000 gas at 11 gwei; 10 gwei a gas of it was tip.
+    expect(found[0]!.profitWei).toBe((parseEther('0.2') - 220_000n * 11n * 10n ** 9n).toString())
+    expect(found[0]!.builderPaymentWei).toBe((220_000n * 10n * 10n ** 9n).toString())
+    expect(BigInt(found[0]!.gapWei)).toBeGreaterThan(parseEther('0.2'))
+    expect(found[1]).toMatchObject({ victim: lonely.hash, searcher: null, backrunTxs: [], profitWei: null })
+  })
+})
+
+describe('the flow file', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'bundlesim-flow-'))
+  const problem = (text: string) => {
+    const file = path.join(dir, 'flow.yaml')
+    writeFileSync(file, text)
+    try {
+      loadFlowFile(file)
+    } catch (error) {
+      expect(error).toBeInstanceOf(FlowFileError)
+      return `${(error as FlowFileError).field}: ${(error as FlowFileError).problem}`
+    }
+    throw new Error('accepted')
+  }
+  const users = (extra: string) => `users:\n  count: 2\n  swapsPerSlot: 1\n  size: { median: 1, sigma: 0.5 }\n  slippageBps: 50\n  channels: { public: 1 }\n  pairs: { WETH/USDC: 1 }\n${extra}`
+
+  it('names the field of every mistake', () => {
+    expect(problem(users('').replace('channels: { public: 1 }', 'channels: { pubic: 1 }'))).toBe('users.channels: unknown field pubic (did you mean public?) (known: public, private, mevShare)')
+    expect(problem(users('').replace('WETH/USDC', 'WETH/USDX'))).toMatch(/^users\.pairs\.WETH\/USDX: unknown pair "WETH\/USDX"/)
+    expect(problem(users('').replace('channels: { public: 1 }', 'channels: { public: 0 }'))).toBe('users.channels: every channel weight is 0: users would send nothing')
+    expect(problem(users('searchers:\n  - { name: a, bidShare: 1.5 }\n'))).toBe('searchers[0].bidShare: expected a share of the expected profit from 0 to 1 (from 0 to 1)')
+    expect(problem(users('searchers:\n  - { name: a, bidShare: 0.5 }\n  - { name: a, bidShare: 0.5 }\n'))).toBe('searchers[1].name: "a" is already a searcher\'s name')
+    expect(problem(users('').replace('slippageBps: 50', 'slipageBps: 50'))).toMatch(/^users: unknown field slipageBps \(did you mean slippageBps\?\)/)
+  })
+
+  it('a flow without a world, or a bad flow file, is refused at start naming it', async () => {
+    await expect(startTestHarness({ flow: 'default' })).rejects.toThrow(/^flow: the market trades on the DEX world; start with --world dex/)
+    writeFileSync(path.join(dir, 'bad.yaml'), users('').replace('count: 2', 'count: two'))
+    await expect(startTestHarness({ world: 'dex', flow: path.join(dir, 'bad.yaml') })).rejects.toThrow(/users\.count: expected a whole number of users/)
+  })
+})
+
+describe('the market on the DEX world (--world dex --flow default)', () => {
+  const harness = useTestHarness({ world: 'dex', flow: 'default', genesisTimestamp: 1_700_000_000 })
+
+  it('users swap through the routers on the public mempool; searchers backrun them right after the swap; the report and harness_getCompetition agree', async () => {
+    const pending = (await rpc(harness.rpcUrl, 'txpool_content')).body.result
+    const publicTxs = Object.values(pending.pending as Record<string, Record<string, { to: string }>>).flatMap((byNonce) => Object.values(byNonce))
+    expect(publicTxs.length).toBeGreaterThan(0)
+    const routers = ['0x7a250d5630b4cf539739df2c5dacb4c659f2488d', '0xe592427a0aece92de3edee1f18e0157c05861564']
+    for (const tx of publicTxs) expect(routers).toContain(tx.to.toLowerCase())
+
+    const reports = await harness.advanceSlot(5)
+    const client = createPublicClient({ transport: http(harness.rpcUrl) })
+    const competition = (await rpc(harness.rpcUrl, 'harness_getCompetition', [{ fromBlock: reports[0]!.blockNumber }])).body.result
+    expect(competition.opportunities).toBe(reports.reduce((n, r) => n + r.competition!.opportunities, 0))
+    expect(competition.captured).toBeGreaterThan(0)
+    const names = competition.searchers.filter((s: { captured: number }) => s.captured > 0).map((s: { name: string }) => s.name)
+    expect(names.every((n: string) => ['alpha', 'beta'].includes(n))).toBe(true)
+    for (const o of competition.list.filter((x: { searcher: string | null }) => x.searcher)) {
+      // Right after the user's swap, in the same block; the searcher earned and paid the builder.
+      const block = await client.getBlock({ blockNumber: BigInt(o.blockNumber) })
+      const at = block.transactions.indexOf(o.victim)
+      expect(block.transactions.slice(at + 1, at + 1 + o.backrunTxs.length)).toEqual(o.backrunTxs)
+      expect(BigInt(o.profitWei)).toBeGreaterThan(0n)
+      expect(BigInt(o.builderPaymentWei)).toBeGreaterThan(0n)
+    }
+    const refused = await rpc(harness.rpcUrl, 'harness_getCompetition', [{ fromBlock: 5, toBlock: 2 }])
+    expect(refused.body.error!.message).toBe('fromBlock: 5 is after toBlock 2')
+  })
+
+  it('a manual-clock run is the same every time (same seed, same genesis: same blocks)', async () => {
+    const hashes = (await harness.advanceSlot(0 + 1)).map((r) => r.blockHash)
+    const again = await startTestHarness({ world: 'dex', flow: 'default', genesisTimestamp: 1_700_000_000 })
+    try {
+      const replay = await again.advanceSlot(6)
+      const first = (await rpc(harness.rpcUrl, 'eth_getBlockByNumber', [`0x${replay[0]!.blockNumber.toString(16)}`, false])).body.result
+      expect(replay[0]!.blockHash).toBe(first.hash)
+      expect(replay[5]!.blockHash).toBe(hashes[0])
+    } finally {
+      await again.stop()
+    }
+  })
+})
