@@ -4,7 +4,7 @@ import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { createPublicClient, encodeAbiParameters, http, parseEther, toEventSelector, type Address, type Hash, type Hex } from 'viem'
 import { rpc, startTestHarness, useTestHarness } from './support/harness.js'
-import { loadFlowFile, FlowFileError } from '../src/flow/flowFile.js'
+import { loadFlow, FlowFileError } from '../src/flow/flowFile.js'
 import { SeededRandom } from '../src/flow/random.js'
 import { planSlot } from '../src/flow/plan.js'
 import { amountOut, bestRoundTrip, type PoolReserves } from '../src/dex/math.js'
@@ -27,7 +27,7 @@ const V3 = '0x00000000000000000000000000000000000000a3' as Address
 
 describe('the market (pure parts)', () => {
   it('the same seed plans the same swaps; another seed others', () => {
-    const users = loadFlowFile('default').users
+    const users = loadFlow('default').users
     const plan = (seed: number) => {
       const random = new SeededRandom(seed)
       return Array.from({ length: 5 }, () => planSlot(random, users, new Set(), () => 3))
@@ -44,7 +44,7 @@ describe('the market (pure parts)', () => {
   })
 
   it('a user with a swap in flight sits the slot out', () => {
-    const users = { ...loadFlowFile('default').users, count: 3, swapsPerSlot: 50 }
+    const users = { ...loadFlow('default').users, count: 3, swapsPerSlot: 50 }
     const swaps = planSlot(new SeededRandom(1), users, new Set([0, 2]), () => 1)
     expect(swaps.map((s) => s.user)).toEqual([1])
   })
@@ -103,7 +103,7 @@ describe('the flow file', () => {
     const file = path.join(dir, 'flow.yaml')
     writeFileSync(file, text)
     try {
-      loadFlowFile(file)
+      loadFlow(file)
     } catch (error) {
       expect(error).toBeInstanceOf(FlowFileError)
       return `${(error as FlowFileError).field}: ${(error as FlowFileError).problem}`

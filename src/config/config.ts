@@ -89,7 +89,7 @@ export interface BundlesimConfig {
    * A market on the world (`default`: the built-in flow file; else a flow file's path): users
    * who swap every slot and searchers who backrun them (docs/market.md).
    */
-  flow?: string
+  flow?: string | Record<string, unknown>
   /** Keep traces and Anvil's state here across restarts (absent: in memory only). */
   dataDir?: string
   /** ms to wait before relaunching a dead Anvil (default 0; tests use it to watch the down state). */

@@ -22,7 +22,12 @@ export function readYamlFile<S extends z.ZodType>(file: string, schema: S, what:
   }
   const document = parseDocument(text)
   if (document.errors.length > 0) throw fail(`line ${document.errors[0]!.linePos?.[0]?.line ?? '?'}`, `not YAML: ${document.errors[0]!.message.split('\n')[0]}`)
-  const parsed = schema.safeParse(document.toJS())
+  return checkSettings(document.toJS(), schema, what, fail)
+}
+
+/** Checks settings given as a value (a YAML file's, or inline in a scenario) with `schema`, as `readYamlFile` does. */
+export function checkSettings<S extends z.ZodType>(value: unknown, schema: S, what: string, fail: (field: string, problem: string) => Error): z.output<S> {
+  const parsed = schema.safeParse(value)
   if (!parsed.success) {
     // A misspelt field explains the required one found missing: name the misspelling first.
     const issue = parsed.error.issues.find((i) => i.code === 'unrecognized_keys') ?? parsed.error.issues[0]!

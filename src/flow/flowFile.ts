@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url'
-import { readYamlFile } from '../config/yamlFile.js'
+import { checkSettings, readYamlFile } from '../config/yamlFile.js'
 import { z } from 'zod'
 import { closestName } from '../protocol/closestName.js'
 import { MAINNET_TOKENS } from '../world/mainnet.js'
@@ -104,13 +104,14 @@ export type SearcherSpec = FlowSpec['searchers'][number]
 export const BUILT_IN_FLOW_FILE = fileURLToPath(new URL('./default.yaml', import.meta.url))
 
 /**
- * Reads a flow file (`default`: the built-in one), checked; the first problem is thrown as a
- * `FlowFileError` naming the field.
+ * The market a run asks for: `default` (the built-in file), a flow file's path, or the flow
+ * itself (inline in a scenario), checked; the first problem is thrown as a `FlowFileError`
+ * naming the field.
  *
- * @example loadFlowFile('default').users.swapsPerSlot // 2
+ * @example loadFlow('default').users.swapsPerSlot // 3
  */
-export function loadFlowFile(flow: string): FlowSpec {
+export function loadFlow(flow: string | Record<string, unknown>): FlowSpec {
+  if (typeof flow !== 'string') return { ...checkSettings(flow, flowFile, 'flow', (field, problem) => new FlowFileError('flow', field, problem)), name: 'inline' }
   const file = flow === 'default' ? BUILT_IN_FLOW_FILE : flow
-  const data = readYamlFile(file, flowFile, 'flow', (field, problem) => new FlowFileError(flow, field, problem))
-  return { ...data, name: flow }
+  return { ...readYamlFile(file, flowFile, 'flow', (field, problem) => new FlowFileError(flow, field, problem)), name: flow }
 }

@@ -44,7 +44,7 @@ export async function startMarket({ config, chain, world, builder, traces, order
   if (config.flow === undefined) return { competition: () => null }
   const worldStatus = world.status()
   if (!worldStatus) throw new Error('flow: the market trades on the DEX world; start with --world dex as well (or a scenario with world: dex)')
-  const [{ loadFlowFile }, { FlowUsers }, { Searcher }, { CompetitionTracker }, { classifyBlock }, { readReserves }, { BACKRUN_GAS }] = await Promise.all([
+  const [{ loadFlow }, { FlowUsers }, { Searcher }, { CompetitionTracker }, { classifyBlock }, { readReserves }, { BACKRUN_GAS }] = await Promise.all([
     import('../flow/flowFile.js'),
     import('../flow/users.js'),
     import('../rivals/searcher.js'),
@@ -53,7 +53,7 @@ export async function startMarket({ config, chain, world, builder, traces, order
     import('../dex/read.js'),
     import('../rivals/searcher.js'),
   ])
-  const spec = loadFlowFile(config.flow)
+  const spec = loadFlow(config.flow)
   const client = createBundlesimClient({ rpcUrl })
   const reader = createPublicClient({ transport: http(rpcUrl, { batch: true }) }) as PublicClient
   const node = createPublicClient({ transport: http(chain.supervisor.url, { batch: true }) }) as PublicClient

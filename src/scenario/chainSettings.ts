@@ -22,6 +22,16 @@ export function scenarioChain(loaded: LoadedScenario, snapshot?: string): ChainS
   return { chainId: chain?.chainId, genesisTimestamp: chain?.genesisTimestamp ?? SCENARIO_GENESIS_TIMESTAMP }
 }
 
+/** The scenario's DEX world and market, file paths taken relative to the scenario. */
+export function scenarioMarket(loaded: LoadedScenario): Pick<Partial<BundlesimConfig>, 'world' | 'flow'> {
+  const { world, flow } = loaded.scenario
+  const relative = (file: string) => path.resolve(path.dirname(loaded.file), file)
+  return {
+    world: world === undefined || world === 'dex' ? world : relative(world),
+    flow: flow === undefined || typeof flow !== 'string' || flow === 'default' ? flow : relative(flow),
+  }
+}
+
 /** Why a scenario cannot run with these settings (its fork URL variable is unset and nothing replaces it), else null. */
 export function skipReason(loaded: LoadedScenario, settings: Partial<BundlesimConfig>): string | null {
   if (!loaded.skipReason || settings.forkUrl || settings.loadState) return null

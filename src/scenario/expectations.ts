@@ -2,6 +2,7 @@ import { decodeEventLog, type Address, type Hash, type Hex } from 'viem'
 import type { BundleStats } from '../protocol/bundleStats.js'
 import { JsonRpcError } from '../protocol/jsonRpcError.js'
 import type { CallBundleResponse } from '../protocol/methods.js'
+import type { CompetitionReport } from '../protocol/competition.js'
 import { canonicalAbiValue, toAbiValue } from './abiValues.js'
 import { balanceOf, bundleName, locate, type RunContext } from './context.js'
 import { ExpectationFailed } from './errors.js'
@@ -192,6 +193,27 @@ async function checkBlock(context: RunContext, failures: Failures, expected: Non
   }
 }
 
+async function checkCompetition(context: RunContext, failures: Failures, expected: NonNullable<ExpectStep['competition']>): Promise<void> {
+  let report: CompetitionReport
+  try {
+    report = await context.client.request<CompetitionReport>('harness_getCompetition', [])
+  } catch (error) {
+    return failures.add(['competition'], 'a market (flow:)', error instanceof JsonRpcError ? error.message : String(error))
+  }
+  const ref = expected.searcher
+  const address = ref.startsWith('0x') ? ref.toLowerCase() : context.book.has(ref) ? context.book.resolve(ref).toLowerCase() : undefined
+  const record = report.searchers.find((s) => s.name === ref || s.searcher.toLowerCase() === address)
+  const known = report.searchers.map((s) => s.name ?? s.searcher).join(', ')
+  if (!record && !address) return failures.add(['competition', 'searcher'], `a searcher of the market (${known || 'none has captured anything'}) or an account`, JSON.stringify(ref))
+  const captured = record?.captured ?? 0
+  const rate = report.opportunities === 0 ? 0 : captured / report.opportunities
+  const of = `${captured} of ${report.opportunities} opportunities (${(rate * 100).toFixed(1)} %); ${report.searchers.map((s) => `${s.name ?? s.searcher} ${s.captured}`).join(', ')}`
+  const outside = (value: number, bounds: { min?: number; max?: number }) => (bounds.min !== undefined && value < bounds.min) || (bounds.max !== undefined && value > bounds.max)
+  const describe = (bounds: { min?: number; max?: number }) => [bounds.min !== undefined && `≥ ${bounds.min}`, bounds.max !== undefined && `≤ ${bounds.max}`].filter(Boolean).join(' and ')
+  if (expected.captured && outside(captured, expected.captured)) failures.add(['competition', 'captured'], describe(expected.captured), of)
+  if (expected.captureRate && outside(rate, expected.captureRate)) failures.add(['competition', 'captureRate'], describe(expected.captureRate), of)
+}
+
 /** Runs every check of an `expect` step; returns the ones that failed. */
 export async function checkExpectations(context: RunContext, expected: ExpectStep, at: Path): Promise<ExpectationFailed[]> {
   const failures = new Failures(context, at)
@@ -207,6 +229,7 @@ export async function checkExpectations(context: RunContext, expected: ExpectSte
   if (expected.hintEvents) {
     for (const { path, expected: wanted, actual } of await hintEventMismatches(context, expected.hintEvents)) failures.add(path, wanted, actual)
   }
+  if (expected.competition) await checkCompetition(context, failures, expected.competition)
   return failures.list
 }
 

@@ -5,7 +5,7 @@ import type { HarnessStatus } from '../protocol/harnessStatus.js'
 import { startHarness, type Harness } from '../harness/startHarness.js'
 import { saveDashboardReport } from './htmlReport.js'
 import { toAbiValues } from './abiValues.js'
-import { scenarioChain, skipReason } from './chainSettings.js'
+import { scenarioChain, scenarioMarket, skipReason } from './chainSettings.js'
 import { unsignableMessage } from './accounts.js'
 import { AddressBook } from './addressBook.js'
 import { locate, recordBalances, type RunContext } from './context.js'
@@ -72,6 +72,7 @@ export function harnessConfig(loaded: LoadedScenario, overrides: Partial<Bundles
     statusCase: builder.statusCase,
     algorithms: builder.algorithms,
     builders: loaded.scenario.builders,
+    ...scenarioMarket(loaded),
     buildCutoffMs: builder.buildCutoffMs,
     boostCutoffMs: builder.boostCutoffMs,
     simulationCutoffMs: builder.simulationCutoffMs,
@@ -102,6 +103,9 @@ async function setUp(loaded: LoadedScenario, client: BundlesimClient, nonces: No
     // A real address keeps the chain's balance unless the scenario sets one.
     const balance = spec.balance ?? (spec.address === undefined ? 0n : undefined)
     if (balance !== undefined) await client.setBalance({ address: accounts.get(name)!.address, wei: balance.toString() })
+    for (const [token, amount] of Object.entries(spec.tokens ?? {})) {
+      await client.request('harness_setTokenBalance', [{ address: accounts.get(name)!.address, token, amount }])
+    }
   }
   // Addresses follow from sender and nonce, so constructor args may name earlier contracts.
   const planned: Array<{ name: string; address: Address; raw: Hex }> = []

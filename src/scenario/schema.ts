@@ -85,6 +85,7 @@ export type Bounds = z.output<typeof bounds>
 
 /** Text to find in a message: a substring, or `/regex/flags`. */
 export const REGEX_TEXT = /^\/(.*)\/([dgimsuvy]*)$/s
+const rate = z.number({ error: expecting('a share from 0 to 1') }).min(0, 'expected a share from 0 to 1').max(1, 'expected a share from 0 to 1')
 const textMatch = z.string({ error: expecting('text to find, or /regex/') }).superRefine((value, ctx) => {
   const match = REGEX_TEXT.exec(value)
   if (!match) return
@@ -186,8 +187,12 @@ const account = shorthand(
       key: privateKey.optional(),
       address: address({ type: expecting('a 20-byte 0x address') }).optional(),
       impersonate: z.boolean({ error: expecting('true or false') }).optional(),
+      /** With `world: dex`: balances of the world's tokens, in token units (e.g. { USDC: 1000, WETH: "2.5" }). */
+      tokens: z
+        .record(z.string(), z.union([z.number(), z.string()], { error: expecting('an amount in token units') }).transform(String), { error: expecting('a mapping of token symbols to amounts, e.g. { USDC: 1000 }') })
+        .optional(),
     },
-    '{ balance, key? }, { address, impersonate?, balance? } or a balance',
+    '{ balance, key?, tokens? }, { address, impersonate?, balance? } or a balance',
   ),
 ).superRefine((value, ctx) => {
   if (value.key !== undefined && value.address !== undefined) ctx.addIssue({ code: 'custom', path: ['address'], message: 'both key and address (expected one: a key signs, an address is impersonated or watched)' })
@@ -469,8 +474,17 @@ const expect = strict(
       .optional(),
     block: blockExpectation.optional(),
     hintEvents: z.array(hintEventExpectation, { error: expecting('a list of { tx, fields }: every hint event so far, in order') }).optional(),
+    /** With a market (`flow:`): one searcher's record over every block so far. */
+    competition: strict(
+      {
+        searcher: text('a searcher: a flow searcher\'s name, an account name, or a 0x address'),
+        captured: strict({ min: int('a count').optional(), max: int('a count').optional() }, '{ min?, max? }').optional(),
+        captureRate: strict({ min: rate.optional(), max: rate.optional() }, '{ min?, max? } (shares from 0 to 1)').optional(),
+      },
+      '{ searcher, captured?, captureRate? }',
+    ).optional(),
   },
-  '{ bundles?, balances?, receipts?, events?, block?, hintEvents? }',
+  '{ bundles?, balances?, receipts?, events?, block?, hintEvents?, competition? }',
 )
 
 const callResultExpectation = strict(
@@ -531,6 +545,10 @@ export const scenarioSchema = strict(
     chain: chain.optional(),
     builder: builder.default({ statsDelaySlots: 0 }),
     builders: builders.optional(),
+    /** A DEX world at mainnet addresses: `dex`, or a world file (relative to the scenario). */
+    world: text('"dex" or a world file').optional(),
+    /** A market on the world: `default`, a flow file (relative to the scenario), or the flow itself. */
+    flow: z.union([z.string(), z.record(z.string(), z.unknown())], { error: expecting('"default", a flow file, or a flow mapping { users, searchers }') }).optional(),
     accounts: z.record(name('an account'), account, { error: expecting('a mapping of account names to { balance, key? }') }).default({}),
     contracts: z.record(name('a contract'), contract, { error: expecting('a mapping of contract names to contracts') }).default({}),
     txs: z.record(name('a template'), template, { error: expecting('a mapping of template names to transactions') }).default({}),
