@@ -16,6 +16,7 @@ import { benchStalledSubscriber } from './bench/stalledSubscriber.js'
 import { benchDashboard } from './bench/dashboard.js'
 import { benchBuilders } from './bench/builders.js'
 import { benchScaling } from './bench/scaling.js'
+import { benchWorld } from './bench/world.js'
 
 export const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<BenchResult>> = {
   ingest: benchIngest,
@@ -26,6 +27,7 @@ export const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<Bench
   scenarios: benchScenarios,
   memory: benchMemory,
   dashboard: benchDashboard,
+  world: benchWorld,
 }
 
 /** Run only when named (`--only builders`): not part of the default table. */

@@ -1,0 +1,47 @@
+import { plain, versus, type BenchResult } from './report.js'
+import { advanceSlot, benchHarness, type BenchOptions } from './support.js'
+
+/**
+ * How long the DEX world and the market add to a harness's start (same run, same machine):
+ * an empty harness, one with `--world dex`, one with `--world dex --flow default`, each started
+ * and stopped in turn (best of the rounds), then the market's slot time.
+ */
+export async function benchWorld({ quick }: BenchOptions): Promise<BenchResult> {
+  const rounds = quick ? 1 : 3
+  const startMs = async (overrides: Parameters<typeof benchHarness>[0]) => {
+    let best = Number.POSITIVE_INFINITY
+    for (let round = 0; round < rounds; round++) {
+      const started = performance.now()
+      const harness = await benchHarness(overrides)
+      best = Math.min(best, performance.now() - started)
+      await harness.stop()
+    }
+    return best
+  }
+  const empty = await startMs({})
+  const world = await startMs({ world: 'dex' })
+  const market = await startMs({ world: 'dex', flow: 'default' })
+  const harness = await benchHarness({ world: 'dex', flow: 'default' })
+  let slotMs = 0
+  const slots = quick ? 2 : 10
+  try {
+    // Wall time of the whole call: the users' and searchers' turns run around the builder's slot.
+    for (let i = 0; i < slots; i++) {
+      const started = performance.now()
+      await advanceSlot(harness)
+      slotMs += performance.now() - started
+    }
+  } finally {
+    await harness.stop()
+  }
+  return {
+    name: 'world',
+    title: 'DEX world and market',
+    figures: [
+      versus('DEX world start (harness with --world dex → ready)', world, 'ms', { name: 'an empty harness → ready', value: empty }),
+      versus('market start (--world dex --flow default → ready)', market, 'ms', { name: 'an empty harness → ready', value: empty }),
+      plain('harness_advanceSlot with the default market (searchers, slot, tracker, next swaps)', slotMs / slots, 'ms'),
+    ],
+    notes: [`best of ${rounds} starts each; the slot figure is the mean wall time of ${slots} manual advanceSlot calls with the default flow.`],
+  }
+}
