@@ -2,6 +2,18 @@ import { readFileSync } from 'node:fs'
 import { parseDocument } from 'yaml'
 import type { z } from 'zod'
 
+/** A settings file (or inline settings) that cannot be used: `field` is where, `file` which file. */
+export class SettingsFileError extends Error {
+  constructor(
+    readonly file: string,
+    readonly field: string,
+    readonly problem: string,
+  ) {
+    super(`${file}: ${field}: ${problem}`)
+    this.name = new.target.name
+  }
+}
+
 /** A zod issue's path as a user writes the field: `pools[1].pair[0]`. */
 export function fieldOf(path: ReadonlyArray<PropertyKey>): string {
   return path.reduce<string>((at, key) => (typeof key === 'number' ? `${at}[${key}]` : at ? `${at}.${String(key)}` : String(key)), '')

@@ -1,20 +1,11 @@
 import { fileURLToPath } from 'node:url'
-import { checkSettings, readYamlFile } from '../config/yamlFile.js'
+import { checkSettings, readYamlFile, SettingsFileError } from '../config/yamlFile.js'
 import { z } from 'zod'
 import { closestName } from '../protocol/closestName.js'
 import { MAINNET_TOKENS } from '../world/mainnet.js'
 
-/** A flow file that cannot be used; `field` is where (e.g. `users.channels.pubic`). */
-export class FlowFileError extends Error {
-  constructor(
-    readonly file: string,
-    readonly field: string,
-    readonly problem: string,
-  ) {
-    super(`${file}: ${field}: ${problem}`)
-    this.name = 'FlowFileError'
-  }
-}
+/** A flow file that cannot be used; `field` is where. */
+export class FlowFileError extends SettingsFileError {}
 
 const strict = <T extends z.ZodRawShape>(shape: T, known: string) =>
   z.strictObject(shape, {

@@ -8,12 +8,11 @@ import { readReserves, type PoolRef } from '../dex/read.js'
 import { planSlot, type Channel, type PlannedSwap } from './plan.js'
 import { SeededRandom } from './random.js'
 import type { FlowSpec } from './flowFile.js'
+import type { TokenFunding } from '../world/funding.js'
 
 /** What the market may do to the chain outside blocks: fund its accounts at start. */
-export interface MarketCheats {
+export interface MarketCheats extends TokenFunding {
   setBalance(address: Address, wei: bigint): Promise<void>
-  setTokenBalance(token: Address, holder: Address, raw: bigint): Promise<void>
-  setTokenAllowance(token: Address, owner: Address, spender: Address, raw: bigint): Promise<void>
 }
 
 /** A user swap the flow sent. */

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino'
-import type { Address } from 'viem'
+import type { TokenFunding } from '../world/funding.js'
 import type { BundlesimConfig } from '../config/config.js'
 import type { WorldStatus } from '../protocol/harnessStatus.js'
 import type { ChainSubsystem } from './chain.js'
@@ -7,13 +7,9 @@ import type { ChainSubsystem } from './chain.js'
 const NO_WORLD = 'no DEX world in this run: start bundlesim with --world dex (or a scenario with world: dex)'
 
 /** The DEX world of a run (`--world`), or none. */
-export interface WorldSubsystem {
-  /** What `harness_status.world` shows; null without a world. */
+export interface WorldSubsystem extends TokenFunding {
+  /** What `harness_status.world` shows; null without a world. Funding runs under the chain's write lock. */
   status(): WorldStatus | null
-  /** Sets `holder`'s balance of a world token (raw units), under the chain's write lock. */
-  setTokenBalance(token: Address, holder: Address, amount: bigint): Promise<void>
-  /** Sets `owner`'s allowance of a world token for `spender` (raw units), under the write lock. */
-  setTokenAllowance(token: Address, owner: Address, spender: Address, amount: bigint): Promise<void>
 }
 
 export interface StartWorldOptions {

@@ -1,6 +1,14 @@
 import { createPublicClient, createTestClient, encodeAbiParameters, http, keccak256, numberToHex, pad, type Address, type Hex } from 'viem'
 import { MAINNET } from './mainnet.js'
 
+/** Funding an account outside blocks (storage writes): what the world offers its users. */
+export interface TokenFunding {
+  /** Sets `holder`'s balance of a world token (raw units). */
+  setTokenBalance(token: Address, holder: Address, raw: bigint): Promise<void>
+  /** Sets `owner`'s allowance of a world token for `spender` (raw units). */
+  setTokenAllowance(token: Address, owner: Address, spender: Address, raw: bigint): Promise<void>
+}
+
 /** Where a world token keeps balances and allowances: WETH9's slots 3 and 4, OpenZeppelin 3.4's ERC20's 0 and 1. */
 const isWeth = (token: Address) => token.toLowerCase() === MAINNET.weth.toLowerCase()
 const balancesSlot = (token: Address) => (isWeth(token) ? 3n : 0n)

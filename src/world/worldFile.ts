@@ -1,20 +1,11 @@
 import { fileURLToPath } from 'node:url'
-import { readYamlFile } from '../config/yamlFile.js'
+import { readYamlFile, SettingsFileError } from '../config/yamlFile.js'
 import { z } from 'zod'
 import { closestName } from '../protocol/closestName.js'
 import { MAINNET_TOKENS, type TokenSymbol } from './mainnet.js'
 
-/** A world file that cannot be used; `field` is where (e.g. `pools[1].pair[0]`), `file` which file. */
-export class WorldFileError extends Error {
-  constructor(
-    readonly file: string,
-    readonly field: string,
-    readonly problem: string,
-  ) {
-    super(`${file}: ${field}: ${problem}`)
-    this.name = 'WorldFileError'
-  }
-}
+/** A world file that cannot be used; `field` is where. */
+export class WorldFileError extends SettingsFileError {}
 
 /** V3 fee tiers mainnet's factory has enabled, with their tick spacing. */
 export const V3_TICK_SPACING: Readonly<Record<number, number>> = { 100: 1, 500: 10, 3000: 60, 10000: 200 }
