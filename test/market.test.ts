@@ -4,6 +4,8 @@ import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { createPublicClient, encodeAbiParameters, http, parseEther, toEventSelector, type Address, type Hash, type Hex } from 'viem'
 import { rpc, startTestHarness, useTestHarness } from './support/harness.js'
+import { launchChromium } from './support/browser.js'
+import { REPO_ROOT } from './support/cli.js'
 import { loadFlow, FlowFileError } from '../src/flow/flowFile.js'
 import { SeededRandom } from '../src/flow/random.js'
 import { planSlot } from '../src/flow/plan.js'
@@ -157,14 +159,32 @@ describe('the market on the DEX world (--world dex --flow default)', () => {
     expect(refused.body.error!.message).toBe('fromBlock: 5 is after toBlock 2')
   })
 
+  it('the dashboard’s competition view shows each searcher’s captures, profit and payment', async () => {
+    await harness.advanceSlot(3)
+    const browser = await launchChromium()
+    try {
+      const page = await browser.newPage({ viewport: { width: 1300, height: 800 } })
+      await page.goto(`${harness.statsUrl}#/competition`)
+      const competition = (await rpc(harness.rpcUrl, 'harness_getCompetition', [])).body.result
+      const winner = competition.searchers.find((s: { captured: number }) => s.captured > 0)
+      const row = page.locator(`tr.searcher-row[data-searcher="${winner.name}"]`)
+      await row.waitFor()
+      expect(await row.locator('td').nth(1).textContent()).toBe(String(winner.captured))
+      expect(await page.locator('.competition h2').textContent()).toContain(`${competition.captured} of ${competition.opportunities} opportunities captured`)
+      await page.screenshot({ path: path.join(REPO_ROOT, 'test-output', 'competition.png'), fullPage: true })
+    } finally {
+      await browser.close()
+    }
+  })
+
   it('a manual-clock run is the same every time (same seed, same genesis: same blocks)', async () => {
-    const hashes = (await harness.advanceSlot(0 + 1)).map((r) => r.blockHash)
+    const hashes = (await harness.advanceSlot(1)).map((r) => r.blockHash)
     const again = await startTestHarness({ world: 'dex', flow: 'default', genesisTimestamp: 1_700_000_000 })
     try {
-      const replay = await again.advanceSlot(6)
+      const replay = await again.advanceSlot(9)
       const first = (await rpc(harness.rpcUrl, 'eth_getBlockByNumber', [`0x${replay[0]!.blockNumber.toString(16)}`, false])).body.result
       expect(replay[0]!.blockHash).toBe(first.hash)
-      expect(replay[5]!.blockHash).toBe(hashes[0])
+      expect(replay[8]!.blockHash).toBe(hashes[0])
     } finally {
       await again.stop()
     }

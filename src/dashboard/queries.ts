@@ -49,6 +49,14 @@ export type SearchResult =
   | { kind: 'bundles'; title: string; rows: BundleRow[]; total: number }
   | { kind: 'none'; message: string }
 
+/** The competition view: who captured the market's opportunities, in total and slot by slot (newest first). */
+export interface CompetitionView {
+  opportunities: number
+  captured: number
+  searchers: Array<{ searcher: string; name: string | null; captured: number; captureRate: number; profitWei: string; builderPaymentWei: string }>
+  slots: Array<{ blockNumber: number; opportunities: number; captured: number; winners: Array<{ name: string; captured: number }> }>
+}
+
 export const PAGE_SIZE = 50
 const SEARCH_LIMIT = 200
 
@@ -109,6 +117,39 @@ export class DashboardQueries {
   }
 
   /** A bundle hash, a tx hash, a block hash, a searcher (or sender) address, or a block number. */
+  /** The market's record from the slot reports' `competition` (null without a market). */
+  competition(): CompetitionView | null {
+    const reports = this.data.slots.page(Number.MAX_SAFE_INTEGER).filter((r) => r.competition)
+    if (reports.length === 0) return null
+    const totals = new Map<string, { searcher: string; name: string | null; captured: number; profit: bigint; payment: bigint }>()
+    let opportunities = 0
+    let captured = 0
+    for (const { competition } of reports) {
+      opportunities += competition!.opportunities
+      captured += competition!.captured
+      for (const s of competition!.searchers) {
+        const row = totals.get(s.searcher) ?? { searcher: s.searcher, name: s.name, captured: 0, profit: 0n, payment: 0n }
+        row.captured += s.captured
+        row.profit += BigInt(s.profitWei)
+        row.payment += BigInt(s.builderPaymentWei)
+        totals.set(s.searcher, row)
+      }
+    }
+    return {
+      opportunities,
+      captured,
+      searchers: [...totals.values()]
+        .sort((a, b) => b.captured - a.captured || a.searcher.localeCompare(b.searcher))
+        .map((r) => ({ searcher: r.searcher, name: r.name, captured: r.captured, captureRate: opportunities === 0 ? 0 : r.captured / opportunities, profitWei: r.profit.toString(), builderPaymentWei: r.payment.toString() })),
+      slots: reports.map(({ blockNumber, competition }) => ({
+        blockNumber,
+        opportunities: competition!.opportunities,
+        captured: competition!.captured,
+        winners: competition!.searchers.filter((s) => s.captured > 0).map((s) => ({ name: s.name ?? s.searcher, captured: s.captured })),
+      })),
+    }
+  }
+
   search(query: string): SearchResult {
     const q = query.trim().toLowerCase()
     if (/^\d+$/.test(q)) return { kind: 'slot', blockNumber: Number(q) }

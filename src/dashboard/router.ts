@@ -68,6 +68,11 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       res.status(503).json({ error: `the chain could not be read: ${(error as Error).message}` })
     }
   })
+  router.get('/api/competition', (_req, res) => {
+    const view = queries.competition()
+    if (!view) return res.status(404).json({ error: 'no market in this run: start with --world dex --flow default' })
+    res.json(view)
+  })
   router.get('/api/search', (req, res) => {
     res.json(queries.search(typeof req.query.q === 'string' ? req.query.q : ''))
   })

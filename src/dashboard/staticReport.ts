@@ -32,6 +32,8 @@ export async function reportData(queries: DashboardQueries): Promise<Record<stri
     }
     before = page.next
   } while (before !== null)
+  const competition = queries.competition()
+  if (competition) data['/api/competition'] = competition
   for (const hash of [...bundles].slice(0, REPORT_MAX_BUNDLES)) data[`/api/bundle/${hash}`] = await queries.bundle(hash)
   return data
 }

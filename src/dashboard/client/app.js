@@ -10,6 +10,7 @@ import { SlotPage } from 'dashboard/slotPage.js'
 import { BundlePage } from 'dashboard/bundlePage.js'
 import { SearchResults } from 'dashboard/searchResults.js'
 import { SearchBox } from 'dashboard/searchBox.js'
+import { CompetitionPage } from 'dashboard/competitionPage.js'
 
 function parseRoute(hash) {
   const [path, query = ''] = hash.replace(/^#/, '').split('?')
@@ -54,10 +55,12 @@ function App() {
   let view
   if (name === 'slot') view = html`<${SlotPage} key=${arg} block=${Number(arg)} page=${Number(params.get('page') ?? 0)} state=${params.get('state') ?? ''} refresh=${refresh} />`
   else if (name === 'bundle') view = html`<${BundlePage} key=${arg} hash=${arg} refresh=${refresh} />`
+  else if (name === 'competition') view = html`<${CompetitionPage} refresh=${refresh} />`
   else if (name === 'search') view = html`<${SearchResults} key=${arg} query=${arg} refresh=${refresh} />`
   else view = html`<${Home} params=${params} refresh=${refresh} />`
   return html`<header>
       <a class="brand" href="#/">bundlesim</a>
+      <a class="nav" href="#/competition">competition</a>
       <${SearchBox} key=${name === 'search' ? arg : ''} initial=${name === 'search' ? arg : ''} />
       <span class=${`live ${live.connected ? 'on' : 'off'}`} id="live">${isStaticReport ? 'report' : live.connected ? `live${live.lastBlock === null ? '' : ` · block ${live.lastBlock}`}` : 'connecting…'}</span>
     </header>
