@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { createPublicClient, encodeAbiParameters, http, parseEther, toEventSelector, type Address, type Hash, type Hex } from 'viem'
+import { createPublicClient, createTestClient, encodeAbiParameters, http, parseEther, toEventSelector, type Address, type Hash, type Hex } from 'viem'
 import { rpc, startTestHarness, useTestHarness } from './support/harness.js'
 import { launchChromium } from './support/browser.js'
 import { REPO_ROOT } from './support/cli.js'
@@ -11,6 +11,9 @@ import { SeededRandom } from '../src/flow/random.js'
 import { planSlot } from '../src/flow/plan.js'
 import { amountOut, bestRoundTrip, type PoolReserves } from '../src/dex/math.js'
 import { classifyBlock } from '../src/competition/classify.js'
+import { launchAnvil } from '../src/chain/launchAnvil.js'
+import { deployDexWorld } from '../src/world/deploy.js'
+import { loadWorldFile } from '../src/world/worldFile.js'
 
 const WETH: Address = '0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2'
 const USDC: Address = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48'
@@ -187,6 +190,32 @@ describe('the market on the DEX world (--world dex --flow default)', () => {
       expect(replay[8]!.blockHash).toBe(hashes[0])
     } finally {
       await again.stop()
+    }
+  })
+})
+
+describe('the market on a fork (--fork-url): the same flow and searchers on the forked pools', () => {
+  it('deploys nothing where the fork has mainnet’s contracts, and users and searchers trade there', async () => {
+    // The "mainnet" is a local chain that has the world (no network in tests).
+    const mainnet = await launchAnvil({ host: '127.0.0.1', port: 0, chainId: 31337, timestamp: 1_700_000_000 })
+    try {
+      await deployDexWorld(mainnet.url, loadWorldFile('dex'))
+      await createTestClient({ mode: 'anvil', transport: http(mainnet.url) }).mine({ blocks: 1 })
+      const forkHead = await createPublicClient({ transport: http(mainnet.url) }).getBlockNumber()
+      const fork = await startTestHarness({ forkUrl: mainnet.url, world: 'dex', flow: 'default' })
+      try {
+        // Nothing deployed on the fork: its head is the forked block.
+        expect(BigInt(fork.status().blockNumber)).toBe(forkHead)
+        expect(fork.status().world!.pools).toHaveLength(12)
+        const reports = await fork.advanceSlot(4)
+        const competition = (await rpc(fork.rpcUrl, 'harness_getCompetition', [])).body.result
+        expect(reports.some((r) => r.mempoolTxs.length > 0)).toBe(true)
+        expect(competition.captured).toBeGreaterThan(0)
+      } finally {
+        await fork.stop()
+      }
+    } finally {
+      await mainnet.stop()
     }
   })
 })
