@@ -46,9 +46,9 @@ describe('--shard', () => {
       runCli(['run', 'scenarios', '--list', '--filter', 'backrun'], PLAIN_ENV),
       ...[1, 2, 3, 4].map((i) => runCli(['run', 'scenarios', '--list', '--shard', `${i}/4`], PLAIN_ENV)),
     ])
-    // --filter reads the scenarios' names and paths: the backrun files, and the end-of-block one named for its backrun.
+    // --filter reads the scenarios' names and paths: the backrun files, and the end-of-block and dex ones named for their backruns.
     expect(filtered.stdout).toBe(
-      ['backrun', 'end-of-block', 'fork/amm-backrun', 'mev-share-backrun', 'mev-share-cancelled-target', 'mev-share-competing-backruns'].map((name) => `scenarios/${name}.yaml\n`).join(''),
+      ['backrun', 'dex-win-rate', 'end-of-block', 'fork/amm-backrun', 'mev-share-backrun', 'mev-share-cancelled-target', 'mev-share-competing-backruns'].map((name) => `scenarios/${name}.yaml\n`).join(''),
     )
     expect(runs.map((run) => [run.code, run.stderr])).toEqual(Array(4).fill([0, '']))
     const lists = runs.map((run) => run.stdout.trimEnd().split('\n'))

@@ -100,8 +100,8 @@ describe('the npm package (packed, installed offline into an empty project)', ()
   })
 
   it('ships compiled JavaScript with types, the CLI, the worker modules and the dashboard page: no sources, tests, scenarios or scripts', () => {
-    expect(packed.files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'bin/bundlesim.js', 'dist/index.js', 'dist/index.d.ts', 'dist/cli.js', 'dist/bundle/recoverWorker.mjs', 'dist/bundle/ecrecoverOnAnvil.mjs', 'dist/bundle/plainEip1559Fields.mjs', 'dist/dashboard/client/app.js', 'dist/dashboard/client/style.css']))
-    const outside = packed.files.filter((file) => !/^(dist\/.*\.(js|d\.ts|mjs|d\.mts)|dist\/dashboard\/client\/style\.css|bin\/bundlesim\.js|package\.json|README\.md|LICENSE)$/.test(file))
+    expect(packed.files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'bin/bundlesim.js', 'dist/index.js', 'dist/index.d.ts', 'dist/cli.js', 'dist/bundle/recoverWorker.mjs', 'dist/bundle/ecrecoverOnAnvil.mjs', 'dist/bundle/plainEip1559Fields.mjs', 'dist/dashboard/client/app.js', 'dist/dashboard/client/style.css', 'dist/world/dex.yaml', 'dist/flow/default.yaml']))
+    const outside = packed.files.filter((file) => !/^(dist\/.*\.(js|d\.ts|mjs|d\.mts)|dist\/dashboard\/client\/style\.css|dist\/world\/dex\.yaml|dist\/flow\/default\.yaml|bin\/bundlesim\.js|package\.json|README\.md|LICENSE)$/.test(file))
     expect(outside).toEqual([])
     expect(packed.files.filter((file) => /\.test\.|^test\/|^scripts\/|^scenarios\/|^src\//.test(file))).toEqual([])
   })
