@@ -44,14 +44,14 @@ export async function startMarket({ config, chain, world, builder, traces, order
   if (config.flow === undefined) return { competition: () => null }
   const worldStatus = world.status()
   if (!worldStatus) throw new Error('flow: the market trades on the DEX world; start with --world dex as well (or a scenario with world: dex)')
-  const [{ loadFlow }, { FlowUsers }, { Searcher }, { CompetitionTracker }, { classifyBlock }, { readReserves }, { BACKRUN_GAS }] = await Promise.all([
+  // Loaded only for a market: a run without one never reads them.
+  const [{ loadFlow }, { FlowUsers }, { Searcher, BACKRUN_GAS }, { CompetitionTracker }, { classifyBlock }, { readReserves }] = await Promise.all([
     import('../flow/flowFile.js'),
     import('../flow/users.js'),
     import('../rivals/searcher.js'),
     import('../competition/tracker.js'),
     import('../competition/classify.js'),
     import('../dex/read.js'),
-    import('../rivals/searcher.js'),
   ])
   const spec = loadFlow(config.flow)
   const client = createBundlesimClient({ rpcUrl })

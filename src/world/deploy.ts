@@ -9,7 +9,6 @@ import {
   http,
   keccak256,
   numberToHex,
-  pad,
   parseAbi,
   toBytes,
   encodeAbiParameters,
