@@ -1,7 +1,7 @@
 import type { Address, Hash } from 'viem'
-import type { ChainClient } from '../../chain/chainClient.js'
 import { BuilderTransferFailed, EconomicsDidNotSettle } from './builderTxErrors.js'
-import { minerChanges, txsSentBy, valueMoves } from './blockLedger.js'
+import { txsSentBy, valueMoves } from './blockLedger.js'
+import type { BlockExecutor } from './executor.js'
 import { correctSponsorships, planSponsorships, withdrawSponsorships, type PlannedSponsorship } from './sponsorships.js'
 import { shareRefunds } from './shareRefunds.js'
 import type { ExecutionFailure } from '../../bundle/failure.js'
@@ -11,14 +11,10 @@ import { builderTransferGasCost, emptyPlan, type ExecutionResult, type GroupOutc
 /** Each round adds or corrects sponsorships or settles the payouts; this bounds a bundle of 100 txs sponsored one by one. */
 const MAX_ROUNDS = 128
 
-/** Runs one execution of the groups with the given builder txs, on the parent state. */
-export type ExecuteRound = (plans: readonly GroupPlan[]) => Promise<ExecutionResult>
-
 export interface EconomicsContext {
-  chain: ChainClient
+  /** Executes each round's block on the parent and reads it back. */
+  executor: BlockExecutor
   coinbase: Address
-  /** Accounts' balances on the parent block (lowercase keys), read once a slot. */
-  parentBalances(accounts: readonly Address[]): Promise<ReadonlyMap<Address, bigint>>
   /** Base fee of the block being built. */
   baseFee: bigint
   /** Without a builder key, nothing can be sponsored or refunded. */
@@ -47,8 +43,8 @@ export interface EconomicsContext {
  */
 export async function executeWithEconomics(
   context: EconomicsContext,
+  timestamp: bigint,
   groups: readonly TxGroup[],
-  execute: ExecuteRound,
   carried: ReadonlyMap<Hash, bigint> = new Map(),
 ): Promise<ExecutionResult> {
   const plans = groups.map((group) => {
@@ -62,7 +58,8 @@ export async function executeWithEconomics(
   for (let round = 0; round < MAX_ROUNDS; round++) {
     let result: ExecutionResult
     try {
-      result = await execute(plans)
+      // The first execution builds the block; each further one only settles the builder's amounts.
+      result = await context.executor.execute(timestamp, groups, plans, round === 0 ? 'build' : 'settle')
     } catch (error) {
       if (speculative.length === 0 || !(error instanceof BuilderTransferFailed)) throw error
       withdrawSponsorships(plans, speculative)
@@ -115,7 +112,7 @@ async function settle(
     return plans[g]!.sponsorships.size > 0 && !coveredByDirectPayments(result.groups[g]!, direct, gas)
   })
   const settled = result.groups.flatMap((outcome, g) => (settles[g] ? [...outcome.included, ...outcome.builderTxs] : []))
-  const coinbaseChanges = await minerChanges(context.chain, result.block, settled)
+  const coinbaseChanges = await context.executor.coinbaseChanges(result.block, settled)
   let changed = false
   for (const [g, group] of groups.entries()) {
     if (!settles[g]) continue

@@ -1,11 +1,11 @@
 import type { Address, Hash } from 'viem'
-import type { ChainClient, MinedBlock } from '../../chain/chainClient.js'
-import { BlockLedger, balancesAfter } from './blockLedger.js'
+import type { MinedBlock } from '../../chain/chainClient.js'
+import type { BlockLedger } from './blockLedger.js'
 import type { ExecutionResult, GroupPlan, TxGroup } from './execution.js'
+import type { BlockExecutor } from './executor.js'
 
 interface SponsorContext {
-  chain: ChainClient
-  parentBalances(accounts: readonly Address[]): Promise<ReadonlyMap<Address, bigint>>
+  executor: BlockExecutor
 }
 
 /**
@@ -70,7 +70,7 @@ export async function planSponsorships(
   const chosen = oneAtATime ? sponsorable.slice(0, 1) : sponsorable
   const senders = chosen.map((failure) => senderOf(failure)!)
   if (senders.length === 0) return []
-  const ledger = await BlockLedger.read(context.chain, block, senders)
+  const ledger = await context.executor.ledger(block, senders)
   const planned: PlannedSponsorship[] = []
   for (const { group: g, hash, sentBefore } of chosen) {
     const need = missingFunds(groups[g]!, hash, sentBefore, block, ledger)
@@ -102,7 +102,7 @@ export async function correctSponsorships(context: SponsorContext, groups: reado
     }
   }
   if (checks.length === 0) return false
-  const held = await balancesAfter(context.chain, block, checks.map(({ sender, transfer }) => ({ account: sender, tx: transfer })), context.parentBalances)
+  const held = await context.executor.balancesAfter(block, checks.map(({ sender, transfer }) => ({ account: sender, tx: transfer })))
   let changed = false
   for (const [i, { plan, txHash, maxCost, amount }] of checks.entries()) {
     if (held[i] === maxCost) continue

@@ -18,6 +18,7 @@ import type { EmulatedBuilder } from '../fleet/emulatedBuilder.js'
 import { routeBundle, type BundleRoute } from '../fleet/orderFlow.js'
 import { simulateManyTopOfBlock, type SimulatedBundle, type SimulationCounts } from '../simulation/index.js'
 import type { SlotReport, SlotTimings } from '../../protocol/slotReport.js'
+import { noExecutions, type ExecutionCount } from '../execution/executor.js'
 import type { RelayAuction } from './auction.js'
 import { buildDecision } from './buildDecision.js'
 import { assembleCandidates } from './candidates.js'
@@ -102,6 +103,8 @@ export class SlotBuilder {
   private parent: ParentState | undefined
   /** The bundles the running slot took for its block (marked if the slot aborts). */
   private taken: BundleTrace[] = []
+  /** Blocks the running slot executed, over every builder's parent. */
+  private executions: ExecutionCount = noExecutions()
 
   constructor(private readonly deps: SlotBuilderDeps) {}
 
@@ -117,6 +120,7 @@ export class SlotBuilder {
       const block = this.deps.slot.head.number + 1n
       this.deps.slot.building = block
       this.taken = []
+      this.executions = noExecutions()
       try {
         return await this.buildAndMine()
       } catch (error) {
@@ -188,14 +192,14 @@ export class SlotBuilder {
 
     timings.totalMs = performance.now() - started
     const fleet = routes && { winner: winner?.builder.name ?? null, bids: bids.map((bid) => ({ name: bid.builder.name, coinbase: bid.builder.coinbase, best: bid.best, candidates: bid.candidates })) }
-    const report = slotReport({ mined, best: top.best, candidates: top.candidates, won: winner !== null, competitorBid, simulations: counts, timings, fleet })
+    const report = slotReport({ mined, best: top.best, candidates: top.candidates, won: winner !== null, competitorBid, simulations: counts, executions: this.executions, timings, fleet })
     log.info({ slot: report }, slotSummary(report))
     return report
   }
 
   /** The parent state as `builder` builds on it (its coinbase and key); the slot puts it back if it aborts. */
   private async captureParent(builder: EmulatedBuilder): Promise<ParentState> {
-    this.parent = await ParentState.capture(this.deps.chain, builder.coinbase, this.signerOf(builder), { minedHere: this.minedHere, maxBlobs: this.deps.maxBlobsPerBlock })
+    this.parent = await ParentState.capture(this.deps.chain, builder.coinbase, this.signerOf(builder), { minedHere: this.minedHere, maxBlobs: this.deps.maxBlobsPerBlock, executions: this.executions })
     return this.parent
   }
 
