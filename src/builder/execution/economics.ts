@@ -3,9 +3,7 @@ import { BuilderTransferFailed, EconomicsDidNotSettle } from './builderTxErrors.
 import { txsSentBy, valueMoves } from './blockLedger.js'
 import type { BlockExecutor } from './executor.js'
 import { correctSponsorships, planSponsorships, withdrawSponsorships, type PlannedSponsorship } from './sponsorships.js'
-import { shareRefunds } from './shareRefunds.js'
-import type { ExecutionFailure } from '../../bundle/failure.js'
-import type { ShareBody } from '../../bundle/types.js'
+import { owesRefunds, settleGroup } from './economicsPlan.js'
 import { builderTransferGasCost, emptyPlan, type ExecutionResult, type GroupOutcome, type GroupPlan, type TxGroup } from './execution.js'
 
 /** Each round adds or corrects sponsorships or settles the payouts; this bounds a bundle of 100 txs sponsored one by one. */
@@ -96,7 +94,7 @@ function sponsorshipsOf(plans: readonly GroupPlan[]): Map<Hash, bigint> {
   return new Map(plans.flatMap((plan) => [...plan.sponsorships]))
 }
 
-/** Checks sponsorship coverage and sets refund payouts; 'changed' means execute again. */
+/** Checks sponsorship coverage and sets refund payouts (`settleGroup`); 'changed' means execute again. */
 async function settle(
   context: EconomicsContext,
   groups: readonly TxGroup[],
@@ -105,42 +103,23 @@ async function settle(
 ): Promise<ExecutionResult | 'changed'> {
   const gas = builderTransferGasCost(context.baseFee)
   const direct = { moves: valueMoves(result.block, context.coinbase), sentByCoinbase: txsSentBy(result.block, context.coinbase) }
-  const settles = groups.map((group, g) => {
-    // Only groups with sponsorships or refunds have anything to settle, and a sponsored group
-    // whose direct payments cover it has nothing to check: tips only add to them.
-    if (group.bundle?.refund !== undefined || group.bundle?.share !== undefined) return true
-    return plans[g]!.sponsorships.size > 0 && !coveredByDirectPayments(result.groups[g]!, direct, gas)
-  })
-  const settled = result.groups.flatMap((outcome, g) => (settles[g] ? [...outcome.included, ...outcome.builderTxs] : []))
-  const coinbaseChanges = await context.executor.coinbaseChanges(result.block, settled)
-  let changed = false
-  for (const [g, group] of groups.entries()) {
-    if (!settles[g]) continue
+  // Only groups with sponsorships or refunds have anything to settle, and a sponsored group
+  // whose direct payments cover it has nothing to check: tips only add to them.
+  const settling = groups.flatMap((group, g) => {
     const plan = plans[g]!
     const outcome = result.groups[g]!
-    const coinbaseGain = (hashes: readonly Hash[]) => hashes.reduce((sum, h) => sum + coinbaseChanges.get(h.toLowerCase() as Hash)!, 0n)
-    const net = coinbaseGain([...outcome.included, ...outcome.builderTxs])
-    const payoutCost = plan.payouts.reduce((sum, p) => sum + p.value + gas, 0n)
-    const beforePayout = net + payoutCost
-
-    if (plan.sponsorships.size > 0) {
-      const sponsoredWei = [...plan.sponsorships.values()].reduce((a, b) => a + b, 0n)
-      const gasWei = gas * BigInt(plan.sponsorships.size)
-      if (beforePayout <= 0n) {
-        const grossPaymentWei = beforePayout + sponsoredWei + gasWei
-        return { ok: false, failedGroup: g, failure: { kind: 'SponsorshipNotCovered', sponsoredWei, gasWei, grossPaymentWei }, block: result.block }
-      }
-    }
-
-    const gainOf = (hash: Hash) => (outcome.included.includes(hash) ? coinbaseGain([hash]) : undefined)
-    const wanted = payoutsWanted(group, gainOf, gas)
-    if (!wanted) continue
-    if ('failure' in wanted) return { ok: false, failedGroup: g, failure: wanted.failure, block: result.block }
-    if (!samePayouts(plan.payouts, wanted.payouts)) {
-      plan.payouts = wanted.payouts
+    const settles = group.bundle?.refund !== undefined || group.bundle?.share !== undefined
+      || (plan.sponsorships.size > 0 && !coveredByDirectPayments(outcome, direct, gas))
+    return settles ? [{ index: g, group, plan, outcome }] : []
+  })
+  const coinbaseChanges = await context.executor.coinbaseChanges(result.block, settling.flatMap(({ outcome }) => [...outcome.included, ...outcome.builderTxs]))
+  let changed = false
+  for (const { index, ...record } of settling) {
+    const settlement = settleGroup({ ...record, coinbaseChanges }, gas)
+    if (settlement.kind === 'Failed') return { ok: false, failedGroup: index, failure: settlement.failure, block: result.block }
+    if (settlement.kind === 'PayoutsChanged') {
+      record.plan.payouts = settlement.payouts
       changed = true
-    } else if (net < 0n) {
-      return { ok: false, failedGroup: g, failure: { kind: 'RefundNotCovered', rewardWei: wanted.rewardWei, payoutWei: payoutCost, bundleValueWei: beforePayout }, block: result.block }
     }
   }
   return changed ? 'changed' : result
@@ -161,42 +140,4 @@ function coveredByDirectPayments(
   const paid = outcome.included.reduce((sum, hash) => sum + (direct.moves.get(hash.toLowerCase() as Hash) ?? 0n), 0n)
   const builderCost = outcome.builderTxs.reduce((sum, hash) => sum - (direct.moves.get(hash.toLowerCase() as Hash) ?? 0n) + gas, 0n)
   return paid - builderCost > 0n
-}
-
-/** Does the group owe refunds the builder pays (a refund bundle, or a MEV-Share body with refunds)? */
-function owesRefunds(group: TxGroup): boolean {
-  const hasRefund = (body: ShareBody): boolean => body.refund.length > 0 || body.elements.some((e) => e.kind === 'bundle' && hasRefund(e.body))
-  return group.bundle?.refund !== undefined || (group.bundle?.share !== undefined && hasRefund(group.bundle.share))
-}
-
-type Payouts = { payouts: GroupPlan['payouts']; rewardWei: bigint } | { failure: ExecutionFailure }
-
-/**
- * The payouts a group's refunds come to on this execution, each net of its own gas (the
- * builder tx pays exactly the base fee): a refund bundle's `reward × percent / 100`, or a
- * MEV-Share body's refund per recipient. Undefined when the group owes none.
- */
-function payoutsWanted(group: TxGroup, gainOf: (hash: Hash) => bigint | undefined, gas: bigint): Payouts | undefined {
-  const refund = group.bundle?.refund
-  if (refund) {
-    const rewardWei = gainOf(refund.txHash) ?? 0n
-    const payout = (rewardWei * BigInt(refund.percent)) / 100n - gas
-    if (payout <= 0n) return { failure: { kind: 'RefundNotPositive', rewardWei, percent: refund.percent, payoutGasWei: gas } }
-    return { payouts: [{ to: refund.recipient, value: payout }], rewardWei }
-  }
-  const share = group.bundle?.share
-  if (!share) return undefined
-  const senders = new Map(group.txs.map((tx) => [tx.hash, tx.sender]))
-  const { byRecipient, refundableWei } = shareRefunds(share, { gainOf, senderOf: (hash) => senders.get(hash) })
-  const payouts: GroupPlan['payouts'] = []
-  for (const [to, refundWei] of byRecipient) {
-    // As rbuilder: the refund must at least pay for the tx that pays it.
-    if (refundWei < gas) return { failure: { kind: 'RefundBelowPayoutGas', to, refundWei, payoutGasWei: gas } }
-    payouts.push({ to, value: refundWei - gas })
-  }
-  return { payouts, rewardWei: refundableWei }
-}
-
-function samePayouts(a: GroupPlan['payouts'], b: GroupPlan['payouts']): boolean {
-  return a.length === b.length && a.every((p, i) => p.to === b[i]!.to && p.value === b[i]!.value)
 }

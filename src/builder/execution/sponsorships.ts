@@ -3,6 +3,7 @@ import type { MinedBlock } from '../../chain/chainClient.js'
 import type { BlockLedger } from './blockLedger.js'
 import type { ExecutionResult, GroupPlan, TxGroup } from './execution.js'
 import type { BlockExecutor } from './executor.js'
+import { missingAt, sponsorshipNeeded } from './economicsPlan.js'
 
 interface SponsorContext {
   executor: BlockExecutor
@@ -28,7 +29,7 @@ function missingFunds(
   if (!group.bundle || !tx?.sender || tx.maxCost === undefined) return undefined
   const last = [...block.txs.keys()].reverse().find((hash) => sentBefore.has(hash) && ledger.balanceChange(hash, tx.sender!) !== 0n)
   const balance = last ? ledger.balanceAfter(last, tx.sender) : ledger.parentBalance(tx.sender)
-  const amount = tx.maxCost - balance
+  const amount = missingAt({ maxCost: tx.maxCost, balance })
   return amount > 0n ? { tx: { ...tx, sender: tx.sender, maxCost: tx.maxCost }, amount } : undefined
 }
 
@@ -106,7 +107,7 @@ export async function correctSponsorships(context: SponsorContext, groups: reado
   let changed = false
   for (const [i, { plan, txHash, maxCost, amount }] of checks.entries()) {
     if (held[i] === maxCost) continue
-    const missing = amount + maxCost - held[i]!
+    const missing = sponsorshipNeeded({ amount, maxCost, held: held[i]! })
     if (missing > 0n) plan.sponsorships.set(txHash, missing)
     else plan.sponsorships.delete(txHash)
     changed = true
