@@ -34,6 +34,8 @@ export interface EconomicsContext {
  * Every tx of an execution that lacked funds is sponsored at once, and every sponsorship is
  * checked on each execution to be exactly what its sender misses there (`correctSponsorships`),
  * so a block with many sponsored bundles settles in a few executions, not one per bundle.
+ * A group's `expectedPayouts` (from its top-of-block simulation) are its first payouts: when
+ * this block leaves them as they were, it settles on its first execution.
  * `carried` sponsorships (by tx hash) come from an earlier execution of the same block with
  * more groups in it: the caller passes back a failed result's `sponsorships` after leaving
  * the failing group out, and they are checked like the others. Payouts are recomputed from
@@ -47,7 +49,10 @@ export async function executeWithEconomics(
 ): Promise<ExecutionResult> {
   const plans = groups.map((group) => {
     const plan = emptyPlan()
-    if (context.canSignBuilderTxs && group.bundle) for (const tx of group.txs) if (carried.has(tx.hash)) plan.sponsorships.set(tx.hash, carried.get(tx.hash)!)
+    if (!context.canSignBuilderTxs || !group.bundle) return plan
+    for (const tx of group.txs) if (carried.has(tx.hash)) plan.sponsorships.set(tx.hash, carried.get(tx.hash)!)
+    // Payouts expected from the top of block: when this block leaves them as they were, it settles in one execution.
+    if (group.bundle.expectedPayouts && owesRefunds(group)) plan.payouts = [...group.bundle.expectedPayouts]
     return plan
   })
   // The sponsorships planned after the first failure of the last execution, withdrawn if the builder cannot send them all.

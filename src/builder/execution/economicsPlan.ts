@@ -1,5 +1,6 @@
 import type { Hash } from 'viem'
 import type { ExecutionFailure } from '../../bundle/failure.js'
+import { sponsoredAmounts, type BuilderPayments } from '../../bundle/builderPayments.js'
 import type { GroupOutcome, GroupPlan, TxGroup } from './execution.js'
 import { shareRefunds } from './shareRefunds.js'
 
@@ -111,6 +112,18 @@ export function sponsorshipNeeded({ amount, maxCost, held }: { amount: bigint; m
  */
 export function missingAt({ maxCost, balance }: { maxCost: bigint; balance: bigint }): bigint {
   return maxCost > balance ? maxCost - balance : 0n
+}
+
+/**
+ * The builder txs an execution settled a bundle to, as the first guess for the next block it
+ * goes in: its sponsorships by tx hash and its refund payouts in order (each absent when
+ * none). Each execution checks them exact, so a right guess executes the block once.
+ *
+ * @example const bundle = { trace, builderPayment, gasUsed, ...expectedPlan(sim) }
+ */
+export function expectedPlan(payments: BuilderPayments): { sponsorships?: ReadonlyMap<Hash, bigint>; payouts?: GroupPlan['payouts'] } {
+  const paid = payments.refunds ?? (payments.refund ? [payments.refund] : [])
+  return { ...sponsoredAmounts(payments), ...(paid.length > 0 && { payouts: paid.map((r) => ({ to: r.recipient, value: r.amountWei })) }) }
 }
 
 /** Does the group owe refunds the builder pays (a refund bundle, or a MEV-Share body with refunds)? */

@@ -34,6 +34,8 @@ export interface TxGroup {
     refund?: RefundTerms
     /** A MEV-Share bundle's body: its refunds are settled per element (`shareRefunds`). */
     share?: ShareBody
+    /** Refund payouts expected from an earlier execution (top of block): the first plan, checked by each execution. */
+    expectedPayouts?: ReadonlyArray<{ to: Address; value: bigint }>
   }
 }
 

@@ -6,7 +6,7 @@ import type { SlotClock } from '../../clock/slotClock.js'
 import type { SlotState } from '../../clock/slotState.js'
 import type { SlotCutoffs } from '../../config/config.js'
 import type { BundleBook } from '../../bundle/book.js'
-import { sponsoredAmounts } from '../../bundle/builderPayments.js'
+import { expectedPlan } from '../execution/economicsPlan.js'
 import { failureMessage, type ExecutionFailure } from '../../bundle/failure.js'
 import type { BundleTrace } from '../../bundle/trace.js'
 import type { PublicMempool } from '../../mempool/publicMempool.js'
@@ -151,7 +151,9 @@ export class SlotBuilder {
     const buildTime = Number(timestamp)
 
     let mark = performance.now()
-    const { simulated, counts, endOfBlock, routes } = await this.simulateEligible(parent, blockNumber, timestamp, timings)
+    // Taken before simulating: a slot aborting part-way marks every bundle it took.
+    this.taken = traces.pendingFor(blockNumber)
+    const { simulated, counts, endOfBlock, routes } = await this.simulateEligible(parent, this.taken, blockNumber, timestamp, timings)
     timings.simulateMs = performance.now() - mark - timings.verifyWaitMs
     mark = performance.now()
     const pool = mempool.ordered(parent.nextBaseFee)
@@ -254,17 +256,16 @@ export class SlotBuilder {
     return this.commit(winner.parent, timestamp, winner.best)
   }
 
-  /** Top-of-block simulation of the bundles eligible for this block, honouring the cutoffs. */
+  /** Top-of-block simulation of the `pending` bundles eligible for this block, honouring the cutoffs. */
   private async simulateEligible(
     parent: ParentState,
+    pending: BundleTrace[],
     block: bigint,
     timestamp: bigint,
     timings: SlotTimings,
   ): Promise<{ simulated: SimulatedBundle[]; counts: SimulationCounts; endOfBlock: EndOfBlockBundle[]; routes: Map<BundleTrace, BundleRoute> | undefined }> {
     const { traces, cutoffs } = this.deps
     const buildTime = Number(timestamp)
-    const pending = traces.pendingFor(block)
-    this.taken = pending
     const waitStarted = performance.now()
     this.deps.releaseDeferredChecks?.()
     await this.deps.checksSettled(block)
@@ -309,7 +310,7 @@ export class SlotBuilder {
       const { builderPayment } = sim
       traces.simulationPassed(trace, { simulatedAt: buildTime, builderPayment, builderPayments: paymentsOf(sim), gasUsed: sim.gasUsed })
       const notBuilt = buildDecision({ msIntoSlot, boosted: trace.bundle.boosted, builderPayment }, block, cutoffs)
-      if (!notBuilt) simulated.push({ trace, builderPayment, gasUsed: sim.gasUsed, ...sponsoredAmounts(sim) })
+      if (!notBuilt) simulated.push({ trace, builderPayment, gasUsed: sim.gasUsed, ...expectedPlan(sim) })
       else if (notBuilt.kind === 'ArrivedAfterBuildCutoff') traces.tooLate(trace, notBuilt)
       else traces.excluded(trace, notBuilt)
     }
