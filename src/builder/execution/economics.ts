@@ -2,12 +2,18 @@ import type { Address, Hash } from 'viem'
 import { BuilderTransferFailed, EconomicsDidNotSettle } from './builderTxErrors.js'
 import { txsSentBy, valueMoves } from './blockLedger.js'
 import type { BlockExecutor } from './executor.js'
-import { correctSponsorships, planSponsorships, withdrawSponsorships, type PlannedSponsorship } from './sponsorships.js'
+import { correctSponsorships, planSponsorships, type PlannedSponsorship } from './sponsorships.js'
 import { owesRefunds, settleGroup } from './economicsPlan.js'
 import { builderTransferGasCost, emptyPlan, type ExecutionResult, type GroupOutcome, type GroupPlan, type TxGroup } from './execution.js'
 
 /** Each round adds or corrects sponsorships or settles the payouts; this bounds a bundle of 100 txs sponsored one by one. */
 const MAX_ROUNDS = 128
+
+/**
+ * An execution with the builder's side settled. A failure carries the sponsorships planned so
+ * far, by tx hash: to carry to the next execution of the block without the failing group.
+ */
+export type SettledExecution = Extract<ExecutionResult, { ok: true }> | (Extract<ExecutionResult, { ok: false }> & { sponsorships?: ReadonlyMap<Hash, bigint> })
 
 export interface EconomicsContext {
   /** Executes each round's block on the parent and reads it back. */
@@ -46,7 +52,7 @@ export async function executeWithEconomics(
   timestamp: bigint,
   groups: readonly TxGroup[],
   carried: ReadonlyMap<Hash, bigint> = new Map(),
-): Promise<ExecutionResult> {
+): Promise<SettledExecution> {
   const plans = groups.map((group) => {
     const plan = emptyPlan()
     if (!context.canSignBuilderTxs || !group.bundle) return plan
@@ -65,15 +71,18 @@ export async function executeWithEconomics(
       result = await context.executor.execute(timestamp, groups, plans, round === 0 ? 'build' : 'settle')
     } catch (error) {
       if (speculative.length === 0 || !(error instanceof BuilderTransferFailed)) throw error
-      withdrawSponsorships(plans, speculative)
+      apply(plans, speculative.map((s) => ({ ...s, amount: 0n })))
       speculative = []
       oneAtATime = true
       continue
     }
     speculative = []
-    const corrected = result.block !== undefined && (await correctSponsorships(context, groups, plans, result.block))
+    const corrections = result.block ? await correctSponsorships(context.executor, groups, plans, result.block) : []
+    apply(plans, corrections)
+    const corrected = corrections.length > 0
     if (!result.ok) {
-      const planned = context.canSignBuilderTxs ? await planSponsorships(context, groups, plans, result, { oneAtATime }) : []
+      const planned = context.canSignBuilderTxs ? await planSponsorships(context.executor, groups, plans, result, { oneAtATime }) : []
+      apply(plans, planned)
       speculative = planned.slice(1)
       const firstSponsored = planned[0]?.group === result.failedGroup && planned[0].txHash === failedTx(result)
       // A corrected amount may change what failed: decide on the failure with exact amounts in place.
@@ -87,6 +96,14 @@ export async function executeWithEconomics(
     return settled.ok ? settled : { ...settled, sponsorships: sponsorshipsOf(plans) }
   }
   throw new EconomicsDidNotSettle(MAX_ROUNDS)
+}
+
+/** Puts planned or corrected sponsorships in the plans (the only place plans change, with `settle`'s payouts); 0 takes one out. */
+function apply(plans: GroupPlan[], sponsorships: readonly PlannedSponsorship[]): void {
+  for (const { group, txHash, amount } of sponsorships) {
+    if (amount > 0n) plans[group]!.sponsorships.set(txHash, amount)
+    else plans[group]!.sponsorships.delete(txHash)
+  }
 }
 
 /** The hash of the tx a failure names, if it names one. */

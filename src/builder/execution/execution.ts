@@ -69,8 +69,6 @@ export type ExecutionResult =
       sentBefore?: ReadonlySet<Hash>
       later?: readonly LaterFailure[]
       inert?: boolean
-      /** The sponsorships planned so far, by tx hash: to carry to the next execution without the failing group. */
-      sponsorships?: ReadonlyMap<Hash, bigint>
     }
 
 /**

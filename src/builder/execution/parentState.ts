@@ -1,7 +1,7 @@
 import { hexToBigInt, toHex, type Address, type Hash, type Hex } from 'viem'
 import type { ChainClient } from '../../chain/chainClient.js'
 import { signBuilderTransfer, type BuilderSigner } from './builderTxs.js'
-import { executeWithEconomics } from './economics.js'
+import { executeWithEconomics, type SettledExecution } from './economics.js'
 import { emptyPlan, type ExecutionContext, type ExecutionResult, type TxGroup } from './execution.js'
 import { AnvilExecutor } from './anvilExecutor.js'
 import { noExecutions, type BlockExecutor, type ExecutionCount } from './executor.js'
@@ -88,7 +88,7 @@ export class ParentState {
    * Executes the groups as block `number + 1` at `timestamp`, sponsorship and refunds
    * settled, then leaves the parent state to be restored. The result's `plans` reproduce it.
    */
-  async execute(timestamp: bigint, groups: readonly TxGroup[], carriedSponsorships?: ReadonlyMap<Hash, bigint>): Promise<ExecutionResult> {
+  async execute(timestamp: bigint, groups: readonly TxGroup[], carriedSponsorships?: ReadonlyMap<Hash, bigint>): Promise<SettledExecution> {
     const context = { executor: this.executor, coinbase: this.coinbase, baseFee: this.nextBaseFee, canSignBuilderTxs: this.builder !== undefined }
     const result = await executeWithEconomics(context, timestamp, groups, carriedSponsorships)
     // An ok result is the block last executed (economics return it as it is); a failure leaves nothing to keep.
