@@ -1,7 +1,7 @@
 import type { Address, Hash } from 'viem'
 import type { ChainClient } from '../../chain/chainClient.js'
 import { BlockLedger, balancesAfter, minerChanges, type LedgerBlock } from './blockLedger.js'
-import { executeGroups, type ExecutionContext, type ExecutionResult, type GroupPlan, type TxGroup } from './execution.js'
+import { executeGroups, type ExecutionAttempt, type ExecutionContext, type GroupPlan, type TxGroup } from './execution.js'
 import type { BlockExecutor, ExecutionCount, ExecutionPurpose } from './executor.js'
 
 /**
@@ -25,7 +25,7 @@ export class AnvilExecutor implements BlockExecutor {
     readonly executions: ExecutionCount,
   ) {}
 
-  async execute(timestamp: bigint, groups: readonly TxGroup[], plans: readonly GroupPlan[], purpose: ExecutionPurpose): Promise<ExecutionResult> {
+  async execute(timestamp: bigint, groups: readonly TxGroup[], plans: readonly GroupPlan[], purpose: ExecutionPurpose): Promise<ExecutionAttempt> {
     await this.parent.backToParent()
     this.executions.blocks++
     if (purpose === 'settle') this.executions.settling++

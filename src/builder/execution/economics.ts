@@ -65,12 +65,11 @@ export async function executeWithEconomics(
   let speculative: PlannedSponsorship[] = []
   let oneAtATime = false
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    let result: ExecutionResult
-    try {
-      // The first execution builds the block; each further one only settles the builder's amounts.
-      result = await context.executor.execute(timestamp, groups, plans, round === 0 ? 'build' : 'settle')
-    } catch (error) {
-      if (speculative.length === 0 || !(error instanceof BuilderTransferFailed)) throw error
+    // The first execution builds the block; each further one only settles the builder's amounts.
+    const result = await context.executor.execute(timestamp, groups, plans, round === 0 ? 'build' : 'settle')
+    if ('transferFailed' in result) {
+      // The builder cannot send every sponsorship it guessed at once: withdraw them, then sponsor one at a time.
+      if (speculative.length === 0) throw new BuilderTransferFailed(result.transferFailed)
       apply(plans, speculative.map((s) => ({ ...s, amount: 0n })))
       speculative = []
       oneAtATime = true

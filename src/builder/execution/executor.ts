@@ -1,6 +1,6 @@
 import type { Address, Hash } from 'viem'
 import type { BlockLedger, LedgerBlock } from './blockLedger.js'
-import type { ExecutionResult, GroupPlan, TxGroup } from './execution.js'
+import type { ExecutionAttempt, GroupPlan, TxGroup } from './execution.js'
 
 /**
  * Why a block was executed: to build it (simulation, candidates, the kept block), or again
@@ -33,7 +33,7 @@ export const noExecutions = (): ExecutionCount => ({ blocks: 0, settling: 0 })
  */
 export interface BlockExecutor {
   /** Executes the groups, with `plans`' builder txs, as the next block on the parent. */
-  execute(timestamp: bigint, groups: readonly TxGroup[], plans: readonly GroupPlan[], purpose: ExecutionPurpose): Promise<ExecutionResult>
+  execute(timestamp: bigint, groups: readonly TxGroup[], plans: readonly GroupPlan[], purpose: ExecutionPurpose): Promise<ExecutionAttempt>
   /** The coinbase's balance change caused by each of `txs` of the executed block (lowercase keys). */
   coinbaseChanges(block: LedgerBlock, txs: readonly Hash[]): Promise<ReadonlyMap<Hash, bigint>>
   /** Each account's balance right after its tx of the executed block (not the coinbase's). */

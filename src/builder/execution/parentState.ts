@@ -1,6 +1,7 @@
 import { hexToBigInt, toHex, type Address, type Hash, type Hex } from 'viem'
 import type { ChainClient } from '../../chain/chainClient.js'
 import { signBuilderTransfer, type BuilderSigner } from './builderTxs.js'
+import { BuilderTransferFailed } from './builderTxErrors.js'
 import { executeWithEconomics, type SettledExecution } from './economics.js'
 import { emptyPlan, type ExecutionContext, type ExecutionResult, type TxGroup } from './execution.js'
 import { AnvilExecutor } from './anvilExecutor.js'
@@ -171,7 +172,9 @@ export class ParentState {
     this.open = false
     // Keeping a block on a snapshotted parent would leave the snapshot (a full state copy) behind.
     if (settled && this.onTop === settled && this.undo.by === 'rollback') return settled
-    return this.executor.execute(timestamp, groups, settled?.plans ?? groups.map(emptyPlan), 'build')
+    const result = await this.executor.execute(timestamp, groups, settled?.plans ?? groups.map(emptyPlan), 'build')
+    if ('transferFailed' in result) throw new BuilderTransferFailed(result.transferFailed)
+    return result
   }
 
   /** Undoes whatever was executed on the parent; `again` when another execution follows. */
