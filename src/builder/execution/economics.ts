@@ -44,8 +44,10 @@ export interface EconomicsContext {
  * this block leaves them as they were, it settles on its first execution.
  * `carried` sponsorships (by tx hash) come from an earlier execution of the same block with
  * more groups in it: the caller passes back a failed result's `sponsorships` after leaving
- * the failing group out, and they are checked like the others. Payouts are recomputed from
- * scratch for each block, so a payout always reflects the state the bundle actually ran on.
+ * the failing group out, and they are checked like the others. Payouts are checked against
+ * what each block measured (`settleGroup`), so a payout always reflects the state the
+ * bundle actually ran on. The decisions are pure (`economicsPlan.ts`); this only measures
+ * through the executor and applies them, and is the one place the plans change.
  */
 export async function executeWithEconomics(
   context: EconomicsContext,
