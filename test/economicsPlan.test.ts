@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { parseEther, parseGwei, type Address, type Hash } from 'viem'
-import { missingAt, payoutsWanted, settleGroup, sponsorshipNeeded, type GroupSettlement } from '../src/builder/execution/economicsPlan.js'
+import { expectedPlan, missingAt, payoutsWanted, settleGroup, sponsorshipNeeded, type GroupSettlement } from '../src/builder/execution/economicsPlan.js'
 import type { GroupPlan, TxGroup } from '../src/builder/execution/execution.js'
 
 // Hand-computed cases of the builder's economics, no Anvil: the amounts are worked out in the comments.
@@ -104,5 +104,23 @@ describe('MEV-Share refunds', () => {
     // backrun pays 0.0002 → 90% = 0.00018 < 0.00021
     const verdict = settleGroup(settling(backrun, plan(), [[userTx, 0n], [backrunTx, parseEther('0.0002')]]), gas)
     expect(verdict).toEqual({ kind: 'Failed', failure: { kind: 'RefundBelowPayoutGas', to: user, refundWei: parseEther('0.00018'), payoutGasWei: gas } })
+  })
+})
+
+describe('the first plan of a block', () => {
+  it("is what the bundle's top-of-block execution paid: sponsorships by tx, then every payout in order", () => {
+    const payout = (to: Address, amountWei: bigint, n: number) => ({ recipient: to, amountWei, payoutHash: hash(0x100 + n) })
+    const paid = {
+      sponsorships: [{ txHash: userTx, amountWei: gas, transferHash: sponsorTransfer }],
+      refund: payout(user, parseEther('0.001'), 1),
+      refunds: [payout(user, parseEther('0.001'), 1), payout(recipient, parseEther('0.002'), 2)],
+    }
+    expect(expectedPlan(paid)).toEqual({
+      sponsorships: new Map([[userTx, gas]]),
+      payouts: [{ to: user, value: parseEther('0.001') }, { to: recipient, value: parseEther('0.002') }],
+    })
+    // A plain refund bundle has one payout; a bundle the builder paid nothing for has no plan.
+    expect(expectedPlan({ sponsorships: [], refund: payout(recipient, 7n, 3) })).toEqual({ payouts: [{ to: recipient, value: 7n }] })
+    expect(expectedPlan({ sponsorships: [], refund: null })).toEqual({})
   })
 })
