@@ -231,6 +231,26 @@ describe('refunds', () => {
     expect(trace.error).toMatch(/^refund payout [\d.]+ ETH exceeds bundle value [\d.]+ ETH \(shortfall [\d.]+ ETH; reward 0\.001[\d.]* ETH\)$/)
     expect(await balanceOf(recipient)).toBe(0n)
   })
+
+  it('executes a block of sponsored and refunded bundles once: the amounts the top of block settled are its first plan', async () => {
+    const recipient: Address = '0x00000000000000000000000000000000000beef5'
+    const sponsoredTx = await signTx({ key: pauper(), nonce: 0, value: 0n })
+    const sponsored = await sendBundle(harness, { txs: [sponsoredTx, await payBuilder(DEV_KEYS[1], parseEther('0.01'))] })
+    const refundTx = await payBuilder(DEV_KEYS[2], parseEther('0.02'))
+    const refunded = await sendBundle(harness, { txs: [refundTx], refundPercent: 50, refundRecipient: recipient })
+    const report = await advance()
+
+    expect((await stats(harness, sponsored)).status).toBe('landed')
+    expect((await stats(harness, refunded)).status).toBe('landed')
+    const refundWei = await expectedRefund(report.blockNumber, refundTx, 50n)
+    expect(await balanceOf(recipient, report.blockNumber)).toBe((await balanceOf(recipient, report.blockNumber - 1)) + refundWei)
+    // The sponsored bundle is simulated as calls; the refund bundle's top-of-block simulation
+    // executes twice (its reward is measured, then paid: the one measured reason). Each
+    // distinct candidate block holding both, planned with those amounts, executes once.
+    expect(report.simulations).toEqual({ byCalls: 1, byExecution: 1 })
+    const candidateBlocks = new Set(report.candidates.map((c: { bundles: Hash[] }) => c.bundles.join())).size
+    expect(report.executions).toEqual({ blocks: 2 + candidateBlocks, settling: 1 })
+  })
 })
 
 describe('a slot that fails part-way', () => {

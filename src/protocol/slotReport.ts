@@ -49,6 +49,12 @@ export interface SlotReport {
   competition?: CompetitionSummary
   /** How the top-of-block simulations ran: as `eth_simulateV1` calls, or as real mined blocks. */
   simulations: { byCalls: number; byExecution: number }
+  /**
+   * Blocks the builders executed on Anvil this slot (simulations, candidates, end-of-block
+   * placement and the kept block; every builder's), and of those `settling`: executions of
+   * a block again only because its sponsorship or refund amounts changed.
+   */
+  executions: { blocks: number; settling: number }
   /** Where the slot's wall time went, in ms (what `npm run bench` reports). */
   timings: SlotTimings
 }

@@ -26,7 +26,7 @@ export interface CandidateBlock extends CandidateSummary {
 }
 
 export function itemGroups(items: readonly BlockItem[]): TxGroup[] {
-  return items.map((item) => (item.kind === 'bundle' ? bundleGroup(item.bundle.trace.bundle) : mempoolGroup(item.tx)))
+  return items.map((item) => (item.kind === 'bundle' ? bundleGroup(item.bundle.trace.bundle, item.bundle.payouts) : mempoolGroup(item.tx)))
 }
 
 /**

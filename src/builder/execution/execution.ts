@@ -34,6 +34,8 @@ export interface TxGroup {
     refund?: RefundTerms
     /** A MEV-Share bundle's body: its refunds are settled per element (`shareRefunds`). */
     share?: ShareBody
+    /** Refund payouts expected from an earlier execution (top of block): the first plan, checked by each execution. */
+    expectedPayouts?: ReadonlyArray<{ to: Address; value: bigint }>
   }
 }
 
@@ -67,9 +69,20 @@ export type ExecutionResult =
       sentBefore?: ReadonlySet<Hash>
       later?: readonly LaterFailure[]
       inert?: boolean
-      /** The sponsorships planned so far, by tx hash: to carry to the next execution without the failing group. */
-      sponsorships?: ReadonlyMap<Hash, bigint>
     }
+
+/**
+ * The plan's own builder transfer (sponsorship or payout) that the node refused or did not
+ * mine: not any group's failure, the plan cannot be executed as it is. Economics withdraw the
+ * sponsorships they guessed; otherwise the slot aborts (`BuilderTransferFailed`).
+ */
+export interface TransferFailed {
+  ok: false
+  transferFailed: Exclude<BuilderTransferFailed['problem'], { kind: 'NoCoinbaseKey' }>
+}
+
+/** What one execution of a plan comes to: the block's result, or its own builder transfer failing. */
+export type ExecutionAttempt = ExecutionResult | TransferFailed
 
 /**
  * A group that failed in the same mined block after the first failing one (in block order).
@@ -106,7 +119,7 @@ export interface ExecutionContext {
  * `eth_sendRawTransaction` (signature, nonce, fee checks are Anvil's own; all sent at once,
  * pipelined in block order, and one by one only when a refusal needs a resend), then one
  * `evm_mine` at the context's timestamp. Returns the first group that cannot be built as it
- * asks. The caller owns the state: this starts from whatever head Anvil has.
+ * asks, or the plan's own builder transfer that failed (`TransferFailed`). The caller owns the state: this starts from whatever head Anvil has.
  *
  * Anvil admits a tx only if its sender can pay at the head state, but in a bundle an earlier
  * tx (or the builder's sponsorship) may fund it; a bundle tx refused for funds is admitted
@@ -118,7 +131,7 @@ export async function executeGroups(
   context: ExecutionContext,
   groups: readonly TxGroup[],
   plans: readonly GroupPlan[],
-): Promise<ExecutionResult> {
+): Promise<ExecutionAttempt> {
   const steps = await admissionSteps(context, groups, plans)
   // The pool admits a tx only if it pays its next block's base fee: set it to the block's
   // first, or a builder transfer (paying exactly that base fee) is refused when it differs.
@@ -178,7 +191,7 @@ export async function executeGroups(
   }
   for (const outcome of outcomes) {
     for (const hash of outcome.builderTxs) {
-      if (!block.txs.has(hash)) throw new BuilderTransferFailed({ kind: 'NotMined', hash })
+      if (!block.txs.has(hash)) return { ok: false, transferFailed: { kind: 'NotMined', hash } }
     }
   }
   return { ok: true, block, coinbaseBalance: coinbaseBalance!, groups: outcomes, plans: [...plans] }
@@ -317,6 +330,7 @@ function nonceKey(tx: GroupTx): string | undefined {
 type Admission =
   | { ok: true; outcomes: GroupOutcome[]; sent: Array<{ group: number; index: number; hash: Hash; toppedUp: boolean }> }
   | Extract<ExecutionResult, { ok: false }>
+  | TransferFailed
 
 /** Hands the steps to the pool in order and decides each refusal: drop, top up, or fail the group. */
 async function admit(groups: readonly TxGroup[], steps: readonly AdmissionStep[], pool: PoolEntry): Promise<Admission | OutOfOrder> {
@@ -328,7 +342,7 @@ async function admit(groups: readonly TxGroup[], steps: readonly AdmissionStep[]
     if (step.kind !== 'tx') {
       const outcome = await pool.send(step.transfer.raw)
       if (outcome === OUT_OF_ORDER) return OUT_OF_ORDER
-      if (!outcome.accepted) throw new BuilderTransferFailed({ kind: 'Refused', to: step.to, reason: outcome.reason })
+      if (!outcome.accepted) return { ok: false, transferFailed: { kind: 'Refused', to: step.to, reason: outcome.reason } }
       outcomeOf.builderTxs.push(step.transfer.hash)
       if (step.kind === 'sponsorship') outcomeOf.sponsorships.push({ txHash: step.txHash, amountWei: step.amountWei, transferHash: step.transfer.hash })
       else {

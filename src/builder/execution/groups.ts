@@ -1,3 +1,4 @@
+import type { Address } from 'viem'
 import type { Bundle, BundleTx } from '../../bundle/types.js'
 import { mayDrop } from '../../bundle/types.js'
 import type { GroupTx, RefundTerms, TxGroup } from './execution.js'
@@ -16,13 +17,16 @@ export function refundTerms(bundle: Bundle): RefundTerms | undefined {
   return { percent: bundle.refundPercent, recipient, txHash }
 }
 
-/** A bundle as an all-or-nothing group honouring its reverting and dropping allowances. */
-export function bundleGroup(bundle: Bundle): TxGroup {
+/**
+ * A bundle as an all-or-nothing group honouring its reverting and dropping allowances;
+ * `expectedPayouts` are its refund payouts on an earlier execution (the first plan).
+ */
+export function bundleGroup(bundle: Bundle, expectedPayouts?: ReadonlyArray<{ to: Address; value: bigint }>): TxGroup {
   return {
     txs: bundle.txs.map(groupTx),
     mayDrop: (hash) => mayDrop(bundle, hash),
     mayRevert: (hash) => bundle.revertingTxHashes.has(hash),
-    bundle: { refund: refundTerms(bundle), ...(bundle.mevShare && { share: bundle.mevShare.body }) },
+    bundle: { refund: refundTerms(bundle), ...(bundle.mevShare && { share: bundle.mevShare.body }), ...(expectedPayouts && { expectedPayouts }) },
   }
 }
 

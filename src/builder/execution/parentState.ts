@@ -1,8 +1,11 @@
 import { hexToBigInt, toHex, type Address, type Hash, type Hex } from 'viem'
 import type { ChainClient } from '../../chain/chainClient.js'
 import { signBuilderTransfer, type BuilderSigner } from './builderTxs.js'
-import { executeWithEconomics } from './economics.js'
-import { emptyPlan, executeGroups, type ExecutionContext, type ExecutionResult, type TxGroup } from './execution.js'
+import { BuilderTransferFailed } from './builderTxErrors.js'
+import { executeWithEconomics, type SettledExecution } from './economics.js'
+import { emptyPlan, type ExecutionContext, type ExecutionResult, type TxGroup } from './execution.js'
+import { AnvilExecutor } from './anvilExecutor.js'
+import { noExecutions, type BlockExecutor, type ExecutionCount } from './executor.js'
 import { nextBaseFee } from '../../chain/baseFee.js'
 
 /**
@@ -28,6 +31,8 @@ export class ParentState {
   private readonly knownBalances = new Map<Address, bigint>()
   /** Txs the pool refused for funds on this parent: sent alone next time (see `ExecutionContext`). */
   private readonly refusedForFunds = new Set<Hash>()
+  /** Executes this parent's blocks: the only way to Anvil for building. */
+  readonly executor: BlockExecutor
 
   private constructor(
     private readonly chain: ChainClient,
@@ -44,19 +49,29 @@ export class ParentState {
     private readonly builder: (BuilderSigner & { nonce: number }) | undefined,
     /** How executions are undone: by dropping their block, or by reverting to a snapshot of the parent. */
     private readonly undo: { by: 'rollback' } | { by: 'snapshot'; id: Hex | undefined },
-  ) {}
+    executions: ExecutionCount,
+  ) {
+    const backToParent = async () => {
+      // Once committing, the parent is let go: no snapshot is re-taken.
+      if (this.dirty || !this.open) await this.backToParent({ again: this.open })
+      this.dirty = true
+    }
+    const contextAt = (timestamp: bigint) => this.executionContext(timestamp)
+    this.executor = new AnvilExecutor(chain, { contextAt, backToParent, parentBalances: (accounts) => this.balances(accounts) }, executions)
+  }
 
   /**
    * Without a signer the builder cannot sponsor or refund (e.g. `eth_callBundle`).
    * `baseFee` overrides the EIP-1559 successor base fee (a what-if simulation). `minedHere`
    * is a block this Anvil mined itself: if it is the head, executions are undone by rollback.
-   * `maxBlobs` is the hardfork's blob limit per block, for assembly to respect.
+   * `maxBlobs` is the hardfork's blob limit per block, for assembly to respect. `executions`
+   * counts the blocks executed on it (shared by a slot's parents, for its report).
    */
   static async capture(
     chain: ChainClient,
     coinbase: Address,
     signer?: BuilderSigner,
-    overrides: { baseFee?: bigint; minedHere?: Hash; maxBlobs?: number } = {},
+    overrides: { baseFee?: bigint; minedHere?: Hash; maxBlobs?: number; executions?: ExecutionCount } = {},
   ): Promise<ParentState> {
     await chain.dropAllTransactions()
     const [block, coinbaseBalance] = await Promise.all([chain.latestBlock(), chain.balance(coinbase)])
@@ -67,28 +82,24 @@ export class ParentState {
     const builder = signer && { ...signer, nonce: builderNonce! }
     const baseFee = overrides.baseFee ?? nextBaseFee({ baseFeePerGas: block.baseFeePerGas ?? 0n, gasUsed: block.gasUsed, gasLimit: block.gasLimit })
     const undo = snapshotId ? { by: 'snapshot' as const, id: snapshotId } : { by: 'rollback' as const }
-    return new ParentState(chain, coinbase, block.number, block.timestamp, block.gasLimit, overrides.maxBlobs, baseFee, coinbaseBalance, builder, undo)
+    return new ParentState(chain, coinbase, block.number, block.timestamp, block.gasLimit, overrides.maxBlobs, baseFee, coinbaseBalance, builder, undo, overrides.executions ?? noExecutions())
   }
 
   /**
    * Executes the groups as block `number + 1` at `timestamp`, sponsorship and refunds
    * settled, then leaves the parent state to be restored. The result's `plans` reproduce it.
    */
-  execute(timestamp: bigint, groups: readonly TxGroup[], carriedSponsorships?: ReadonlyMap<Hash, bigint>): Promise<ExecutionResult> {
-    const context = {
-      chain: this.chain,
-      coinbase: this.coinbase,
-      parentBalances: (accounts: readonly Address[]) => this.balances(accounts),
-      baseFee: this.nextBaseFee,
-      canSignBuilderTxs: this.builder !== undefined,
-    }
-    return executeWithEconomics(context, groups, async (plans) => {
-      if (this.dirty) await this.backToParent({ again: true })
-      this.dirty = true
-      const result = await executeGroups(this.chain, this.executionContext(timestamp), groups, plans)
-      this.onTop = result.ok ? result : undefined
-      return result
-    }, carriedSponsorships)
+  async execute(timestamp: bigint, groups: readonly TxGroup[], carriedSponsorships?: ReadonlyMap<Hash, bigint>): Promise<SettledExecution> {
+    const context = { executor: this.executor, coinbase: this.coinbase, baseFee: this.nextBaseFee, canSignBuilderTxs: this.builder !== undefined }
+    const result = await executeWithEconomics(context, timestamp, groups, carriedSponsorships)
+    // An ok result is the block last executed (economics return it as it is); a failure leaves nothing to keep.
+    this.onTop = result.ok ? result : undefined
+    return result
+  }
+
+  /** Blocks executed on this parent (and whatever shares its count), by purpose. */
+  get executions(): Readonly<ExecutionCount> {
+    return this.executor.executions
   }
 
   /** The coinbase's nonce on the parent, the first a builder transfer takes; undefined without a signer. */
@@ -161,8 +172,9 @@ export class ParentState {
     this.open = false
     // Keeping a block on a snapshotted parent would leave the snapshot (a full state copy) behind.
     if (settled && this.onTop === settled && this.undo.by === 'rollback') return settled
-    await this.backToParent({ again: false })
-    return executeGroups(this.chain, this.executionContext(timestamp), groups, settled?.plans ?? groups.map(emptyPlan))
+    const result = await this.executor.execute(timestamp, groups, settled?.plans ?? groups.map(emptyPlan), 'build')
+    if ('transferFailed' in result) throw new BuilderTransferFailed(result.transferFailed)
+    return result
   }
 
   /** Undoes whatever was executed on the parent; `again` when another execution follows. */

@@ -1,12 +1,9 @@
 import type { Address, Hash } from 'viem'
-import type { ChainClient, MinedBlock } from '../../chain/chainClient.js'
-import { BlockLedger, balancesAfter } from './blockLedger.js'
+import type { MinedBlock } from '../../chain/chainClient.js'
+import type { BlockLedger } from './blockLedger.js'
 import type { ExecutionResult, GroupPlan, TxGroup } from './execution.js'
-
-interface SponsorContext {
-  chain: ChainClient
-  parentBalances(accounts: readonly Address[]): Promise<ReadonlyMap<Address, bigint>>
-}
+import type { BlockExecutor } from './executor.js'
+import { missingAt, sponsorshipNeeded } from './economicsPlan.js'
 
 /**
  * What a bundle's tx that lacked funds for its gas misses at its position in the executed
@@ -28,11 +25,11 @@ function missingFunds(
   if (!group.bundle || !tx?.sender || tx.maxCost === undefined) return undefined
   const last = [...block.txs.keys()].reverse().find((hash) => sentBefore.has(hash) && ledger.balanceChange(hash, tx.sender!) !== 0n)
   const balance = last ? ledger.balanceAfter(last, tx.sender) : ledger.parentBalance(tx.sender)
-  const amount = tx.maxCost - balance
+  const amount = missingAt({ maxCost: tx.maxCost, balance })
   return amount > 0n ? { tx: { ...tx, sender: tx.sender, maxCost: tx.maxCost }, amount } : undefined
 }
 
-/** A sponsorship planned from an execution's failure: a transfer of `amount` right before the tx. */
+/** A sponsorship planned or corrected from an execution: a transfer of `amount` right before the tx (0: none). */
 export interface PlannedSponsorship {
   group: number
   txHash: Hash
@@ -44,14 +41,15 @@ export interface PlannedSponsorship {
  * none yet (the first failure and the later ones, in block order; with `oneAtATime`, the
  * first only), each of exactly what its sender misses at its position in this execution.
  * Amounts read before earlier sponsorships were in place may be off: the next execution
- * corrects them (`correctSponsorships`). Returns what it planned, in block order.
+ * corrects them (`correctSponsorships`). Returns what it planned, in block order, for the
+ * caller to put in its plans.
  *
- * @example const planned = await planSponsorships(context, groups, plans, failed, { oneAtATime: false })
+ * @example const planned = await planSponsorships(executor, groups, plans, failed, { oneAtATime: false })
  */
 export async function planSponsorships(
-  context: SponsorContext,
+  executor: BlockExecutor,
   groups: readonly TxGroup[],
-  plans: GroupPlan[],
+  plans: readonly GroupPlan[],
   result: Extract<ExecutionResult, { ok: false }>,
   { oneAtATime }: { oneAtATime: boolean },
 ): Promise<PlannedSponsorship[]> {
@@ -70,51 +68,39 @@ export async function planSponsorships(
   const chosen = oneAtATime ? sponsorable.slice(0, 1) : sponsorable
   const senders = chosen.map((failure) => senderOf(failure)!)
   if (senders.length === 0) return []
-  const ledger = await BlockLedger.read(context.chain, block, senders)
+  const ledger = await executor.ledger(block, senders)
   const planned: PlannedSponsorship[] = []
   for (const { group: g, hash, sentBefore } of chosen) {
     const need = missingFunds(groups[g]!, hash, sentBefore, block, ledger)
     if (need) planned.push({ group: g, txHash: need.tx.hash, amount: need.amount })
   }
-  for (const s of planned) plans[s.group]!.sponsorships.set(s.txHash, s.amount)
   return planned
 }
 
 /**
  * Checks every sponsorship against the executed block: its sender must hold exactly its tx's
  * `gasLimit × maxFeePerGas + value` right after the transfer (the amount is then what it
- * missed there). A wrong amount is set to what was missing, or dropped when nothing was.
- * True when any changed (the block must be executed again).
+ * missed there). Returns the corrections: each wrong amount set to what was missing, or to 0
+ * when nothing was (the block must then be executed again with them).
  *
- * @example if (await correctSponsorships(context, groups, plans, result.block)) continue
+ * @example const corrections = await correctSponsorships(executor, groups, plans, result.block)
  */
-export async function correctSponsorships(context: SponsorContext, groups: readonly TxGroup[], plans: GroupPlan[], block: MinedBlock): Promise<boolean> {
+export async function correctSponsorships(executor: BlockExecutor, groups: readonly TxGroup[], plans: readonly GroupPlan[], block: MinedBlock): Promise<PlannedSponsorship[]> {
   const order = [...block.txs.keys()]
   const position = new Map(order.map((hash, i) => [hash, i]))
-  const checks: Array<{ plan: GroupPlan; txHash: Hash; sender: Address; maxCost: bigint; amount: bigint; transfer: Hash }> = []
+  const checks: Array<{ group: number; txHash: Hash; sender: Address; maxCost: bigint; amount: bigint; transfer: Hash }> = []
   for (const [g, plan] of plans.entries()) {
     for (const [txHash, amount] of plan.sponsorships) {
       const tx = groups[g]!.txs.find((t) => t.hash === txHash)
       const transfer = order[(position.get(txHash) ?? 0) - 1]
       // A tx not in the block (it still lacked funds, or its group failed before it) is checked once it is.
       if (!tx?.sender || tx.maxCost === undefined || !position.has(txHash) || !transfer || tx.sender.toLowerCase() === block.miner.toLowerCase()) continue
-      checks.push({ plan, txHash, sender: tx.sender, maxCost: tx.maxCost, amount, transfer })
+      checks.push({ group: g, txHash, sender: tx.sender, maxCost: tx.maxCost, amount, transfer })
     }
   }
-  if (checks.length === 0) return false
-  const held = await balancesAfter(context.chain, block, checks.map(({ sender, transfer }) => ({ account: sender, tx: transfer })), context.parentBalances)
-  let changed = false
-  for (const [i, { plan, txHash, maxCost, amount }] of checks.entries()) {
-    if (held[i] === maxCost) continue
-    const missing = amount + maxCost - held[i]!
-    if (missing > 0n) plan.sponsorships.set(txHash, missing)
-    else plan.sponsorships.delete(txHash)
-    changed = true
-  }
-  return changed
-}
-
-/** Takes planned sponsorships out of the plans again. */
-export function withdrawSponsorships(plans: GroupPlan[], planned: readonly PlannedSponsorship[]): void {
-  for (const s of planned) plans[s.group]!.sponsorships.delete(s.txHash)
+  if (checks.length === 0) return []
+  const held = await executor.balancesAfter(block, checks.map(({ sender, transfer }) => ({ account: sender, tx: transfer })))
+  return checks.flatMap(({ group, txHash, maxCost, amount }, i) =>
+    held[i] === maxCost ? [] : [{ group, txHash, amount: sponsorshipNeeded({ amount, maxCost, held: held[i]! }) }],
+  )
 }

@@ -1,4 +1,4 @@
-import type { Hash } from 'viem'
+import type { Address, Hash } from 'viem'
 import type { BuilderPayments } from '../../bundle/builderPayments.js'
 import type { ExecutionFailure } from '../../bundle/failure.js'
 import type { BundleTrace } from '../../bundle/trace.js'
@@ -21,6 +21,8 @@ export interface SimulatedBundle {
   gasUsed: bigint
   /** What the builder sponsored there, by tx hash: the first guess in every block it goes in (each block checks it exact). */
   sponsorships?: ReadonlyMap<Hash, bigint>
+  /** Its refund payouts there, in order: likewise the first guess (`expectedPlan`). */
+  payouts?: ReadonlyArray<{ to: Address; value: bigint }>
 }
 
 /** One entry of a candidate block, in block order. */

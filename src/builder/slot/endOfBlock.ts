@@ -2,7 +2,8 @@ import type { Address, Hash } from 'viem'
 import type { ChainClient, TraceFrame } from '../../chain/chainClient.js'
 import { effectiveFrames } from '../execution/effectiveFrames.js'
 import type { SlotCutoffs } from '../../config/config.js'
-import { sponsoredAmounts, type BuilderPayments } from '../../bundle/builderPayments.js'
+import type { BuilderPayments } from '../../bundle/builderPayments.js'
+import { expectedPlan } from '../execution/economicsPlan.js'
 import type { ExecutionFailure, SlotFailure } from '../../bundle/failure.js'
 import type { BundleTrace } from '../../bundle/trace.js'
 import { itemGroups, type CandidateBlock } from '../assembly/assemble.js'
@@ -76,7 +77,7 @@ export async function placeEndOfBlock(
     const gasUsed = result.block.gasUsed - execution.block.gasUsed
     verdicts.push({ kind: 'Passed', trace, builderPayment, builderPayments: { sponsorships, refund, ...(refunds && { refunds }) }, gasUsed, notBuilt })
     if (notBuilt) continue
-    const bundle: SimulatedBundle = { trace, builderPayment, gasUsed, ...sponsoredAmounts({ sponsorships }) }
+    const bundle: SimulatedBundle = { trace, builderPayment, gasUsed, ...expectedPlan({ sponsorships, refund, refunds }) }
     appended.push(bundle)
     items = [...items, { kind: 'bundle', bundle }]
     execution = result

@@ -11,6 +11,7 @@ export interface SlotReportInput {
   won: boolean
   competitorBid: bigint | null
   simulations: SimulationCounts
+  executions: SlotReport['executions']
   timings: SlotTimings
   /** Several builders: each builder's bid (its best block and candidates) and the winner (null: the competitor). */
   fleet?: { winner: string | null; bids: ReadonlyArray<{ name: string; coinbase: string; best: CandidateSummary; candidates: readonly CandidateSummary[] }> }
@@ -20,7 +21,7 @@ export interface SlotReportInput {
  * What `harness_advanceSlot` returns for a slot: the mined block, what of ours it holds (only
  * if we won), every candidate, the auction's verdict and where the time went.
  */
-export function slotReport({ mined, best, candidates, won, competitorBid, simulations, timings, fleet }: SlotReportInput): SlotReport {
+export function slotReport({ mined, best, candidates, won, competitorBid, simulations, executions, timings, fleet }: SlotReportInput): SlotReport {
   const report: SlotReport = {
     blockNumber: Number(mined.number),
     blockHash: mined.hash,
@@ -35,6 +36,7 @@ export function slotReport({ mined, best, candidates, won, competitorBid, simula
     builderPayments: won ? builderPaymentsOf(best) : [],
     candidates: candidates.map(candidateReport),
     simulations,
+    executions: { ...executions },
     timings: roundTimings(timings),
   }
   if (!fleet) return report

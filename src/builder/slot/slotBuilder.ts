@@ -6,7 +6,7 @@ import type { SlotClock } from '../../clock/slotClock.js'
 import type { SlotState } from '../../clock/slotState.js'
 import type { SlotCutoffs } from '../../config/config.js'
 import type { BundleBook } from '../../bundle/book.js'
-import { sponsoredAmounts } from '../../bundle/builderPayments.js'
+import { expectedPlan } from '../execution/economicsPlan.js'
 import { failureMessage, type ExecutionFailure } from '../../bundle/failure.js'
 import type { BundleTrace } from '../../bundle/trace.js'
 import type { PublicMempool } from '../../mempool/publicMempool.js'
@@ -18,6 +18,7 @@ import type { EmulatedBuilder } from '../fleet/emulatedBuilder.js'
 import { routeBundle, type BundleRoute } from '../fleet/orderFlow.js'
 import { simulateManyTopOfBlock, type SimulatedBundle, type SimulationCounts } from '../simulation/index.js'
 import type { SlotReport, SlotTimings } from '../../protocol/slotReport.js'
+import { noExecutions, type ExecutionCount } from '../execution/executor.js'
 import type { RelayAuction } from './auction.js'
 import { buildDecision } from './buildDecision.js'
 import { assembleCandidates } from './candidates.js'
@@ -102,6 +103,8 @@ export class SlotBuilder {
   private parent: ParentState | undefined
   /** The bundles the running slot took for its block (marked if the slot aborts). */
   private taken: BundleTrace[] = []
+  /** Blocks the running slot executed, over every builder's parent. */
+  private executions: ExecutionCount = noExecutions()
 
   constructor(private readonly deps: SlotBuilderDeps) {}
 
@@ -117,6 +120,7 @@ export class SlotBuilder {
       const block = this.deps.slot.head.number + 1n
       this.deps.slot.building = block
       this.taken = []
+      this.executions = noExecutions()
       try {
         return await this.buildAndMine()
       } catch (error) {
@@ -147,7 +151,9 @@ export class SlotBuilder {
     const buildTime = Number(timestamp)
 
     let mark = performance.now()
-    const { simulated, counts, endOfBlock, routes } = await this.simulateEligible(parent, blockNumber, timestamp, timings)
+    // Taken before simulating: a slot aborting part-way marks every bundle it took.
+    this.taken = traces.pendingFor(blockNumber)
+    const { simulated, counts, endOfBlock, routes } = await this.simulateEligible(parent, this.taken, blockNumber, timestamp, timings)
     timings.simulateMs = performance.now() - mark - timings.verifyWaitMs
     mark = performance.now()
     const pool = mempool.ordered(parent.nextBaseFee)
@@ -188,14 +194,14 @@ export class SlotBuilder {
 
     timings.totalMs = performance.now() - started
     const fleet = routes && { winner: winner?.builder.name ?? null, bids: bids.map((bid) => ({ name: bid.builder.name, coinbase: bid.builder.coinbase, best: bid.best, candidates: bid.candidates })) }
-    const report = slotReport({ mined, best: top.best, candidates: top.candidates, won: winner !== null, competitorBid, simulations: counts, timings, fleet })
+    const report = slotReport({ mined, best: top.best, candidates: top.candidates, won: winner !== null, competitorBid, simulations: counts, executions: this.executions, timings, fleet })
     log.info({ slot: report }, slotSummary(report))
     return report
   }
 
   /** The parent state as `builder` builds on it (its coinbase and key); the slot puts it back if it aborts. */
   private async captureParent(builder: EmulatedBuilder): Promise<ParentState> {
-    this.parent = await ParentState.capture(this.deps.chain, builder.coinbase, this.signerOf(builder), { minedHere: this.minedHere, maxBlobs: this.deps.maxBlobsPerBlock })
+    this.parent = await ParentState.capture(this.deps.chain, builder.coinbase, this.signerOf(builder), { minedHere: this.minedHere, maxBlobs: this.deps.maxBlobsPerBlock, executions: this.executions })
     return this.parent
   }
 
@@ -250,17 +256,16 @@ export class SlotBuilder {
     return this.commit(winner.parent, timestamp, winner.best)
   }
 
-  /** Top-of-block simulation of the bundles eligible for this block, honouring the cutoffs. */
+  /** Top-of-block simulation of the `pending` bundles eligible for this block, honouring the cutoffs. */
   private async simulateEligible(
     parent: ParentState,
+    pending: BundleTrace[],
     block: bigint,
     timestamp: bigint,
     timings: SlotTimings,
   ): Promise<{ simulated: SimulatedBundle[]; counts: SimulationCounts; endOfBlock: EndOfBlockBundle[]; routes: Map<BundleTrace, BundleRoute> | undefined }> {
     const { traces, cutoffs } = this.deps
     const buildTime = Number(timestamp)
-    const pending = traces.pendingFor(block)
-    this.taken = pending
     const waitStarted = performance.now()
     this.deps.releaseDeferredChecks?.()
     await this.deps.checksSettled(block)
@@ -305,7 +310,7 @@ export class SlotBuilder {
       const { builderPayment } = sim
       traces.simulationPassed(trace, { simulatedAt: buildTime, builderPayment, builderPayments: paymentsOf(sim), gasUsed: sim.gasUsed })
       const notBuilt = buildDecision({ msIntoSlot, boosted: trace.bundle.boosted, builderPayment }, block, cutoffs)
-      if (!notBuilt) simulated.push({ trace, builderPayment, gasUsed: sim.gasUsed, ...sponsoredAmounts(sim) })
+      if (!notBuilt) simulated.push({ trace, builderPayment, gasUsed: sim.gasUsed, ...expectedPlan(sim) })
       else if (notBuilt.kind === 'ArrivedAfterBuildCutoff') traces.tooLate(trace, notBuilt)
       else traces.excluded(trace, notBuilt)
     }
