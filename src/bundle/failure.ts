@@ -1,5 +1,6 @@
 import { formatEther, type Address, type Hash } from 'viem'
 import type { BlobLimits } from '../chain/blobLimits.js'
+import { classifyNodeRefusal, type NodeRefusalKind } from '../chain/nodeRefusal.js'
 
 /**
  * Why a bundle did not get (further) through the builder, with the data a searcher needs (cf.
@@ -12,7 +13,8 @@ export type BundleFailure = ExecutionFailure | SlotFailure | WithdrawalReason | 
 export type ExecutionFailure =
   | { kind: 'TransactionReverted'; index: number; hash: Hash }
   | { kind: 'LackOfFundForGasLimit'; index: number; hash: Hash; reason: string }
-  | { kind: 'TransactionRejected'; index: number; hash: Hash; reason: string }
+  /** `refusal`: the node's reason as a stable kind (`classifyNodeRefusal`), `reason` its text. */
+  | { kind: 'TransactionRejected'; index: number; hash: Hash; reason: string; refusal: NodeRefusalKind }
   | { kind: 'TransactionNotIncluded'; index: number; hash: Hash }
   /** The block's gas limit is used up by what comes before the bundle in the block. */
   | { kind: 'BlockGasLimitReached'; gasUsed: bigint; gasLeft: bigint }
@@ -175,8 +177,9 @@ export function problemMessage(problem: BundleProblem, where?: string): string {
   }
 }
 
-/** Maps the node's refusal of a tx to the failure a builder reports. */
+/** Maps the node's refusal of a tx (its text, classified once here) to the failure a builder reports. */
 export function rejectionFailure(index: number, hash: Hash, reason: string): ExecutionFailure {
-  if (/insufficient funds/i.test(reason)) return { kind: 'LackOfFundForGasLimit', index, hash, reason }
-  return { kind: 'TransactionRejected', index, hash, reason }
+  const refusal = classifyNodeRefusal(reason)
+  if (refusal === 'LackOfFundForGasLimit') return { kind: 'LackOfFundForGasLimit', index, hash, reason }
+  return { kind: 'TransactionRejected', index, hash, reason, refusal }
 }

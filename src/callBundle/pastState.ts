@@ -1,3 +1,4 @@
+import { classifyNodeRefusal } from '../chain/nodeRefusal.js'
 import { decodeErrorResult, type Address, type Hex } from 'viem'
 import type { Bundle } from '../bundle/types.js'
 import { failureMessage } from '../bundle/failure.js'
@@ -26,7 +27,7 @@ export async function callBundleOnPastState(deps: CallBundleDeps, request: CallB
       case 'NotCallable':
         throw new CallBundleError(`txs[${problem.index}]: a blob or set-code tx can be simulated on the head only (stateBlockNumber "latest")`, 'params')
       case 'TransactionRejected':
-        throw new CallBundleError(failureMessage(problem), 'execution', { index: problem.index, txHash: problem.hash, failure: problem.kind })
+        throw new CallBundleError(failureMessage({ ...problem, refusal: classifyNodeRefusal(problem.reason) }), 'execution', { index: problem.index, txHash: problem.hash, failure: problem.kind })
       case 'NodeRefused':
         throw new CallBundleError(`the bundle cannot run on block ${stateBlock}: ${problem.reason}`, 'execution', { failure: 'TransactionRejected' })
     }

@@ -1,3 +1,4 @@
+import { classifyNodeRefusal } from '../chain/nodeRefusal.js'
 import { toHex, type Address, type Hash } from 'viem'
 import type { ChainClient } from '../chain/chainClient.js'
 import { failureMessage, type ExecutionFailure } from '../bundle/failure.js'
@@ -39,7 +40,7 @@ export async function simShareBundleOnPastState(
       case 'NotCallable':
         throw new SimOptionRefused(`simOptions.parentBlock: txs[${problem.index}] is a blob or set-code tx, which bundlesim simulates on the head state only (parentBlock "latest")`)
       case 'TransactionRejected':
-        return failed(problem)
+        return failed({ ...problem, refusal: classifyNodeRefusal(problem.reason) })
       case 'NodeRefused':
         return failedSim(stateBlock, `the bundle cannot run on block ${stateBlock}: ${callsProblemMessage(problem)}`)
     }

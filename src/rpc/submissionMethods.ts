@@ -69,7 +69,7 @@ export function registerSubmissionMethods(rpc: JSONRPCServer<RequestContext>, de
     try {
       return await deps.mempool.add(parsed.data[0] as Hex, deps.headNonce)
     } catch (error) {
-      if (error instanceof MempoolRejection) throw rpcError(RpcErrorCode.Unavailable, error.message)
+      if (error instanceof MempoolRejection) throw rpcError(RpcErrorCode.Unavailable, error.message, { errorKind: error.kind })
       throw error
     }
   })

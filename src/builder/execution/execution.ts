@@ -6,6 +6,7 @@ import { BUILDER_TRANSFER_GAS, signBuilderTransfer, type BuilderSigner } from '.
 import type { BuilderPayments } from '../../bundle/builderPayments.js'
 import type { ShareBody } from '../../bundle/types.js'
 import { rejectionFailure, type ExecutionFailure } from '../../bundle/failure.js'
+import { classifyNodeRefusal } from '../../chain/nodeRefusal.js'
 
 export interface GroupTx {
   index: number
@@ -346,7 +347,7 @@ async function admit(groups: readonly TxGroup[], steps: readonly AdmissionStep[]
       : await pool.send(tx.raw)
     if (outcome === OUT_OF_ORDER) return OUT_OF_ORDER
     let toppedUp = false
-    if (!outcome.accepted && group.bundle && tx.sender && tx.maxCost !== undefined && /insufficient funds/i.test(outcome.reason)) {
+    if (!outcome.accepted && group.bundle && tx.sender && tx.maxCost !== undefined && classifyNodeRefusal(outcome.reason) === 'LackOfFundForGasLimit') {
       outcome = await pool.topUp(tx.raw, tx.sender, tx.maxCost)
       if (outcome === OUT_OF_ORDER) return OUT_OF_ORDER
       toppedUp = outcome.accepted
