@@ -66,11 +66,11 @@ describe('three builders with different algorithms and shares', () => {
     const landed = await stats(harness, rich)
     expect(landed).toMatchObject({ status: 'landed', builder: 'beta' })
     expect(landed.builders).toEqual([
-      { name: 'alpha', status: 'excludedfromblock', error: expect.stringContaining('failed in place') },
-      { name: 'beta', status: 'landed', error: null },
+      { name: 'alpha', status: 'excludedfromblock', error: expect.stringContaining('failed in place'), errorKind: 'NonceTooLow' },
+      { name: 'beta', status: 'landed', error: null, errorKind: null },
     ])
     const lost = await stats(harness, early)
-    expect(lost).toMatchObject({ status: 'submitted', builder: 'alpha' })
+    expect(lost).toMatchObject({ status: 'submitted', builder: 'alpha', errorKind: 'AuctionLost' })
     expect(lost.error).toMatch(/relay auction lost: builder beta's bid \d+ wei beat builder alpha's block of \d+ wei/)
     expect(lost.builders.map((b: any) => [b.name, b.status])).toEqual([
       ['alpha', 'submitted'],

@@ -45,6 +45,7 @@ describe('private transactions', () => {
       builderPayment: '42000000000000',
       builderPaymentWhenIncluded: '42000000000000',
       error: null,
+      errorKind: null,
     })
 
     const v2 = (await bundleStatsV2(hash)).body.result

@@ -294,6 +294,7 @@ describe('BundleBook', () => {
       bundle: makeBundle(hash, targetBlock),
       state: opts.state ?? 'Received',
       error: null,
+      errorKind: null,
       revertingHash: null,
       builderPayment: 0n,
       receivedAt: opts.receivedAt ?? 1_000,

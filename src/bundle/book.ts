@@ -1,6 +1,6 @@
 import type { Hash } from 'viem'
 import type { BuilderPayments } from './builderPayments.js'
-import { failureMessage, type BundleFailure, type CarryLimit, type BundleProblem, type ExecutionFailure, type SlotFailure, type WithdrawalReason } from './failure.js'
+import { failureFields, NO_FAILURE, type BundleFailure, type CarryLimit, type BundleProblem, type ExecutionFailure, type SlotFailure, type WithdrawalReason } from './failure.js'
 import type { BuilderView, BundleTrace, PrivateTxTerms, TraceLookup } from './trace.js'
 import { BUNDLE_STATES, type BundleState } from '../protocol/bundleStates.js'
 
@@ -78,7 +78,7 @@ export class BundleBook {
    */
   backrunOrphaned(trace: BundleTrace, failure: Extract<SlotFailure, { kind: 'BackrunTargetGone' | 'BackrunTargetLandedWithout' }>): void {
     if (trace.state === 'Landed') return
-    trace.error = failureMessage(failure)
+    Object.assign(trace, failureFields(failure))
     trace.live = false
     this.privateTxs.delete(trace.bundle.hash)
     this.unindex(trace)
@@ -86,13 +86,13 @@ export class BundleBook {
 
   /** A private tx whose tx landed inside a MEV-Share backrun of it (its own order left out): `Landed`. */
   landedInBackrun(trace: BundleTrace, blockNumber: bigint): void {
-    this.advance(trace, 'Landed', { blockNumber, error: null })
+    this.advance(trace, 'Landed', { blockNumber, ...NO_FAILURE })
   }
 
   /** Records a submission withdrawn on arrival (a stale replacement): traced, never built. */
   addWithdrawn(trace: BundleTrace, reason: WithdrawalReason): BundleTrace {
     trace.live = false
-    trace.error = failureMessage(reason)
+    Object.assign(trace, failureFields(reason))
     return this.add(trace)
   }
 
@@ -121,7 +121,7 @@ export class BundleBook {
 
   /** The deferred sender checks found problems: `Invalid`, final. */
   invalid(trace: BundleTrace, problems: readonly BundleProblem[]): void {
-    this.advance(trace, 'Invalid', { error: failureMessage({ kind: 'Invalid', problems }) })
+    this.advance(trace, 'Invalid', { ...failureFields({ kind: 'Invalid', problems }) })
   }
 
   /**
@@ -145,13 +145,13 @@ export class BundleBook {
   simulationFailed(trace: BundleTrace, failure: ExecutionFailure, simulatedAt: number): void {
     this.advance(trace, 'SimulationFail', {
       simulatedAt,
-      error: failureMessage(failure),
+      ...failureFields(failure),
       revertingHash: failure.kind === 'TransactionReverted' ? failure.hash : null,
     })
   }
 
   simulationPassed(trace: BundleTrace, { gasUsed, ...result }: { simulatedAt: number; builderPayment: bigint; builderPayments: BuilderPayments; gasUsed: bigint }): void {
-    this.advance(trace, 'SimulationPass', { ...result, error: null, gasSimulated: (trace.gasSimulated ?? 0) + Number(gasUsed) })
+    this.advance(trace, 'SimulationPass', { ...result, ...NO_FAILURE, gasSimulated: (trace.gasSimulated ?? 0) + Number(gasUsed) })
   }
 
   /** Simulated, but arrived after the build (or boost) cutoff: it stays `SimulationPass`. */
@@ -161,12 +161,12 @@ export class BundleBook {
 
   /** No candidate block holds it. */
   excluded(trace: BundleTrace, failure: Extract<SlotFailure, { kind: 'PaysBuilderNothing' | 'FailedInPlace' | 'NotChosenByAnyAlgorithm' }>): void {
-    this.advance(trace, 'ExcludedFromBlock', { error: failureMessage(failure) })
+    this.advance(trace, 'ExcludedFromBlock', { ...failureFields(failure) })
   }
 
   /** In a candidate block other than the one submitted. */
   includedElsewhere(trace: BundleTrace, blockNumber: bigint, failure: Extract<SlotFailure, { kind: 'MoreValuableBlockWithout' }>): void {
-    this.advance(trace, 'IncludedInBlock', { blockNumber, error: failureMessage(failure) })
+    this.advance(trace, 'IncludedInBlock', { blockNumber, ...failureFields(failure) })
   }
 
   /** In the block submitted to the relay. */
@@ -190,7 +190,7 @@ export class BundleBook {
   closeBlock(block: bigint): void {
     for (const hash of this.pendingByBlock.get(block) ?? []) {
       const trace = this.traces.get(hash)
-      if (trace?.live && trace.state === 'Received') trace.error ??= failureMessage({ kind: 'NotConsidered', block })
+      if (trace?.live && trace.state === 'Received' && trace.error === null) Object.assign(trace, failureFields({ kind: 'NotConsidered', block }))
     }
     this.pendingByBlock.delete(block)
     if (this.building === block) this.building = null
@@ -232,14 +232,14 @@ export class BundleBook {
         this.privateTxs.delete(hash)
         this.unindex(trace)
         trace.live = false
-        trace.error = failureMessage({ kind: 'PermutationLanded', block, hash: landed.bundle.hash, outcome })
+        Object.assign(trace, failureFields({ kind: 'PermutationLanded', block, hash: landed.bundle.hash, outcome }))
         continue
       }
       if (cancelled || block >= BigInt(maxBlockNumber)) {
         this.privateTxs.delete(hash)
         this.unindex(trace)
         trace.live = false
-        trace.error = failureMessage(cancelled ? { kind: 'Cancelled' } : { kind: 'PrivateTxExpired', block, outcome, maxBlockNumber, limit })
+        Object.assign(trace, failureFields(cancelled ? { kind: 'Cancelled' } : { kind: 'PrivateTxExpired', block, outcome, maxBlockNumber, limit }))
         continue
       }
       this.unindex(trace)
@@ -247,7 +247,7 @@ export class BundleBook {
       Object.assign(trace, {
         bundle: { ...trace.bundle, targetBlock: block + 1n },
         state: 'Received',
-        error: failureMessage({ kind: 'PrivateTxRetried', block, outcome, maxBlockNumber, limit }),
+        ...failureFields({ kind: 'PrivateTxRetried', block, outcome, maxBlockNumber, limit }),
         revertingHash: null,
         builderPayment: 0n,
         submittedAt: null,
@@ -296,7 +296,7 @@ export class BundleBook {
   withdraw(trace: BundleTrace, reason: WithdrawalReason): boolean {
     if (!this.isPending(trace) || this.isBeingBuilt(trace)) return false
     trace.live = false
-    trace.error = failureMessage(reason)
+    Object.assign(trace, failureFields(reason))
     this.unindex(trace)
     return true
   }
@@ -306,10 +306,12 @@ export class BundleBook {
    * the state it reached, says why in `error`, and is never built again.
    */
   abortBlock(block: bigint, taken: readonly BundleTrace[], reason: string): void {
-    const message = failureMessage({ kind: 'SlotAborted', block, reason })
+    const { error: message, errorKind } = failureFields({ kind: 'SlotAborted', block, reason })
     for (const trace of taken) {
       if (!trace.live || trace.state === 'Invalid') continue
+      // The abort's kind wins: the bundle is never built again whatever it had reached; the text keeps both.
       trace.error = trace.error ? `${message} (before the abort: ${trace.error})` : message
+      trace.errorKind = errorKind
       trace.live = false
       this.unindex(trace)
     }
@@ -327,7 +329,7 @@ export class BundleBook {
     for (const trace of this.traces.values()) {
       trace.earlierChain = true
       if (trace.live && trace.state === 'Received') {
-        trace.error ??= failureMessage({ kind: 'ChainReplaced', why, targetBlock: trace.bundle.targetBlock })
+        if (trace.error === null) Object.assign(trace, failureFields({ kind: 'ChainReplaced', why, targetBlock: trace.bundle.targetBlock }))
         trace.live = false
         closed++
       }
@@ -375,7 +377,7 @@ export class BundleBook {
 
   /** Says why a bundle went no further, its state unchanged. */
   private note(trace: BundleTrace, failure: BundleFailure): void {
-    trace.error = failureMessage(failure)
+    Object.assign(trace, failureFields(failure))
   }
 
   private forget(trace: BundleTrace): void {

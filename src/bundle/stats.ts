@@ -22,6 +22,7 @@ export function toBundleStats(trace: BundleTrace, statusCase: StatusCase, severa
     status: formatStatus(trace.state, statusCase),
     builderPayment: (trace.builderPayment > 0n ? trace.builderPayment : 0n).toString(),
     error: trace.error,
+    errorKind: trace.errorKind,
     revertingHash: trace.revertingHash,
     receivedAt: trace.receivedAt,
     simulatedAt: trace.simulatedAt,
@@ -39,6 +40,6 @@ export function toBundleStats(trace: BundleTrace, statusCase: StatusCase, severa
   return {
     ...stats,
     builder: trace.builder ?? null,
-    builders: (trace.builders ?? []).map((view) => ({ name: view.name, status: formatStatus(view.state, statusCase), error: view.error })),
+    builders: (trace.builders ?? []).map((view) => ({ name: view.name, status: formatStatus(view.state, statusCase), error: view.error, errorKind: view.errorKind })),
   }
 }

@@ -1,10 +1,9 @@
 import { classifyNodeRefusal } from '../chain/nodeRefusal.js'
 import { toHex, type Address, type Hash } from 'viem'
 import type { ChainClient } from '../chain/chainClient.js'
-import { failureMessage, type ExecutionFailure } from '../bundle/failure.js'
+import { failureMessage, inBackrunTerms, type ExecutionFailure } from '../bundle/failure.js'
 import type { Bundle } from '../bundle/types.js'
 import { callsProblemMessage, simulateAsCallsAt } from '../builder/simulation/index.js'
-import { inBackrunTerms } from '../builder/slot/backruns.js'
 import type { SimOptions } from './sendBundleSchema.js'
 import { failedSim, shareSimAnswer, SimOptionRefused, type RpcLog, type SimBundleAnswer } from './simBundleAnswer.js'
 

@@ -66,6 +66,9 @@ async function checkBundle(context: RunContext, failures: Failures, id: string, 
     failures.add([...at, 'status'], expected.status, trace.status, trace)
   }
   failures.text([...at, 'error'], trace.error, expected.error, trace)
+  if (expected.errorKind !== undefined && expected.errorKind !== (trace.errorKind ?? null)) {
+    failures.add([...at, 'errorKind'], String(expected.errorKind), `${String(trace.errorKind ?? null)}${trace.error === null ? '' : ` (${JSON.stringify(trace.error)})`}`, trace)
+  }
   if (expected.revertingHash !== undefined) {
     const wanted = expected.revertingHash === null ? null : ((await hashOf(context, expected.revertingHash)) ?? null)
     if (wanted !== trace.revertingHash) failures.add([...at, 'revertingHash'], describeTx(context, wanted) + (wanted === null && expected.revertingHash ? ` (${expected.revertingHash} was never sent)` : ''), describeTx(context, trace.revertingHash), trace)

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { parseAbiItem, type AbiEvent, type AbiFunction } from 'viem'
 import { BUNDLE_STATES } from '../protocol/bundleStates.js'
 import { MEV_SHARE_HINTS } from '../protocol/methods.js'
+import { ERROR_KIND_NAMES } from '../protocol/errorKinds.js'
 import { address, hash32, hexBytes } from '../protocol/wireRules.js'
 import { AMOUNT_HINT, parseAmount } from './units.js'
 
@@ -383,6 +384,8 @@ const bundleExpectation = strict(
       })
       .optional(),
     error: textMatch.nullable().optional(),
+    /** The stable kind of the error (null: no error); prefer it to matching the text. */
+    errorKind: z.enum(ERROR_KIND_NAMES, { error: `expected an error kind (one of: ${ERROR_KIND_NAMES.join(', ')}) or null` }).nullable().optional(),
     revertingHash: txRef.nullable().optional(),
     builderPayment: bounds.optional(),
     refund: strict({ recipient: addressRef.optional(), amount: bounds.optional() }, '{ recipient?, amount? } or null').nullable().optional(),
@@ -393,7 +396,7 @@ const bundleExpectation = strict(
     /** Several builders: exactly the builders that saw it. */
     seenBy: z.array(text('a builder name'), { error: expecting('a list of builder names') }).optional(),
   },
-  'bundle expectations { status?, error?, … }',
+  'bundle expectations { status?, error?, errorKind?, … }',
 )
 
 const balanceExpectation = shorthand(
