@@ -3,6 +3,7 @@ import type { BuilderPayments } from './builderPayments.js'
 import { failureFields, NO_FAILURE, type BundleFailure, type CarryLimit, type BundleProblem, type ExecutionFailure, type SlotFailure, type WithdrawalReason } from './failure.js'
 import type { BuilderView, BundleTrace, PrivateTxTerms, TraceLookup } from './trace.js'
 import { BUNDLE_STATES, type BundleState } from '../protocol/bundleStates.js'
+import { normalizeHash } from '../protocol/normalize.js'
 
 const RANK = new Map(BUNDLE_STATES.map((state, index) => [state, index]))
 
@@ -41,7 +42,7 @@ export class BundleBook {
   }
 
   get(hash: Hash): BundleTrace | undefined {
-    return this.traces.get(hash.toLowerCase() as Hash)
+    return this.traces.get(normalizeHash(hash))
   }
 
   /**

@@ -1,11 +1,12 @@
 import { z } from 'zod'
-import type { Address, Hash, Hex } from 'viem'
+import type { Hex } from 'viem'
 import { WIRE_PATTERNS, address, hash32, hexBytes, hexQuantity, uuid } from '../protocol/wireRules.js'
 import { strictFields } from '../protocol/strictFields.js'
 import type { BundleSubmission } from './types.js'
+import { normalizeAddress, normalizeHash } from '../protocol/normalize.js'
 
 const txHex = hexBytes({ type: 'expected a 0x-prefixed hex string', format: 'expected 0x-prefixed hex with an even number of digits' })
-const txHash = hash32({ type: 'expected a 32-byte 0x hex hash', format: 'expected a 32-byte 0x hex hash (66 characters)' }).transform((h) => h.toLowerCase() as Hash)
+const txHash = hash32({ type: 'expected a 32-byte 0x hex hash', format: 'expected a 32-byte 0x hex hash (66 characters)' }).transform((h) => normalizeHash(h))
 const hashList = z.array(txHash, { error: 'expected an array of 32-byte 0x hex hashes' })
 const unixSeconds = z
   .number({ error: 'expected a number of unix seconds' })
@@ -141,7 +142,7 @@ export function toSubmission(bundle: BundleObject): BundleSubmission {
     replacementUuid: bundle.replacementUuid ?? bundle.uuid,
     replacementSeqNumber: bundle.replacementSeqNumber ?? bundle.replacementNonce,
     refundPercent: bundle.refundPercent,
-    refundRecipient: bundle.refundRecipient?.toLowerCase() as Address | undefined,
+    refundRecipient: normalizeAddress(bundle.refundRecipient),
     refundTxHashes: bundle.refundTxHashes ?? [],
     refundIndex: bundle.refundIndex,
     ...(bundle.builders && { builders: bundle.builders }),

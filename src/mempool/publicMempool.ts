@@ -6,6 +6,7 @@ import { problemMessage } from '../bundle/failure.js'
 import type { NodeRefusalKind } from '../chain/nodeRefusal.js'
 import { recoverSenders } from '../bundle/verifySenders.js'
 import { recoverInline, type RecoverFn } from '../bundle/senderRecovery.js'
+import { normalizeHash } from '../protocol/normalize.js'
 
 export interface MempoolTx extends DecodedTx {
   sender: Address
@@ -102,7 +103,7 @@ export class PublicMempool {
   }
 
   get(hash: Hash): MempoolTx | undefined {
-    return this.txs.get(hash.toLowerCase() as Hash)
+    return this.txs.get(normalizeHash(hash))
   }
 
   /** The pending tx of a sender at a nonce, if any. */

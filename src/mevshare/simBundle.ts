@@ -11,6 +11,7 @@ import type { SimOptions } from './sendBundleSchema.js'
 import { pendingBaseFee, setNextBaseFee } from '../chain/pendingBaseFee.js'
 import { failedSim, shareSimAnswer, SimOptionRefused, type RpcLog, type SimBundleAnswer } from './simBundleAnswer.js'
 import { simShareBundleOnPastState } from './simBundleOnPastState.js'
+import { normalizeAddress } from '../protocol/normalize.js'
 
 export { SimOptionRefused, type SimBodyLogs, type SimBundleAnswer } from './simBundleAnswer.js'
 
@@ -85,7 +86,7 @@ async function simulate(deps: SimBundleDeps, bundle: Bundle, options: SimOptions
 
 async function simulateOnHead(deps: SimBundleDeps, bundle: Bundle, options: SimOptions, head: { number: bigint; timestamp: bigint }): Promise<SimBundleAnswer> {
   const { chain } = deps
-  const coinbase = options.coinbase ?? (deps.coinbase.toLowerCase() as Address)
+  const coinbase = options.coinbase ?? normalizeAddress(deps.coinbase)
   const coinbaseOverridden = coinbase !== deps.coinbase.toLowerCase()
   const timestamp = options.timestamp ?? head.timestamp + BigInt(deps.slotSeconds)
   if (timestamp <= head.timestamp) throw new SimOptionRefused(`simOptions.timestamp: ${timestamp} must be after the head's timestamp ${head.timestamp}`)

@@ -6,6 +6,7 @@ import type { Bundle } from '../bundle/types.js'
 import { callsProblemMessage, simulateAsCallsAt } from '../builder/simulation/index.js'
 import type { SimOptions } from './sendBundleSchema.js'
 import { failedSim, shareSimAnswer, SimOptionRefused, type RpcLog, type SimBundleAnswer } from './simBundleAnswer.js'
+import { normalizeAddress } from '../protocol/normalize.js'
 
 /**
  * `mev_simBundle` on the state of a block older than the head (what the official client's
@@ -25,7 +26,7 @@ export async function simShareBundleOnPastState(
   stateBlock: bigint,
   options: SimOptions,
 ): Promise<SimBundleAnswer> {
-  const coinbase = options.coinbase ?? (deps.coinbase.toLowerCase() as Address)
+  const coinbase = options.coinbase ?? normalizeAddress(deps.coinbase)
   const run = await simulateAsCallsAt(deps.chain, { stateBlock, coinbase, timestamp: options.timestamp, baseFee: options.baseFee, slotSeconds: deps.slotSeconds }, bundle.txs)
   // A backrun's user tx that fails is named by its event hash, as in the backrun's trace.
   const failed = (failure: ExecutionFailure) => failedSim(stateBlock, failureMessage(inBackrunTerms({ bundle }, failure)))

@@ -10,6 +10,7 @@ import { parseEvent, type BalanceExpectation, type Bounds, type BundleExpectatio
 import { formatPath, type Path } from './sourceMap.js'
 import { formatAmount } from './units.js'
 import { hintEventMismatches } from './hintEvents.js'
+import { normalizeHash } from '../protocol/normalize.js'
 
 /** Collects the failed checks of one step, each at its own place in the file. */
 export class Failures {
@@ -42,7 +43,7 @@ export class Failures {
 
 /** A template name or a 0x hash as the hash it stands for (undefined: never signed). */
 async function hashOf(context: RunContext, ref: string): Promise<Hash | undefined> {
-  return ref.startsWith('0x') ? (ref.toLowerCase() as Hash) : context.signer.hashOf(ref)
+  return ref.startsWith('0x') ? normalizeHash(ref) : context.signer.hashOf(ref)
 }
 
 const describeTx = (context: RunContext, hash: string | null | undefined): string => {

@@ -7,6 +7,7 @@ import { shareRefunds } from './shareRefunds.js'
 import type { ExecutionFailure } from '../../bundle/failure.js'
 import type { ShareBody } from '../../bundle/types.js'
 import { builderTransferGasCost, emptyPlan, type ExecutionResult, type GroupOutcome, type GroupPlan, type TxGroup } from './execution.js'
+import { normalizeHash } from '../../protocol/normalize.js'
 
 /** Each round adds or corrects sponsorships or settles the payouts; this bounds a bundle of 100 txs sponsored one by one. */
 const MAX_ROUNDS = 128
@@ -121,7 +122,7 @@ async function settle(
     if (!settles[g]) continue
     const plan = plans[g]!
     const outcome = result.groups[g]!
-    const coinbaseGain = (hashes: readonly Hash[]) => hashes.reduce((sum, h) => sum + coinbaseChanges.get(h.toLowerCase() as Hash)!, 0n)
+    const coinbaseGain = (hashes: readonly Hash[]) => hashes.reduce((sum, h) => sum + coinbaseChanges.get(normalizeHash(h))!, 0n)
     const net = coinbaseGain([...outcome.included, ...outcome.builderTxs])
     const payoutCost = plan.payouts.reduce((sum, p) => sum + p.value + gas, 0n)
     const beforePayout = net + payoutCost
@@ -160,9 +161,9 @@ function coveredByDirectPayments(
   direct: { moves: ReadonlyMap<Hash, bigint>; sentByCoinbase: ReadonlySet<Hash> },
   gas: bigint,
 ): boolean {
-  if (outcome.included.some((hash) => direct.sentByCoinbase.has(hash.toLowerCase() as Hash))) return false
-  const paid = outcome.included.reduce((sum, hash) => sum + (direct.moves.get(hash.toLowerCase() as Hash) ?? 0n), 0n)
-  const builderCost = outcome.builderTxs.reduce((sum, hash) => sum - (direct.moves.get(hash.toLowerCase() as Hash) ?? 0n) + gas, 0n)
+  if (outcome.included.some((hash) => direct.sentByCoinbase.has(normalizeHash(hash)))) return false
+  const paid = outcome.included.reduce((sum, hash) => sum + (direct.moves.get(normalizeHash(hash)) ?? 0n), 0n)
+  const builderCost = outcome.builderTxs.reduce((sum, hash) => sum - (direct.moves.get(normalizeHash(hash)) ?? 0n) + gas, 0n)
   return paid - builderCost > 0n
 }
 

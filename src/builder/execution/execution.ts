@@ -7,6 +7,7 @@ import type { BuilderPayments } from '../../bundle/builderPayments.js'
 import type { ShareBody } from '../../bundle/types.js'
 import { rejectionFailure, type ExecutionFailure } from '../../bundle/failure.js'
 import { classifyNodeRefusal } from '../../chain/nodeRefusal.js'
+import { normalizeAddress } from '../../protocol/normalize.js'
 
 export interface GroupTx {
   index: number
@@ -288,7 +289,7 @@ async function topUpAll(chain: ChainClient, topUps: ReadonlyMap<Address, bigint>
   if (topUps.size === 0) return async () => undefined
   const senders = [...topUps.keys()]
   const balances = await headBalances(senders)
-  const held = senders.map((sender) => balances.get(sender.toLowerCase() as Address)!)
+  const held = senders.map((sender) => balances.get(normalizeAddress(sender))!)
   const setAll = (balance: (i: number) => bigint) =>
     chain.batch(senders.map((sender, i) => ({ method: 'anvil_setBalance', params: [sender, toHex(balance(i))] })))
   await setAll((i) => held[i]! + topUps.get(senders[i]!)!)
