@@ -4,7 +4,7 @@ import type { Harness } from '../src/index.js'
 import { DEV_KEYS, addressOf, call, rpc, sendBundle, signTx, startTestHarness, stats } from './support/harness.js'
 
 /**
- * Replacement and cancellation by `replacementUuid` (SPEC §4 "Cancel"): by sequence, by
+ * Replacement and cancellation by `replacementUuid`: by sequence, by
  * receive time, `eth_cancelBundle`, the empty-`txs` cancel, and concurrent submissions.
  *
  * Each test signs from the key's current nonce, so earlier tests' landings never collide;

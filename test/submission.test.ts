@@ -4,7 +4,7 @@ import type { Harness } from '../src/index.js'
 import { DEV_KEYS, addressOf, call, rpc, sendBundle, signTx, startTestHarness, stats } from './support/harness.js'
 
 /**
- * The submission RPC as a client sees it (SPEC §4): what is refused at once with a JSON-RPC
+ * The submission RPC as a client sees it: what is refused at once with a JSON-RPC
  * error, what is accepted but traced `Invalid`, the bundle hash, boost auth, batches,
  * forwarded reads and the public mempool.
  *

@@ -43,7 +43,7 @@ export const bundleFieldRules = {
 }
 
 /**
- * eth_sendBundle's object (seed §2.1) plus the spellings other builders accept (Flashbots,
+ * eth_sendBundle's object (`protocol/methods.ts`) plus the spellings other builders accept (Flashbots,
  * rbuilder/BuilderNet, Titan): `uuid` and `replacementNonce` are rbuilder's names for
  * `replacementUuid` and `replacementSeqNumber`, `refundIndex` Titan's way to name the refund
  * tx by its index; `builders` picks the emulated builders that see it (README: Several builders);
@@ -107,7 +107,7 @@ export const bundleObjectSchema = strictFields({
 
 export type BundleObject = z.infer<typeof bundleObjectSchema>
 
-/** eth_cancelBundle's object (SPEC §4 "Cancel"): the uuid whose pending bundles to withdraw. */
+/** eth_cancelBundle's object (README, "Methods"): the uuid whose pending bundles to withdraw. */
 export const cancelBundleSchema = strictFields({ replacementUuid })
 
 /** Renders a zod path the way users write it: `txs[1]`, `refundTxHashes[0]`. */

@@ -4,7 +4,7 @@ import type { Bundle } from './types.js'
 import type { BundleState } from '../protocol/bundleStates.js'
 import type { ErrorKind } from '../protocol/errorKinds.js'
 
-/** Everything the builder learns about one bundle; served as seed §2.3 stats. */
+/** Everything the builder learns about one bundle; served as the stats object (`toBundleStats`). */
 export interface BundleTrace {
   bundle: Bundle
   state: BundleState

@@ -10,7 +10,7 @@ export interface FailureFields {
   errorKind: ErrorKind | null
 }
 
-/** The stats object of seed §2.3: every field always present, unknown times `null`. */
+/** The stats object of `svc_getBundleStats`: every field always present, unknown times `null`. */
 export interface BundleStats extends FailureFields {
   status: string
   builderPayment: string

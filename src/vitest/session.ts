@@ -33,7 +33,7 @@ export interface SentBundle {
   txs: Hex[]
 }
 
-/** Extra `eth_sendBundle` fields (seed §2.1), passed as given: `blockNumber`, `revertingTxHashes`, … */
+/** Extra `eth_sendBundle` fields (`SendBundleParams`), passed as given: `blockNumber`, `revertingTxHashes`, … */
 export type BundleFields = Record<string, unknown>
 
 /** States that mean the builder turned the bundle down (its `error` says why). */
