@@ -128,6 +128,7 @@ describe('private transactions', () => {
     const last = await stats(harness, hash)
     expect(last.status).toBe('simulationfail')
     expect(last.targetBlock).toBe(start + 2)
+    expect(last.errorKind).toBe('PrivateTxExpired')
     expect(last.error).toMatch(new RegExp(`^not included by maxBlockNumber ${start + 2} \\(block ${start + 2}: simulationfail \\(BundleRevert\\. Reverting Hash: ${txHash}`))
     expect(last.revertingHash).toBe(txHash)
 

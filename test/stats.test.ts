@@ -363,7 +363,7 @@ describe('bundle stats on a manual-clock harness (default settings, statsDelaySl
 
     const lateStats = await stats(h, late)
     expect(lateStats.status).toBe('received')
-    expect(lateStats.error).toEqual(expect.stringMatching(/window/i))
+    expect(lateStats.errorKind).toBe('OutsideTimestampWindow')
     expect(lateStats.simulatedAt).toBeNull()
     expect(lateStats.submittedAt).toBeNull()
     expect(lateStats.builderPayment).toBe('0')
