@@ -57,8 +57,8 @@ const STATS_FIELDS = [
   'minTimestamp',
   'maxTimestamp',
 ].sort()
-/** Documented extras beyond the seed's fields (README: stats object). */
-const EXTRA_FIELDS = ['refund', 'searcher', 'sponsorships']
+/** Documented extras beyond Flashbots' fields (README: stats object, errorKind). */
+const EXTRA_FIELDS = ['errorKind', 'refund', 'searcher', 'sponsorships']
 const ALL_FIELDS = [...STATS_FIELDS, ...EXTRA_FIELDS].sort()
 
 function statsReply(h: Harness, hash: string, field: 'bundle_hash' | 'bundleHash' = 'bundle_hash') {
@@ -128,6 +128,7 @@ describe('bundle stats on a manual-clock harness (default settings, statsDelaySl
     expect(typeof s.builderPayment).toBe('string')
     expect(s.builderPayment).toMatch(/^\d+$/)
     expect(s.error).toBeNull()
+    expect(s.errorKind).toBeNull()
     expect(s.revertingHash).toBeNull()
     expect(typeof s.receivedAt).toBe('number')
     expect(typeof s.simulatedAt).toBe('number')

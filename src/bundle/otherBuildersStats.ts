@@ -17,12 +17,13 @@ const SEALED = new Set(['Submitted', 'Landed'])
  * (`builder`, or with several builders each one's from `pubkeys`, by name); every searcher is
  * high priority (there is no reputation here). "Considered" = in some candidate block of the
  * builder (at the build time), "sealed" = in the block it submitted to the relay. Extra: a
- * known bundle's `error` and `errorKind`.
+ * known bundle's `errorKind` (not the `error` text: Flashbots' clients take an `error` member
+ * for a JSON-RPC error).
  */
 export function toFlashbotsBundleStatsV2(trace: BundleTrace, builder: Address, pubkeys?: ReadonlyMap<string, Address>): FlashbotsBundleStatsV2 {
   const receivedAt = isoTime(trace.receivedAt)
-  const failure = { error: trace.error, errorKind: trace.errorKind }
-  if (trace.simulatedAt === null) return { isHighPriority: true, isSimulated: false, receivedAt, ...failure }
+  const { errorKind } = trace
+  if (trace.simulatedAt === null) return { isHighPriority: true, isSimulated: false, receivedAt, errorKind }
   const simulatedAt = isoTime(trace.simulatedAt)
   return {
     isHighPriority: true,
@@ -31,7 +32,7 @@ export function toFlashbotsBundleStatsV2(trace: BundleTrace, builder: Address, p
     receivedAt,
     consideredByBuildersAt: byBuilders(trace, CONSIDERED, builder, pubkeys).map((pubkey) => ({ pubkey, timestamp: simulatedAt })),
     sealedByBuildersAt: trace.submittedAt === null ? [] : byBuilders(trace, SEALED, builder, pubkeys).map((pubkey) => ({ pubkey, timestamp: isoTime(trace.submittedAt!) })),
-    ...failure,
+    errorKind,
   }
 }
 

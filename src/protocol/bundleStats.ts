@@ -45,19 +45,21 @@ export interface BuilderTimestamp {
 /**
  * flashbots_getBundleStatsV2's answer, in Flashbots' three shapes: unknown (`isSimulated`
  * only), received but not simulated, simulated. Times are ISO strings. Extra (not in
- * Flashbots' answer): a known bundle's `error` and `errorKind`.
+ * Flashbots' answer): a known bundle's `errorKind`. Not its `error` text: Flashbots' clients
+ * (ethers-provider-bundle) take any `error` member for a JSON-RPC error.
  */
 export type FlashbotsBundleStatsV2 =
   | { isSimulated: false }
-  | ({ isHighPriority: boolean; isSimulated: false; receivedAt: string } & FailureFields)
-  | ({
+  | { isHighPriority: boolean; isSimulated: false; receivedAt: string; errorKind: ErrorKind | null }
+  | {
       isHighPriority: boolean
       isSimulated: true
       simulatedAt: string
       receivedAt: string
       consideredByBuildersAt: BuilderTimestamp[]
       sealedByBuildersAt: BuilderTimestamp[]
-    } & FailureFields)
+      errorKind: ErrorKind | null
+    }
 
 /** flashbots_getUserStatsV2's answer: wei and gas as decimal strings. */
 export interface FlashbotsUserStatsV2 {
