@@ -1,19 +1,46 @@
+import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { findCycles, folderGraph, importGraph } from '../scripts/importCycles.js'
+import { checkLayers, layerTable } from '../scripts/layers.js'
 
 describe('architecture', () => {
   const files = importGraph('src')
+  const rows = layerTable(readFileSync('ARCHITECTURE.md', 'utf8'))
 
   it('no import cycles between files of src/', () => {
     expect(files.size).toBeGreaterThan(50)
     expect(findCycles(files)).toEqual([])
   })
 
-  it('no import cycles between folders of src/ (each folder depends only on layers below it)', () => {
+  it('no import cycles between folders of src/', () => {
     expect(findCycles(folderGraph(files))).toEqual([])
   })
 
-  it('the checker finds a cycle when there is one', () => {
+  it("every folder of src/ is in ARCHITECTURE.md's layer table, once", () => {
+    expect(rows.length).toBeGreaterThan(10)
+    const { unlisted, duplicated } = checkLayers(files, rows)
+    expect([...unlisted, ...duplicated]).toEqual([])
+  })
+
+  it("each folder imports only from its own row or rows above it in ARCHITECTURE.md's table (lower layers)", () => {
+    expect(checkLayers(files, rows).violations).toEqual([])
+  })
+
+  it('the layer check finds an import from a lower row, and a folder the table does not list', () => {
+    const table = layerTable('## Folders, bottom layer first\n\n| folder | owns |\n|---|---|\n| `protocol/` | wire |\n| `bundle/`, `mempool/` | bundles |\n| `rpc/` | methods |\n\n## Next\n| `ignored/` | x |\n')
+    expect(table).toEqual([['protocol'], ['bundle', 'mempool'], ['rpc']])
+    const graph = new Map([
+      ['src/rpc/a.ts', ['src/bundle/b.ts', 'src/protocol/p.ts']],
+      ['src/bundle/b.ts', ['src/mempool/m.ts', 'src/rpc/a.ts']],
+      ['src/mempool/m.ts', ['src/flow/f.ts']],
+      ['src/protocol/p.ts', []],
+    ])
+    const report = checkLayers(graph, table)
+    expect(report.violations).toEqual(["src/bundle/b.ts -> src/rpc/a.ts: bundle/ (row 2) imports rpc/ (row 3), a row below it in ARCHITECTURE.md's table"])
+    expect(report.unlisted).toEqual([expect.stringContaining("src/flow/ is not in ARCHITECTURE.md's layer table: add it to ARCHITECTURE.md's table")])
+  })
+
+  it('the cycle checker finds a cycle when there is one', () => {
     const graph = new Map([
       ['a', ['b']],
       ['b', ['c']],

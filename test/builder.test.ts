@@ -120,7 +120,8 @@ describe('a bundle that cannot be built', () => {
     const trace = await stats(harness, hash)
     expect(trace.status).toBe('simulationfail')
     // Sponsoring 21000 × 10 gwei is more than the tx's 21000 × 2 gwei tip pays the builder.
-    expect(trace.error).toMatch(/^LackOfFundForGasLimit: sponsorship 0\.00021\d* ETH .* not covered by builder payment 0\.000042 ETH/)
+    expect(trace.errorKind).toBe('SponsorshipNotCovered')
+    expect(trace.error).toMatch(/sponsorship 0\.00021\d* ETH .* not covered by builder payment 0\.000042 ETH/)
   })
 
   it('is excluded from the block when it pays the builder nothing', async () => {
@@ -135,7 +136,7 @@ describe('a bundle that cannot be built', () => {
     const trace = await stats(harness, hash)
     expect(trace.status).toBe('excludedfromblock')
     expect(trace.builderPayment).toBe('0')
-    expect(trace.error).toContain('pays the builder nothing')
+    expect(trace.errorKind).toBe('PaysBuilderNothing')
     expect(await receipt(await txHashOf(tx))).toBeNull()
     nonces.set(key, nonces.get(key)! - 1)
   })

@@ -52,6 +52,7 @@ describe('competing algorithms and the relay auction', () => {
     expect((await stats(harness, p)).status).toBe('landed')
     const loser = await stats(harness, q)
     expect(loser.status).toBe('includedinblock')
+    expect(loser.errorKind).toBe('MoreValuableBlockWithout')
     expect(loser.error).toContain('priority-fee')
   })
 
@@ -86,7 +87,7 @@ describe('competing algorithms and the relay auction', () => {
     expect(report.competitorBid).toBe('1000000000000000000')
     const trace = await stats(harness, hash)
     expect(trace.status).toBe('submitted')
-    expect(trace.error).toContain('relay auction lost')
+    expect(trace.errorKind).toBe('AuctionLost')
     expect(await receipt(harness, keccak256(bundleTx))).toBeNull()
     expect((await receipt(harness, publicHash)).status).toBe('0x1')
     const block = await call(harness.rpcUrl, 'eth_getBlockByNumber', ['latest', false])
@@ -119,7 +120,8 @@ describe('competing algorithms and the relay auction', () => {
     const trace = await stats(harness, hash)
     expect(trace.status).toBe('received')
     expect(trace.simulatedAt).toBeNull()
-    expect(trace.error).toContain('simulation cutoff (11000 ms)')
+    expect(trace.errorKind).toBe('ArrivedAfterSimulationCutoff')
+    expect(trace.error).toContain('(11000 ms)')
     expect(await receipt(harness, keccak256(tx))).toBeNull()
   })
 
@@ -134,7 +136,8 @@ describe('competing algorithms and the relay auction', () => {
 
     const trace = await stats(harness, lateHash)
     expect(trace.status).toBe('simulationpass')
-    expect(trace.error).toContain('build cutoff (8000 ms')
+    expect(trace.errorKind).toBe('ArrivedAfterBuildCutoff')
+    expect(trace.error).toContain('(8000 ms')
     expect(BigInt(trace.builderPayment)).toBeGreaterThan(0n)
     expect(await receipt(harness, keccak256(lateTx))).toBeNull()
     expect((await stats(harness, boost.bundleHash)).status).toBe('landed')
@@ -151,7 +154,7 @@ describe('competing algorithms and the relay auction', () => {
 
     const trace = await stats(harness, hash)
     expect(trace.status).toBe('simulationfail')
-    expect(trace.error).toMatch(/nonce too low/i)
+    expect(trace.errorKind).toBe('NonceTooLow')
   })
 })
 
@@ -171,7 +174,8 @@ describe('block gas limit', () => {
     expect((await stats(harness, hashes[1]!)).status).toBe('landed')
     const overflow = await stats(harness, hashes[2]!)
     expect(overflow.status).toBe('excludedfromblock')
-    expect(overflow.error).toContain('BlockGasLimitReached: the bundle needs 21000 gas (top of block) but 8000 gas is left under the block gas limit')
+    expect(overflow.errorKind).toBe('BlockGasLimitReached')
+    expect(overflow.error).toContain('the bundle needs 21000 gas (top of block) but 8000 gas is left under the block gas limit')
   })
 })
 

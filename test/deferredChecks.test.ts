@@ -99,7 +99,7 @@ describe('deferred sender checks under load (real HTTP, real Anvil)', () => {
     expect(JSON.parse(await busy.finish()).result).toBe('0x7a69')
     await harness.events.until('heldChecks', () => harness.status().heldChecks === 0)
     await harness.advanceSlot()
-    expect(await stats(harness, hash)).toMatchObject({ status: 'invalid', error: expect.stringMatching(/txs\[0\]: nonce 0 of 0x[0-9a-f]{40} already used on chain/) })
+    expect(await stats(harness, hash)).toMatchObject({ status: 'invalid', errorKind: 'NonceAlreadyUsed', error: expect.stringMatching(/txs\[0\]: nonce 0 of 0x[0-9a-f]{40} already used on chain/) })
   })
 
   it('a slot lets them through mid-burst: the bundle is judged on checked senders', async () => {
@@ -108,7 +108,7 @@ describe('deferred sender checks under load (real HTTP, real Anvil)', () => {
     await harness.events.until('heldChecks', () => harness.status().heldChecks === 1)
     await harness.advanceSlot()
     expect(harness.status().heldChecks).toBe(0)
-    expect(await stats(harness, hash)).toMatchObject({ status: 'invalid', error: expect.stringMatching(/already used on chain/) })
+    expect(await stats(harness, hash)).toMatchObject({ status: 'invalid', errorKind: 'NonceAlreadyUsed' })
     await busy.finish()
   })
 })

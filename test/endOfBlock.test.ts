@@ -105,7 +105,7 @@ describe('eth_sendEndOfBlockBundle', () => {
     expect(report!.bundles).toEqual([bundle])
     const traced = await stats(harness, eob)
     expect(traced).toMatchObject({ status: 'simulationfail', revertingHash: keccak256(reverting) })
-    expect(traced.error).toMatch(/^BundleRevert/)
+    expect(traced.errorKind).toBe('BundleReverted')
   })
 
   it('refuses an unsigned request, naming the header, and accepts nothing', async () => {

@@ -5,7 +5,7 @@ import type { Harness } from '../src/index.js'
 import { DEV_KEYS, addressOf, call, signTx, startTestHarness, stats } from './support/harness.js'
 
 /**
- * `X-Flashbots-Signature: <address>:<signature>` (SPEC §4): EIP-191 personal_sign over the
+ * `X-Flashbots-Signature: <address>:<signature>`: EIP-191 personal_sign over the
  * text `0x…` of keccak256(body). Valid → the address is the bundle's searcher; anything
  * else → HTTP 403 / -32003, for every request on the submission RPC.
  */

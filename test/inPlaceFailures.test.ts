@@ -40,6 +40,7 @@ describe('bundles racing for one nonce', () => {
     expect(bestTrace.status).toBe('landed')
     for (const loser of [secondTrace, thirdTrace]) {
       expect(loser.status).not.toBe('landed')
+      expect(loser.errorKind).toBe('NonceTooLow')
       expect(loser.error).toContain(`nonce ${nonce} of ${addressOf(racer)} is already used earlier in this block`)
     }
     expect((await call(harness.rpcUrl, 'eth_getTransactionReceipt', [keccak256(best!)])).status).toBe('0x1')
@@ -62,6 +63,7 @@ describe('bundles racing for one nonce', () => {
     expect([...report.bundles].sort()).toEqual([firstHash, laterHash].sort())
     const rivalTrace = await stats(harness, rivalHash)
     expect(rivalTrace.status).not.toBe('landed')
+    expect(rivalTrace.errorKind).toBe('NonceTooLow')
     expect(rivalTrace.error).toContain(`nonce ${contestedNonce} of ${addressOf(contested)} is already used earlier in this block`)
     expect((await stats(harness, laterHash)).status).toBe('landed')
     expect((await call(harness.rpcUrl, 'eth_getTransactionReceipt', [keccak256(later)])).status).toBe('0x1')

@@ -71,10 +71,10 @@ describe('the public mempool reads like a node\'s pending state', () => {
     const original = await call<Hash>(harness.rpcUrl, 'eth_sendRawTransaction', [await signTx({ key, nonce, maxFeePerGas: parseGwei('10'), maxPriorityFeePerGas: parseGwei('2') })])
 
     const sameFee = await rpc(harness.rpcUrl, 'eth_sendRawTransaction', [await signTx({ key, nonce, value: 5n, maxFeePerGas: parseGwei('10'), maxPriorityFeePerGas: parseGwei('2') })])
-    expect(sameFee.body.error).toMatchObject({ code: -32000, message: expect.stringContaining('replacement transaction underpriced') })
+    expect(sameFee.body.error).toMatchObject({ code: -32000, message: expect.stringContaining('replacement transaction underpriced'), data: { errorKind: 'ReplacementUnderpriced' } })
     // Only one cap raised is not enough either.
     const oneCap = await rpc(harness.rpcUrl, 'eth_sendRawTransaction', [await signTx({ key, nonce, value: 5n, maxFeePerGas: parseGwei('20'), maxPriorityFeePerGas: parseGwei('2') })])
-    expect(oneCap.body.error?.message).toContain('replacement transaction underpriced')
+    expect(oneCap.body.error?.data).toEqual({ errorKind: 'ReplacementUnderpriced' })
 
     const replacementRaw = await signTx({ key, nonce, value: 7n, maxFeePerGas: parseGwei('11'), maxPriorityFeePerGas: parseGwei('2.2') })
     const replacement = await call<Hash>(harness.rpcUrl, 'eth_sendRawTransaction', [replacementRaw])

@@ -152,6 +152,7 @@ describe('MEV-Share backruns', () => {
     expect(await stats(harness, winner as Hash)).toMatchObject({ status: 'landed', blockNumber: Number(next) })
     const lost = await stats(harness, loser as Hash)
     expect(lost.status).not.toBe('landed')
+    expect(lost.errorKind).toBe('BackrunTargetLandedWithout')
     expect(lost.error).toBe(`backrun of ${eventHash}: the user tx landed in block ${next} with another backrun, ${winner}, worth more to the block; this backrun is tried no more`)
     expect(await call(harness.rpcUrl, 'eth_getTransactionReceipt', [keccak256(cheap)])).toBeNull()
     // Not tried again in the next block.
@@ -208,6 +209,7 @@ describe('MEV-Share backruns', () => {
     const { bundleHash } = await clientOf().sendBundle({ inclusion: { block: Number(next), maxBlock: Number(next) + 5 }, body: [{ hash: matchingHashOf(txHash) }, { tx: backrun, canRevert: false }] })
     await harness.advanceSlot()
     const traced = await stats(harness, bundleHash as Hash)
+    expect(traced.errorKind).toBe('BackrunTargetGone')
     expect(traced.error).toBe(`backrun of ${matchingHashOf(txHash)}: the user tx expired: not included by its maxBlockNumber ${next}; this backrun is tried no more`)
     // The user tx reverted inside the backrun too: the backrun's trace names it by the event hash only.
     expect(traced.revertingHash).toBe(matchingHashOf(txHash))

@@ -66,11 +66,11 @@ describe('three builders with different algorithms and shares', () => {
     const landed = await stats(harness, rich)
     expect(landed).toMatchObject({ status: 'landed', builder: 'beta' })
     expect(landed.builders).toEqual([
-      { name: 'alpha', status: 'excludedfromblock', error: expect.stringContaining('failed in place') },
-      { name: 'beta', status: 'landed', error: null },
+      { name: 'alpha', status: 'excludedfromblock', error: expect.stringContaining('failed in place'), errorKind: 'NonceTooLow' },
+      { name: 'beta', status: 'landed', error: null, errorKind: null },
     ])
     const lost = await stats(harness, early)
-    expect(lost).toMatchObject({ status: 'submitted', builder: 'alpha' })
+    expect(lost).toMatchObject({ status: 'submitted', builder: 'alpha', errorKind: 'AuctionLost' })
     expect(lost.error).toMatch(/relay auction lost: builder beta's bid \d+ wei beat builder alpha's block of \d+ wei/)
     expect(lost.builders.map((b: any) => [b.name, b.status])).toEqual([
       ['alpha', 'submitted'],
@@ -197,6 +197,7 @@ describe('three builders with different algorithms and shares', () => {
     expect((await call(harness.rpcUrl, 'eth_getBlockByNumber', ['latest', false])).miner.toLowerCase()).toBe(COMPETITOR_COINBASE)
     const trace = await stats(harness, hash)
     expect(trace.status).toBe('submitted')
+    expect(trace.errorKind).toBe('AuctionLost')
     expect(trace.error).toMatch(/a competing builder's bid 1000000000000000000 wei beat builder alpha's block/)
   })
 })
@@ -254,6 +255,7 @@ describe('a bundle no builder gets', () => {
     expect(report.simulations).toEqual({ byCalls: 0, byExecution: 0 })
     const trace = await stats(harness, hash)
     expect(trace).toMatchObject({ status: 'received', simulatedAt: null, builder: null, builders: [] })
+    expect(trace.errorKind).toBe('SeenByNoBuilder')
     expect(trace.error).toBe(`reached no builder for block ${report.blockNumber} (order-flow shares; builders [flashbots] are not emulated here and were ignored)`)
   })
 })

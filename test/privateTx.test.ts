@@ -45,11 +45,12 @@ describe('private transactions', () => {
       builderPayment: '42000000000000',
       builderPaymentWhenIncluded: '42000000000000',
       error: null,
+      errorKind: null,
     })
 
     const v2 = (await bundleStatsV2(hash)).body.result
     const at = new Date(report!.timestamp * 1000).toISOString()
-    expect(v2).toMatchObject({ isHighPriority: true, isSimulated: true, simulatedAt: at })
+    expect(v2).toMatchObject({ isHighPriority: true, isSimulated: true, simulatedAt: at, errorKind: null })
     expect(v2.receivedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
     expect(v2.consideredByBuildersAt).toEqual([{ pubkey: harness.coinbase.toLowerCase(), timestamp: at }])
     expect(v2.sealedByBuildersAt).toEqual([{ pubkey: harness.coinbase.toLowerCase(), timestamp: at }])
@@ -117,7 +118,7 @@ describe('private transactions', () => {
     // Block start+1: simulated, reverts, tried again for start+2 (the trace says so, live).
     await harness.advanceSlot()
     const live = (await bundleStatsV2(hash)).body.result
-    expect(live).toMatchObject({ isSimulated: true, consideredByBuildersAt: [], sealedByBuildersAt: [] })
+    expect(live).toMatchObject({ isSimulated: true, consideredByBuildersAt: [], sealedByBuildersAt: [], errorKind: 'PrivateTxRetried' })
     const delayed = await rpc(harness.statsUrl, 'svc_getBundleStats', [{ bundle_hash: hash }])
     expect(delayed.body.error).toMatchObject({ code: -32010, data: { availableAtBlock: start + 2 } })
     await expectInvisible()
@@ -127,6 +128,7 @@ describe('private transactions', () => {
     const last = await stats(harness, hash)
     expect(last.status).toBe('simulationfail')
     expect(last.targetBlock).toBe(start + 2)
+    expect(last.errorKind).toBe('PrivateTxExpired')
     expect(last.error).toMatch(new RegExp(`^not included by maxBlockNumber ${start + 2} \\(block ${start + 2}: simulationfail \\(BundleRevert\\. Reverting Hash: ${txHash}`))
     expect(last.revertingHash).toBe(txHash)
 

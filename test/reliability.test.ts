@@ -129,6 +129,7 @@ describe('Anvil exits', () => {
 
     const traces = await Promise.all(bundles.map((hash) => stats(h, hash)))
     for (const trace of traces) {
+      expect(trace.errorKind).toBe('SlotAborted')
       expect(trace.error).toMatch(/^slot for block 1 aborted: Anvil exited \(signal SIGKILL\)/)
       expect(['received', 'simulationpass', 'simulationfail']).toContain(trace.status)
       expect(trace.blockNumber).toBeNull()

@@ -4,7 +4,7 @@ import type { Harness } from '../src/index.js'
 import { DEV_KEYS, addressOf, call, rpc, sendBundle, signTx, startTestHarness, stats } from './support/harness.js'
 
 /**
- * Replacement and cancellation by `replacementUuid` (SPEC §4 "Cancel"): by sequence, by
+ * Replacement and cancellation by `replacementUuid`: by sequence, by
  * receive time, `eth_cancelBundle`, the empty-`txs` cancel, and concurrent submissions.
  *
  * Each test signs from the key's current nonce, so earlier tests' landings never collide;
@@ -65,7 +65,7 @@ describe('replacement by replacementSeqNumber', () => {
 
     const s1 = await stats(harness, h1)
     expect(s1.status).toBe('received')
-    expect(s1.error).toBe(`replaced by ${h2}`)
+    expect(s1).toMatchObject({ errorKind: 'Replaced', error: `replaced by ${h2}` })
     expect(s1.simulatedAt).toBeNull()
     expect((await stats(harness, h2)).status).toBe('landed')
     expect(await receipt(tx1!)).toBeNull()
@@ -89,10 +89,10 @@ describe('replacement by replacementSeqNumber', () => {
     expect((await stats(harness, hA)).status).toBe('landed')
     const sB = await stats(harness, hB)
     expect(sB.status).toBe('received')
-    expect(sB.error).toBe('dropped: stale replacementSeqNumber 1 (highest seen 2)')
+    expect(sB).toMatchObject({ errorKind: 'StaleReplacement', error: 'dropped: stale replacementSeqNumber 1 (highest seen 2)' })
     const sC = await stats(harness, hC)
     expect(sC.status).toBe('received')
-    expect(sC.error).toMatch(/^dropped: stale replacementSeqNumber 2\b/)
+    expect(sC.errorKind).toBe('StaleReplacement')
     expect(await receipt(txB!)).toBeNull()
     expect(await receipt(txC!)).toBeNull()
   })
@@ -152,7 +152,7 @@ describe('cancellation', () => {
 
     const s = await stats(harness, h)
     expect(s.status).toBe('received')
-    expect(s.error).toBe('cancelled')
+    expect(s.errorKind).toBe('Cancelled')
     expect(await receipt(tx!)).toBeNull()
   })
 
@@ -167,7 +167,7 @@ describe('cancellation', () => {
 
     const s = await stats(harness, h)
     expect(s.status).toBe('received')
-    expect(s.error).toBe('cancelled')
+    expect(s.errorKind).toBe('Cancelled')
     expect(await receipt(tx!)).toBeNull()
   })
 
@@ -179,7 +179,7 @@ describe('cancellation', () => {
     await advance()
     expect(await cancel(id)).toEqual([h])
     await advance()
-    expect((await stats(harness, h)).error).toBe('cancelled')
+    expect((await stats(harness, h)).errorKind).toBe('Cancelled')
     expect(await receipt(tx!)).toBeNull()
   })
 
@@ -225,7 +225,7 @@ describe('concurrent submissions with one uuid', () => {
     for (const [i, s] of all.entries()) {
       if (i === count - 1) continue
       expect(s.status).toBe('received')
-      expect(s.error).toMatch(/^(replaced by 0x[0-9a-f]{64}|dropped: stale replacementSeqNumber \d+ \(highest seen \d+\))$/)
+      expect(['Replaced', 'StaleReplacement']).toContain(s.errorKind)
       expect(await receipt(txs[i]!)).toBeNull()
     }
   })

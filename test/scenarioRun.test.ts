@@ -72,6 +72,7 @@ const CASES = {
         ping: { event: "Ping(address indexed who, uint256 n)", args: { who: alice, n: 7 }, address: pinger }
       block: { bundles: [b], txs: [pay, ping, tip], won: true, mempoolTxs: [] }
   - sendTx: { tx: dup, expectError: nonce too low }
+  - sendTx: { tx: dup, expectErrorKind: NonceTooLow }
   - advance: 1
   - expect:
       balances:
@@ -214,7 +215,7 @@ describe('every step and expectation kind, passing', () => {
     expect(r.failures.map((f) => f.message)).toEqual([])
     expect(r.status).toBe('passed')
     expect(r.steps.map((s) => s.kind)).toEqual([
-      'submit', 'submit', 'boost', 'cancel', 'callBundle', 'callBundle', 'competitorBid', 'timeInSlot', 'advance', 'competitorBid', 'expect', 'sendTx', 'advance', 'expect',
+      'submit', 'submit', 'boost', 'cancel', 'callBundle', 'callBundle', 'competitorBid', 'timeInSlot', 'advance', 'competitorBid', 'expect', 'sendTx', 'sendTx', 'advance', 'expect',
     ])
     expect(r.steps.every((s) => s.status === 'passed')).toBe(true)
     expect(r.steps[0]!.line).toBe(FIRST_STEP_LINE)

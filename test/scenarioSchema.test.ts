@@ -203,6 +203,16 @@ steps:
     expect(error.issues[1]!.message).toContain('bad regular expression')
   })
 
+  it('an unknown errorKind is refused before running, listing the kinds', async () => {
+    const error = await schemaError(`${VALID_HEAD}steps:
+  - submit: { txs: [pay], as: b }
+  - expect:
+      bundles: { b: { errorKind: Reverted } }
+`)
+    expect(error.issues.map((i) => i.field)).toEqual(['steps[1].expect.bundles.b.errorKind'])
+    expect(error.issues[0]!.message).toContain('expected an error kind (one of: BundleReverted, LackOfFundForGasLimit')
+  })
+
   it('MEV-Share: an unknown hint, an unknown hint event field and an unknown template are refused before running', async () => {
     const error = await schemaError(`${VALID_HEAD}steps:
   - sendPrivateTx: { tx: pay, hints: [calldata, everything] }

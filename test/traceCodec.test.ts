@@ -26,6 +26,7 @@ const trace: BundleTrace = {
   },
   state: 'Landed',
   error: null,
+  errorKind: null,
   revertingHash: null,
   builderPayment: 123_456_789_012_345_678_901n,
   receivedAt: 1_700_000_000,
@@ -50,5 +51,12 @@ describe('trace codec', () => {
     expect(json).toContain(`"revertingTxHashes":["${h(2)}"]`)
     const back = decodeTrace(JSON.parse(json))
     expect(back).toEqual(trace)
+  })
+})
+
+describe('a trace saved before errorKind existed', () => {
+  it('comes back with errorKind null', () => {
+    const { errorKind: _dropped, ...old } = encodeTrace({ ...trace, state: 'SimulationFail', error: 'BundleRevert. Reverting Hash: 0x…', errorKind: 'BundleReverted' })
+    expect(decodeTrace(old).errorKind).toBeNull()
   })
 })

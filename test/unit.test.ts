@@ -48,7 +48,7 @@ function decodeWithMessages(...args: Parameters<typeof decodeBundle>) {
   const decoded = decodeBundle(...args)
   return { ...decoded, problems: decoded.problems.map((problem) => problemMessage(problem)) }
 }
-describe('bundle hash (SPEC §4: keccak256 of the concatenated tx hashes, in order)', () => {
+describe('bundle hash (keccak256 of the concatenated tx hashes, in order)', () => {
   it('txHash is keccak256 of the raw bytes', async () => {
     const raw = await signTx(0)
     expect(txHash(raw)).toBe(keccak256(raw))
@@ -209,7 +209,7 @@ describe('bundle schema (zod) and toSubmission', () => {
 })
 
 describe('decodeBundle', () => {
-  it('a good bundle: no problems, default target = head + 1, hash per SPEC', async () => {
+  it('a good bundle: no problems, default target = head + 1, hash as documented', async () => {
     const raws = [await signTx(0), await signTx(1)]
     const { bundle, problems } = decodeWithMessages(submissionOf(raws), CONTEXT)
     expect(problems).toEqual([])
@@ -294,6 +294,7 @@ describe('BundleBook', () => {
       bundle: makeBundle(hash, targetBlock),
       state: opts.state ?? 'Received',
       error: null,
+      errorKind: null,
       revertingHash: null,
       builderPayment: 0n,
       receivedAt: opts.receivedAt ?? 1_000,

@@ -40,7 +40,7 @@ describe('bundlesim/vitest: a fresh harness per test', () => {
     expect(await balanceOf(bundlesim, searcher.address)).toBe(parseEther('1'))
   })
 
-  test('expectBundle(..).toFail(reason) reads the trace; toLand() on it fails showing the trace', async ({ bundlesim }) => {
+  test('expectBundle(..).toFail({ errorKind }) and toFail(text) read the trace; toLand() on it fails showing the trace', async ({ bundlesim }) => {
     const poor = await bundlesim.account('poor', parseEther('1'))
     // Two txs from one account in one bundle: nonces count up; the second can't pay 2 ether, and the
     // builder payment (2 gwei tips) cannot sponsor it.
@@ -48,8 +48,9 @@ describe('bundlesim/vitest: a fresh harness per test', () => {
     const second = await bundlesim.sign(poor, { to: '0x000000000000000000000000000000000000dEaD', value: parseEther('2') })
     const bundle = await bundlesim.sendBundle([first, second])
     await bundlesim.advanceSlot()
-    const stats = await bundlesim.expectBundle(bundle).toFail('LackOfFundForGasLimit')
+    const stats = await bundlesim.expectBundle(bundle).toFail({ errorKind: 'SponsorshipNotCovered' })
     expect(stats.status).toBe('simulationfail')
+    await expect(bundlesim.expectBundle(bundle).toFail({ errorKind: 'BundleReverted' })).rejects.toThrow('to fail with BundleReverted')
     const wrong = await bundlesim.expectBundle(bundle).toLand().catch((error: unknown) => error)
     expect(wrong).toBeInstanceOf(AssertionError)
     expect((wrong as AssertionError).message).toContain(`expected bundle ${bundle.bundleHash} to land; its trace: {`)

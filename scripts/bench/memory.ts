@@ -100,6 +100,7 @@ async function measure(count: number): Promise<MemoryOutcome> {
       bundle,
       state: 'Received',
       error: null,
+      errorKind: null,
       revertingHash: null,
       builderPayment: 0n,
       receivedAt: 1_000,

@@ -1,8 +1,10 @@
 import type { Hash } from 'viem'
 import type { BuilderPayments } from './builderPayments.js'
-import { failureMessage, type BundleFailure, type CarryLimit, type BundleProblem, type ExecutionFailure, type SlotFailure, type WithdrawalReason } from './failure.js'
+import { failureFields, NO_FAILURE, type BundleFailure, type CarryLimit, type BundleProblem, type ExecutionFailure, type SlotFailure, type WithdrawalReason } from './failure.js'
 import type { BuilderView, BundleTrace, PrivateTxTerms, TraceLookup } from './trace.js'
 import { BUNDLE_STATES, type BundleState } from '../protocol/bundleStates.js'
+import { normalizeHash } from '../protocol/normalize.js'
+import type { SlotState } from '../clock/slotState.js'
 
 const RANK = new Map(BUNDLE_STATES.map((state, index) => [state, index]))
 
@@ -11,24 +13,28 @@ export interface BundleBookOptions {
   retentionSeconds: number
   /** Slot length, to count the delay after a bundle's maxTimestamp (default 12). */
   slotSeconds?: number
+  /**
+   * Where the block being built is held (`SlotState`, written by the slot runner alone): a
+   * bundle of that block can no longer be withdrawn. Without it no block is being built.
+   */
+  slot?: Pick<SlotState, 'building'>
 }
 
 /**
  * The one owner of every bundle's life: its trace (keyed by bundle hash), the pending
  * bundles indexed by target block, and the named transitions that are the only writes to
  * a trace after it is added. Failures arrive as data and are rendered here, once.
- * States only move forward in the seed's order, so no late event can undo a final state.
+ * States only move forward in `BUNDLE_STATES`' order, so no late event can undo a final state.
  */
 export class BundleBook {
   private readonly traces = new Map<Hash, BundleTrace>()
   private readonly pendingByBlock = new Map<bigint, Set<Hash>>()
-  /** The block the builder took with `pendingFor` and has not closed yet. */
-  private building: bigint | null = null
   /**
-   * Live private txs and MEV-Share bundles not final yet: `closeBlock` carries each to the
-   * next block until its maxBlockNumber (`inclusion.maxBlock`).
+   * The orders carried block to block, not final yet: private txs (`privateTx`) and MEV-Share
+   * bundles (`bundle.mevShare`) alike. `closeBlock` carries each to the next block until its
+   * maxBlockNumber (`inclusion.maxBlock`).
    */
-  private readonly privateTxs = new Set<Hash>()
+  private readonly carriedOrders = new Set<Hash>()
 
   constructor(private readonly options: BundleBookOptions) {}
 
@@ -41,7 +47,7 @@ export class BundleBook {
   }
 
   get(hash: Hash): BundleTrace | undefined {
-    return this.traces.get(hash.toLowerCase() as Hash)
+    return this.traces.get(normalizeHash(hash))
   }
 
   /**
@@ -57,14 +63,14 @@ export class BundleBook {
     if (existing) this.forget(existing)
     this.traces.set(trace.bundle.hash, trace)
     if (trace.state === 'Received' && trace.live) this.index(trace)
-    if (carried(trace) && trace.state === 'Received' && trace.live) this.privateTxs.add(trace.bundle.hash)
+    if (carryTerms(trace) && trace.state === 'Received' && trace.live) this.carriedOrders.add(trace.bundle.hash)
     return trace
   }
 
   /** The live private txs not final yet (what a MEV-Share backrun may name). */
   pendingPrivateTxs(): BundleTrace[] {
     const out: BundleTrace[] = []
-    for (const hash of this.privateTxs) {
+    for (const hash of this.carriedOrders) {
       const trace = this.traces.get(hash)
       if (trace?.privateTx && trace.live && trace.state !== 'Landed' && trace.state !== 'Invalid') out.push(trace)
     }
@@ -78,31 +84,30 @@ export class BundleBook {
    */
   backrunOrphaned(trace: BundleTrace, failure: Extract<SlotFailure, { kind: 'BackrunTargetGone' | 'BackrunTargetLandedWithout' }>): void {
     if (trace.state === 'Landed') return
-    trace.error = failureMessage(failure)
+    Object.assign(trace, failureFields(failure))
     trace.live = false
-    this.privateTxs.delete(trace.bundle.hash)
+    this.carriedOrders.delete(trace.bundle.hash)
     this.unindex(trace)
   }
 
   /** A private tx whose tx landed inside a MEV-Share backrun of it (its own order left out): `Landed`. */
   landedInBackrun(trace: BundleTrace, blockNumber: bigint): void {
-    this.advance(trace, 'Landed', { blockNumber, error: null })
+    this.advance(trace, 'Landed', { blockNumber, ...NO_FAILURE })
   }
 
   /** Records a submission withdrawn on arrival (a stale replacement): traced, never built. */
   addWithdrawn(trace: BundleTrace, reason: WithdrawalReason): BundleTrace {
     trace.live = false
-    trace.error = failureMessage(reason)
+    Object.assign(trace, failureFields(reason))
     return this.add(trace)
   }
 
   /**
    * Live bundles still `Received` that target the given block. The builder calls this when
-   * it starts the block: until `closeBlock`, those bundles are being built and can no
-   * longer be withdrawn (a bundle in mid-simulation cannot be taken back).
+   * it starts the block (while `SlotState.building` names it, they can no longer be
+   * withdrawn: a bundle in mid-simulation cannot be taken back).
    */
   pendingFor(block: bigint): BundleTrace[] {
-    this.building = block
     const hashes = this.pendingByBlock.get(block)
     if (!hashes) return []
     const out: BundleTrace[] = []
@@ -121,7 +126,7 @@ export class BundleBook {
 
   /** The deferred sender checks found problems: `Invalid`, final. */
   invalid(trace: BundleTrace, problems: readonly BundleProblem[]): void {
-    this.advance(trace, 'Invalid', { error: failureMessage({ kind: 'Invalid', problems }) })
+    this.advance(trace, 'Invalid', { ...failureFields({ kind: 'Invalid', problems }) })
   }
 
   /**
@@ -145,13 +150,13 @@ export class BundleBook {
   simulationFailed(trace: BundleTrace, failure: ExecutionFailure, simulatedAt: number): void {
     this.advance(trace, 'SimulationFail', {
       simulatedAt,
-      error: failureMessage(failure),
+      ...failureFields(failure),
       revertingHash: failure.kind === 'TransactionReverted' ? failure.hash : null,
     })
   }
 
   simulationPassed(trace: BundleTrace, { gasUsed, ...result }: { simulatedAt: number; builderPayment: bigint; builderPayments: BuilderPayments; gasUsed: bigint }): void {
-    this.advance(trace, 'SimulationPass', { ...result, error: null, gasSimulated: (trace.gasSimulated ?? 0) + Number(gasUsed) })
+    this.advance(trace, 'SimulationPass', { ...result, ...NO_FAILURE, gasSimulated: (trace.gasSimulated ?? 0) + Number(gasUsed) })
   }
 
   /** Simulated, but arrived after the build (or boost) cutoff: it stays `SimulationPass`. */
@@ -161,12 +166,12 @@ export class BundleBook {
 
   /** No candidate block holds it. */
   excluded(trace: BundleTrace, failure: Extract<SlotFailure, { kind: 'PaysBuilderNothing' | 'FailedInPlace' | 'NotChosenByAnyAlgorithm' }>): void {
-    this.advance(trace, 'ExcludedFromBlock', { error: failureMessage(failure) })
+    this.advance(trace, 'ExcludedFromBlock', { ...failureFields(failure) })
   }
 
   /** In a candidate block other than the one submitted. */
   includedElsewhere(trace: BundleTrace, blockNumber: bigint, failure: Extract<SlotFailure, { kind: 'MoreValuableBlockWithout' }>): void {
-    this.advance(trace, 'IncludedInBlock', { blockNumber, error: failureMessage(failure) })
+    this.advance(trace, 'IncludedInBlock', { blockNumber, ...failureFields(failure) })
   }
 
   /** In the block submitted to the relay. */
@@ -190,11 +195,10 @@ export class BundleBook {
   closeBlock(block: bigint): void {
     for (const hash of this.pendingByBlock.get(block) ?? []) {
       const trace = this.traces.get(hash)
-      if (trace?.live && trace.state === 'Received') trace.error ??= failureMessage({ kind: 'NotConsidered', block })
+      if (trace?.live && trace.state === 'Received' && trace.error === null) Object.assign(trace, failureFields({ kind: 'NotConsidered', block }))
     }
     this.pendingByBlock.delete(block)
-    if (this.building === block) this.building = null
-    this.closePrivateTxs(block)
+    this.closeCarriedOrders(block)
   }
 
   /**
@@ -205,23 +209,23 @@ export class BundleBook {
   cancelPrivate(trace: BundleTrace): 'cancelled' | 'alreadyCancelled' | 'final' {
     const terms = trace.privateTx
     if (terms?.cancelled) return 'alreadyCancelled'
-    if (!terms || !trace.live || trace.state === 'Landed' || !this.privateTxs.has(trace.bundle.hash)) return 'final'
+    if (!terms || !trace.live || trace.state === 'Landed' || !this.carriedOrders.has(trace.bundle.hash)) return 'final'
     terms.cancelled = true
-    if (this.withdraw(trace, { kind: 'Cancelled' })) this.privateTxs.delete(trace.bundle.hash)
+    if (this.withdraw(trace, { kind: 'Cancelled' })) this.carriedOrders.delete(trace.bundle.hash)
     return 'cancelled'
   }
 
   /**
-   * The private txs that targeted `block` and did not land there: tried again in the next
+   * The carried orders (private txs, MEV-Share bundles) that targeted `block` and did not land there: tried again in the next
    * block (their trace starts over as `Received`, `error` saying how this block went), or,
    * past their maxBlockNumber or cancelled, left as they are and never built again.
    */
-  private closePrivateTxs(block: bigint): void {
-    for (const hash of this.privateTxs) {
+  private closeCarriedOrders(block: bigint): void {
+    for (const hash of this.carriedOrders) {
       const trace = this.traces.get(hash)
-      const terms = trace && carried(trace)
+      const terms = trace && carryTerms(trace)
       if (!trace || !terms || !trace.live || trace.state === 'Landed' || trace.state === 'Invalid') {
-        this.privateTxs.delete(hash)
+        this.carriedOrders.delete(hash)
         continue
       }
       if (trace.bundle.targetBlock !== block) continue
@@ -229,17 +233,17 @@ export class BundleBook {
       const outcome = `${trace.state.toLowerCase()}${trace.error === null ? '' : ` (${trace.error})`}`
       const landed = permutations?.map((sibling) => this.traces.get(sibling)).find((sibling) => sibling?.state === 'Landed')
       if (landed) {
-        this.privateTxs.delete(hash)
+        this.carriedOrders.delete(hash)
         this.unindex(trace)
         trace.live = false
-        trace.error = failureMessage({ kind: 'PermutationLanded', block, hash: landed.bundle.hash, outcome })
+        Object.assign(trace, failureFields({ kind: 'PermutationLanded', block, hash: landed.bundle.hash, outcome }))
         continue
       }
       if (cancelled || block >= BigInt(maxBlockNumber)) {
-        this.privateTxs.delete(hash)
+        this.carriedOrders.delete(hash)
         this.unindex(trace)
         trace.live = false
-        trace.error = failureMessage(cancelled ? { kind: 'Cancelled' } : { kind: 'PrivateTxExpired', block, outcome, maxBlockNumber, limit })
+        Object.assign(trace, failureFields(cancelled ? { kind: 'Cancelled' } : { kind: 'PrivateTxExpired', block, outcome, maxBlockNumber, limit }))
         continue
       }
       this.unindex(trace)
@@ -247,7 +251,7 @@ export class BundleBook {
       Object.assign(trace, {
         bundle: { ...trace.bundle, targetBlock: block + 1n },
         state: 'Received',
-        error: failureMessage({ kind: 'PrivateTxRetried', block, outcome, maxBlockNumber, limit }),
+        ...failureFields({ kind: 'PrivateTxRetried', block, outcome, maxBlockNumber, limit }),
         revertingHash: null,
         builderPayment: 0n,
         submittedAt: null,
@@ -269,7 +273,7 @@ export class BundleBook {
     if (!trace) return { found: false, reason: 'unknown' }
     const { statsDelaySlots, slotSeconds = 12 } = this.options
     const availableAtBlock = trace.bundle.targetBlock + BigInt(statsDelaySlots)
-    // Served the delay after the target block, or after maxTimestamp (SPEC §4), whichever comes first.
+    // Served the delay after the target block, or after maxTimestamp (README, "Methods"), whichever comes first.
     const { maxTimestamp } = trace.bundle
     const pastWindow = maxTimestamp !== undefined && nowSeconds >= maxTimestamp + statsDelaySlots * slotSeconds
     if (headBlock < availableAtBlock && !pastWindow && !trace.earlierChain) return { found: false, reason: 'delayed', availableAtBlock }
@@ -296,7 +300,7 @@ export class BundleBook {
   withdraw(trace: BundleTrace, reason: WithdrawalReason): boolean {
     if (!this.isPending(trace) || this.isBeingBuilt(trace)) return false
     trace.live = false
-    trace.error = failureMessage(reason)
+    Object.assign(trace, failureFields(reason))
     this.unindex(trace)
     return true
   }
@@ -306,15 +310,16 @@ export class BundleBook {
    * the state it reached, says why in `error`, and is never built again.
    */
   abortBlock(block: bigint, taken: readonly BundleTrace[], reason: string): void {
-    const message = failureMessage({ kind: 'SlotAborted', block, reason })
+    const { error: message, errorKind } = failureFields({ kind: 'SlotAborted', block, reason })
     for (const trace of taken) {
       if (!trace.live || trace.state === 'Invalid') continue
+      // The abort's kind wins: the bundle is never built again whatever it had reached; the text keeps both.
       trace.error = trace.error ? `${message} (before the abort: ${trace.error})` : message
+      trace.errorKind = errorKind
       trace.live = false
       this.unindex(trace)
     }
     // Bundles of the block it had not taken yet stay pending: the block is built again.
-    if (this.building === block) this.building = null
   }
 
   /**
@@ -327,14 +332,13 @@ export class BundleBook {
     for (const trace of this.traces.values()) {
       trace.earlierChain = true
       if (trace.live && trace.state === 'Received') {
-        trace.error ??= failureMessage({ kind: 'ChainReplaced', why, targetBlock: trace.bundle.targetBlock })
+        if (trace.error === null) Object.assign(trace, failureFields({ kind: 'ChainReplaced', why, targetBlock: trace.bundle.targetBlock }))
         trace.live = false
         closed++
       }
     }
     this.pendingByBlock.clear()
-    this.privateTxs.clear()
-    this.building = null
+    this.carriedOrders.clear()
     return closed
   }
 
@@ -348,13 +352,13 @@ export class BundleBook {
     this.traces.set(trace.bundle.hash, trace)
     if (trace.state === 'Received' && trace.live && !trace.earlierChain) {
       this.index(trace)
-      if (carried(trace)) this.privateTxs.add(trace.bundle.hash)
+      if (carryTerms(trace)) this.carriedOrders.add(trace.bundle.hash)
     }
   }
 
   /** Whether the builder is building the bundle's target block right now. */
   isBeingBuilt(trace: BundleTrace): boolean {
-    return this.building === trace.bundle.targetBlock
+    return this.options.slot?.building === trace.bundle.targetBlock
   }
 
   /** Live, `Received`, the stored trace of its hash, and its target block not closed yet. */
@@ -375,12 +379,12 @@ export class BundleBook {
 
   /** Says why a bundle went no further, its state unchanged. */
   private note(trace: BundleTrace, failure: BundleFailure): void {
-    trace.error = failureMessage(failure)
+    Object.assign(trace, failureFields(failure))
   }
 
   private forget(trace: BundleTrace): void {
     this.traces.delete(trace.bundle.hash)
-    this.privateTxs.delete(trace.bundle.hash)
+    this.carriedOrders.delete(trace.bundle.hash)
     this.unindex(trace)
   }
 
@@ -399,7 +403,7 @@ export class BundleBook {
 }
 
 /** The terms a trace is carried block to block by: a private tx's, or a MEV-Share bundle's inclusion range. */
-function carried(trace: BundleTrace): (Pick<PrivateTxTerms, 'maxBlockNumber' | 'cancelled' | 'permutations'> & { limit?: CarryLimit }) | undefined {
+function carryTerms(trace: BundleTrace): (Pick<PrivateTxTerms, 'maxBlockNumber' | 'cancelled' | 'permutations'> & { limit?: CarryLimit }) | undefined {
   if (trace.privateTx) return trace.privateTx
   if (trace.bundle.mevShare) return { maxBlockNumber: Number(trace.bundle.mevShare.maxBlock), limit: 'inclusion.maxBlock' }
   return undefined

@@ -1,9 +1,10 @@
 import { z } from 'zod'
-import type { Address, Hex } from 'viem'
+import type { Hex } from 'viem'
 import { address } from '../protocol/wireRules.js'
 import { strictFields } from '../protocol/strictFields.js'
 import { bundleFieldRules } from './schema.js'
 import type { BundleSubmission } from './types.js'
+import { normalizeAddress } from '../protocol/normalize.js'
 
 const { txs, blockNumber, hashList, replacementUuid, sequenceNumber } = bundleFieldRules
 
@@ -27,7 +28,7 @@ export type EndOfBlockBundleObject = z.infer<typeof endOfBlockBundleSchema>
 /** Normalises the validated object into a submission marked end-of-block (addresses lowercase, duplicates gone). */
 export function toEndOfBlockSubmission(bundle: EndOfBlockBundleObject): BundleSubmission {
   const blockNumber = bundle.blockNumber === undefined ? undefined : BigInt(bundle.blockNumber)
-  const targetPools = [...new Set((bundle.targetPools ?? []).map((pool) => pool.toLowerCase() as Address))]
+  const targetPools = [...new Set((bundle.targetPools ?? []).map((pool) => normalizeAddress(pool)))]
   return {
     txs: bundle.txs as Hex[],
     blockNumber: blockNumber === 0n ? undefined : blockNumber,

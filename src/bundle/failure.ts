@@ -1,5 +1,8 @@
 import { formatEther, type Address, type Hash } from 'viem'
 import type { BlobLimits } from '../chain/blobLimits.js'
+import { classifyNodeRefusal, type NodeRefusalKind } from '../chain/nodeRefusal.js'
+import type { ErrorKind } from '../protocol/errorKinds.js'
+import type { Bundle } from './types.js'
 
 /**
  * Why a bundle did not get (further) through the builder, with the data a searcher needs (cf.
@@ -12,7 +15,8 @@ export type BundleFailure = ExecutionFailure | SlotFailure | WithdrawalReason | 
 export type ExecutionFailure =
   | { kind: 'TransactionReverted'; index: number; hash: Hash }
   | { kind: 'LackOfFundForGasLimit'; index: number; hash: Hash; reason: string }
-  | { kind: 'TransactionRejected'; index: number; hash: Hash; reason: string }
+  /** `refusal`: the node's reason as a stable kind (`classifyNodeRefusal`), `reason` its text. */
+  | { kind: 'TransactionRejected'; index: number; hash: Hash; reason: string; refusal: NodeRefusalKind }
   | { kind: 'TransactionNotIncluded'; index: number; hash: Hash }
   /** The block's gas limit is used up by what comes before the bundle in the block. */
   | { kind: 'BlockGasLimitReached'; gasUsed: bigint; gasLeft: bigint }
@@ -154,6 +158,36 @@ export function failureMessage(failure: BundleFailure): string {
   }
 }
 
+/**
+ * The stable kind a client decides on, beside `failureMessage`'s text. A rejection takes the
+ * node's refusal kind (`Other` stays `TransactionRejected`); a failure in place takes the kind
+ * of what failed; an invalid bundle its first problem's kind.
+ *
+ * @example failureKind({ kind: 'TransactionReverted', index: 0, hash }) // 'BundleReverted'
+ */
+export function failureKind(failure: BundleFailure): ErrorKind {
+  switch (failure.kind) {
+    case 'TransactionReverted':
+      return 'BundleReverted'
+    case 'TransactionRejected':
+      return failure.refusal === 'Other' ? 'TransactionRejected' : failure.refusal
+    case 'FailedInPlace':
+      return failureKind(failure.failure)
+    case 'Invalid':
+      return failure.problems[0]?.kind ?? 'UndecodableTx'
+    default:
+      return failure.kind
+  }
+}
+
+/** The trace's `error` and `errorKind` for a failure, written together. */
+export function failureFields(failure: BundleFailure): { error: string; errorKind: ErrorKind } {
+  return { error: failureMessage(failure), errorKind: failureKind(failure) }
+}
+
+/** The trace's fields when nothing failed. */
+export const NO_FAILURE = { error: null, errorKind: null } as const
+
 /** One problem's text; `where` renames the tx (`params[0]` for a raw tx sent on its own). */
 export function problemMessage(problem: BundleProblem, where?: string): string {
   const tx = (index: number) => where ?? `txs[${index}]`
@@ -175,8 +209,22 @@ export function problemMessage(problem: BundleProblem, where?: string): string {
   }
 }
 
-/** Maps the node's refusal of a tx to the failure a builder reports. */
+/** Maps the node's refusal of a tx (its text, classified once here) to the failure a builder reports. */
 export function rejectionFailure(index: number, hash: Hash, reason: string): ExecutionFailure {
-  if (/insufficient funds/i.test(reason)) return { kind: 'LackOfFundForGasLimit', index, hash, reason }
-  return { kind: 'TransactionRejected', index, hash, reason }
+  const refusal = classifyNodeRefusal(reason)
+  if (refusal === 'LackOfFundForGasLimit') return { kind: 'LackOfFundForGasLimit', index, hash, reason }
+  return { kind: 'TransactionRejected', index, hash, reason, refusal }
+}
+
+/**
+ * A backrun's failure as its searcher may read it: when the user's tx (its element 0) is the
+ * one that failed, it is named by the event hash the backrun was sent with — the raw tx hash
+ * of a private tx that has not landed is the user's alone.
+ *
+ * @example traces.simulationFailed(trace, inBackrunTerms(trace, sim.failure), buildTime)
+ */
+export function inBackrunTerms<F extends ExecutionFailure>(backrun: { bundle: Pick<Bundle, 'mevShare'> }, failure: F): F {
+  const terms = backrun.bundle.mevShare
+  if (!terms?.backrunOf || !terms.backrunEventHash || !('hash' in failure) || failure.hash !== terms.backrunOf) return failure
+  return { ...failure, hash: terms.backrunEventHash }
 }

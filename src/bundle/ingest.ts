@@ -4,7 +4,7 @@ import type { BlobLimits } from '../chain/blobLimits.js'
 import { decodeBundle } from './decode.js'
 import { ReplacementIndex } from './replacement.js'
 import type { BundleBook } from './book.js'
-import { failureMessage } from './failure.js'
+import { failureFields } from './failure.js'
 import { newTrace, type Arrival, type BundleTrace } from './trace.js'
 import { decodePrivateTx, type PrivateTxSubmission } from './privateTx.js'
 import { blobPermutationProblem } from './blobPermutations.js'
@@ -61,7 +61,7 @@ export class BundleIngest {
     const { chainId, blobLimits } = this.deps
     const headBlock = this.deps.headBlock()
     const { bundle, problems } = decodeBundle(submission, { chainId, blobLimits, headBlock, boosted: options.boosted })
-    const trace = newTrace(bundle, this.arrival(headBlock, options.searcher), problems.length > 0 ? failureMessage({ kind: 'Invalid', problems }) : null)
+    const trace = newTrace(bundle, this.arrival(headBlock, options.searcher), problems.length > 0 ? failureFields({ kind: 'Invalid', problems }) : null)
     // No await from here to the store: replacement decisions see every earlier submission.
     const stored = this.replacements.admit(trace)
     if (stored === trace && trace.state === 'Received' && trace.live) this.checkLater(trace)

@@ -16,11 +16,14 @@ const SEALED = new Set(['Submitted', 'Landed'])
  * A trace in flashbots_getBundleStatsV2's shape. Each builder is named by its coinbase
  * (`builder`, or with several builders each one's from `pubkeys`, by name); every searcher is
  * high priority (there is no reputation here). "Considered" = in some candidate block of the
- * builder (at the build time), "sealed" = in the block it submitted to the relay.
+ * builder (at the build time), "sealed" = in the block it submitted to the relay. Extra: a
+ * known bundle's `errorKind` (not the `error` text: Flashbots' clients take an `error` member
+ * for a JSON-RPC error).
  */
 export function toFlashbotsBundleStatsV2(trace: BundleTrace, builder: Address, pubkeys?: ReadonlyMap<string, Address>): FlashbotsBundleStatsV2 {
   const receivedAt = isoTime(trace.receivedAt)
-  if (trace.simulatedAt === null) return { isHighPriority: true, isSimulated: false, receivedAt }
+  const { errorKind } = trace
+  if (trace.simulatedAt === null) return { isHighPriority: true, isSimulated: false, receivedAt, errorKind }
   const simulatedAt = isoTime(trace.simulatedAt)
   return {
     isHighPriority: true,
@@ -29,6 +32,7 @@ export function toFlashbotsBundleStatsV2(trace: BundleTrace, builder: Address, p
     receivedAt,
     consideredByBuildersAt: byBuilders(trace, CONSIDERED, builder, pubkeys).map((pubkey) => ({ pubkey, timestamp: simulatedAt })),
     sealedByBuildersAt: trace.submittedAt === null ? [] : byBuilders(trace, SEALED, builder, pubkeys).map((pubkey) => ({ pubkey, timestamp: isoTime(trace.submittedAt!) })),
+    errorKind,
   }
 }
 
@@ -46,7 +50,7 @@ function byBuilders(trace: BundleTrace, states: ReadonlySet<string>, builder: Ad
  */
 export function toTitanBundleStats(trace: BundleTrace): TitanBundleStats {
   const payment = (trace.builderPayment > 0n ? trace.builderPayment : 0n).toString()
-  return { status: trace.state, builderPayment: payment, builderPaymentWhenIncluded: SEALED.has(trace.state) ? payment : '0', error: trace.error }
+  return { status: trace.state, builderPayment: payment, builderPaymentWhenIncluded: SEALED.has(trace.state) ? payment : '0', error: trace.error, errorKind: trace.errorKind }
 }
 
 const DAY = 86_400

@@ -1,10 +1,11 @@
 import { z } from 'zod'
-import type { Address, Hash, Hex } from 'viem'
+import type { Hex } from 'viem'
 import { address, hash32, hexQuantity, signedTx } from '../protocol/wireRules.js'
 import { strictFields } from '../protocol/strictFields.js'
 import { MEV_SHARE_HINTS } from '../protocol/methods.js'
 import type { PrivateTxSubmission } from './privateTx.js'
 import type { PrivateTxPreferences } from './trace.js'
+import { normalizeAddress, normalizeHash } from '../protocol/normalize.js'
 
 /** The hints MEV-Share knows: what the hint stream shares of the tx (`mevshare/sharing.ts`, README). */
 export const PRIVACY_HINTS = MEV_SHARE_HINTS
@@ -24,7 +25,7 @@ export const blockNumberParam = z
   .transform((n) => BigInt(n))
 
 const refundEntry = strictFields({
-  address: address({ type: 'expected a 20-byte 0x address' }).transform((a) => a.toLowerCase() as Address),
+  address: address({ type: 'expected a 20-byte 0x address' }).transform((a) => normalizeAddress(a)),
   percent: z.number({ error: 'expected an integer percent from 0 to 100' }).int('expected an integer percent from 0 to 100').min(0, 'expected an integer percent from 0 to 100').max(100, 'expected an integer percent from 0 to 100'),
 })
 
@@ -56,7 +57,7 @@ export const sendPrivateTxSchema = strictFields({
 
 /** eth_cancelPrivateTransaction's object. */
 export const cancelPrivateTxSchema = strictFields({
-  txHash: hash32({ type: 'required: the hash eth_sendPrivateTransaction returned' }).transform((h) => h.toLowerCase() as Hash),
+  txHash: hash32({ type: 'required: the hash eth_sendPrivateTransaction returned' }).transform((h) => normalizeHash(h)),
 })
 
 /** The validated object as ingest takes it (`0x0` / `0` for maxBlockNumber: the default). */

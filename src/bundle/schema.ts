@@ -1,11 +1,12 @@
 import { z } from 'zod'
-import type { Address, Hash, Hex } from 'viem'
+import type { Hex } from 'viem'
 import { WIRE_PATTERNS, address, hash32, hexBytes, hexQuantity, uuid } from '../protocol/wireRules.js'
 import { strictFields } from '../protocol/strictFields.js'
 import type { BundleSubmission } from './types.js'
+import { normalizeAddress, normalizeHash } from '../protocol/normalize.js'
 
 const txHex = hexBytes({ type: 'expected a 0x-prefixed hex string', format: 'expected 0x-prefixed hex with an even number of digits' })
-const txHash = hash32({ type: 'expected a 32-byte 0x hex hash', format: 'expected a 32-byte 0x hex hash (66 characters)' }).transform((h) => h.toLowerCase() as Hash)
+const txHash = hash32({ type: 'expected a 32-byte 0x hex hash', format: 'expected a 32-byte 0x hex hash (66 characters)' }).transform((h) => normalizeHash(h))
 const hashList = z.array(txHash, { error: 'expected an array of 32-byte 0x hex hashes' })
 const unixSeconds = z
   .number({ error: 'expected a number of unix seconds' })
@@ -42,7 +43,7 @@ export const bundleFieldRules = {
 }
 
 /**
- * eth_sendBundle's object (seed §2.1) plus the spellings other builders accept (Flashbots,
+ * eth_sendBundle's object (`protocol/methods.ts`) plus the spellings other builders accept (Flashbots,
  * rbuilder/BuilderNet, Titan): `uuid` and `replacementNonce` are rbuilder's names for
  * `replacementUuid` and `replacementSeqNumber`, `refundIndex` Titan's way to name the refund
  * tx by its index; `builders` picks the emulated builders that see it (README: Several builders);
@@ -106,7 +107,7 @@ export const bundleObjectSchema = strictFields({
 
 export type BundleObject = z.infer<typeof bundleObjectSchema>
 
-/** eth_cancelBundle's object (SPEC §4 "Cancel"): the uuid whose pending bundles to withdraw. */
+/** eth_cancelBundle's object (README, "Methods"): the uuid whose pending bundles to withdraw. */
 export const cancelBundleSchema = strictFields({ replacementUuid })
 
 /** Renders a zod path the way users write it: `txs[1]`, `refundTxHashes[0]`. */
@@ -141,7 +142,7 @@ export function toSubmission(bundle: BundleObject): BundleSubmission {
     replacementUuid: bundle.replacementUuid ?? bundle.uuid,
     replacementSeqNumber: bundle.replacementSeqNumber ?? bundle.replacementNonce,
     refundPercent: bundle.refundPercent,
-    refundRecipient: bundle.refundRecipient?.toLowerCase() as Address | undefined,
+    refundRecipient: normalizeAddress(bundle.refundRecipient),
     refundTxHashes: bundle.refundTxHashes ?? [],
     refundIndex: bundle.refundIndex,
     ...(bundle.builders && { builders: bundle.builders }),

@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads'
 import { recoverTransactionAddress, type Address, type Hex } from 'viem'
+import { normalizeAddress } from '../protocol/normalize.js'
 
 /** A recovered sender, or the first line of why the signature does not recover. */
 export type Recovered = { sender: Address } | { error: string }
@@ -12,7 +13,7 @@ export const recoverInline: RecoverFn = async (raws) => {
   const out: Recovered[] = []
   for (const raw of raws) {
     try {
-      out.push({ sender: (await recoverTransactionAddress({ serializedTransaction: raw as never })).toLowerCase() as Address })
+      out.push({ sender: normalizeAddress(await recoverTransactionAddress({ serializedTransaction: raw as never })) })
     } catch (error) {
       out.push({ error: ((error as Error).message ?? '').split('\n')[0]! })
     }

@@ -8,7 +8,7 @@ export function formatStatus(state: BundleState, statusCase: StatusCase): string
 }
 
 /**
- * A trace as seed §2.3's stats object, with the documented extras. With several builders
+ * A trace as the stats object (`protocol/bundleStats.ts`, README "Methods"), with the documented extras. With several builders
  * (`severalBuilders`, default: the trace has builder views) two more: `builder`, the builder
  * that took it furthest (the one whose block landed it), and `builders`, what each builder
  * that saw it did with it. A MEV-Share bundle's payouts, one per recipient, are `refunds`.
@@ -22,6 +22,7 @@ export function toBundleStats(trace: BundleTrace, statusCase: StatusCase, severa
     status: formatStatus(trace.state, statusCase),
     builderPayment: (trace.builderPayment > 0n ? trace.builderPayment : 0n).toString(),
     error: trace.error,
+    errorKind: trace.errorKind,
     revertingHash: trace.revertingHash,
     receivedAt: trace.receivedAt,
     simulatedAt: trace.simulatedAt,
@@ -39,6 +40,6 @@ export function toBundleStats(trace: BundleTrace, statusCase: StatusCase, severa
   return {
     ...stats,
     builder: trace.builder ?? null,
-    builders: (trace.builders ?? []).map((view) => ({ name: view.name, status: formatStatus(view.state, statusCase), error: view.error })),
+    builders: (trace.builders ?? []).map((view) => ({ name: view.name, status: formatStatus(view.state, statusCase), error: view.error, errorKind: view.errorKind })),
   }
 }

@@ -2,12 +2,15 @@ import type { Address, Hash } from 'viem'
 import type { BuilderPayments } from './builderPayments.js'
 import type { Bundle } from './types.js'
 import type { BundleState } from '../protocol/bundleStates.js'
+import type { ErrorKind } from '../protocol/errorKinds.js'
 
-/** Everything the builder learns about one bundle; served as seed §2.3 stats. */
+/** Everything the builder learns about one bundle; served as the stats object (`toBundleStats`). */
 export interface BundleTrace {
   bundle: Bundle
   state: BundleState
+  /** Why it went no further, as text (`failureMessage`) and as a stable kind (`failureKind`); both null when nothing failed. */
   error: string | null
+  errorKind: ErrorKind | null
   revertingHash: Hash | null
   builderPayment: bigint
   /** Chain-clock unix seconds. */
@@ -53,6 +56,7 @@ export interface BuilderView {
   name: string
   state: BundleState
   error: string | null
+  errorKind: ErrorKind | null
 }
 
 export interface PrivateTxTerms {
@@ -81,12 +85,13 @@ export type TraceLookup =
 /** How a bundle arrived: what its trace starts from. */
 export type Arrival = Pick<BundleTrace, 'receivedAt' | 'sequence' | 'receivedForBlock' | 'receivedMsIntoSlot' | 'searcher'>
 
-/** A fresh trace: `Received` (or `Invalid` with `error`), live, nothing simulated or paid yet. */
-export function newTrace(bundle: Bundle, arrival: Arrival, error: string | null = null): BundleTrace {
+/** A fresh trace: `Received` (or `Invalid` with its failure), live, nothing simulated or paid yet. */
+export function newTrace(bundle: Bundle, arrival: Arrival, invalid: { error: string; errorKind: ErrorKind } | null = null): BundleTrace {
   return {
     bundle,
-    state: error === null ? 'Received' : 'Invalid',
-    error,
+    state: invalid === null ? 'Received' : 'Invalid',
+    error: invalid?.error ?? null,
+    errorKind: invalid?.errorKind ?? null,
     revertingHash: null,
     builderPayment: 0n,
     ...arrival,

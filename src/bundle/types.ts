@@ -1,6 +1,6 @@
 import type { Address, Hash, Hex } from 'viem'
 
-/** The fields of seed §2.1 after schema validation (types normalised, defaults not applied). */
+/** eth_sendBundle's fields (`protocol/methods.ts`) after schema validation (types normalised, defaults not applied). */
 export interface BundleSubmission {
   txs: Hex[]
   blockNumber?: bigint

@@ -1,4 +1,4 @@
-import type { Address, Hex } from 'viem'
+import type { Hex } from 'viem'
 import { decodeBundle } from '../bundle/decode.js'
 import { recoverSenders } from '../bundle/verifySenders.js'
 import { BlockStateDiff, tracerPerTx } from '../builder/execution/stateDiff.js'
@@ -11,6 +11,7 @@ import { pendingBaseFee, setNextBaseFee } from '../chain/pendingBaseFee.js'
 import { callBundleOnPastState } from './pastState.js'
 import { CallBundleError, type CallBundleDeps, type CallBundleRequest } from './request.js'
 import { bundleAnswer, txAnswer, type CallBundleResult, type CallBundleTxResult } from './answer.js'
+import { normalizeAddress } from '../protocol/normalize.js'
 
 /**
  * `eth_callBundle`: runs the bundle for real as the next block on the canonical head (the
@@ -39,7 +40,7 @@ export async function callBundle(deps: CallBundleDeps, request: CallBundleReques
 async function simulate(deps: CallBundleDeps, request: CallBundleRequest, bundle: Bundle): Promise<CallBundleResult> {
   const { chain } = deps
   const { txs, hash: bundleHash } = bundle
-  const coinbase = (request.coinbase ?? deps.coinbase).toLowerCase() as Address
+  const coinbase = normalizeAddress(request.coinbase ?? deps.coinbase)
   const coinbaseOverridden = coinbase !== deps.coinbase.toLowerCase()
   const parent = await ParentState.capture(chain, coinbase, undefined, { baseFee: request.baseFee })
   // Anvil's evm_revert keeps the next base fee it derived from the simulated block: put it back.

@@ -1,9 +1,11 @@
-import { decodeErrorResult, type Address, type Hex } from 'viem'
+import { classifyNodeRefusal } from '../chain/nodeRefusal.js'
+import { decodeErrorResult, type Hex } from 'viem'
 import type { Bundle } from '../bundle/types.js'
 import { failureMessage } from '../bundle/failure.js'
 import { simulateAsCallsAt } from '../builder/simulation/index.js'
 import { bundleAnswer, txAnswer, type CallBundleResult, type CallBundleTxResult } from './answer.js'
 import { CallBundleError, type CallBundleDeps, type CallBundleRequest } from './request.js'
+import { normalizeAddress } from '../protocol/normalize.js'
 
 /**
  * `eth_callBundle` on the state of a block older than the head: the head path's real block
@@ -14,7 +16,7 @@ import { CallBundleError, type CallBundleDeps, type CallBundleRequest } from './
  * changes.
  */
 export async function callBundleOnPastState(deps: CallBundleDeps, request: CallBundleRequest, bundle: Bundle, stateBlock: bigint): Promise<CallBundleResult> {
-  const coinbase = (request.coinbase ?? deps.coinbase).toLowerCase() as Address
+  const coinbase = normalizeAddress(request.coinbase ?? deps.coinbase)
   const run = await simulateAsCallsAt(deps.chain, { stateBlock, coinbase, timestamp: request.timestamp, baseFee: request.baseFee, slotSeconds: deps.slotSeconds }, bundle.txs)
   if (!run.ok) {
     const { problem } = run
@@ -26,7 +28,7 @@ export async function callBundleOnPastState(deps: CallBundleDeps, request: CallB
       case 'NotCallable':
         throw new CallBundleError(`txs[${problem.index}]: a blob or set-code tx can be simulated on the head only (stateBlockNumber "latest")`, 'params')
       case 'TransactionRejected':
-        throw new CallBundleError(failureMessage(problem), 'execution', { index: problem.index, txHash: problem.hash, failure: problem.kind })
+        throw new CallBundleError(failureMessage({ ...problem, refusal: classifyNodeRefusal(problem.reason) }), 'execution', { index: problem.index, txHash: problem.hash, failure: problem.kind })
       case 'NodeRefused':
         throw new CallBundleError(`the bundle cannot run on block ${stateBlock}: ${problem.reason}`, 'execution', { failure: 'TransactionRejected' })
     }

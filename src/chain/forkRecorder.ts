@@ -2,6 +2,7 @@ import http from 'node:http'
 import { numberToHex, type Address, type Hex } from 'viem'
 import type { TouchedState } from './stateSnapshot.js'
 import { WIRE_PATTERNS } from '../protocol/wireRules.js'
+import { normalizeAddress } from '../protocol/normalize.js'
 
 /**
  * Anvil's ten dev accounts (mnemonic `test test … junk`). A fork reads them from the remote
@@ -27,7 +28,7 @@ const STORAGE_METHOD = 'eth_getStorageAt'
 
 /** Adds an account (and a slot, 32-byte hex) to a touched set. */
 export function touch(touched: TouchedState, address: string, slot?: string): void {
-  const key = address.toLowerCase() as Address
+  const key = normalizeAddress(address)
   const slots = touched.get(key) ?? new Set<Hex>()
   touched.set(key, slots)
   if (slot !== undefined) slots.add(numberToHex(BigInt(slot), { size: 32 }))
@@ -87,7 +88,7 @@ export class ForkRecorder {
     }
     for (const request of [parsed].flat() as Array<{ method?: string; params?: unknown[] }>) {
       const [address, slot] = Array.isArray(request?.params) ? request.params : []
-      if (typeof address !== 'string' || !WIRE_PATTERNS.address.test(address) || ANVIL_DEV_ACCOUNTS.has(address.toLowerCase() as Address)) continue
+      if (typeof address !== 'string' || !WIRE_PATTERNS.address.test(address) || ANVIL_DEV_ACCOUNTS.has(normalizeAddress(address))) continue
       if (request.method === STORAGE_METHOD && typeof slot === 'string') touch(this.touched, address, slot)
       else if (ACCOUNT_METHODS.has(request.method ?? '')) touch(this.touched, address)
     }

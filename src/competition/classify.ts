@@ -1,4 +1,5 @@
 import { toEventSelector, type Address, type Hash, type Hex } from 'viem'
+import { normalizeAddress } from '../protocol/normalize.js'
 import { reservesFromLog } from '../dex/decode.js'
 import { bestRoundTrip, type PoolReserves } from '../dex/math.js'
 import { samePair } from '../dex/read.js'
@@ -82,7 +83,7 @@ export function classifyBlock(block: BlockFacts, options: ClassifyOptions): Comp
     while (end < block.txs.length && block.txs[end]!.from.toLowerCase() === follower.from.toLowerCase()) end++
     if (!touchedByTx.slice(index + 1, end).some((pools) => pools.some(samePairPool))) return base
     const backrun = block.txs.slice(index + 1, end)
-    const sender = follower.from.toLowerCase() as Address
+    const sender = normalizeAddress(follower.from)
     let weth = 0n
     let gas = 0n
     let tips = 0n
@@ -98,7 +99,7 @@ export function classifyBlock(block: BlockFacts, options: ClassifyOptions): Comp
         if (from === sender) weth -= value
       }
     }
-    const searcher = (options.signerOf(follower.hash) ?? sender).toLowerCase() as Address
+    const searcher = normalizeAddress(options.signerOf(follower.hash) ?? sender)
     return { ...base, searcher, name: options.nameOf(searcher), backrunTxs: backrun.map((t) => t.hash), profitWei: (weth - gas).toString(), builderPaymentWei: tips.toString() }
   })
 }

@@ -1,4 +1,5 @@
 import type { Address } from 'viem'
+import { normalizeAddress } from '../protocol/normalize.js'
 import type { CompetitionOpportunity, CompetitionReport, CompetitionSearcher, CompetitionSummary } from '../protocol/competition.js'
 
 /**
@@ -26,7 +27,7 @@ export class CompetitionTracker {
 /** Totals over `list`: how many opportunities, how many captured, and by whom. */
 export function summarize(list: readonly CompetitionOpportunity[], known: ReadonlyArray<{ searcher: Address; name: string }>, fromBlock: number, toBlock: number): CompetitionSummary {
   const bySearcher = new Map<string, { searcher: Address; name: string | null; captured: number; profit: bigint; payment: bigint }>()
-  for (const k of known) bySearcher.set(k.searcher.toLowerCase(), { searcher: k.searcher.toLowerCase() as Address, name: k.name, captured: 0, profit: 0n, payment: 0n })
+  for (const k of known) bySearcher.set(k.searcher.toLowerCase(), { searcher: normalizeAddress(k.searcher), name: k.name, captured: 0, profit: 0n, payment: 0n })
   for (const o of list) {
     if (!o.searcher) continue
     const key = o.searcher.toLowerCase()

@@ -2,6 +2,7 @@ import type { Address, Hash } from 'viem'
 import type { BundleBook } from '../bundle/book.js'
 import type { BundleTrace } from '../bundle/trace.js'
 import { BUNDLE_STATES, type BundleState } from '../protocol/bundleStates.js'
+import { normalizeAddress, normalizeHash } from '../protocol/normalize.js'
 
 const RANK = new Map<BundleState, number>(BUNDLE_STATES.map((state, index) => [state, index]))
 
@@ -31,12 +32,12 @@ export class BundleIndex {
 
   /** Bundles holding the tx. */
   withTx(hash: Hash): readonly BundleTrace[] {
-    return this.fresh().byTx.get(hash.toLowerCase() as Hash) ?? []
+    return this.fresh().byTx.get(normalizeHash(hash)) ?? []
   }
 
   /** Bundles signed for by the searcher, or whose first tx it sent. */
   ofSearcher(address: Address): readonly BundleTrace[] {
-    return this.fresh().bySearcher.get(address.toLowerCase() as Address) ?? []
+    return this.fresh().bySearcher.get(normalizeAddress(address)) ?? []
   }
 
   private fresh(): this {
@@ -46,8 +47,8 @@ export class BundleIndex {
     const bySearcher = new Map<Address, BundleTrace[]>()
     for (const trace of this.book.all()) {
       push(byTarget, trace.bundle.targetBlock, trace)
-      for (const tx of trace.bundle.txs) push(byTx, tx.hash.toLowerCase() as Hash, trace)
-      const people = new Set([trace.searcher, trace.bundle.txs[0]?.sender].filter((a): a is Address => !!a).map((a) => a.toLowerCase() as Address))
+      for (const tx of trace.bundle.txs) push(byTx, normalizeHash(tx.hash), trace)
+      const people = new Set([trace.searcher, trace.bundle.txs[0]?.sender].filter((a): a is Address => !!a).map((a) => normalizeAddress(a)))
       for (const address of people) push(bySearcher, address, trace)
     }
     for (const traces of byTarget.values()) traces.sort(bestFirst)

@@ -1,5 +1,4 @@
 import express, { type Request, type Response } from 'express'
-import type { Hash } from 'viem'
 import type { SlotReport } from '../protocol/slotReport.js'
 import { assetBody } from './assets.js'
 import { LiveEvents } from './liveEvents.js'
@@ -8,6 +7,7 @@ import { reportHtml } from './reportPage.js'
 import { reportData } from './staticReport.js'
 import { DashboardQueries, type DashboardData } from './queries.js'
 import { SlotLog } from './slotLog.js'
+import { normalizeHash } from '../protocol/normalize.js'
 
 export interface DashboardOptions extends Omit<DashboardData, 'slots'> {
   /** Calls `listener` after every slot (its block on chain, its traces final). */
@@ -62,7 +62,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     const hash = String(req.params.hash)
     if (!HASH.test(hash)) return badRequest(res, 'a bundle hash is 0x and 64 hex digits')
     try {
-      const page = await queries.bundle(hash.toLowerCase() as Hash)
+      const page = await queries.bundle(normalizeHash(hash))
       res.status(page.shown ? 200 : 404).json(page)
     } catch (error) {
       res.status(503).json({ error: `the chain could not be read: ${(error as Error).message}` })

@@ -8,7 +8,7 @@ import type { SlotReport } from '../protocol/slotReport.js'
 /** A bundle as the dashboard lists it: the stats object (what `svc_getBundleStats` serves) and a little more. */
 export interface BundleRow extends BundleStats {
   bundleHash: Hash
-  /** The state's name as the seed spells it (for colours), whatever `--status-case`. */
+  /** The state's name as `BUNDLE_STATES` spells it (for colours), whatever `--status-case`. */
   state: BundleState
   txCount: number
   boosted: boolean

@@ -1,4 +1,5 @@
 import { encodeFunctionData, keccak256, parseEther, toBytes, toHex, type Address, type Hash, type Hex, type PublicClient } from 'viem'
+import { normalizeHash } from '../protocol/normalize.js'
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
 import type { BundlesimClient } from '../protocol/client.js'
 import type { WorldStatus } from '../protocol/harnessStatus.js'
@@ -56,7 +57,7 @@ export class FlowUsers {
 
   /** Was this tx sent by the flow's users? */
   isUserTx(hash: Hash): boolean {
-    return this.sent.has(hash.toLowerCase() as Hash)
+    return this.sent.has(normalizeHash(hash))
   }
 
   isUser(address: Address): boolean {
@@ -93,7 +94,7 @@ export class FlowUsers {
       const pool = reserves.find((r) => r.address === poolsOf(swap.pair)[swap.poolChoice]!.address)!
       const raw = await this.sign(swap, pool, nonces[swap.user]!, head.baseFeePerGas ?? 0n, head.timestamp)
       const hash = await this.submit(swap.channel, raw, head.number)
-      this.sent.add(hash.toLowerCase() as Hash)
+      this.sent.add(normalizeHash(hash))
       this.inFlight.set(swap.user, nonces[swap.user]!)
       const weth = this.world.contracts.weth as Address
       const other = pool.token0.toLowerCase() === weth.toLowerCase() ? pool.token1 : pool.token0

@@ -75,6 +75,7 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
       statsDelaySlots: config.statsDelaySlots,
       retentionSeconds: config.statsRetentionSeconds,
       slotSeconds: config.slotTimeSeconds,
+      slot,
     })
     if (config.dataDir) {
       const saver = new RunSaver({ dir: config.dataDir, chain: chain.chain, lock: chain.lock, traces, log })

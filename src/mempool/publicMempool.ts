@@ -3,8 +3,10 @@ import { decodeSignedTx, type DecodedTx, type TxRules } from '../bundle/decode.j
 import type { BundleTx } from '../bundle/types.js'
 import { tipPerGas } from './tipPerGas.js'
 import { problemMessage } from '../bundle/failure.js'
+import type { NodeRefusalKind } from '../chain/nodeRefusal.js'
 import { recoverSenders } from '../bundle/verifySenders.js'
 import { recoverInline, type RecoverFn } from '../bundle/senderRecovery.js'
+import { normalizeHash } from '../protocol/normalize.js'
 
 export interface MempoolTx extends DecodedTx {
   sender: Address
@@ -21,8 +23,18 @@ function outbids(tx: Pick<MempoolTx, 'maxFeePerGas' | 'maxPriorityFeePerGas'>, p
   return tx.maxFeePerGas * 100n >= pending.maxFeePerGas * (100n + REPLACEMENT_BUMP_PERCENT) && tx.maxPriorityFeePerGas * 100n >= pending.maxPriorityFeePerGas * (100n + REPLACEMENT_BUMP_PERCENT)
 }
 
-/** Why a raw tx was refused at `eth_sendRawTransaction`; the message names the problem. */
-export class MempoolRejection extends Error {}
+/** Why the public mempool refuses a raw tx, as a stable kind (the node's kinds where they are the same refusal). */
+export type MempoolRejectionKind = Extract<NodeRefusalKind, 'NonceTooLow' | 'ReplacementUnderpriced' | 'AlreadyKnown'> | 'UndecodableTx' | 'BadSignature'
+
+/** Why a raw tx was refused at `eth_sendRawTransaction`: `kind` for code, the message names the problem. */
+export class MempoolRejection extends Error {
+  constructor(
+    readonly kind: MempoolRejectionKind,
+    message: string,
+  ) {
+    super(message)
+  }
+}
 
 /**
  * The public mempool the builder draws from: txs sent with `eth_sendRawTransaction` to the
@@ -48,17 +60,18 @@ export class PublicMempool {
   /** Decodes, checks chain id, signature and nonce; returns the tx hash. */
   async add(raw: Hex, chainNonce: (sender: Address) => Promise<number>): Promise<Hash> {
     const decoded = decodeSignedTx(raw, 'params[0]', this.rules)
-    if (typeof decoded === 'string') throw new MempoolRejection(decoded)
+    if (typeof decoded === 'string') throw new MempoolRejection('UndecodableTx', decoded)
     const tx: BundleTx = { ...decoded, index: 0 }
-    if (this.txs.has(tx.hash)) throw new MempoolRejection(`already known: ${tx.hash}`)
+    if (this.txs.has(tx.hash)) throw new MempoolRejection('AlreadyKnown', `already known: ${tx.hash}`)
     const [badSignature] = await recoverSenders({ txs: [tx] }, this.recover)
-    if (badSignature) throw new MempoolRejection(problemMessage(badSignature, 'params[0]'))
+    if (badSignature) throw new MempoolRejection('BadSignature', problemMessage(badSignature, 'params[0]'))
     const sender = tx.sender!
     const next = await chainNonce(sender)
-    if (tx.nonce < next) throw new MempoolRejection(`nonce too low: ${sender} has next nonce ${next}, tx has ${tx.nonce}`)
+    if (tx.nonce < next) throw new MempoolRejection('NonceTooLow', `nonce too low: ${sender} has next nonce ${next}, tx has ${tx.nonce}`)
     const replaced = this.find(sender, tx.nonce)
     if (replaced && !outbids(tx, replaced)) {
       throw new MempoolRejection(
+        'ReplacementUnderpriced',
         `replacement transaction underpriced: ${replaced.hash} from ${sender} at nonce ${tx.nonce} is pending; a replacement needs both fee caps at least ${REPLACEMENT_BUMP_PERCENT}% higher (maxFeePerGas ≥ ${bumped(replaced.maxFeePerGas)}, maxPriorityFeePerGas ≥ ${bumped(replaced.maxPriorityFeePerGas)} wei)`,
       )
     }
@@ -90,7 +103,7 @@ export class PublicMempool {
   }
 
   get(hash: Hash): MempoolTx | undefined {
-    return this.txs.get(hash.toLowerCase() as Hash)
+    return this.txs.get(normalizeHash(hash))
   }
 
   /** The pending tx of a sender at a nonce, if any. */

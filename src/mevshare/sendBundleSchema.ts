@@ -3,6 +3,7 @@ import type { Address, Hash, Hex } from 'viem'
 import { PRIVACY_HINTS } from '../bundle/privateTxSchema.js'
 import { strictFields } from '../protocol/strictFields.js'
 import { address, hash32, hexQuantity, signedTx } from '../protocol/wireRules.js'
+import { normalizeAddress, normalizeHash } from '../protocol/normalize.js'
 
 /** The bundle versions the MEV-Share node takes (`v0.1`, and the older `beta-1`). */
 export const MEV_SHARE_VERSIONS = ['v0.1', 'beta-1'] as const
@@ -30,7 +31,7 @@ export interface ShareBodyElementObject {
 
 const element: z.ZodType<ShareBodyElementObject> = strictFields({
   hash: hash32({ type: 'expected the 32-byte 0x hash of a MEV-Share event' })
-    .transform((h) => h.toLowerCase() as Hash)
+    .transform((h) => normalizeHash(h))
     .optional(),
   tx: signedTx({ type: 'expected a signed transaction as 0x hex' })
     .transform((tx) => tx as Hex)
@@ -63,7 +64,7 @@ export const shareBundleSchema: z.ZodType<ShareBundleObject> = strictFields({
     refund: z.array(strictFields({ bodyIdx: z.number({ error: 'expected the index of a body element' }).int('expected the index of a body element').min(0, 'must not be negative'), percent }), {
       error: 'expected an array of { bodyIdx, percent }',
     }).optional(),
-    refundConfig: z.array(strictFields({ address: address({ type: 'expected a 20-byte 0x address' }).transform((a) => a.toLowerCase() as Address), percent }), {
+    refundConfig: z.array(strictFields({ address: address({ type: 'expected a 20-byte 0x address' }).transform((a) => normalizeAddress(a)), percent }), {
       error: 'expected an array of { address, percent }',
     }).optional(),
   }).optional(),
@@ -86,7 +87,7 @@ export const simOptionsSchema = strictFields({
     .optional(),
   blockNumber: blockNumber.optional(),
   coinbase: address({ type: 'expected a 20-byte 0x address' })
-    .transform((a) => a.toLowerCase() as Address)
+    .transform((a) => normalizeAddress(a))
     .optional(),
   timestamp: hexQuantity({ type: 'expected hex unix seconds like "0x65f1c2a0"' })
     .transform((hex) => BigInt(hex))

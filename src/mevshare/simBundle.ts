@@ -1,17 +1,17 @@
 import { toHex, type Address, type Hash, type Hex } from 'viem'
 import type { ChainClient } from '../chain/chainClient.js'
 import type { ChainLock } from '../chain/chainLock.js'
-import { failureMessage } from '../bundle/failure.js'
+import { failureMessage, inBackrunTerms } from '../bundle/failure.js'
 import { recoverSenders } from '../bundle/verifySenders.js'
 import type { Bundle } from '../bundle/types.js'
 import { bundleGroup } from '../builder/execution/groups.js'
 import { ParentState } from '../builder/execution/parentState.js'
-import { inBackrunTerms } from '../builder/slot/backruns.js'
 import { BlockStateDiff } from '../builder/execution/stateDiff.js'
 import type { SimOptions } from './sendBundleSchema.js'
 import { pendingBaseFee, setNextBaseFee } from '../chain/pendingBaseFee.js'
 import { failedSim, shareSimAnswer, SimOptionRefused, type RpcLog, type SimBundleAnswer } from './simBundleAnswer.js'
 import { simShareBundleOnPastState } from './simBundleOnPastState.js'
+import { normalizeAddress } from '../protocol/normalize.js'
 
 export { SimOptionRefused, type SimBodyLogs, type SimBundleAnswer } from './simBundleAnswer.js'
 
@@ -86,7 +86,7 @@ async function simulate(deps: SimBundleDeps, bundle: Bundle, options: SimOptions
 
 async function simulateOnHead(deps: SimBundleDeps, bundle: Bundle, options: SimOptions, head: { number: bigint; timestamp: bigint }): Promise<SimBundleAnswer> {
   const { chain } = deps
-  const coinbase = options.coinbase ?? (deps.coinbase.toLowerCase() as Address)
+  const coinbase = options.coinbase ?? normalizeAddress(deps.coinbase)
   const coinbaseOverridden = coinbase !== deps.coinbase.toLowerCase()
   const timestamp = options.timestamp ?? head.timestamp + BigInt(deps.slotSeconds)
   if (timestamp <= head.timestamp) throw new SimOptionRefused(`simOptions.timestamp: ${timestamp} must be after the head's timestamp ${head.timestamp}`)

@@ -1,11 +1,12 @@
+import { classifyNodeRefusal } from '../chain/nodeRefusal.js'
 import { toHex, type Address, type Hash } from 'viem'
 import type { ChainClient } from '../chain/chainClient.js'
-import { failureMessage, type ExecutionFailure } from '../bundle/failure.js'
+import { failureMessage, inBackrunTerms, type ExecutionFailure } from '../bundle/failure.js'
 import type { Bundle } from '../bundle/types.js'
 import { callsProblemMessage, simulateAsCallsAt } from '../builder/simulation/index.js'
-import { inBackrunTerms } from '../builder/slot/backruns.js'
 import type { SimOptions } from './sendBundleSchema.js'
 import { failedSim, shareSimAnswer, SimOptionRefused, type RpcLog, type SimBundleAnswer } from './simBundleAnswer.js'
+import { normalizeAddress } from '../protocol/normalize.js'
 
 /**
  * `mev_simBundle` on the state of a block older than the head (what the official client's
@@ -25,7 +26,7 @@ export async function simShareBundleOnPastState(
   stateBlock: bigint,
   options: SimOptions,
 ): Promise<SimBundleAnswer> {
-  const coinbase = options.coinbase ?? (deps.coinbase.toLowerCase() as Address)
+  const coinbase = options.coinbase ?? normalizeAddress(deps.coinbase)
   const run = await simulateAsCallsAt(deps.chain, { stateBlock, coinbase, timestamp: options.timestamp, baseFee: options.baseFee, slotSeconds: deps.slotSeconds }, bundle.txs)
   // A backrun's user tx that fails is named by its event hash, as in the backrun's trace.
   const failed = (failure: ExecutionFailure) => failedSim(stateBlock, failureMessage(inBackrunTerms({ bundle }, failure)))
@@ -39,7 +40,7 @@ export async function simShareBundleOnPastState(
       case 'NotCallable':
         throw new SimOptionRefused(`simOptions.parentBlock: txs[${problem.index}] is a blob or set-code tx, which bundlesim simulates on the head state only (parentBlock "latest")`)
       case 'TransactionRejected':
-        return failed(problem)
+        return failed({ ...problem, refusal: classifyNodeRefusal(problem.reason) })
       case 'NodeRefused':
         return failedSim(stateBlock, `the bundle cannot run on block ${stateBlock}: ${callsProblemMessage(problem)}`)
     }

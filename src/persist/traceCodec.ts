@@ -22,8 +22,9 @@ type BundleRecord = Omit<Bundle, 'txs' | 'targetBlock' | 'revertingTxHashes' | '
 
 type PayoutRecord = { recipient: Address; amountWei: Dec; payoutHash: Hash }
 
-/** A `BundleTrace` as JSON: bigints as decimal strings, Sets as arrays. */
-export type TraceRecord = Omit<BundleTrace, 'bundle' | 'builderPayment' | 'receivedForBlock' | 'blockNumber' | 'builderPayments'> & {
+/** A `BundleTrace` as JSON: bigints as decimal strings, Sets as arrays; `errorKind` absent in data dirs saved before it existed. */
+export type TraceRecord = Omit<BundleTrace, 'bundle' | 'builderPayment' | 'receivedForBlock' | 'blockNumber' | 'builderPayments' | 'errorKind'> & {
+  errorKind?: BundleTrace['errorKind']
   bundle: BundleRecord
   builderPayment: Dec
   receivedForBlock: Dec
@@ -69,6 +70,7 @@ export function decodeTrace(record: TraceRecord): BundleTrace {
   const { bundle: { mevShare, ...bundle }, builderPayments, ...rest } = record
   return {
     ...rest,
+    errorKind: record.errorKind ?? null,
     bundle: {
       ...bundle,
       txs: bundle.txs.map((tx) => ({

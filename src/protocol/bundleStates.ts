@@ -1,4 +1,4 @@
-/** Bundle states in the order of the flow through the builder (seed §3). */
+/** Bundle states in the order of the flow through the builder (README, "How the builder works"). */
 export const BUNDLE_STATES = [
   'Received',
   'Invalid',

@@ -1,10 +1,19 @@
 import type { Address, Hash } from 'viem'
+import type { ErrorKind } from './errorKinds.js'
 
-/** The stats object of seed §2.3: every field always present, unknown times `null`. */
-export interface BundleStats {
+/**
+ * Why a bundle went no further: `error` for people (its text may gain detail), `errorKind` for
+ * code (stable, listed in `ERROR_KINDS` and the README); both null when nothing failed.
+ */
+export interface FailureFields {
+  error: string | null
+  errorKind: ErrorKind | null
+}
+
+/** The stats object of `svc_getBundleStats`: every field always present, unknown times `null`. */
+export interface BundleStats extends FailureFields {
   status: string
   builderPayment: string
-  error: string | null
   revertingHash: Hash | null
   receivedAt: number
   simulatedAt: number | null
@@ -21,8 +30,8 @@ export interface BundleStats {
   refund: { recipient: string; amount: string; txHash: Hash } | null
   /** Extra, several builders only: the builder that took it furthest (whose block landed it), or null. */
   builder?: string | null
-  /** Extra, several builders only: each builder that saw it, its own status and error. */
-  builders?: Array<{ name: string; status: string; error: string | null }>
+  /** Extra, several builders only: each builder that saw it, its own status and error (text and kind). */
+  builders?: Array<{ name: string; status: string } & FailureFields>
   /** Extra, MEV-Share bundles only: every refund payout, one per recipient (`refund` is the first). */
   refunds?: Array<{ recipient: string; amount: string; txHash: Hash }>
 }
@@ -35,11 +44,13 @@ export interface BuilderTimestamp {
 
 /**
  * flashbots_getBundleStatsV2's answer, in Flashbots' three shapes: unknown (`isSimulated`
- * only), received but not simulated, simulated. Times are ISO strings.
+ * only), received but not simulated, simulated. Times are ISO strings. Extra (not in
+ * Flashbots' answer): a known bundle's `errorKind`. Not its `error` text: Flashbots' clients
+ * (ethers-provider-bundle) take any `error` member for a JSON-RPC error.
  */
 export type FlashbotsBundleStatsV2 =
   | { isSimulated: false }
-  | { isHighPriority: boolean; isSimulated: false; receivedAt: string }
+  | { isHighPriority: boolean; isSimulated: false; receivedAt: string; errorKind: ErrorKind | null }
   | {
       isHighPriority: boolean
       isSimulated: true
@@ -47,6 +58,7 @@ export type FlashbotsBundleStatsV2 =
       receivedAt: string
       consideredByBuildersAt: BuilderTimestamp[]
       sealedByBuildersAt: BuilderTimestamp[]
+      errorKind: ErrorKind | null
     }
 
 /** flashbots_getUserStatsV2's answer: wei and gas as decimal strings. */
@@ -61,9 +73,8 @@ export interface FlashbotsUserStatsV2 {
 }
 
 /** titan_getBundleStats' answer, Titan's shape (status spelled as Titan does: PascalCase). */
-export interface TitanBundleStats {
+export interface TitanBundleStats extends FailureFields {
   status: string
   builderPayment: string
   builderPaymentWhenIncluded: string
-  error: string | null
 }

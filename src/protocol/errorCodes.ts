@@ -1,4 +1,4 @@
-/** JSON-RPC error codes of SPEC §4 (standard ones plus the service's own). */
+/** JSON-RPC error codes (standard ones plus the service's own; README, "Error codes"). */
 export const RpcErrorCode = {
   ParseError: -32700,
   InvalidRequest: -32600,

@@ -3,7 +3,7 @@ import type { BundleStats, FlashbotsBundleStatsV2, FlashbotsUserStatsV2, TitanBu
 import type { HarnessStatus } from './harnessStatus.js'
 import type { SlotReport } from './slotReport.js'
 
-/** eth_sendBundle's object (seed §2.1) as sent: the service refuses unknown fields (other builders' spellings: README, Decisions). */
+/** eth_sendBundle's object as sent: the service refuses unknown fields (other builders' spellings: README, Decisions). */
 export interface SendBundleParams {
   txs: Hex[]
   /** Target block as hex; absent or `0x0`: the next block built. */

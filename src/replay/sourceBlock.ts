@@ -2,6 +2,7 @@ import { createPublicClient, http, type Address, type Hash, type Hex } from 'vie
 import { nodeErrorMessage } from '../chain/chainClient.js'
 import { checkForkSource, describeUrl } from '../chain/forkCheck.js'
 import { rawFromFields } from './rawTx.js'
+import { normalizeAddress } from '../protocol/normalize.js'
 
 /** One tx of the real block, as replay needs it. */
 export interface SourceTx {
@@ -63,7 +64,7 @@ async function readBlock(url: string, number: bigint): Promise<SourceBlock> {
   const block = await client.getBlock({ blockNumber: number, includeTransactions: true })
   const parent = await client.getBlock({ blockNumber: number - 1n })
   const baseFee = block.baseFeePerGas ?? 0n
-  const feeRecipient = block.miner.toLowerCase() as Address
+  const feeRecipient = normalizeAddress(block.miner)
   const blockTag = `0x${number.toString(16)}` as Hex
   const [receipts, raws, before, after] = await Promise.all([
     client.request({ method: 'eth_getBlockReceipts' as 'eth_getBlockByNumber', params: [blockTag] as never }) as unknown as Promise<RawReceipt[]>,
@@ -80,7 +81,7 @@ async function readBlock(url: string, number: bigint): Promise<SourceBlock> {
     if (!receipt) throw new Error(`no receipt for tx ${tx.hash} (eth_getBlockReceipts)`)
     const gasUsed = BigInt(receipt.gasUsed)
     const price = BigInt(receipt.effectiveGasPrice)
-    const from = tx.from.toLowerCase() as Address
+    const from = normalizeAddress(tx.from)
     if (from === feeRecipient) spentByFeeRecipient += tx.value + gasUsed * price
     return { hash: tx.hash, index, from, nonce: tx.nonce, raw, reverted: BigInt(receipt.status) === 0n, gasUsed, priorityFee: gasUsed * (price - baseFee) }
   })

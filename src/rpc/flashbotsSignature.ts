@@ -1,6 +1,7 @@
 import { JSONRPCErrorException } from 'json-rpc-2.0'
 import { RpcErrorCode } from '../protocol/errorCodes.js'
 import { keccak256, recoverMessageAddress, stringToBytes, type Address, type Hex } from 'viem'
+import { normalizeAddress } from '../protocol/normalize.js'
 
 export const FLASHBOTS_SIGNATURE_HEADER = 'x-flashbots-signature'
 
@@ -10,7 +11,7 @@ export type SignatureCheck = { ok: true; searcher: Address | null } | { ok: fals
 const HEADER_FORMAT = /^(0x[0-9a-fA-F]{40}):(0x[0-9a-fA-F]{130})$/
 
 /**
- * Checks an `X-Flashbots-Signature: <address>:<signature>` header (SPEC §4): the signature
+ * Checks an `X-Flashbots-Signature: <address>:<signature>` header (README, "Methods"): the signature
  * must be EIP-191 `personal_sign` by that address over the 66-character text `0x…` of
  * keccak256 of the exact request body, which is what `@flashbots/ethers-provider-bundle`
  * sends (`wallet.signMessage(id(body))`). No header is fine: auth is optional.
@@ -27,12 +28,12 @@ export async function checkFlashbotsSignature(header: string | string[] | undefi
       message: 'malformed X-Flashbots-Signature header: expected "<address>:<signature>" (a 20-byte 0x address, a colon, a 65-byte 0x signature)',
     }
   }
-  const address = match[1]!.toLowerCase() as Address
+  const address = normalizeAddress(match[1]!)
   const signature = match[2] as Hex
   const message = keccak256(stringToBytes(rawBody))
   let signer: Address
   try {
-    signer = (await recoverMessageAddress({ message, signature })).toLowerCase() as Address
+    signer = normalizeAddress(await recoverMessageAddress({ message, signature }))
   } catch {
     return { ok: false, message: `X-Flashbots-Signature: signature is invalid (no signer can be recovered); expected personal_sign of "${message}" by ${address}` }
   }

@@ -1,5 +1,5 @@
 import type { JSONRPCServer } from 'json-rpc-2.0'
-import type { Address, Hash } from 'viem'
+import type { Address } from 'viem'
 import type { BundleBook } from '../bundle/book.js'
 import { toFlashbotsBundleStatsV2, userStatsV2 } from '../bundle/otherBuildersStats.js'
 import { blockNumberParam } from '../bundle/privateTxSchema.js'
@@ -8,6 +8,7 @@ import { hash32 } from '../protocol/wireRules.js'
 import { requireSearcher } from './flashbotsSignature.js'
 import type { RequestContext } from './httpServer.js'
 import { singleObjectParam } from './params.js'
+import { normalizeHash } from '../protocol/normalize.js'
 
 export interface FlashbotsStatsDeps {
   traces: BundleBook
@@ -19,7 +20,7 @@ export interface FlashbotsStatsDeps {
 }
 
 const bundleStatsParams = strictFields({
-  bundleHash: hash32({ type: 'required: the bundle hash (or a private tx hash) returned at submission' }).transform((h) => h.toLowerCase() as Hash),
+  bundleHash: hash32({ type: 'required: the bundle hash (or a private tx hash) returned at submission' }).transform((h) => normalizeHash(h)),
   blockNumber: blockNumberParam,
 })
 const userStatsParams = strictFields({ blockNumber: blockNumberParam })

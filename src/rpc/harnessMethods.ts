@@ -10,6 +10,7 @@ import { strictFields } from '../protocol/strictFields.js'
 import { invalidParams, rpcError } from './errors.js'
 import type { RequestContext } from './httpServer.js'
 import { optionalObjectParam, singleObjectParam } from './params.js'
+import { normalizeAddress } from '../protocol/normalize.js'
 
 export interface HarnessDeps {
   advanceSlots(slots: number): Promise<SlotReport[]>
@@ -46,7 +47,7 @@ const impersonatedParams = strictFields({
 })
 const timeInSlotParams = strictFields({ ms: z.number({ error: 'required: ms into the slot, an integer' }).int('expected an integer number of ms') })
 
-/** Harness control (SPEC §6); present in every clock mode. */
+/** Harness control (README, "Methods"); present in every clock mode. */
 export function registerHarnessMethods(rpc: JSONRPCServer<RequestContext>, deps: HarnessDeps): void {
   rpc.addMethod('harness_advanceSlot', (params) => deps.advanceSlots(optionalObjectParam(params, advanceParams).slots))
   rpc.addMethod('harness_status', () => deps.status())
@@ -67,7 +68,7 @@ export function registerHarnessMethods(rpc: JSONRPCServer<RequestContext>, deps:
   rpc.addMethod('harness_sendImpersonatedTx', async (params) => {
     const { from, to, data, ...rest } = singleObjectParam(params, impersonatedParams)
     try {
-      const mined = await deps.sendImpersonated({ from: from.toLowerCase() as Address, to: to?.toLowerCase() as Address | undefined, data: data as Hex | undefined, ...rest })
+      const mined = await deps.sendImpersonated({ from: normalizeAddress(from), to: normalizeAddress(to), data: data as Hex | undefined, ...rest })
       return { hash: mined.hash, blockNumber: numberToHex(mined.blockNumber), status: mined.status }
     } catch (error) {
       if (error instanceof ImpersonationRefused) throw rpcError(RpcErrorCode.Unavailable, error.message)
@@ -76,7 +77,7 @@ export function registerHarnessMethods(rpc: JSONRPCServer<RequestContext>, deps:
   })
   rpc.addMethod('harness_setBalance', async (params) => {
     const { address, wei } = singleObjectParam(params, setBalanceParams)
-    await deps.setBalance(address.toLowerCase() as Address, BigInt(wei))
+    await deps.setBalance(normalizeAddress(address), BigInt(wei))
     return { address: address.toLowerCase(), wei }
   })
 }

@@ -8,6 +8,7 @@ import { toPendingRpcTransaction } from '../view/rpcTransaction.js'
 import { address } from '../protocol/wireRules.js'
 import { invalidParams } from './errors.js'
 import type { RequestContext } from './httpServer.js'
+import { normalizeAddress } from '../protocol/normalize.js'
 
 export interface MempoolReadsDeps {
   mempool: PublicMempool
@@ -47,7 +48,7 @@ export function registerMempoolReads(rpc: JSONRPCServer<RequestContext>, deps: M
     if (tag !== 'pending') return read('eth_getTransactionCount', params as unknown[])
     const parsed = addressParam.safeParse(account)
     if (!parsed.success) throw invalidParams(`params[0]: ${parsed.error.issues[0]!.message}`)
-    const sender = parsed.data.toLowerCase() as Address
+    const sender = normalizeAddress(parsed.data)
     return numberToHex(mempool.pendingNonce(sender, await chainNonce(sender)))
   })
 
@@ -59,7 +60,7 @@ export function registerMempoolReads(rpc: JSONRPCServer<RequestContext>, deps: M
     if (typeof from !== 'string' || !addressParam.safeParse(from).success || (request as { nonce?: unknown }).nonce !== undefined) {
       return read('eth_fillTransaction', params as unknown[])
     }
-    const sender = from.toLowerCase() as Address
+    const sender = normalizeAddress(from)
     const nonce = mempool.pendingNonce(sender, await chainNonce(sender))
     return read('eth_fillTransaction', [{ ...(request as object), nonce: numberToHex(nonce) }, ...rest])
   })
@@ -107,7 +108,7 @@ export function registerMempoolReads(rpc: JSONRPCServer<RequestContext>, deps: M
   rpc.addMethod('txpool_contentFrom', async (params) => {
     const parsed = z.tuple([addressParam]).safeParse(params)
     if (!parsed.success) throw invalidParams('params: expected [address], a 20-byte 0x address')
-    const sender = parsed.data[0].toLowerCase() as Address
+    const sender = normalizeAddress(parsed.data[0])
     const txs = mempool.bySender().get(sender) ?? []
     const pool = splitPool(txs, await chainNonce(sender))
     const inNonceOrder = (part: MempoolTx[]) => Object.fromEntries(part.map((tx) => [String(tx.nonce), rpcTxOf(tx)]))

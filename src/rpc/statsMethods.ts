@@ -1,5 +1,4 @@
 import type { JSONRPCServer } from 'json-rpc-2.0'
-import type { Hash } from 'viem'
 import type { StatusCase } from '../protocol/bundleStates.js'
 import { toBundleStats } from '../bundle/stats.js'
 import type { BundleBook } from '../bundle/book.js'
@@ -11,6 +10,7 @@ import { strictFields } from '../protocol/strictFields.js'
 import { rpcError } from './errors.js'
 import type { RequestContext } from './httpServer.js'
 import { singleObjectParam } from './params.js'
+import { normalizeHash } from '../protocol/normalize.js'
 
 const hash = hash32({ type: 'expected a 32-byte 0x hex bundle hash', format: 'expected a 32-byte 0x hex bundle hash' })
 const statsParams = strictFields({ bundle_hash: hash.optional(), bundleHash: hash.optional() })
@@ -46,7 +46,7 @@ export function registerStatsMethods(rpc: JSONRPCServer<RequestContext>, deps: S
 
 /** The trace of a hash once it is served, else `-32010 trace not yet available` or `-32004 bundle not found`. */
 function servedTrace(deps: StatsDeps, hash: string): BundleTrace {
-  const bundleHash = hash.toLowerCase() as Hash
+  const bundleHash = normalizeHash(hash)
   const lookup = deps.traces.lookup(bundleHash, deps.headBlock(), deps.nowSeconds())
   if (lookup.found) return lookup.trace
   if (lookup.reason === 'delayed') {

@@ -37,7 +37,7 @@ export function registerSubmissionMethods(rpc: JSONRPCServer<RequestContext>, de
   rpc.addMethod('eth_sendBundle', (params, context) => {
     const submission = toSubmission(bundleParam(params))
     if (submission.txs.length === 0) {
-      // An empty bundle with a uuid is the Flashbots clients' way to cancel (SPEC §4).
+      // An empty bundle with a uuid is the Flashbots clients' way to cancel (README, "Methods").
       if (submission.replacementUuid === undefined) {
         throw invalidParams('txs: must hold at least one signed transaction (empty only with replacementUuid, to cancel)')
       }
@@ -69,7 +69,7 @@ export function registerSubmissionMethods(rpc: JSONRPCServer<RequestContext>, de
     try {
       return await deps.mempool.add(parsed.data[0] as Hex, deps.headNonce)
     } catch (error) {
-      if (error instanceof MempoolRejection) throw rpcError(RpcErrorCode.Unavailable, error.message)
+      if (error instanceof MempoolRejection) throw rpcError(RpcErrorCode.Unavailable, error.message, { errorKind: error.kind })
       throw error
     }
   })

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { normalizeAddress } from '../protocol/normalize.js'
 import type { JSONRPCServer } from 'json-rpc-2.0'
 import { parseUnits, type Address } from 'viem'
 import type { WorldStatus } from '../protocol/harnessStatus.js'
@@ -36,7 +37,7 @@ export function registerWorldMethods(rpc: JSONRPCServer<RequestContext>, deps: W
     const fraction = amount.split('.')[1] ?? ''
     if (fraction.length > found.decimals) throw invalidParams(`amount: ${found.symbol} has ${found.decimals} decimals, "${amount}" has ${fraction.length}`)
     const raw = parseUnits(amount, found.decimals)
-    await deps.setTokenBalance(found.address as Address, holder.toLowerCase() as Address, raw)
+    await deps.setTokenBalance(found.address as Address, normalizeAddress(holder), raw)
     return { address: holder.toLowerCase(), token: found.address, symbol: found.symbol, amount, raw: raw.toString() }
   })
 }

@@ -1,5 +1,6 @@
 import { keccak256, stringToBytes, type Address, type Hex } from 'viem'
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
+import { normalizeAddress } from '../protocol/normalize.js'
 
 /** A named scenario account: its signer, or (a real address on a fork) none. */
 export interface ScenarioAccount {
@@ -22,10 +23,10 @@ export function accountKey(name: string, given?: Hex): Hex {
 }
 
 export function scenarioAccount(name: string, given?: Hex, address?: Address, impersonate = false): ScenarioAccount {
-  if (address !== undefined) return { name, address: address.toLowerCase() as Address, impersonated: impersonate }
+  if (address !== undefined) return { name, address: normalizeAddress(address), impersonated: impersonate }
   const key = accountKey(name, given)
   const signer = privateKeyToAccount(key)
-  return { name, key, address: signer.address.toLowerCase() as Address, signer, impersonated: false }
+  return { name, key, address: normalizeAddress(signer.address), signer, impersonated: false }
 }
 
 /** The error for a tx from an account nothing can sign for, naming what to do instead. */

@@ -1,6 +1,7 @@
 import type { Address } from 'viem'
 import { WIRE_PATTERNS } from '../protocol/wireRules.js'
 import { BUILDER } from './schema.js'
+import { normalizeAddress } from '../protocol/normalize.js'
 
 /** A name that is no account, contract or `builder`. */
 export class UnknownNameError extends Error {
@@ -42,7 +43,7 @@ export class AddressBook {
   }
 
   resolve(ref: string): Address {
-    if (WIRE_PATTERNS.address.test(ref)) return ref.toLowerCase() as Address
+    if (WIRE_PATTERNS.address.test(ref)) return normalizeAddress(ref)
     const address = this.names.get(ref)
     if (!address) throw new UnknownNameError(ref, this.expected)
     return address

@@ -11,6 +11,7 @@ import { parseEvent, type BalanceExpectation, type Bounds, type BundleExpectatio
 import { formatPath, type Path } from './sourceMap.js'
 import { formatAmount } from './units.js'
 import { hintEventMismatches } from './hintEvents.js'
+import { normalizeHash } from '../protocol/normalize.js'
 
 /** Collects the failed checks of one step, each at its own place in the file. */
 export class Failures {
@@ -43,7 +44,7 @@ export class Failures {
 
 /** A template name or a 0x hash as the hash it stands for (undefined: never signed). */
 async function hashOf(context: RunContext, ref: string): Promise<Hash | undefined> {
-  return ref.startsWith('0x') ? (ref.toLowerCase() as Hash) : context.signer.hashOf(ref)
+  return ref.startsWith('0x') ? normalizeHash(ref) : context.signer.hashOf(ref)
 }
 
 const describeTx = (context: RunContext, hash: string | null | undefined): string => {
@@ -67,6 +68,9 @@ async function checkBundle(context: RunContext, failures: Failures, id: string, 
     failures.add([...at, 'status'], expected.status, trace.status, trace)
   }
   failures.text([...at, 'error'], trace.error, expected.error, trace)
+  if (expected.errorKind !== undefined && expected.errorKind !== (trace.errorKind ?? null)) {
+    failures.add([...at, 'errorKind'], String(expected.errorKind), `${String(trace.errorKind ?? null)}${trace.error === null ? '' : ` (${JSON.stringify(trace.error)})`}`, trace)
+  }
   if (expected.revertingHash !== undefined) {
     const wanted = expected.revertingHash === null ? null : ((await hashOf(context, expected.revertingHash)) ?? null)
     if (wanted !== trace.revertingHash) failures.add([...at, 'revertingHash'], describeTx(context, wanted) + (wanted === null && expected.revertingHash ? ` (${expected.revertingHash} was never sent)` : ''), describeTx(context, trace.revertingHash), trace)

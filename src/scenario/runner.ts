@@ -15,6 +15,7 @@ import { NonceTracker } from './nonces.js'
 import { stepKind, type StepKind } from './schema.js'
 import { executeStep } from './steps.js'
 import { DEFAULT_MAX_PRIORITY_FEE_PER_GAS, TemplateSigner, feeCapHeadroom } from './txTemplates.js'
+import { normalizeAddress } from '../protocol/normalize.js'
 
 export { SCENARIO_GENESIS_TIMESTAMP } from './chainSettings.js'
 /** Gas of a contract deployment when neither given nor estimable. */
@@ -131,7 +132,7 @@ async function setUp(loaded: LoadedScenario, client: BundlesimClient, nonces: No
       maxFeePerGas: DEFAULT_MAX_PRIORITY_FEE_PER_GAS + headroom,
       maxPriorityFeePerGas: DEFAULT_MAX_PRIORITY_FEE_PER_GAS,
     })
-    const address = getContractAddress({ from: account.address, nonce: BigInt(nonce) }).toLowerCase() as Address
+    const address = normalizeAddress(getContractAddress({ from: account.address, nonce: BigInt(nonce) }))
     contractAddresses.set(name, address)
     planned.push({ name, address, raw })
   }

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { parseAbiItem, type AbiEvent, type AbiFunction } from 'viem'
 import { BUNDLE_STATES } from '../protocol/bundleStates.js'
 import { MEV_SHARE_HINTS } from '../protocol/methods.js'
+import { ERROR_KIND_NAMES } from '../protocol/errorKinds.js'
 import { address, hash32, hexBytes } from '../protocol/wireRules.js'
 import { AMOUNT_HINT, parseAmount } from './units.js'
 
@@ -373,7 +374,19 @@ const cancel = strict(
   { replacementUuid: text('a replacement UUID, or any name'), cancelled: z.array(name('a bundle id')).optional(), expectError: textMatch.optional() },
   '{ replacementUuid, cancelled? }',
 )
-const sendTx = shorthand('tx', strict({ tx: name('a template'), expectError: textMatch.optional() }, '{ tx } or a template name'))
+const errorKind = z.enum(ERROR_KIND_NAMES, { error: `expected an error kind (one of: ${ERROR_KIND_NAMES.join(', ')})` })
+const sendTx = shorthand(
+  'tx',
+  strict(
+    {
+      tx: name('a template'),
+      expectError: textMatch.optional(),
+      /** The raw tx must be refused with this kind (the JSON-RPC error's `data.errorKind`). */
+      expectErrorKind: errorKind.optional(),
+    },
+    '{ tx, expectError?, expectErrorKind? } or a template name',
+  ),
+)
 const advance = shorthand('slots', strict({ slots: int('a number of slots from 1 to 1000', 1).max(1000, 'expected a number of slots from 1 to 1000') }, '{ slots } or a number'))
 const timeInSlot = shorthand('ms', strict({ ms: int('ms into the slot') }, '{ ms } or a number of ms'))
 /** The txs of a real block of the fork (default: the block after the fork block) as bundles for the next block. */
@@ -388,6 +401,8 @@ const bundleExpectation = strict(
       })
       .optional(),
     error: textMatch.nullable().optional(),
+    /** The stable kind of the error (null: no error); prefer it to matching the text. */
+    errorKind: errorKind.nullable().optional(),
     revertingHash: txRef.nullable().optional(),
     builderPayment: bounds.optional(),
     refund: strict({ recipient: addressRef.optional(), amount: bounds.optional() }, '{ recipient?, amount? } or null').nullable().optional(),
@@ -398,7 +413,7 @@ const bundleExpectation = strict(
     /** Several builders: exactly the builders that saw it. */
     seenBy: z.array(text('a builder name'), { error: expecting('a list of builder names') }).optional(),
   },
-  'bundle expectations { status?, error?, … }',
+  'bundle expectations { status?, error?, errorKind?, … }',
 )
 
 const balanceExpectation = shorthand(

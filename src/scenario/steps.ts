@@ -66,24 +66,30 @@ async function bundleParams(context: RunContext, b: Partial<SubmitStep & EndOfBl
 
 /**
  * Makes an RPC call a step stands for. With `expectError` the call must be refused with a
- * matching message; without, a refusal fails the step.
+ * matching message, with `{ errorKind }` with that kind in the error's `data.errorKind`;
+ * without, a refusal fails the step.
  */
 async function callExpecting<T>(
   context: RunContext,
   at: Path,
   kind: StepKind,
-  expectError: string | undefined,
+  expectError: string | { errorKind: string } | undefined,
   call: () => Promise<T>,
 ): Promise<{ result?: T; failures: ScenarioFailure[] }> {
   const failures = new Failures(context, at)
+  const field = typeof expectError === 'object' ? 'expectErrorKind' : 'expectError'
+  const wanted = typeof expectError === 'object' ? expectError.errorKind : expectError
   try {
     const result = await call()
-    if (expectError !== undefined) failures.add(['expectError'], `the call to be refused with ${expectError}`, `it succeeded: ${JSON.stringify(result)}`)
+    if (wanted !== undefined) failures.add([field], `the call to be refused with ${wanted}`, `it succeeded: ${JSON.stringify(result)}`)
     return { result, failures: failures.list }
   } catch (error) {
     if (!(error instanceof JsonRpcError)) throw error
-    if (expectError === undefined) throw new StepFailed(locate(context, at), kind, `${error.method} refused: ${error.code} ${error.rpcMessage}`, error.data)
-    failures.text(['expectError'], error.rpcMessage, expectError)
+    if (wanted === undefined) throw new StepFailed(locate(context, at), kind, `${error.method} refused: ${error.code} ${error.rpcMessage}`, error.data)
+    if (typeof expectError === 'object') {
+      const actual = (error.data as { errorKind?: unknown } | undefined)?.errorKind
+      if (actual !== expectError.errorKind) failures.add([field], expectError.errorKind, `${String(actual ?? 'no errorKind')} (${error.code} ${error.rpcMessage})`)
+    } else failures.text([field], error.rpcMessage, expectError)
     return { failures: failures.list }
   }
 }
@@ -207,7 +213,8 @@ const EXECUTORS: Record<StepKind, Executor> = {
     const s = step.sendTx!
     if (context.signer.isImpersonated(s.tx)) return sendImpersonated(context, s.tx, s.expectError, at)
     const signed = await context.signer.sign(s.tx)
-    return (await callExpecting(context, at, 'sendTx', s.expectError, () => context.client.sendRawTransaction(signed.raw))).failures
+    const expected = s.expectErrorKind === undefined ? s.expectError : { errorKind: s.expectErrorKind }
+    return (await callExpecting(context, at, 'sendTx', expected, () => context.client.sendRawTransaction(signed.raw))).failures
   },
 
   async advance(context, step) {

@@ -8,6 +8,7 @@ import type { ContractCode } from './contracts.js'
 import type { NonceTracker } from './nonces.js'
 import { parseFunction, type TxTemplate } from './schema.js'
 import type { Path } from './sourceMap.js'
+import { normalizeHash } from '../protocol/normalize.js'
 
 /**
  * Fee defaults: a 2 gwei tip, and a fee cap 8 gwei above the tip (far above a devnet's base
@@ -153,13 +154,13 @@ export class TemplateSigner {
 
   /** Records the hash Anvil gave an impersonated template's tx: it is that tx from now on. */
   recordUnsigned(name: string, hash: Hash): void {
-    this.unsigned.set(name, hash.toLowerCase() as Hash)
-    this.names.set(hash.toLowerCase() as Hash, name)
+    this.unsigned.set(name, normalizeHash(hash))
+    this.names.set(normalizeHash(hash), name)
   }
 
   /** Which template a tx hash is, if any. */
   templateOf(hash: string): string | undefined {
-    return this.names.get(hash.toLowerCase() as Hash)
+    return this.names.get(normalizeHash(hash))
   }
 
   /** The template whose tx hash passes the test (e.g. it hashes to a hint event's hash), if any. */

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import type { Address, Hash, Hex } from 'viem'
 import { address, hash32 } from '../protocol/wireRules.js'
 import { strictFields } from '../protocol/strictFields.js'
+import { normalizeAddress, normalizeHash } from '../protocol/normalize.js'
 
 /** A log as JSON-RPC answers it (`eth_getLogs`, filters, `logs` subscriptions). */
 export interface RpcLog {
@@ -51,12 +52,12 @@ export const logCriteriaSchema = strictFields({
   })
   .transform(
     (c): LogCriteria => ({
-      addresses: (c.address === undefined ? [] : Array.isArray(c.address) ? c.address : [c.address]).map((a) => a.toLowerCase() as Address),
+      addresses: (c.address === undefined ? [] : Array.isArray(c.address) ? c.address : [c.address]).map((a) => normalizeAddress(a)),
       // A position of [] matches anything, like null (geth).
-      topics: (c.topics ?? []).map((t) => (t === null ? null : Array.isArray(t) ? (t.length === 0 ? null : t.map((x) => x.toLowerCase() as Hash)) : [t.toLowerCase() as Hash])),
+      topics: (c.topics ?? []).map((t) => (t === null ? null : Array.isArray(t) ? (t.length === 0 ? null : t.map((x) => normalizeHash(x))) : [normalizeHash(t)])),
       fromBlock: c.fromBlock,
       toBlock: c.toBlock,
-      blockHash: c.blockHash?.toLowerCase() as Hash | undefined,
+      blockHash: normalizeHash(c.blockHash),
     }),
   )
 
@@ -65,9 +66,9 @@ export const logCriteriaSchema = strictFields({
  * fewer topics than the criteria name positions never matches.
  */
 export function matchesLog(criteria: Pick<LogCriteria, 'addresses' | 'topics'>, log: Pick<RpcLog, 'address' | 'topics'>): boolean {
-  if (criteria.addresses.length > 0 && !criteria.addresses.includes(log.address.toLowerCase() as Address)) return false
+  if (criteria.addresses.length > 0 && !criteria.addresses.includes(normalizeAddress(log.address))) return false
   if (criteria.topics.length > log.topics.length) return false
-  return criteria.topics.every((wanted, i) => wanted === null || wanted.includes(log.topics[i]!.toLowerCase() as Hash))
+  return criteria.topics.every((wanted, i) => wanted === null || wanted.includes(normalizeHash(log.topics[i]!)))
 }
 
 /** A tag or number as a block number, given the head (`pending` reads as the head: logs exist only in mined blocks). */

@@ -1,6 +1,7 @@
 import { AssertionError } from 'node:assert'
 import { parseEther, type Address, type Hash, type Hex } from 'viem'
 import type { BundleStats } from '../protocol/bundleStats.js'
+import type { ErrorKind } from '../protocol/errorKinds.js'
 import type { SlotReport } from '../protocol/slotReport.js'
 import { createBundlesimClient, type BundlesimClient } from '../protocol/client.js'
 import type { Harness } from '../harness/startHarness.js'
@@ -33,7 +34,7 @@ export interface SentBundle {
   txs: Hex[]
 }
 
-/** Extra `eth_sendBundle` fields (seed §2.1), passed as given: `blockNumber`, `revertingTxHashes`, … */
+/** Extra `eth_sendBundle` fields (`SendBundleParams`), passed as given: `blockNumber`, `revertingTxHashes`, … */
 export type BundleFields = Record<string, unknown>
 
 /** States that mean the builder turned the bundle down (its `error` says why). */
@@ -107,8 +108,11 @@ export class HarnessSession {
 
   /**
    * Assertions on a bundle's trace. `toLand()`: status landed. `toFail(reason?)`: turned down
-   * (invalid, simulationfail or excludedfromblock), its `error` containing `reason` (text) or
-   * matching it (RegExp). A failed assertion shows the whole trace.
+   * (invalid, simulationfail or excludedfromblock), with `{ errorKind }` its stable kind (prefer
+   * it), else its `error` containing `reason` (text) or matching it (RegExp). A failed
+   * assertion shows the whole trace.
+   *
+   * @example await bundlesim.expectBundle(sent).toFail({ errorKind: 'LackOfFundForGasLimit' })
    */
   expectBundle(bundle: SentBundle | Hash) {
     const bundleHash = typeof bundle === 'string' ? bundle : bundle.bundleHash
@@ -121,15 +125,20 @@ export class HarnessSession {
     }
     return {
       toLand: () => check('to land', (stats) => stats.status.toLowerCase() === 'landed', 'landed', (stats) => stats.status),
-      toFail: (reason?: string | RegExp) =>
-        check(
-          reason === undefined ? 'to fail' : `to fail with ${reason}`,
+      toFail: (reason?: string | RegExp | { errorKind: ErrorKind }) => {
+        const byKind = typeof reason === 'object' && !(reason instanceof RegExp) ? reason.errorKind : undefined
+        const text = byKind === undefined ? (reason as string | RegExp | undefined) : undefined
+        return check(
+          reason === undefined ? 'to fail' : `to fail with ${byKind ?? text}`,
           (stats) =>
             FAILED_STATES.includes(stats.status.toLowerCase()) &&
-            (reason === undefined || (typeof reason === 'string' ? (stats.error ?? '').includes(reason) : reason.test(stats.error ?? ''))),
-          { status: FAILED_STATES.join(' | '), error: reason ?? 'any' },
-          (stats) => ({ status: stats.status, error: stats.error }),
-        ),
+            (byKind !== undefined
+              ? stats.errorKind === byKind
+              : text === undefined || (typeof text === 'string' ? (stats.error ?? '').includes(text) : text.test(stats.error ?? ''))),
+          { status: FAILED_STATES.join(' | '), ...(byKind !== undefined ? { errorKind: byKind } : { error: text ?? 'any' }) },
+          (stats) => ({ status: stats.status, error: stats.error, errorKind: stats.errorKind }),
+        )
+      },
     }
   }
 }

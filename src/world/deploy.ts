@@ -4,6 +4,7 @@ import {
   createWalletClient,
   encodeDeployData,
   encodeFunctionData,
+  encodePacked,
   getContractAddress,
   getCreate2Address,
   http,
@@ -67,7 +68,7 @@ export const WORLD_TOKENS: WorldToken[] = (Object.keys(MAINNET_TOKENS) as TokenS
 /** The CREATE2 address of a Uniswap V2 pair, as mainnet's factory derives it. */
 export function uniswapV2PairAddress(a: Address, b: Address): Address {
   const [t0, t1] = sortTokens({ address: a }, { address: b })
-  return getCreate2Address({ from: MAINNET.uniswapV2Factory, salt: keccak256(encodePacked2(t0.address, t1.address)), bytecodeHash: UNISWAP_V2_PAIR_INIT_CODE_HASH })
+  return getCreate2Address({ from: MAINNET.uniswapV2Factory, salt: keccak256(encodePacked(['address', 'address'], [t0.address, t1.address])), bytecodeHash: UNISWAP_V2_PAIR_INIT_CODE_HASH })
 }
 
 /** The CREATE2 address of a Uniswap V3 pool, as mainnet's factory derives it. */
@@ -75,10 +76,6 @@ export function uniswapV3PoolAddress(a: Address, b: Address, fee: number): Addre
   const [t0, t1] = sortTokens({ address: a }, { address: b })
   const salt = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'address' }, { type: 'uint24' }], [t0.address, t1.address, fee]))
   return getCreate2Address({ from: MAINNET.uniswapV3Factory, salt, bytecodeHash: UNISWAP_V3_POOL_INIT_CODE_HASH })
-}
-
-function encodePacked2(a: Address, b: Address): Hex {
-  return `0x${a.slice(2)}${b.slice(2)}`.toLowerCase() as Hex
 }
 
 /** The pools a world spec asks for, with their mainnet addresses. */

@@ -4,6 +4,7 @@ import { txsSentBy, valueMoves } from './blockLedger.js'
 import type { BlockExecutor } from './executor.js'
 import { correctSponsorships, planSponsorships, type PlannedSponsorship } from './sponsorships.js'
 import { owesRefunds, settleGroup } from './economicsPlan.js'
+import { normalizeHash } from '../../protocol/normalize.js'
 import { builderTransferGasCost, emptyPlan, type ExecutionResult, type GroupOutcome, type GroupPlan, type TxGroup } from './execution.js'
 
 /** Each round adds or corrects sponsorships or settles the payouts; this bounds a bundle of 100 txs sponsored one by one. */
@@ -159,8 +160,8 @@ function coveredByDirectPayments(
   direct: { moves: ReadonlyMap<Hash, bigint>; sentByCoinbase: ReadonlySet<Hash> },
   gas: bigint,
 ): boolean {
-  if (outcome.included.some((hash) => direct.sentByCoinbase.has(hash.toLowerCase() as Hash))) return false
-  const paid = outcome.included.reduce((sum, hash) => sum + (direct.moves.get(hash.toLowerCase() as Hash) ?? 0n), 0n)
-  const builderCost = outcome.builderTxs.reduce((sum, hash) => sum - (direct.moves.get(hash.toLowerCase() as Hash) ?? 0n) + gas, 0n)
+  if (outcome.included.some((hash) => direct.sentByCoinbase.has(normalizeHash(hash)))) return false
+  const paid = outcome.included.reduce((sum, hash) => sum + (direct.moves.get(normalizeHash(hash)) ?? 0n), 0n)
+  const builderCost = outcome.builderTxs.reduce((sum, hash) => sum - (direct.moves.get(normalizeHash(hash)) ?? 0n) + gas, 0n)
   return paid - builderCost > 0n
 }

@@ -1,4 +1,5 @@
 import type { Hash } from 'viem'
+import { normalizeHash } from '../../protocol/normalize.js'
 import type { ExecutionFailure } from '../../bundle/failure.js'
 import { sponsoredAmounts, type BuilderPayments } from '../../bundle/builderPayments.js'
 import type { GroupOutcome, GroupPlan, TxGroup } from './execution.js'
@@ -41,7 +42,7 @@ export type Settlement =
  */
 export function settleGroup({ group, plan, outcome, coinbaseChanges }: GroupSettlement, payoutGasWei: bigint): Settlement {
   const gainOf = (hash: Hash) => {
-    const change = coinbaseChanges.get(hash.toLowerCase() as Hash)
+    const change = coinbaseChanges.get(normalizeHash(hash))
     if (change === undefined) throw new Error(`settlement: no coinbase change measured for tx ${hash}`)
     return change
   }

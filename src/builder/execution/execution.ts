@@ -6,6 +6,8 @@ import { BUILDER_TRANSFER_GAS, signBuilderTransfer, type BuilderSigner } from '.
 import type { BuilderPayments } from '../../bundle/builderPayments.js'
 import type { ShareBody } from '../../bundle/types.js'
 import { rejectionFailure, type ExecutionFailure } from '../../bundle/failure.js'
+import { classifyNodeRefusal } from '../../chain/nodeRefusal.js'
+import { normalizeAddress } from '../../protocol/normalize.js'
 
 export interface GroupTx {
   index: number
@@ -300,7 +302,7 @@ async function topUpAll(chain: ChainClient, topUps: ReadonlyMap<Address, bigint>
   if (topUps.size === 0) return async () => undefined
   const senders = [...topUps.keys()]
   const balances = await headBalances(senders)
-  const held = senders.map((sender) => balances.get(sender.toLowerCase() as Address)!)
+  const held = senders.map((sender) => balances.get(normalizeAddress(sender))!)
   const setAll = (balance: (i: number) => bigint) =>
     chain.batch(senders.map((sender, i) => ({ method: 'anvil_setBalance', params: [sender, toHex(balance(i))] })))
   await setAll((i) => held[i]! + topUps.get(senders[i]!)!)
@@ -360,7 +362,7 @@ async function admit(groups: readonly TxGroup[], steps: readonly AdmissionStep[]
       : await pool.send(tx.raw)
     if (outcome === OUT_OF_ORDER) return OUT_OF_ORDER
     let toppedUp = false
-    if (!outcome.accepted && group.bundle && tx.sender && tx.maxCost !== undefined && /insufficient funds/i.test(outcome.reason)) {
+    if (!outcome.accepted && group.bundle && tx.sender && tx.maxCost !== undefined && classifyNodeRefusal(outcome.reason) === 'LackOfFundForGasLimit') {
       outcome = await pool.topUp(tx.raw, tx.sender, tx.maxCost)
       if (outcome === OUT_OF_ORDER) return OUT_OF_ORDER
       toppedUp = outcome.accepted

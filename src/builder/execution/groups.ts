@@ -8,7 +8,7 @@ function groupTx(tx: BundleTx): GroupTx {
   return { index: tx.index, raw: tx.raw, hash: tx.hash, sender: tx.sender, nonce: tx.nonce, maxCost: tx.gas * tx.maxFeePerGas + tx.value }
 }
 
-/** Refund terms with the seed's defaults: the last tx pays the reward, the first tx's sender gets it. */
+/** Refund terms with their defaults: the last tx pays the reward, the first tx's sender gets it. */
 export function refundTerms(bundle: Bundle): RefundTerms | undefined {
   if (!bundle.refundPercent) return undefined
   const recipient = bundle.refundRecipient ?? bundle.txs[0]?.sender

@@ -7,6 +7,7 @@ import { emptyPlan, type ExecutionContext, type ExecutionResult, type TxGroup } 
 import { AnvilExecutor } from './anvilExecutor.js'
 import { noExecutions, type BlockExecutor, type ExecutionCount } from './executor.js'
 import { nextBaseFee } from '../../chain/baseFee.js'
+import { normalizeAddress } from '../../protocol/normalize.js'
 
 /**
  * The parent block of the slot being built. Every simulation and candidate block executes
@@ -136,7 +137,7 @@ export class ParentState {
    */
   async balances(accounts: Iterable<Address>): Promise<Map<Address, bigint>> {
     const known = this.knownBalances
-    const wanted = [...new Set([...accounts].map((account) => account.toLowerCase() as Address))]
+    const wanted = [...new Set([...accounts].map((account) => normalizeAddress(account)))]
     const missing = wanted.filter((account) => !known.has(account))
     const answers = await this.chain.batch(missing.map((account) => ({ method: 'eth_getBalance', params: [account, toHex(this.number)] })))
     answers.forEach((answer, i) => {

@@ -1,5 +1,6 @@
 import type { Address, Hash } from 'viem'
 import type { ShareBody, ShareElement } from '../../bundle/types.js'
+import { normalizeAddress } from '../../protocol/normalize.js'
 
 /** What the refunds of one MEV-Share body come to on one execution. */
 export interface ShareRefunds {
@@ -67,6 +68,6 @@ function refundConfig(element: ShareElement, execution: ShareExecution): Array<{
 }
 
 function add(map: Map<Address, bigint>, to: Address, wei: bigint): void {
-  const key = to.toLowerCase() as Address
+  const key = normalizeAddress(to)
   map.set(key, (map.get(key) ?? 0n) + wei)
 }

@@ -1,5 +1,6 @@
 import type { Address, Hash } from 'viem'
 import type { ChainClient } from '../../chain/chainClient.js'
+import { normalizeAddress, normalizeHash } from '../../protocol/normalize.js'
 
 interface AccountState {
   balance?: `0x${string}`
@@ -29,7 +30,7 @@ export async function tracerPerTx<T>(chain: ChainClient, blockNumber: bigint, op
     method: 'debug_traceBlockByNumber' as never,
     params: [`0x${blockNumber.toString(16)}`, options] as never,
   })) as Array<{ txHash: Hash; result: T }>
-  return new Map(results.map((r) => [r.txHash.toLowerCase() as Hash, r.result]))
+  return new Map(results.map((r) => [normalizeHash(r.txHash), r.result]))
 }
 
 /**
@@ -58,14 +59,14 @@ export class BlockStateDiff {
     const diffs = new Map<Hash, TxStateDiff>()
     for (const [i, answer] of answers.entries()) {
       if (!answer.ok) throw new TxTraceFailed(txHashes[i]!, answer.error.message)
-      diffs.set(txHashes[i]!.toLowerCase() as Hash, answer.result as TxStateDiff)
+      diffs.set(normalizeHash(txHashes[i]!), answer.result as TxStateDiff)
     }
     return new BlockStateDiff(diffs)
   }
 
   /** How much a tx changed an account's balance (0 when it did not touch it). */
   balanceChange(txHash: Hash, account: Address): bigint {
-    const diff = this.diffs.get(txHash.toLowerCase() as Hash)
+    const diff = this.diffs.get(normalizeHash(txHash))
     const key = account.toLowerCase()
     const post = diff?.post[key]?.balance
     if (post === undefined) return 0n
@@ -82,7 +83,7 @@ export class BlockStateDiff {
     for (const { pre, post } of this.diffs.values()) {
       for (const side of [pre, post]) {
         for (const [account, state] of Object.entries(side)) {
-          if (state.storage && Object.keys(state.storage).length > 0) changed.add(account.toLowerCase() as Address)
+          if (state.storage && Object.keys(state.storage).length > 0) changed.add(normalizeAddress(account))
         }
       }
     }

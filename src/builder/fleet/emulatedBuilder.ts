@@ -3,6 +3,7 @@ import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
 import type { BundlesimConfig } from '../../config/config.js'
 import { algorithmsNamed, type OrderingAlgorithm } from '../assembly/ordering.js'
 import { validateBuilderSpecs } from './specs.js'
+import { normalizeAddress } from '../../protocol/normalize.js'
 
 /** The builder of a run without `builders`: it keeps `coinbaseKey` and sees every bundle. */
 export const DEFAULT_BUILDER_NAME = 'bundlesim'
@@ -46,5 +47,5 @@ export function emulatedBuilders(config: Pick<BundlesimConfig, 'builders' | 'alg
 
 function emulated(name: string, key: Hex, algorithms: OrderingAlgorithm[], share: number): EmulatedBuilder {
   const account = privateKeyToAccount(key)
-  return { name, account, coinbase: account.address.toLowerCase() as Address, algorithms, share }
+  return { name, account, coinbase: normalizeAddress(account.address), algorithms, share }
 }

@@ -2,6 +2,7 @@ import type { Address, Hash, Hex } from 'viem'
 import type { ChainClient } from '../../chain/chainClient.js'
 import { nextBaseFee } from '../../chain/baseFee.js'
 import { balanceProbeCall, callOf, probedBlockParams, probedCoinbaseBalance, type CallableTx, type SimulatedBlock, type SimulatedCall } from './callEncoding.js'
+import { normalizeAddress } from '../../protocol/normalize.js'
 
 /** A signed tx to run as a call, by its hash. */
 export type TxToCall = CallableTx & { hash: Hash }
@@ -121,7 +122,7 @@ export async function simulateAsCallsAt(chain: ChainClient, env: CallsEnvironmen
       success,
       returnData: call.returnData,
       ...(!success && { error: call.error?.code === -3200 || message.startsWith('execution reverted') ? 'execution reverted' : message }),
-      logs: (call.logs ?? []).map(({ address, topics, data }) => ({ address: address.toLowerCase() as Address, topics, data })),
+      logs: (call.logs ?? []).map(({ address, topics, data }) => ({ address: normalizeAddress(address), topics, data })),
       coinbaseGain: balances[i + 1]! - balances[i]!,
     }
   })

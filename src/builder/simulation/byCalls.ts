@@ -5,6 +5,7 @@ import type { Bundle, BundleTx } from '../../bundle/types.js'
 import type { ParentState } from '../execution/parentState.js'
 import { accountBalanceProbeCall, builderTransferCall, callOf, followNonces, probedBlockParams, probedCoinbaseBalance, type CallSimulationContext, type SimulatedBlock } from './callEncoding.js'
 import type { SimulationResult } from './types.js'
+import { normalizeAddress } from '../../protocol/normalize.js'
 
 /** eth_simulateV1 requests per JSON-RPC batch, and batches in flight: Anvil runs them on several threads. */
 const REQUESTS_PER_BATCH = 100
@@ -136,7 +137,7 @@ function sponsoredSteps(bundle: Bundle, balances: ReadonlyMap<Address, bigint>):
   for (const tx of bundle.txs) {
     const sender = tx.sender!
     const maxCost = tx.gas * tx.maxFeePerGas + tx.value
-    const balance = balances.get(sender.toLowerCase() as Address)
+    const balance = balances.get(normalizeAddress(sender))
     if (balance === undefined) return undefined
     if (!seen.has(sender) && balance < maxCost) steps.push({ kind: 'transfer', tx, amount: maxCost - balance }, { kind: 'probe', account: sender, maxCost })
     seen.add(sender)

@@ -1,5 +1,5 @@
 import type { Hash } from 'viem'
-import type { ExecutionFailure, SlotFailure } from '../../bundle/failure.js'
+import type { SlotFailure } from '../../bundle/failure.js'
 import type { BundleTrace } from '../../bundle/trace.js'
 
 export type BackrunFailure = Extract<SlotFailure, { kind: 'BackrunTargetGone' | 'BackrunTargetLandedWithout' }>
@@ -63,17 +63,4 @@ export function settleBackruns(taken: readonly BundleTrace[], mined: { number: b
     }
   }
   return settlement
-}
-
-/**
- * A backrun's failure as its searcher may read it: when the user's tx (its element 0) is the
- * one that failed, it is named by the event hash the backrun was sent with — the raw tx hash
- * of a private tx that has not landed is the user's alone.
- *
- * @example traces.simulationFailed(trace, inBackrunTerms(trace, sim.failure), buildTime)
- */
-export function inBackrunTerms<F extends ExecutionFailure>(backrun: Pick<BundleTrace, 'bundle'>, failure: F): F {
-  const terms = backrun.bundle.mevShare
-  if (!terms?.backrunOf || !terms.backrunEventHash || !('hash' in failure) || failure.hash !== terms.backrunOf) return failure
-  return { ...failure, hash: terms.backrunEventHash }
 }

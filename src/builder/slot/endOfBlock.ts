@@ -13,6 +13,7 @@ import { BlockStateDiff } from '../execution/stateDiff.js'
 import type { SimulatedBundle } from '../simulation/types.js'
 import { buildDecision, type NotBuilt } from './buildDecision.js'
 import type { Lateness } from './eligibility.js'
+import { normalizeAddress } from '../../protocol/normalize.js'
 
 /** An eligible end-of-block bundle, in arrival order. */
 export interface EndOfBlockBundle {
@@ -56,7 +57,7 @@ export async function placeEndOfBlock(
 ): Promise<{ best: CandidateBlock; verdicts: EndOfBlockVerdict[]; appended: SimulatedBundle[] }> {
   const block = parent.number + 1n
   let { items, execution } = chosen
-  const pools = new Set(bundles.flatMap(({ trace }) => trace.bundle.endOfBlock?.targetPools ?? []).map((pool) => pool.toLowerCase() as Address))
+  const pools = new Set(bundles.flatMap(({ trace }) => trace.bundle.endOfBlock?.targetPools ?? []).map((pool) => normalizeAddress(pool)))
   const touched = pools.size > 0 ? await storageChangedBy(chain, parent, timestamp, chosen, pools) : new Set<Address>()
   const verdicts: EndOfBlockVerdict[] = []
   const appended: SimulatedBundle[] = []
@@ -109,7 +110,7 @@ async function storageChangedBy(chain: ChainClient, parent: ParentState, timesta
   const runsAsPool = (frame: TraceFrame) => {
     const { callType, from, to } = frame.action
     const context = frame.type === 'create' ? frame.result?.address : callType === 'delegatecall' || callType === 'callcode' ? from : callType === 'staticcall' ? undefined : to
-    return context !== undefined && pools.has(context.toLowerCase() as Address)
+    return context !== undefined && pools.has(normalizeAddress(context))
   }
   const candidates = new Set<Hash>()
   for (const frame of effectiveFrames(execution.block.frames)) if (runsAsPool(frame)) candidates.add(frame.transactionHash)

@@ -1,6 +1,6 @@
 import type { BuilderView, BundleTrace } from '../../bundle/trace.js'
 import type { BundleState } from '../../protocol/bundleStates.js'
-import { failureMessage } from '../../bundle/failure.js'
+import { failureFields, NO_FAILURE } from '../../bundle/failure.js'
 import type { CandidateBlock, CandidateSummary } from '../assembly/assemble.js'
 import type { BundleRoute } from '../fleet/orderFlow.js'
 import type { SimulatedBundle } from '../simulation/types.js'
@@ -40,9 +40,9 @@ export function furthestOutcome<T extends { builder: string; outcome: Pick<Bundl
  *
  * @example builderView('b', landedOutcome) // { name: 'b', state: 'Landed', error: null }
  */
-export function builderView(name: string, outcome: BundleOutcome | undefined, trace: Pick<BundleTrace, 'state' | 'error'>): BuilderView {
-  if (!outcome) return { name, state: trace.state, error: trace.error }
-  return { name, state: STATE[outcome.kind], error: 'failure' in outcome ? failureMessage(outcome.failure) : null }
+export function builderView(name: string, outcome: BundleOutcome | undefined, trace: Pick<BundleTrace, 'state' | 'error' | 'errorKind'>): BuilderView {
+  if (!outcome) return { name, state: trace.state, error: trace.error, errorKind: trace.errorKind }
+  return { name, state: STATE[outcome.kind], ...('failure' in outcome ? failureFields(outcome.failure) : NO_FAILURE) }
 }
 
 /** One builder's bid as the outcomes need it: what it built with, its candidates and its best block. */

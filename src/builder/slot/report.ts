@@ -1,5 +1,6 @@
 import type { Hash } from 'viem'
 import type { CandidateBlock, CandidateSummary } from '../assembly/assemble.js'
+import { classifyNodeRefusal } from '../../chain/nodeRefusal.js'
 import type { SimulationCounts } from '../simulation/types.js'
 import type { SlotReport, SlotTimings } from '../../protocol/slotReport.js'
 
@@ -109,7 +110,7 @@ function builderPaymentsOf(best: CandidateBlock): SlotReport['builderPayments'] 
 export function staleMempoolTxs(best: CandidateBlock): Hash[] {
   return best.items.flatMap((item, index) =>
     item.kind === 'tx'
-      ? best.execution.groups[index]!.dropped.filter((d) => /nonce too low/i.test(d.reason)).map((d) => d.hash)
+      ? best.execution.groups[index]!.dropped.filter((d) => classifyNodeRefusal(d.reason) === 'NonceTooLow').map((d) => d.hash)
       : [],
   )
 }

@@ -1,16 +1,16 @@
 import { z } from 'zod'
 import type { JSONRPCServer } from 'json-rpc-2.0'
 import type { Address, Hex } from 'viem'
-import { callBundle } from './callBundle.js'
-import { CallBundleError, type CallBundleDeps } from './request.js'
-import type { CallBundleResult } from './answer.js'
+import { callBundle } from '../callBundle/callBundle.js'
+import { CallBundleError, type CallBundleDeps } from '../callBundle/request.js'
+import type { CallBundleResult } from '../callBundle/answer.js'
 import { RpcErrorCode } from '../protocol/errorCodes.js'
 import type { CallBundleResponse } from '../protocol/methods.js'
 import { WIRE_PATTERNS, address, hexBytes, hexQuantity } from '../protocol/wireRules.js'
 import { refusedField, strictFields } from '../protocol/strictFields.js'
-import { invalidParams, rpcError } from '../rpc/errors.js'
-import type { RequestContext } from '../rpc/httpServer.js'
-import { singleObjectParam } from '../rpc/params.js'
+import { invalidParams, rpcError } from './errors.js'
+import type { RequestContext } from './httpServer.js'
+import { singleObjectParam } from './params.js'
 
 const quantity = (what: string) => hexQuantity({ type: `expected ${what} as a hex string like "0x1b4"`, format: `expected ${what} as a hex string like "0x1b4"` })
 const integerOrQuantity = (what: string) =>
