@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs'
+import { readFileSync, readdirSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { findCycles, folderGraph, importGraph } from '../scripts/importCycles.js'
 import { checkLayers, layerTable } from '../scripts/layers.js'
@@ -24,6 +25,17 @@ describe('architecture', () => {
 
   it("each folder imports only from its own row or rows above it in ARCHITECTURE.md's table (lower layers)", () => {
     expect(checkLayers(files, rows).violations).toEqual([])
+  })
+
+  it('in builder/, only execution/ talks to Anvil to build: simulation, assembly and the slot go through the BlockExecutor', () => {
+    const talksToAnvil = readdirSync('src/builder', { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.ts') && !file.startsWith('execution'))
+      .filter((file) => /\bChainClient\b/.test(readFileSync(join('src/builder', file), 'utf8')))
+      .sort()
+    // The slot runner reads the head, clears the pool between slots and sets the coinbase;
+    // asCallsAt and withLogs run calls on a held past state (eth_callBundle, mev_simBundle,
+    // the hints), never the block being built.
+    expect(talksToAnvil).toEqual(['simulation/asCallsAt.ts', 'simulation/withLogs.ts', 'slot/slotBuilder.ts'])
   })
 
   it('the layer check finds an import from a lower row, and a folder the table does not list', () => {

@@ -105,7 +105,7 @@ describe('top-of-block simulation as eth_simulateV1 calls', () => {
 
     const parent = await ParentState.capture(chain, COINBASE, BUILDER)
     const timestamp = parent.timestamp + 12n
-    const byCalls = await simulateByCalls({ chain, parent, timestamp }, cases.map((c) => c.bundle))
+    const byCalls = await simulateByCalls({ parent, timestamp }, cases.map((c) => c.bundle))
     const exact = []
     for (const { bundle } of cases) exact.push(await simulateTopOfBlock(parent, timestamp, bundle))
     await parent.release()
@@ -130,7 +130,7 @@ describe('top-of-block simulation as eth_simulateV1 calls', () => {
     const nonce = await chain.nonce(accountOf(k0).address, await chain.blockNumber())
     const bundles = [await bundleOf([await signTx({ key: k0, nonce })]), await bundleOf([await signTx({ key: BROKE_KEY, nonce: 0 })])]
     const parent = await ParentState.capture(chain, COINBASE)
-    const { results, counts } = await simulateManyTopOfBlock(chain, parent, parent.timestamp + 12n, bundles)
+    const { results, counts } = await simulateManyTopOfBlock(parent, parent.timestamp + 12n, bundles)
     await parent.release()
     expect(counts).toEqual({ byCalls: 1, byExecution: 1 })
     expect(results[0]).toMatchObject({ ok: true, gasUsed: 21_000n })
@@ -154,8 +154,8 @@ describe('top-of-block simulation as eth_simulateV1 calls', () => {
 
     const parent = await ParentState.capture(chain, COINBASE, BUILDER)
     const timestamp = parent.timestamp + 12n
-    const value = await blockValueByCalls({ chain, parent, timestamp }, items)
-    const clashing = await blockValueByCalls({ chain, parent, timestamp }, [...items, bundleItem(clash)])
+    const value = await blockValueByCalls({ parent, timestamp }, items)
+    const clashing = await blockValueByCalls({ parent, timestamp }, [...items, bundleItem(clash)])
     const mined = await assembleBlock(parent, timestamp, byArrivalOrder, [...items])
     await parent.release()
 

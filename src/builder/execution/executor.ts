@@ -1,4 +1,5 @@
 import type { Address, Hash } from 'viem'
+import type { BatchAnswer } from '../../chain/keepAliveTransport.js'
 import type { BlockLedger, LedgerBlock } from './blockLedger.js'
 import type { ExecutionAttempt, GroupPlan, TxGroup } from './execution.js'
 
@@ -19,19 +20,34 @@ export interface ExecutionCount {
 export const noExecutions = (): ExecutionCount => ({ blocks: 0, settling: 0 })
 
 /**
+ * One block simulated as calls on the parent, nothing mined: `eth_simulateV1`'s params (the
+ * block's environment as overrides, its calls in order).
+ */
+export type CallBlockRequest = unknown[]
+
+/**
  * The one way the builder executes blocks and reads what they did: everything in `builder/`
- * that builds goes through it, so a pool of simulation workers (or an in-process EVM) can
- * take Anvil's place here. Each `execute` runs on the parent, replacing the block of the
- * previous one; the readings are of that block, which must still be the executed one.
+ * that builds goes through it — simulation as calls (top of block, candidate values), real
+ * executions, and the readings of an executed block — so a pool of simulation workers (or an
+ * in-process EVM) can take Anvil's place here. Each `execute` runs on the parent, replacing
+ * the block of the previous one; the readings are of that block, which must still be the
+ * executed one. `simulate` never changes the parent and may run beside anything else.
  *
  * Refusals come back classified once, as the result's typed `ExecutionFailure`
  * (`rejectionFailure`), never as node prose.
  *
  * @example
+ * const [answer] = await executor.simulate([probedBlockParams({ parent, timestamp }, calls)])
  * const result = await executor.execute(timestamp, groups, plans, 'build')
  * if (result.ok) { const gains = await executor.coinbaseChanges(result.block, [refundTx]) }
  */
 export interface BlockExecutor {
+  /**
+   * Simulates each request's calls as its own next block on the parent (nothing is mined),
+   * answering each in request order with its result or its own error. How many are in flight
+   * at once, and over which connection, is the executor's business.
+   */
+  simulate(requests: readonly CallBlockRequest[]): Promise<BatchAnswer[]>
   /** Executes the groups, with `plans`' builder txs, as the next block on the parent. */
   execute(timestamp: bigint, groups: readonly TxGroup[], plans: readonly GroupPlan[], purpose: ExecutionPurpose): Promise<ExecutionAttempt>
   /** The coinbase's balance change caused by each of `txs` of the executed block (lowercase keys). */
@@ -40,6 +56,8 @@ export interface BlockExecutor {
   balancesAfter(block: LedgerBlock, queries: ReadonlyArray<{ account: Address; tx: Hash }>): Promise<bigint[]>
   /** Per-tx balance changes of some accounts (not the coinbase) over the executed block. */
   ledger(block: LedgerBlock, accounts: readonly Address[]): Promise<BlockLedger>
+  /** The accounts (lowercase) whose storage some of `txs` of the executed block changed (written or cleared). */
+  storageChanged(txs: readonly Hash[]): Promise<Set<Address>>
   /** Accounts' balances on the parent (lowercase keys). */
   parentBalances(accounts: readonly Address[]): Promise<ReadonlyMap<Address, bigint>>
   /** Blocks executed so far, by purpose. */

@@ -4,13 +4,6 @@ import type { BundleTx } from '../../bundle/types.js'
 import type { BlockItem, InPlaceFailure } from './types.js'
 
 /**
- * Anvil's HTTP server refuses a request body over 2 MiB ("Invalid request" for the whole
- * batch, or it closes the connection: EPIPE): a block whose request is larger (calldata, or
- * simply ~200 bytes a call: ~10,000 txs) goes over a WebSocket instead.
- */
-const MAX_HTTP_REQUEST_CHARS = 1_900_000
-
-/**
  * What a candidate block is worth to the builder, from one `eth_simulateV1` request: every
  * item's txs as calls in block order, then the coinbase balance probe. Nothing is mined.
  *
@@ -25,10 +18,10 @@ const MAX_HTTP_REQUEST_CHARS = 1_900_000
  * With `failedInPlace`, the bundles whose calls reverted without being allowed to are listed
  * there, in block order, as real execution would report them (the first such tx of each).
  *
- * @example const value = await blockValueByCalls({ chain, parent, timestamp }, items)
+ * @example const value = await blockValueByCalls({ parent, timestamp }, items)
  */
 export async function blockValueByCalls(context: CallSimulationContext, items: readonly BlockItem[], failedInPlace?: InPlaceFailure[]): Promise<bigint | undefined> {
-  const { chain, parent } = context
+  const { parent } = context
   const baseFee = parent.nextBaseFee
   const txsOf = (item: BlockItem): readonly CallableTx[] => (item.kind === 'tx' ? [item.tx] : item.bundle.trace.bundle.txs)
   if (items.some((item) => item.kind === 'bundle' && (item.bundle.trace.bundle.refundPercent || item.bundle.trace.bundle.mevShare))) return undefined
@@ -75,9 +68,7 @@ export async function blockValueByCalls(context: CallSimulationContext, items: r
   }
 
   const params = probedBlockParams(context, calls)
-  const [answer] = JSON.stringify(params).length > MAX_HTTP_REQUEST_CHARS
-    ? [await chain.largeCall('eth_simulateV1', params)]
-    : await chain.batch([{ method: 'eth_simulateV1', params }])
+  const [answer] = await parent.executor.simulate([params])
   if (!answer?.ok) return undefined
   const simulated = (answer.result as SimulatedBlock[])[0]?.calls
   if (simulated?.length !== calls.length + 1) return undefined

@@ -1,20 +1,14 @@
 import type { Address } from 'viem'
-import type { ChainClient } from '../../chain/chainClient.js'
-import type { BatchAnswer } from '../../chain/keepAliveTransport.js'
 import type { Bundle, BundleTx } from '../../bundle/types.js'
 import type { ParentState } from '../execution/parentState.js'
 import { accountBalanceProbeCall, builderTransferCall, callOf, followNonces, probedBlockParams, probedCoinbaseBalance, type CallSimulationContext, type SimulatedBlock } from './callEncoding.js'
 import type { SimulationResult } from './types.js'
 import { normalizeAddress } from '../../protocol/normalize.js'
 
-/** eth_simulateV1 requests per JSON-RPC batch, and batches in flight: Anvil runs them on several threads. */
-const REQUESTS_PER_BATCH = 100
-const BATCHES_IN_FLIGHT = 2
-
 /**
- * Top-of-block simulation through Anvil's `eth_simulateV1`: each bundle's txs run as calls on
- * its own copy of the parent state in the next block's environment (number, timestamp,
- * coinbase, base fee, gas limit), one request per bundle, many per JSON-RPC batch, and
+ * Top-of-block simulation as calls (`eth_simulateV1` through the parent's executor): each
+ * bundle's txs run as calls on its own copy of the parent state in the next block's
+ * environment (number, timestamp, coinbase, base fee, gas limit), one request per bundle, and
  * nothing is mined or reverted. A balance probe after the txs reads the coinbase's gain.
  *
  * It answers only where the calls decide exactly what a mined block would: Anvil's
@@ -24,17 +18,14 @@ const BATCHES_IN_FLIGHT = 2
  * pay where calls cannot tell the sponsorship exactly (`sponsoredByCalls`), refund terms or a MEV-Share body (payouts are builder txs), blob or
  * set-code txs, or any error of the request itself.
  *
- * @example const results = await simulateByCalls({ chain, parent, timestamp }, bundles)
+ * @example const results = await simulateByCalls({ parent, timestamp }, bundles)
  */
 export async function simulateByCalls(context: CallSimulationContext, bundles: readonly Bundle[]): Promise<Array<SimulationResult | undefined>> {
-  const { chain, parent } = context
+  const { parent } = context
   const requests = bundles.map((bundle) => simulationRequest(context, bundle))
   const candidates = requests.flatMap((request, i) => (request ? [i] : []))
   const senders = candidates.flatMap((i) => bundles[i]!.txs.map((tx) => tx.sender!))
-  const [nonces, simAnswers] = await Promise.all([
-    parent.nonces(senders),
-    inBatches(chain, candidates.map((i) => ({ method: 'eth_simulateV1', params: requests[i]! }))),
-  ])
+  const [nonces, simAnswers] = await Promise.all([parent.nonces(senders), parent.executor.simulate(candidates.map((i) => requests[i]!))])
 
   const results: Array<SimulationResult | undefined> = bundles.map(() => undefined)
   const refused: number[] = []
@@ -67,7 +58,7 @@ async function sponsoredByCalls(
   indexes: readonly number[],
   nonces: ReadonlyMap<Address, number>,
 ): Promise<Map<number, SimulationResult>> {
-  const { chain, parent } = context
+  const { parent } = context
   const judged = new Map<number, SimulationResult>()
   if (indexes.length === 0 || parent.builderNonce === undefined) return judged
   const balances = await parent.balances(indexes.flatMap((i) => bundles[i]!.txs.map((tx) => tx.sender!)))
@@ -76,8 +67,7 @@ async function sponsoredByCalls(
     return steps ? [{ bundleIndex, steps }] : []
   })
   const baseFee = parent.nextBaseFee
-  const answers = await inBatches(
-    chain,
+  const answers = await parent.executor.simulate(
     plans.map(({ steps }) => {
       let nonce = parent.builderNonce!
       const calls = steps.map((step) =>
@@ -87,7 +77,7 @@ async function sponsoredByCalls(
             ? accountBalanceProbeCall(step.account, baseFee)
             : callOf(step.tx, baseFee)!,
       )
-      return { method: 'eth_simulateV1', params: probedBlockParams(context, calls) }
+      return probedBlockParams(context, calls)
     }),
   )
   for (const [i, { bundleIndex, steps }] of plans.entries()) {
@@ -97,21 +87,6 @@ async function sponsoredByCalls(
     if (result) judged.set(bundleIndex, result)
   }
   return judged
-}
-
-async function inBatches(chain: ChainClient, calls: Array<{ method: string; params: unknown }>): Promise<BatchAnswer[]> {
-  const answers: BatchAnswer[] = new Array(calls.length)
-  let next = 0
-  const worker = async () => {
-    while (next < calls.length) {
-      const start = next
-      next += REQUESTS_PER_BATCH
-      const batch = await chain.batch(calls.slice(start, start + REQUESTS_PER_BATCH))
-      batch.forEach((answer, i) => (answers[start + i] = answer))
-    }
-  }
-  await Promise.all(Array.from({ length: BATCHES_IN_FLIGHT }, worker))
-  return answers
 }
 
 /** The `eth_simulateV1` params for one bundle at top of block, or undefined if calls cannot stand for it. */

@@ -2,7 +2,6 @@ import { pad, parseTransaction, toHex, type Address, type Hex } from 'viem'
 import { BUILDER_TRANSFER_GAS } from '../execution/builderTxs.js'
 import type { BundleTx } from '../../bundle/types.js'
 import { readPlainEip1559 } from '../../bundle/plainTx.js'
-import type { ChainClient } from '../../chain/chainClient.js'
 import type { ParentState } from '../execution/parentState.js'
 
 /**
@@ -22,7 +21,6 @@ export type CallableTx = Pick<BundleTx, 'raw' | 'nonce' | 'gas' | 'maxFeePerGas'
 
 /** What the parent block offers to a call simulation. */
 export interface CallSimulationContext {
-  chain: ChainClient
   parent: ParentState
   timestamp: bigint
 }

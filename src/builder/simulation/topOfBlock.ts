@@ -1,4 +1,3 @@
-import type { ChainClient } from '../../chain/chainClient.js'
 import type { Bundle } from '../../bundle/types.js'
 import { simulateByCalls } from './byCalls.js'
 import type { SimulationCounts, SimulationResult } from './types.js'
@@ -24,16 +23,15 @@ export async function simulateTopOfBlock(parent: ParentState, timestamp: bigint,
  * drops, anything a call cannot tell — executed for real one by one (`simulateTopOfBlock`).
  * Results come back in the bundles' order.
  *
- * @example const { results } = await simulateManyTopOfBlock(chain, parent, timestamp, bundles)
+ * @example const { results } = await simulateManyTopOfBlock(parent, timestamp, bundles)
  */
 export async function simulateManyTopOfBlock(
-  chain: ChainClient,
   parent: ParentState,
   timestamp: bigint,
   bundles: readonly Bundle[],
 ): Promise<{ results: SimulationResult[]; counts: SimulationCounts }> {
   // Calls read the parent block, so they all run before any real execution moves the head.
-  const byCalls = await simulateByCalls({ chain, parent, timestamp }, bundles)
+  const byCalls = await simulateByCalls({ parent, timestamp }, bundles)
   const results: SimulationResult[] = []
   const counts: SimulationCounts = { byCalls: 0, byExecution: 0 }
   for (const [i, bundle] of bundles.entries()) {

@@ -1,4 +1,3 @@
-import type { ChainClient } from '../../chain/chainClient.js'
 import { assembleBlock, type CandidateBlock, type CandidateSummary } from '../assembly/assemble.js'
 import { withinBlockLimits } from '../assembly/blockLimits.js'
 import { withoutNonceConflicts } from '../assembly/nonceConflicts.js'
@@ -20,7 +19,6 @@ import { chooseBlock } from './blockChoice.js'
  * top-of-block value: the chosen block is usually the last executed, and then it is kept.
  */
 export async function assembleCandidates(
-  chain: ChainClient,
   parent: ParentState,
   timestamp: bigint,
   algorithms: readonly OrderingAlgorithm[],
@@ -32,7 +30,7 @@ export async function assembleCandidates(
   const built = new Map<string, CandidateSummary>()
   const perAlgorithm = () => keys.map((key, i) => ({ ...built.get(key)!, algorithm: algorithms[i]!.name }))
 
-  const valued = await valueByCalls(chain, parent, timestamp, [...distinct.values()])
+  const valued = await valueByCalls(parent, timestamp, [...distinct.values()])
   if (valued) {
     const { order, summary } = valued.best
     // What the calls left out stays out: the block executed is the one they valued.
@@ -68,13 +66,12 @@ interface DistinctOrder {
  * most valuable (the first of equals); undefined if calls cannot value one of them.
  */
 async function valueByCalls(
-  chain: ChainClient,
   parent: ParentState,
   timestamp: bigint,
   orders: readonly DistinctOrder[],
 ): Promise<{ summaries: Map<string, CandidateSummary>; best: { order: DistinctOrder; summary: CandidateSummary } } | undefined> {
   // The orders' requests are independent (each on the parent state): Anvil answers them in parallel.
-  const results = await Promise.all(orders.map((order) => valueOrder(chain, parent, timestamp, order)))
+  const results = await Promise.all(orders.map((order) => valueOrder(parent, timestamp, order)))
   if (results.some((summary) => summary === undefined)) return undefined
   const summaries = new Map<string, CandidateSummary>()
   const valued = orders.map((order, i) => {
@@ -91,7 +88,7 @@ async function valueByCalls(
  * or during the run (nonce races, bundles reverting in place); undefined if calls cannot
  * value it.
  */
-async function valueOrder(chain: ChainClient, parent: ParentState, timestamp: bigint, order: DistinctOrder): Promise<CandidateSummary | undefined> {
+async function valueOrder(parent: ParentState, timestamp: bigint, order: DistinctOrder): Promise<CandidateSummary | undefined> {
   const fit: CandidateSummary['leftOut'] = []
   const failed: CandidateSummary['leftOut'] = []
   let remaining = withinBlockLimits(order.items, parent, fit)
@@ -99,7 +96,7 @@ async function valueOrder(chain: ChainClient, parent: ParentState, timestamp: bi
     const leftOut = [...fit, ...failed]
     const items = withoutNonceConflicts(remaining, leftOut)
     const inPlace: InPlaceFailure[] = []
-    const value = await blockValueByCalls({ chain, parent, timestamp }, items, inPlace)
+    const value = await blockValueByCalls({ parent, timestamp }, items, inPlace)
     if (value !== undefined) return { algorithm: order.algorithm.name, items, bundles: items.flatMap((item) => (item.kind === 'bundle' ? [item.bundle] : [])), leftOut, value }
     // Bundles that revert in place leave the order as real execution would make them leave it
     // (`failingTogether`), and the order is valued again: calls, not blocks.

@@ -1,5 +1,5 @@
 import type { Address, Hash } from 'viem'
-import type { ChainClient, TraceFrame } from '../../chain/chainClient.js'
+import type { TraceFrame } from '../../chain/chainClient.js'
 import { effectiveFrames } from '../execution/effectiveFrames.js'
 import type { SlotCutoffs } from '../../config/config.js'
 import type { BuilderPayments } from '../../bundle/builderPayments.js'
@@ -9,7 +9,6 @@ import type { BundleTrace } from '../../bundle/trace.js'
 import { itemGroups, type CandidateBlock } from '../assembly/assemble.js'
 import { bundleGroup } from '../execution/groups.js'
 import type { ParentState } from '../execution/parentState.js'
-import { BlockStateDiff } from '../execution/stateDiff.js'
 import type { SimulatedBundle } from '../simulation/types.js'
 import { buildDecision, type NotBuilt } from './buildDecision.js'
 import type { Lateness } from './eligibility.js'
@@ -48,7 +47,6 @@ export function untouchedPools(trace: BundleTrace, touched: ReadonlySet<Address>
  * cost nothing more.
  */
 export async function placeEndOfBlock(
-  chain: ChainClient,
   parent: ParentState,
   timestamp: bigint,
   chosen: CandidateBlock,
@@ -58,7 +56,7 @@ export async function placeEndOfBlock(
   const block = parent.number + 1n
   let { items, execution } = chosen
   const pools = new Set(bundles.flatMap(({ trace }) => trace.bundle.endOfBlock?.targetPools ?? []).map((pool) => normalizeAddress(pool)))
-  const touched = pools.size > 0 ? await storageChangedBy(chain, parent, timestamp, chosen, pools) : new Set<Address>()
+  const touched = pools.size > 0 ? await storageChangedBy(parent, timestamp, chosen, pools) : new Set<Address>()
   const verdicts: EndOfBlockVerdict[] = []
   const appended: SimulatedBundle[] = []
   for (const { trace, msIntoSlot } of bundles) {
@@ -100,7 +98,7 @@ export async function placeEndOfBlock(
  * such a frame that took effect are traced (prestate diffs, one `debug_traceTransaction`
  * each): a whole block's trace costs Anvil time growing with the square of its txs.
  */
-async function storageChangedBy(chain: ChainClient, parent: ParentState, timestamp: bigint, chosen: CandidateBlock, pools: ReadonlySet<Address>): Promise<Set<Address>> {
+async function storageChangedBy(parent: ParentState, timestamp: bigint, chosen: CandidateBlock, pools: ReadonlySet<Address>): Promise<Set<Address>> {
   let { execution } = chosen
   if (!parent.holds(execution)) {
     const again = await parent.execute(timestamp, itemGroups(chosen.items))
@@ -114,6 +112,5 @@ async function storageChangedBy(chain: ChainClient, parent: ParentState, timesta
   }
   const candidates = new Set<Hash>()
   for (const frame of effectiveFrames(execution.block.frames)) if (runsAsPool(frame)) candidates.add(frame.transactionHash)
-  const diff = await BlockStateDiff.ofTxs(chain, [...execution.block.txs.keys()].filter((hash) => candidates.has(hash)))
-  return diff.storageChanged()
+  return parent.executor.storageChanged([...execution.block.txs.keys()].filter((hash) => candidates.has(hash)))
 }

@@ -228,11 +228,11 @@ export class SlotBuilder {
   ): Promise<BuilderBid> {
     const { chain, cutoffs } = this.deps
     const orders = builder.algorithms.map((a) => a.order(simulated, pool, parent.nextBaseFee))
-    let { candidates, best } = await assembleCandidates(chain, parent, timestamp, builder.algorithms, orders)
+    let { candidates, best } = await assembleCandidates(parent, timestamp, builder.algorithms, orders)
     const built = [...simulated]
     if (endOfBlock.length > 0) {
       // End-of-block bundles go after every other order of the block submitted to the relay.
-      const placed = await placeEndOfBlock(chain, parent, timestamp, best, endOfBlock, cutoffs)
+      const placed = await placeEndOfBlock(parent, timestamp, best, endOfBlock, cutoffs)
       for (const verdict of placed.verdicts) this.recordEndOfBlock(verdict, Number(timestamp))
       counts.byExecution += placed.verdicts.filter((v) => v.kind !== 'NotSimulated').length
       built.push(...placed.appended)
@@ -299,7 +299,7 @@ export class SlotBuilder {
       ;(trace.bundle.endOfBlock ? endOfBlock : eligible).push({ trace, msIntoSlot: verdict.msIntoSlot })
     }
 
-    const { results, counts } = await simulateManyTopOfBlock(this.deps.chain, parent, timestamp, eligible.map((e) => e.trace.bundle))
+    const { results, counts } = await simulateManyTopOfBlock(parent, timestamp, eligible.map((e) => e.trace.bundle))
     const simulated: SimulatedBundle[] = []
     for (const [i, { trace, msIntoSlot }] of eligible.entries()) {
       const sim = results[i]!
