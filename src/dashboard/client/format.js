@@ -29,7 +29,7 @@ export const time = (unixSeconds) => (unixSeconds === null || unixSeconds === un
 
 export const gas = (value) => Number(value).toLocaleString('en-US')
 
-/** Seed §3 order; the colour of each state's pill and chart series. */
+/** The bundle life order (`protocol/bundleStates.ts`); the colour of each state's pill and chart series. */
 export const STATES = ['Received', 'Invalid', 'SimulationFail', 'SimulationPass', 'ExcludedFromBlock', 'IncludedInBlock', 'Submitted', 'Landed']
 export const STATE_COLOURS = {
   Received: '#8a94a6',
