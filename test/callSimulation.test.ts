@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { keccak256, parseEther, parseGwei, type Address, type Hex } from 'viem'
+import { generatePrivateKey } from 'viem/accounts'
 import { useBareChain } from './support/bareChain.js'
 import type { ChainClient } from '../src/chain/chainClient.js'
 import { ParentState } from '../src/builder/execution/parentState.js'
@@ -136,6 +137,21 @@ describe('top-of-block simulation as eth_simulateV1 calls', () => {
     expect(results[0]).toMatchObject({ ok: true, gasUsed: 21_000n })
     expect(results[1]).toMatchObject({ ok: false, failure: { kind: 'LackOfFundForGasLimit' } })
     expect(await chain.blockNumber()).toBe(parent.number)
+  })
+
+  it('bundles whose requests together exceed Anvil\'s 2 MiB body are still simulated as calls, each with its own answer', async () => {
+    // 24 bundles of one ~60 KB-calldata tx: ~120 KB of hex a request, ~2.9 MB for all of them.
+    const keys = Array.from({ length: 24 }, () => generatePrivateKey())
+    await Promise.all(keys.map((key) => chain.setBalance(accountOf(key).address, parseEther('1'))))
+    const bundles = await Promise.all(keys.map(async (key, i) => bundleOf([await signTx({ key, nonce: 0, data: `0x${'ab'.repeat(60_000 + i)}`, gas: 2_500_000n })])))
+    const parent = await ParentState.capture(chain, COINBASE)
+    const { results, counts } = await simulateManyTopOfBlock(parent, parent.timestamp + 12n, bundles)
+    await parent.release()
+    expect(counts).toEqual({ byCalls: 24, byExecution: 0 })
+    for (const result of results) expect(result).toMatchObject({ ok: true })
+    // Each calldata length costs its own gas: each bundle got its own answer, in order.
+    const gas = results.map((r) => (r.ok ? r.gasUsed : 0n))
+    expect(gas.every((g, i) => i === 0 || g > gas[i - 1]!)).toBe(true)
   })
 
   it('a candidate block valued as calls is worth what the mined block is worth; a bundle failing in place is left to execution', async () => {

@@ -15,6 +15,7 @@ import type { Bundle, BundleSubmission } from '../src/bundle/types.js'
 import type { BundleState } from '../src/protocol/bundleStates.js'
 import { createApiKeyCheck } from '../src/rpc/auth.js'
 import { refuseWhileAnvilDown } from '../src/rpc/anvilGuard.js'
+import { jsonLength } from '../src/chain/jsonLength.js'
 import type { RequestContext } from '../src/rpc/httpServer.js'
 
 const H1 = `0x${'11'.repeat(32)}` as Hash
@@ -489,5 +490,13 @@ describe('refuseWhileAnvilDown', () => {
       throw new JSONRPCErrorException('bad tx', -32602)
     })()
     expect(other?.error).toMatchObject({ code: -32602, message: 'bad tx' })
+  })
+})
+
+describe('jsonLength (a request body\'s size against Anvil\'s limit, without serialising it)', () => {
+  it('equals JSON.stringify(value).length for JSON-RPC params: objects, arrays, numbers, booleans, null, hex strings', () => {
+    const hex = fc.constantFrom(...'0123456789abcdefx')
+    fc.assert(fc.property(fc.jsonValue({ stringUnit: hex }), (value) => jsonLength(value) === JSON.stringify(value).length))
+    expect(jsonLength([{ to: '0xab', value: undefined, n: 1 }, undefined, []])).toBe(JSON.stringify([{ to: '0xab', value: undefined, n: 1 }, undefined, []]).length)
   })
 })

@@ -1,6 +1,7 @@
 import type { Address, Hash } from 'viem'
 import type { ChainClient } from '../../chain/chainClient.js'
 import type { BatchAnswer } from '../../chain/keepAliveTransport.js'
+import { jsonLength } from '../../chain/jsonLength.js'
 import { BlockLedger, balancesAfter, minerChanges, type LedgerBlock } from './blockLedger.js'
 import { executeGroups, type ExecutionAttempt, type ExecutionContext, type GroupPlan, type TxGroup } from './execution.js'
 import type { BlockExecutor, CallBlockRequest, ExecutionCount, ExecutionPurpose } from './executor.js'
@@ -11,8 +12,9 @@ const REQUESTS_PER_BATCH = 100
 const BATCHES_IN_FLIGHT = 2
 /**
  * Anvil's HTTP server refuses a request body over 2 MiB ("Invalid request" for the whole
- * batch, or it closes the connection: EPIPE): a larger request (calldata, or simply ~200
- * bytes a call: a block of ~10,000 txs) goes over a WebSocket instead.
+ * batch, or it closes the connection: EPIPE): a batch closes before it would pass this, and a
+ * single larger request (calldata, or simply ~200 bytes a call: a block of ~10,000 txs) goes
+ * over a WebSocket instead.
  */
 const MAX_HTTP_REQUEST_CHARS = 1_900_000
 
@@ -39,21 +41,17 @@ export class AnvilExecutor implements BlockExecutor {
 
   async simulate(requests: readonly CallBlockRequest[]): Promise<BatchAnswer[]> {
     const answers: BatchAnswer[] = new Array(requests.length)
-    const small: number[] = []
-    const large: number[] = []
-    requests.forEach((request, i) => (JSON.stringify(request).length > MAX_HTTP_REQUEST_CHARS ? large : small).push(i))
+    const batches = simulationBatches(requests)
     let next = 0
-    const batches = async () => {
-      while (next < small.length) {
-        const indexes = small.slice(next, (next += REQUESTS_PER_BATCH))
-        const batch = await this.chain.batch(indexes.map((i) => ({ method: 'eth_simulateV1', params: requests[i] })))
-        batch.forEach((answer, j) => (answers[indexes[j]!] = answer))
+    const inFlight = async () => {
+      for (let batch = batches[next++]; batch; batch = batches[next++]) {
+        const sent = batch.large
+          ? [await this.chain.largeCall('eth_simulateV1', requests[batch.indexes[0]!])]
+          : await this.chain.batch(batch.indexes.map((i) => ({ method: 'eth_simulateV1', params: requests[i] })))
+        sent.forEach((answer, j) => (answers[batch.indexes[j]!] = answer))
       }
     }
-    await Promise.all([
-      ...Array.from({ length: BATCHES_IN_FLIGHT }, batches),
-      ...large.map(async (i) => (answers[i] = await this.chain.largeCall('eth_simulateV1', requests[i]))),
-    ])
+    await Promise.all(Array.from({ length: BATCHES_IN_FLIGHT }, inFlight))
     return answers
   }
 
@@ -83,4 +81,26 @@ export class AnvilExecutor implements BlockExecutor {
   parentBalances(accounts: readonly Address[]): Promise<ReadonlyMap<Address, bigint>> {
     return this.parent.parentBalances(accounts)
   }
+}
+
+/**
+ * The requests in JSON-RPC batches of at most `REQUESTS_PER_BATCH` whose bodies stay under
+ * Anvil's limit, in request order; a request over the limit alone goes by WebSocket (`large`).
+ */
+function simulationBatches(requests: readonly CallBlockRequest[]): Array<{ indexes: number[]; large: boolean }> {
+  const batches: Array<{ indexes: number[]; large: boolean }> = []
+  let open: number[] | undefined
+  let openChars = 0
+  requests.forEach((request, i) => {
+    // The batch's own envelope (method, id, brackets) is ~60 characters a request.
+    const chars = jsonLength(request) + 64
+    if (chars > MAX_HTTP_REQUEST_CHARS) return batches.push({ indexes: [i], large: true })
+    if (!open || open.length === REQUESTS_PER_BATCH || openChars + chars > MAX_HTTP_REQUEST_CHARS) {
+      batches.push({ indexes: (open = []), large: false })
+      openChars = 0
+    }
+    open.push(i)
+    openChars += chars
+  })
+  return batches
 }
