@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import WebSocket from 'ws'
 import { createPublicClient, keccak256, parseAbiItem, parseGwei, webSocket, type Hash, type Hex } from 'viem'
 import { generatePrivateKey } from 'viem/accounts'
 import { WebSocketProvider } from 'ethers'
 import type { Harness } from '../src/index.js'
+import { WsClient } from './support/wsClient.js'
 import { DEV_KEYS, REVERTER_CODE, accountOf, call, rpc, sendBundle, setCode, signTx, startTestHarness, stats, useTestHarness } from './support/harness.js'
 
 /** `Ping(uint256)`: what the log emitter's constructor logs (data: 42). */
@@ -15,54 +15,6 @@ const REVERTER: Hex = '0x00000000000000000000000000000000000000aa'
 /** A creation tx from `key` whose constructor logs Ping(42). */
 function signLogEmitter(key: Hex, nonce: number, tip = parseGwei('2')): Promise<Hex> {
   return accountOf(key).signTransaction({ type: 'eip1559', chainId: 31337, nonce, data: LOG_EMITTER_INIT, gas: 100_000n, maxFeePerGas: parseGwei('10'), maxPriorityFeePerGas: tip })
-}
-
-/** A raw WebSocket client collecting everything it receives. */
-class WsClient {
-  readonly messages: any[] = []
-  private id = 1
-  private constructor(readonly socket: WebSocket) {
-    socket.on('message', (data) => this.messages.push(JSON.parse(data.toString())))
-  }
-
-  static async connect(url: string, headers: Record<string, string> = {}): Promise<WsClient> {
-    const socket = new WebSocket(url.replace(/^http/, 'ws'), { headers })
-    await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject))
-    return new WsClient(socket)
-  }
-
-  /** Sends one request and resolves with its answer. */
-  async request(method: string, params: unknown[] = []): Promise<any> {
-    const id = this.id++
-    this.socket.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }))
-    return this.next((m) => m.id === id)
-  }
-
-  async subscribe(...params: unknown[]): Promise<string> {
-    const answer = await this.request('eth_subscribe', params)
-    expect(answer.error).toBeUndefined()
-    return answer.result
-  }
-
-  notifications(subscription: string): any[] {
-    return this.messages.filter((m) => m.method === 'eth_subscription' && m.params.subscription === subscription).map((m) => m.params.result)
-  }
-
-  /** The first message (already received or coming) that satisfies `match`. */
-  async next(match: (message: any) => boolean, timeoutMs = 5_000): Promise<any> {
-    const deadline = Date.now() + timeoutMs
-    for (;;) {
-      const found = this.messages.find(match)
-      if (found) return found
-      if (Date.now() > deadline) throw new Error(`no matching WebSocket message within ${timeoutMs} ms; got ${JSON.stringify(this.messages).slice(0, 500)}`)
-      await new Promise((resolve) => this.socket.once('message', resolve).once('close', resolve))
-      if (this.socket.readyState === WebSocket.CLOSED && !this.messages.find(match)) throw new Error('socket closed')
-    }
-  }
-
-  close(): void {
-    this.socket.close()
-  }
 }
 
 describe('one honest view: subscriptions and filters show canonical blocks and public txs only', () => {

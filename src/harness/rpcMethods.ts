@@ -100,6 +100,7 @@ export function createRpcMethodServers(
     sendImpersonated: async (tx) => {
       const mined = await mineImpersonatedTx({ chain: chain.chain, lock, clock: slot.clock, builder: builder.builder, traces, coinbase }, tx)
       events.emit('impersonatedBlock', mined.blockNumber)
+      await view.feed.settled()
       return mined
     },
   })

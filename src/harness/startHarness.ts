@@ -109,6 +109,8 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
     // The market's users and searchers are clients of the submission RPC: it starts once that listens.
     const market: MarketSubsystem = { competition: () => null }
     const view = createPublicView({ config, chain, slot, orders, events, log })
+    // A slot is over when its block is announced: then filters and subscriptions have it when harness_advanceSlot returns.
+    builder.addParticipant({ afterSlot: () => view.feed.settled() })
     const servers = await startRpcServers({ config, chain, slot, traces, orders, builder, view, world, market, status, events, shutdown, log })
     Object.assign(market, await startMarket({ config, chain, world, builder, traces, orders, events, rpcUrl: servers.submission.url, shutdown, log }))
     builder.start()

@@ -59,6 +59,14 @@ export class ChainFeed extends EventEmitter<ChainFeedEvents> {
       .catch(this.onError)
   }
 
+  /**
+   * Resolves once every block added so far has been announced (or could not be read): then
+   * filters and subscriptions have it. What makes the manual clock exact.
+   */
+  settled(): Promise<void> {
+    return this.queue
+  }
+
   /** The highest block added so far (its announcement may still be on its way); -1 before any. */
   get latestAdded(): bigint {
     return this.lastAdded
