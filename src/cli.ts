@@ -1,13 +1,17 @@
-import { Command, InvalidArgumentError, Option } from 'commander'
+// The `bundlesim` command. Only commander and plain modules load before a command runs:
+// `bundlesim --help` answers at once, and each command imports what it needs when it runs.
+import { readFileSync } from 'node:fs'
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander'
 import type { Hex } from 'viem'
-import { startHarness } from './harness/startHarness.js'
 import type { BundlesimConfig } from './config/config.js'
 import { DEFAULT_CONFIG, EXPOSED_ANVIL_PORT } from './config/config.js'
-import { WIRE_PATTERNS } from './protocol/wireRules.js'
+import { WIRE_PATTERNS } from './protocol/wirePatterns.js'
+import { LOG_FORMATS } from './config/logFormat.js'
 import { registerScenarioCommands } from './scenario/cliCommands.js'
 import { registerReplayCommand } from './replay/cliCommand.js'
 import { registerSnapshotCommand } from './snapshot/cliCommand.js'
-import { BuilderSpecError, loadBuildersFile, parseBuilderFlag, validateBuilderSpecs } from './builder/fleet/specs.js'
+import { EXIT } from './config/exitCodes.js'
+import { packageFile } from './config/codeFiles.js'
 
 function integer(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
   return (value: string): number => {
@@ -22,15 +26,26 @@ function collect(value: string, previous: string[]): string[] {
 }
 
 /** `--builders <file>` or repeated `--builder <spec>` (not both), checked; undefined: the one default builder. */
-function buildersFromFlags(file: string | undefined, flags: string[]): BundlesimConfig['builders'] {
+function buildersFromFlags(specs: typeof import('./builder/fleet/specs.js'), file: string | undefined, flags: string[]): BundlesimConfig['builders'] {
+  const { BuilderSpecError, loadBuildersFile, parseBuilderFlag, validateBuilderSpecs } = specs
   if (file !== undefined && flags.length > 0) throw new BuilderSpecError('--builder', 'give the builders either in a --builders file or as --builder flags, not both')
   if (file !== undefined) return loadBuildersFile(file)
   if (flags.length === 0) return undefined
   return validateBuilderSpecs(flags.map((flag, i) => parseBuilderFlag(flag, `--builder[${i}]`)), '--builder')
 }
 
+const { version } = JSON.parse(readFileSync(packageFile('package.json'), 'utf8')) as { version: string }
+
 const program = new Command()
-program.name('bundlesim').description('Local builder emulator in front of Anvil for MEV searchers')
+program
+  .name('bundlesim')
+  .description('Local builder emulator in front of Anvil for MEV searchers')
+  .version(version, '-V, --version', 'print the version and exit')
+  // A bad command line exits with EXIT.usage (2), not with the failure of a run (1); set before
+  // the commands are added, so each inherits it.
+  .exitOverride((error: CommanderError) => {
+    process.exit(error.exitCode === 0 ? EXIT.ok : EXIT.usage)
+  })
 
 program
   .command('serve')
@@ -81,17 +96,21 @@ program
   .option('--max-bundle-txs <n>', 'most txs in one bundle', integer('--max-bundle-txs', 1), DEFAULT_CONFIG.maxBundleTxs)
   .option('--rate-limit-per-ip <n>', 'requests a second per client IP (0: unlimited)', integer('--rate-limit-per-ip', 0), DEFAULT_CONFIG.rateLimitPerIp)
   .option('--rate-limit-per-key <n>', 'requests a second per X-Api-Key (0: unlimited)', integer('--rate-limit-per-key', 0), DEFAULT_CONFIG.rateLimitPerKey)
-  .option('--log-level <level>', 'pino log level', DEFAULT_CONFIG.logLevel)
+  .addOption(new Option('--log-format <format>', 'log lines on stderr: pretty (one short line a person reads) or json (one pino object a line); default: pretty on a terminal, json otherwise').choices(LOG_FORMATS))
+  .addOption(new Option('--quiet', 'log only warnings and errors (the ready lines on stdout stay)').conflicts(['verbose', 'logLevel']))
+  .addOption(new Option('--verbose', "log debug records too, and each slot's timings and block hash").conflicts(['logLevel']))
+  .option('--log-level <level>', 'pino log level (trace, debug, info, warn, error, fatal, silent)', DEFAULT_CONFIG.logLevel)
   .action(async (opts) => {
     const envKeys = (process.env.BUNDLESIM_API_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean)
     if (opts.coinbaseKey !== undefined && !WIRE_PATTERNS.hash32.test(opts.coinbaseKey)) {
       program.error('error: --coinbase-key must be a 32-byte 0x hex private key')
     }
+    const specs = await import('./builder/fleet/specs.js')
     let builders: BundlesimConfig['builders']
     try {
-      builders = buildersFromFlags(opts.builders, opts.builder)
+      builders = buildersFromFlags(specs, opts.builders, opts.builder)
     } catch (error) {
-      if (error instanceof BuilderSpecError) program.error(`error: ${error.message}`)
+      if (error instanceof specs.BuilderSpecError) program.error(`error: ${error.message}`)
       throw error
     }
     const config: Partial<BundlesimConfig> = {
@@ -113,7 +132,8 @@ program
       chainId: opts.chainId,
       hardfork: opts.hardfork,
       coinbaseKey: opts.coinbaseKey as Hex | undefined,
-      logLevel: opts.logLevel,
+      logLevel: opts.quiet ? 'warn' : opts.verbose ? 'debug' : opts.logLevel,
+      logFormat: opts.logFormat ?? (process.stderr.isTTY ? 'pretty' : 'json'),
       algorithms: opts.algorithms,
       builders,
       simulationCutoffMs: opts.simulationCutoffMs,
@@ -134,6 +154,7 @@ program
       rateLimitPerIp: opts.rateLimitPerIp,
       rateLimitPerKey: opts.rateLimitPerKey,
     }
+    const { startHarness } = await import('./harness/startHarness.js')
     const harness = await startHarness(config)
     // Handlers first: a signal sent as soon as the banner is read must find them.
     let stopping = false
@@ -142,8 +163,8 @@ program
       stopping = true
       process.stderr.write(`${signal}: stopping bundlesim\n`)
       harness.stop().then(
-        () => process.exit(0),
-        () => process.exit(1),
+        () => process.exit(EXIT.ok),
+        () => process.exit(EXIT.failed),
       )
     }
     process.on('SIGINT', () => shutdown('SIGINT'))
@@ -171,5 +192,5 @@ registerReplayCommand(program)
 
 program.parseAsync().catch((error: Error) => {
   process.stderr.write(`bundlesim: ${error.message}\n`)
-  process.exit(1)
+  process.exit(EXIT.failed)
 })

@@ -60,7 +60,8 @@ describe('--shard', () => {
     expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThanOrEqual(1)
 
     const bad = await runCli(['run', 'scenarios', '--list', '--shard', '5/4'], PLAIN_ENV)
-    expect(bad.code).toBe(1)
+    // A bad flag value is a usage error: exit code 2, nothing run.
+    expect(bad.code).toBe(2)
     expect(bad.stderr).toContain('--shard must be i/n with 1 ≤ i ≤ n (e.g. 2/4), got "5/4"')
   }, 60_000)
 })

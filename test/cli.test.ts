@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -254,5 +255,89 @@ describe('bundlesim serve (real CLI)', () => {
     const missing = await rpc(ready.submissionUrl, 'svc_boostBundle', [{}])
     expect(missing.status).toBe(401)
     expect(missing.body.error?.code).toBe(-32001)
+  })
+})
+
+/** README's pre-signed 1 ETH transfer from Anvil dev account 0 (nonce 0, chain 31337, 2 gwei tip). */
+const RAW_TX =
+  '0x02f875827a698084773594008502540be4008252089470997970c51812dc3a010c7d01b50e0d17dc79c8880de0b6b3a764000080c080a0a70dc5402d64f6418c6fc02da0ac0f46ef0b437c53baedfb99751fd6110db224a0091c206fa0ba5047cb4ef19bda752631135a318639c6bc89dacd0144b0daf170'
+// Without --log-level: these tests choose the log's verbosity and format themselves.
+const TERMINAL_ARGS = ['bin/bundlesim.js', 'serve', '--clock', 'manual', '--port', '0', '--stats-port', '0', '--anvil-port', '0', '--expose-anvil']
+
+/** Resolves with stderr once it holds a line matching `pattern` (an event of the process, not a guessed time). */
+function stderrLine(cli: Cli, pattern: RegExp, timeoutMs = 20_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      const line = cli.stderr().split('\n').find((l) => pattern.test(l))
+      if (line === undefined) return false
+      cleanUp()
+      resolve(line)
+      return true
+    }
+    const timer = setTimeout(() => {
+      cleanUp()
+      reject(new Error(`no stderr line matching ${pattern} within ${timeoutMs} ms; stderr:\n${cli.stderr()}`))
+    }, timeoutMs)
+    const cleanUp = () => {
+      clearTimeout(timer)
+      cli.child.stderr!.off('data', check)
+    }
+    if (!check()) cli.child.stderr!.on('data', check)
+  })
+}
+
+describe('the terminal: readable lines, --log-format, --quiet, --verbose, --version, exit codes', () => {
+  it('--log-format pretty: one short line per slot (block, bundles landed and not, value, time), no JSON', async () => {
+    const cli = startCli(['--log-format', 'pretty'], {}, TERMINAL_ARGS)
+    const ready = await waitReady(cli)
+    await rpc(ready.submissionUrl, 'eth_sendBundle', [{ txs: [RAW_TX] }])
+    await rpc(ready.submissionUrl, 'harness_advanceSlot', [{ slots: 2 }])
+    // 21,000 gas at a 2 gwei tip: 0.000042 ETH to the coinbase.
+    expect(await stderrLine(cli, /block 1 /)).toMatch(/^\d\d:\d\d:\d\d block 1 · 1 bundle: 1 landed, 0 not · 0\.000042 ETH · \d+ ms$/)
+    expect(await stderrLine(cli, /block 2 /)).toMatch(/^\d\d:\d\d:\d\d block 2 · no bundles · 0 ETH · \d+ ms$/)
+    expect(cli.stderr()).not.toContain('{"level"')
+  })
+
+  it('not on a terminal, the default is JSON lines (one pino object each; the slot line carries the slot report)', async () => {
+    const cli = startCli([], {}, TERMINAL_ARGS)
+    const ready = await waitReady(cli)
+    await rpc(ready.submissionUrl, 'harness_advanceSlot', [])
+    const line = JSON.parse(await stderrLine(cli, /"blockNumber":1/))
+    expect(line).toMatchObject({ level: 30, slot: { blockNumber: 1, bundlesConsidered: 0, bundles: [] } })
+  })
+
+  it('--verbose adds each slot’s timings and block hash; --quiet logs no slot at all', async () => {
+    const verbose = startCli(['--log-format', 'pretty', '--verbose'], {}, TERMINAL_ARGS)
+    const verboseReady = await waitReady(verbose)
+    const [report] = (await rpc(verboseReady.submissionUrl, 'harness_advanceSlot', [])).body.result
+    expect(await stderrLine(verbose, /block 1 /)).toMatch(new RegExp(`block 1 · no bundles · 0 ETH · \\d+ ms \\(simulate \\d+ ms, assemble \\d+ ms, mine \\d+ ms; ${report.blockHash}\\)$`))
+
+    const quiet = startCli(['--log-format', 'pretty', '--quiet'], {}, TERMINAL_ARGS)
+    const quietReady = await waitReady(quiet)
+    await rpc(quietReady.submissionUrl, 'harness_advanceSlot', [{ slots: 2 }])
+    // Once it has exited, everything it wrote is here (stderr is a pipe: written synchronously).
+    quiet.child.kill('SIGTERM')
+    expect(await waitExit(quiet, 15_000)).toEqual({ code: 0, signal: null })
+    expect(quiet.stderr()).not.toMatch(/block \d/)
+    expect(quiet.stdout()).toContain('bundlesim ready')
+  })
+
+  it('--version prints the package version; a bad command line exits 2, naming the flag, and runs nothing', async () => {
+    const { version } = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }
+    const printed = startCli(['--version'], {}, ['bin/bundlesim.js'])
+    expect(await waitExit(printed, 20_000)).toEqual({ code: 0, signal: null })
+    expect(printed.stdout()).toBe(`${version}\n`)
+
+    for (const [args, named] of [
+      [['--bogus'], "unknown option '--bogus'"],
+      [['serve', '--quiet', '--verbose'], "option '--quiet' cannot be used with option '--verbose'"],
+      [['serve', '--log-format', 'xml'], "'xml' is invalid"],
+      [['serve', '--port', '70000'], '--port must be an integer from 0 to 65535'],
+    ] as const) {
+      const cli = startCli([...args], {}, ['bin/bundlesim.js'])
+      expect(await waitExit(cli, 20_000), args.join(' ')).toEqual({ code: 2, signal: null })
+      expect(cli.stderr()).toContain(named)
+      expect(cli.stdout()).not.toContain('bundlesim ready')
+    }
   })
 })

@@ -55,7 +55,7 @@ describe('the manual clock is exact: when harness_advanceSlot returns, every vie
   it('the stats, the dashboard and eth_blockNumber have the block too when the call returns', async () => {
     const nonce = Number(await call(harness.rpcUrl, 'eth_getTransactionCount', [addressOf(DEV_KEYS[0]), 'latest']))
     const bundleHash = await sendBundle(harness, { txs: [await signTx({ nonce })] })
-    const [report] = await harness.advanceSlot()
+    const report = (await harness.advanceSlot())[0]!
     expect(await call(harness.rpcUrl, 'eth_blockNumber')).toBe(`0x${report.blockNumber.toString(16)}`)
     expect(await stats(harness, bundleHash)).toMatchObject({ status: 'landed', blockNumber: report.blockNumber })
     const slots = (await (await fetch(new URL('/api/slots', harness.statsUrl))).json()) as { slots: Array<{ blockNumber: number }> }

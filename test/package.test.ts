@@ -1,4 +1,5 @@
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -78,8 +79,8 @@ test('each test gets an untouched chain', async ({ harness }) => {
 })
 `
 
-function node(cwd: string, file: string) {
-  const run = spawnSync(process.execPath, [file], { cwd, encoding: 'utf8', timeout: 60_000 })
+function node(cwd: string, file: string, args: string[] = []) {
+  const run = spawnSync(process.execPath, [file, ...args], { cwd, encoding: 'utf8', timeout: 60_000 })
   return { code: run.status, stdout: run.stdout, stderr: run.stderr }
 }
 
@@ -100,7 +101,7 @@ describe('the npm package (packed, installed offline into an empty project)', ()
   })
 
   it('ships compiled JavaScript with types, the CLI, the worker modules and the dashboard page: no sources, tests, scenarios or scripts', () => {
-    expect(packed.files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'bin/bundlesim.js', 'dist/index.js', 'dist/index.d.ts', 'dist/cli.js', 'dist/bundle/recoverWorker.mjs', 'dist/bundle/ecrecoverOnAnvil.mjs', 'dist/bundle/plainEip1559Fields.mjs', 'dist/dashboard/client/app.js', 'dist/dashboard/client/style.css', 'dist/world/dex.yaml', 'dist/flow/default.yaml']))
+    expect(packed.files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'bin/bundlesim.js', 'dist/bin/cli.js', 'dist/index.js', 'dist/index.d.ts', 'dist/cli.js', 'dist/bundle/recoverWorker.mjs', 'dist/bundle/ecrecoverOnAnvil.mjs', 'dist/bundle/plainEip1559Fields.mjs', 'dist/dashboard/client/app.js', 'dist/dashboard/client/style.css', 'dist/world/dex.yaml', 'dist/flow/default.yaml']))
     const outside = packed.files.filter((file) => !/^(dist\/.*\.(js|d\.ts|mjs|d\.mts)|dist\/dashboard\/client\/style\.css|dist\/world\/dex\.yaml|dist\/flow\/default\.yaml|bin\/bundlesim\.js|package\.json|README\.md|LICENSE)$/.test(file))
     expect(outside).toEqual([])
     expect(packed.files.filter((file) => /\.test\.|^test\/|^scripts\/|^scenarios\/|^src\//.test(file))).toEqual([])
@@ -146,6 +147,42 @@ describe('the npm package (packed, installed offline into an empty project)', ()
     const tsc = path.join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
     const { stdout } = await sh(process.execPath, [tsc, '-p', 'tsconfig.json'], project).catch((error: Error) => ({ stdout: error.message }))
     expect(stdout).toBe('')
+  }, 60_000)
+
+  it('the installed CLI (bundled, dist/bin/): --version, then serve → ready, a bundle lands, the dashboard page and its modules are served, one line per slot', async () => {
+    const { version } = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }
+    const bin = path.join(project, 'node_modules', 'bundlesim', 'bin', 'bundlesim.js')
+    expect(node(project, bin, ['--version']).stdout).toBe(`${version}\n`)
+
+    const child = spawn(process.execPath, [bin, 'serve', '--clock', 'manual', '--port', '0', '--stats-port', '0', '--mev-share-port', '0', '--log-format', 'pretty'], { cwd: project, stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    let err = ''
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk))
+    try {
+      // The banner ends with the coinbase line: wait for it (an event of the process).
+      await new Promise<void>((resolve, reject) => {
+        child.once('exit', (code) => reject(new Error(`bundlesim exited (${code}) before ready:\n${out}\n${err}`)))
+        child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+          out += chunk
+          if (/coinbase\s+0x/.test(out)) resolve()
+        })
+      })
+      const rpcUrl = /submission RPC\s+(\S+)/.exec(out)![1]!
+      const statsUrl = /stats RPC\s+(\S+)/.exec(out)![1]!
+      const call = async (url: string, method: string, params: unknown[]) => ((await (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })).json()) as { result: any }).result
+      const { bundleHash } = await call(rpcUrl, 'eth_sendBundle', [{ txs: [RAW_TX] }])
+      // Traces are served two slots after their block (the default --stats-delay-slots).
+      await call(rpcUrl, 'harness_advanceSlot', [{ slots: 3 }])
+      expect(await call(statsUrl, 'svc_getBundleStats', [{ bundle_hash: bundleHash }])).toMatchObject({ status: 'landed', blockNumber: 1 })
+      const page = await fetch(statsUrl)
+      expect(await page.text()).toContain('<title>bundlesim dashboard</title>')
+      for (const asset of ['app.js', 'style.css', 'preact.mjs']) expect((await fetch(new URL(`/assets/${asset}`, statsUrl))).status, asset).toBe(200)
+      child.kill('SIGTERM')
+      await new Promise((resolve) => child.once('exit', resolve))
+      expect(err).toMatch(/\d\d:\d\d:\d\d block 1 · 1 bundle: 1 landed, 0 not · 0\.000042 ETH · \d+ ms/)
+    } finally {
+      child.kill('SIGKILL')
+    }
   }, 60_000)
 
   it('npx bundlesim init (scenario + workflow), then npx bundlesim run --shard 1/4: the CLI runs from the package', async () => {

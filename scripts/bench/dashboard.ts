@@ -114,6 +114,7 @@ function syntheticReport(block: number): SlotReport {
     timestamp: 1_000 + block * 12,
     value: '42000000000000',
     blobGasUsed: '0',
+    bundlesConsidered: 0,
     bundles: [],
     mempoolTxs: [],
     won: true,

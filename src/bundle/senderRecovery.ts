@@ -1,3 +1,5 @@
+import { pathToFileURL } from 'node:url'
+import { codeFile } from '../config/codeFiles.js'
 import { Worker } from 'node:worker_threads'
 import { recoverTransactionAddress, type Address, type Hex } from 'viem'
 import { normalizeAddress } from '../protocol/normalize.js'
@@ -107,7 +109,7 @@ export class SenderRecovery {
   private start(): Worker | null {
     if (this.worker) return this.worker
     try {
-      const worker = new Worker(new URL('./recoverWorker.mjs', import.meta.url), {
+      const worker = new Worker(pathToFileURL(codeFile('bundle/recoverWorker.mjs')), {
         workerData: { anvilUrl: this.options.anvilUrl ?? null, timeoutMs: this.options.anvilTimeoutMs ?? 10_000 },
       })
       worker.unref()

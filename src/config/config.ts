@@ -1,5 +1,6 @@
 import type { Hex } from 'viem'
 import type { StatusCase } from '../protocol/bundleStates.js'
+import type { LogFormat } from './logFormat.js'
 
 export type ClockMode = 'realtime' | 'manual'
 
@@ -54,6 +55,8 @@ export interface BundlesimConfig {
   coinbaseFunding: bigint
   /** pino level; `silent` in tests. */
   logLevel: string
+  /** `json` (default): one JSON object a line; `pretty`: one short line a person reads per record (the CLI's default on a terminal). */
+  logFormat: LogFormat
   /** Ordering algorithms that each build a candidate block (names from `ALGORITHMS`). */
   algorithms: string[]
   /**
@@ -175,6 +178,7 @@ export const DEFAULT_CONFIG: BundlesimConfig = {
   coinbaseKey: DEFAULT_COINBASE_KEY,
   coinbaseFunding: 10_000n * 10n ** 18n,
   logLevel: 'info',
+  logFormat: 'json',
   algorithms: ['builder-payment', 'priority-fee', 'arrival'],
   auctionSeed: 1,
   anvilTimeoutMs: 10_000,

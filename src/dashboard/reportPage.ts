@@ -1,4 +1,4 @@
-import { CLIENT_MODULES, IMPORT_MAP, assetBody } from './assets.js'
+import { IMPORT_MAP, assetBody, clientModules } from './assets.js'
 import { htmlShell } from './page.js'
 
 /**
@@ -10,7 +10,7 @@ export function reportHtml(data: Record<string, unknown>, title: string): string
   const dataUrl = (name: string) => `data:text/javascript;base64,${assetBody(name)!.body.toString('base64')}`
   const imports: Record<string, string> = {}
   for (const [specifier, url] of Object.entries(IMPORT_MAP.imports)) if (!specifier.endsWith('/')) imports[specifier] = dataUrl(url.replace('/assets/', ''))
-  for (const name of CLIENT_MODULES) imports[`dashboard/${name}`] = dataUrl(name)
+  for (const name of clientModules()) imports[`dashboard/${name}`] = dataUrl(name)
   const css = ['uPlot.min.css', 'style.css'].map((name) => assetBody(name)!.body.toString('utf8')).join('\n')
   return htmlShell({
     title,

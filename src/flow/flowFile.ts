@@ -1,4 +1,4 @@
-import { fileURLToPath } from 'node:url'
+import { codeFile } from '../config/codeFiles.js'
 import { checkSettings, readYamlFile, SettingsFileError } from '../config/yamlFile.js'
 import { z } from 'zod'
 import { closestName } from '../protocol/closestName.js'
@@ -92,7 +92,7 @@ export type FlowSpec = z.output<typeof flowFile> & { name: string }
 export type UsersSpec = FlowSpec['users']
 export type SearcherSpec = FlowSpec['searchers'][number]
 
-export const BUILT_IN_FLOW_FILE = fileURLToPath(new URL('./default.yaml', import.meta.url))
+export const BUILT_IN_FLOW_FILE = codeFile('flow/default.yaml')
 
 /**
  * The market a run asks for: `default` (the built-in file), a flow file's path, or the flow

@@ -56,7 +56,7 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
   // Bad settings fail before anything starts.
   const cutoffs = slotCutoffs(config)
   const builders = emulatedBuilders(config)
-  const log = createLogger(config.logLevel)
+  const log = createLogger({ level: config.logLevel, format: config.logFormat, verbose: config.logLevel === 'debug' || config.logLevel === 'trace' })
   if (!isLoopback(config.host) && config.apiKeys.length === 0) {
     log.warn(`bound to ${config.host}, reachable beyond this machine, and no --api-key is set: anyone who can reach it can submit bundles and control the harness`)
   }

@@ -10,6 +10,8 @@ export interface SlotReport {
   value: string
   /** Blob gas the mined block's blob txs use (decimal; 131072 per blob, "0" without). */
   blobGasUsed: string
+  /** Bundles and private orders the builders considered for this block (those pending for it at the cutoff), landed or not. */
+  bundlesConsidered: number
   /** Bundles in the mined block, in block order. */
   bundles: Hash[]
   /** Public-mempool txs in the mined block. */

@@ -1,8 +1,6 @@
 import { writeFile } from 'node:fs/promises'
 import { InvalidArgumentError, type Command } from 'commander'
-import { replayBlock } from './replayBlock.js'
-import { formatReplay } from './table.js'
-import { replayVerdict } from './verdict.js'
+import { EXIT } from '../config/exitCodes.js'
 
 const blockNumber = (value: string): bigint => {
   if (!/^\d+$/.test(value) || BigInt(value) < 1n) throw new InvalidArgumentError('--block must be a block number of at least 1')
@@ -33,19 +31,21 @@ export function registerReplayCommand(program: Command): void {
     .option('--algorithms <names>', 'comma-separated ordering algorithms (default: all)', (v: string) => v.split(',').map((n) => n.trim()).filter(Boolean))
     .option('--min-value-ratio <r>', "fail unless our block is worth at least r × the real block's value", ratio, 0)
     .action(async (opts: ReplayFlags) => {
+      // Loaded when the command runs (not for --help).
+      const [{ replayBlock }, { formatReplay }, { replayVerdict }] = await Promise.all([import('./replayBlock.js'), import('./table.js'), import('./verdict.js')])
       try {
         const report = await replayBlock({ forkUrl: opts.forkUrl, block: opts.block, algorithms: opts.algorithms })
         process.stdout.write(formatReplay(report))
         if (opts.json) await writeFile(opts.json, `${JSON.stringify(report, null, 2)}\n`)
         const verdict = replayVerdict(report, opts.minValueRatio)
         for (const problem of verdict.problems) process.stderr.write(`bundlesim: ${problem}\n`)
-        process.exitCode = verdict.ok ? 0 : 1
+        process.exitCode = verdict.ok ? EXIT.ok : EXIT.failed
       } catch (error) {
         if (!(error instanceof Error)) throw error
         process.stderr.write(`bundlesim: ${error.message}\n`)
-        process.exitCode = 1
+        process.exitCode = EXIT.failed
       }
       // The harness is stopped; do not wait for timers Anvil's launcher leaves behind.
-      process.exit(process.exitCode ?? 0)
+      process.exit(process.exitCode ?? EXIT.ok)
     })
 }

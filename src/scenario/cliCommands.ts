@@ -1,12 +1,9 @@
 import { availableParallelism } from 'node:os'
 import path from 'node:path'
 import { InvalidArgumentError, Option, type Command } from 'commander'
-import { formatProgress, formatSummary } from './consoleReport.js'
+import { EXIT } from '../config/exitCodes.js'
 import { NoScenariosError, findScenarioFiles } from './discover.js'
-import { failureAnnotations, schemaAnnotations } from './githubAnnotations.js'
 import { starterWorkflow, writeNewFile, STARTER_SCENARIO } from './init.js'
-import { writeJUnit } from './junit.js'
-import { InvalidScenariosError, runScenarios, selectScenarios } from './runMany.js'
 import { parseShard, shardFiles, type Shard } from './shard.js'
 
 const positive = (value: string): number => {
@@ -58,13 +55,20 @@ export function registerScenarioCommands(program: Command): void {
       })
       const github = (opts.reporter ?? (process.env.GITHUB_ACTIONS === 'true' ? 'github' : 'console')) === 'github'
       const shardName = opts.shard && `shard ${opts.shard.index}/${opts.shard.count}`
+      // Loaded when a run starts (not for --help): the runner brings the harness, viem and the rest.
+      const [{ InvalidScenariosError, runScenarios, selectScenarios }, { formatProgress, formatSummary }, { failureAnnotations, schemaAnnotations }, { writeJUnit }] = await Promise.all([
+        import('./runMany.js'),
+        import('./consoleReport.js'),
+        import('./githubAnnotations.js'),
+        import('./junit.js'),
+      ])
       try {
         const found = await findScenarioFiles(paths)
         const files = opts.shard ? shardFiles(found, opts.shard) : found
         if (opts.list) {
           const listed = opts.filter ? (await selectScenarios(files, opts)).map((scenario) => scenario.file) : files
           await print(listed.map((file) => `${file}\n`).join(''))
-          process.exit(0)
+          process.exit(EXIT.ok)
         }
         const results = await runScenarios(files, {
           concurrency: opts.concurrency,
@@ -78,7 +82,7 @@ export function registerScenarioCommands(program: Command): void {
           await print(`${shardName}: nothing to run (${found.length} files over ${opts.shard!.count} shards${opts.filter ? `, --filter ${opts.filter}` : ''})\n`)
         } else if (results.length === 0) {
           process.stderr.write(`bundlesim: no scenario matches --filter ${opts.filter}\n`)
-          process.exitCode = 1
+          process.exitCode = EXIT.failed
           return
         } else {
           await print(`\n${formatSummary(results)}${shardName ? `(${shardName} of ${found.length} files)\n` : ''}`)
@@ -88,15 +92,15 @@ export function registerScenarioCommands(program: Command): void {
           await print(`JUnit report written to ${opts.junit}\n`)
         }
         if (opts.report) await print(`Dashboard reports written to ${opts.report}/ (open the .html files in a browser)\n`)
-        process.exitCode = results.some((r) => r.status === 'failed') ? 1 : 0
+        process.exitCode = results.some((r) => r.status === 'failed') ? EXIT.failed : EXIT.ok
       } catch (error) {
         if (!(error instanceof InvalidScenariosError || error instanceof NoScenariosError)) throw error
         if (github && error instanceof InvalidScenariosError) await print(schemaAnnotations(error.errors))
         process.stderr.write(`${error.message}\nbundlesim: nothing was run\n`)
-        process.exitCode = 1
+        process.exitCode = EXIT.failed
       }
       // Every harness is stopped; do not wait for timers Anvil's launcher leaves behind.
-      process.exit(process.exitCode ?? 0)
+      process.exit(process.exitCode ?? EXIT.ok)
     })
 
   program

@@ -1,6 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander'
-import { formatProgress } from '../scenario/consoleReport.js'
-import { recordSnapshot } from './record.js'
+import { EXIT } from '../config/exitCodes.js'
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value]
 const blockNumber = (value: string): bigint => {
@@ -19,6 +18,8 @@ export function registerSnapshotCommand(program: Command): void {
     .option('--scenario <file>', 'run this scenario on the fork and record everything it touched (repeatable)', collect, [])
     .option('--touch <address[:slot]>', 'also record this account, or one of its storage slots (repeatable)', collect, [])
     .action(async (opts: { forkUrl?: string; forkBlockNumber?: bigint; out?: string; scenario: string[]; touch: string[] }) => {
+      // Loaded when the command runs (not for --help).
+      const [{ recordSnapshot }, { formatProgress }] = await Promise.all([import('./record.js'), import('../scenario/consoleReport.js')])
       try {
         const recorded = await recordSnapshot({
           forkUrl: opts.forkUrl,
@@ -34,15 +35,15 @@ export function registerSnapshotCommand(program: Command): void {
         )
         if (recorded.results.some((r) => r.status === 'failed')) {
           process.stderr.write('bundlesim: a scenario failed while recording: the snapshot holds what it touched up to its failure\n')
-          process.exitCode = 1
+          process.exitCode = EXIT.failed
         }
       } catch (error) {
         // Scenario file problems (ScenarioSchemaError) name file and line themselves.
         if (!(error instanceof Error)) throw error
         process.stderr.write(`bundlesim: ${error.message}\n`)
-        process.exitCode = 1
+        process.exitCode = EXIT.failed
       }
       // Every harness is stopped; do not wait for timers Anvil's launcher leaves behind.
-      process.exit(process.exitCode ?? 0)
+      process.exit(process.exitCode ?? EXIT.ok)
     })
 }

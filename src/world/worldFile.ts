@@ -1,4 +1,4 @@
-import { fileURLToPath } from 'node:url'
+import { codeFile } from '../config/codeFiles.js'
 import { readYamlFile, SettingsFileError } from '../config/yamlFile.js'
 import { z } from 'zod'
 import { closestName } from '../protocol/closestName.js'
@@ -87,7 +87,7 @@ export interface WorldSpec {
 }
 
 /** Where the built-in world's file is (shipped beside this module, in src/ and in dist/). */
-export const BUILT_IN_WORLD_FILE = fileURLToPath(new URL('./dex.yaml', import.meta.url))
+export const BUILT_IN_WORLD_FILE = codeFile('world/dex.yaml')
 
 /**
  * Reads a world file (`dex`: the built-in one), checked; the first problem is thrown as a

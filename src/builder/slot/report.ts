@@ -11,6 +11,8 @@ export interface SlotReportInput {
   candidates: readonly CandidateSummary[]
   won: boolean
   competitorBid: bigint | null
+  /** Orders pending for the block at the cutoff (landed or not). */
+  considered: number
   simulations: SimulationCounts
   executions: SlotReport['executions']
   timings: SlotTimings
@@ -22,13 +24,14 @@ export interface SlotReportInput {
  * What `harness_advanceSlot` returns for a slot: the mined block, what of ours it holds (only
  * if we won), every candidate, the auction's verdict and where the time went.
  */
-export function slotReport({ mined, best, candidates, won, competitorBid, simulations, executions, timings, fleet }: SlotReportInput): SlotReport {
+export function slotReport({ mined, best, candidates, won, competitorBid, considered, simulations, executions, timings, fleet }: SlotReportInput): SlotReport {
   const report: SlotReport = {
     blockNumber: Number(mined.number),
     blockHash: mined.hash,
     timestamp: Number(mined.timestamp),
     value: best.value.toString(),
     blobGasUsed: mined.blobGasUsed.toString(),
+    bundlesConsidered: considered,
     bundles: won ? best.bundles.map((b) => b.trace.bundle.hash) : [],
     mempoolTxs: won ? includedMempoolTxs(best, mined) : [...mined.txs.keys()],
     won,

@@ -194,7 +194,7 @@ export class SlotBuilder {
 
     timings.totalMs = performance.now() - started
     const fleet = routes && { winner: winner?.builder.name ?? null, bids: bids.map((bid) => ({ name: bid.builder.name, coinbase: bid.builder.coinbase, best: bid.best, candidates: bid.candidates })) }
-    const report = slotReport({ mined, best: top.best, candidates: top.candidates, won: winner !== null, competitorBid, simulations: counts, executions: this.executions, timings, fleet })
+    const report = slotReport({ mined, best: top.best, candidates: top.candidates, won: winner !== null, competitorBid, considered: this.taken.length, simulations: counts, executions: this.executions, timings, fleet })
     log.info({ slot: report }, slotSummary(report))
     return report
   }
