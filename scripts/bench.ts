@@ -17,6 +17,7 @@ import { benchDashboard } from './bench/dashboard.js'
 import { benchBuilders } from './bench/builders.js'
 import { benchScaling } from './bench/scaling.js'
 import { benchWorld } from './bench/world.js'
+import { benchStartup } from './bench/startup.js'
 
 export const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<BenchResult>> = {
   ingest: benchIngest,
@@ -28,6 +29,7 @@ export const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<Bench
   memory: benchMemory,
   dashboard: benchDashboard,
   world: benchWorld,
+  startup: benchStartup,
 }
 
 /** Run only when named (`--only builders`): not part of the default table. */
