@@ -39,7 +39,14 @@ export class WsClient {
       const found = this.messages.find(match)
       if (found) return found
       if (Date.now() > deadline) throw new Error(`no matching WebSocket message within ${timeoutMs} ms; got ${JSON.stringify(this.messages).slice(0, 500)}`)
-      await new Promise((resolve) => this.socket.once('message', resolve).once('close', resolve))
+      await new Promise<void>((resolve) => {
+        // Both listeners go once either fires: a long exchange must not pile up 'close' listeners.
+        const wake = () => {
+          this.socket.off('message', wake).off('close', wake)
+          resolve()
+        }
+        this.socket.on('message', wake).on('close', wake)
+      })
       if (this.socket.readyState === WebSocket.CLOSED && !this.messages.find(match)) throw new Error('socket closed')
     }
   }
