@@ -4,7 +4,7 @@
  * accepted submission is followed to a final state while the run goes on; at the end it
  * prints accepted, traced-final, lost, latencies, refusals, and RSS over time (also as an
  * SVG chart), and exits 1 on any loss, an internal error, a silent subscriber, or RSS that
- * does not level off (see README, "Soak").
+ * does not level off (see docs/reliability.md, "Soak").
  *
  *   npm run soak -- [--minutes 10] [--connections 32] [--rate 64] [--kills 2] [--bound 4] [--max-rss 1024] [--out-dir bench]
  */

@@ -40,13 +40,13 @@ export {
   type CallBundleResponse,
   type CallBundleTxResponse,
 } from './protocol/index.js'
-// Fork mode: offline state snapshots (README "Fork mode and offline snapshots").
+// Fork mode: offline state snapshots (docs/fork-and-replay.md).
 export { recordSnapshot, type RecordSnapshotOptions, type RecordedSnapshot } from './snapshot/record.js'
 export { readSnapshot, type StateSnapshot } from './chain/stateSnapshot.js'
-// Replay a real block as a regression (README "Replay a block").
+// Replay a real block as a regression (docs/fork-and-replay.md).
 export { replayBlock, type ReplayOptions, type ReplayReport, type TxFate } from './replay/replayBlock.js'
 export { replayVerdict, type ReplayVerdict } from './replay/verdict.js'
-// Scenarios: YAML files run on their own harness (README "Scenarios").
+// Scenarios: YAML files run on their own harness (docs/scenarios.md).
 export {
   loadScenario,
   parseScenario,

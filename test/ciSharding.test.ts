@@ -126,9 +126,9 @@ describe('GitHub Actions', () => {
     expect(job.steps.at(-1)).toMatchObject({ uses: 'actions/upload-artifact@v4', if: 'always()', with: { path: 'bundlesim-junit-${{ matrix.shard }}.xml' } })
 
     // (test/package.test.ts runs the workflow's command, shard 1/4, on what init wrote.)
-    // The README shows the same workflow (without the header comment).
-    const readme = await readFile(path.join(REPO_ROOT, 'README.md'), 'utf8')
-    const shown = /### In CI: shards and annotations[\s\S]*?```yaml\n([\s\S]*?)```/.exec(readme)?.[1]
+    // docs/ci.md shows the same workflow (without the header comment).
+    const guide = await readFile(path.join(REPO_ROOT, 'docs/ci.md'), 'utf8')
+    const shown = /## In CI: shards and annotations[\s\S]*?```yaml\n([\s\S]*?)```/.exec(guide)?.[1]
     expect(shown).toBe(starterWorkflow('scenarios').replace(/^(#.*\n)+/, ''))
 
     const again = await runCli(['init', path.join(project, 'scenarios'), '--workflow', workflowFile], PLAIN_ENV)

@@ -6,11 +6,11 @@ import { ERROR_KINDS, ERROR_KIND_NAMES } from '../src/protocol/errorKinds.js'
 const hash = `0x${'ab'.repeat(32)}` as const
 
 describe('errorKind', () => {
-  it('the README lists every kind with the meaning ERROR_KINDS gives it, and no other', () => {
-    const readme = readFileSync('README.md', 'utf8')
-    const start = readme.indexOf('| `errorKind` | meaning |')
+  it('docs/reference/errors.md lists every kind with the meaning ERROR_KINDS gives it, and no other', () => {
+    const reference = readFileSync('docs/reference/errors.md', 'utf8')
+    const start = reference.indexOf('| `errorKind` | meaning |')
     expect(start).toBeGreaterThan(0)
-    const table = readme.slice(start, readme.indexOf('\n\n', start))
+    const table = reference.slice(start, reference.indexOf('\n\n', start))
     const rows = [...table.matchAll(/^\| `(\w+)` \| (.*) \|$/gm)].slice(1).map((m) => [m[1], m[2]])
     expect(rows).toHaveLength(ERROR_KIND_NAMES.length)
     expect(Object.fromEntries(rows)).toEqual(ERROR_KINDS)

@@ -17,7 +17,7 @@ import { DEV_KEYS, addressOf, call, sendBundle, signTx, signedRpc, startTestHarn
 const SHOTS = join(import.meta.dirname, '..', 'test-output')
 
 /**
- * Several competing builders in one run (README: Several builders), with a real Anvil: each
+ * Several competing builders in one run (docs/several-builders.md), with a real Anvil: each
  * builds its own block over the bundles it saw, the relay takes the highest bid, and traces
  * and stats say which builders saw a bundle and what each did with it.
  */

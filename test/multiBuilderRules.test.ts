@@ -7,7 +7,7 @@ import { RelayAuction } from '../src/builder/slot/auction.js'
 import { furthestOutcome } from '../src/builder/slot/fleetOutcomes.js'
 import { DEFAULT_COINBASE_KEY, resolveConfig } from '../src/config/config.js'
 
-/** The pure rules of several builders (README: Several builders), without Anvil. */
+/** The pure rules of several builders (docs/several-builders.md), without Anvil. */
 
 const hashes = (count: number): Hash[] => Array.from({ length: count }, (_, i) => keccak256(numberToHex(i, { size: 32 })))
 

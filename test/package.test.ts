@@ -59,7 +59,7 @@ perFile('typed fixtures', async ({ bundlesim }: { bundlesim: HarnessSession }) =
 })
 `
 
-/** The consumer's own test of its bot with `bundlesim/vitest` (README's example). */
+/** The consumer's own test of its bot with `bundlesim/vitest` (docs/ci.md's example). */
 const VITEST_CONSUMER = `import { test } from 'bundlesim/vitest'
 import { expect } from 'vitest'
 import { parseEther } from 'viem'

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { memoryVerdict, slopePerMinute, type RssSample } from '../scripts/soak/memoryRule.js'
 
-// The soak's memory rule (README, Soak) on RSS series of known shape: pure arithmetic.
+// The soak's memory rule (docs/reliability.md, Soak) on RSS series of known shape: pure arithmetic.
 const series = (minutes: number, mbAt: (minute: number) => number): RssSample[] =>
   Array.from({ length: minutes * 30 + 1 }, (_, i) => ({ atSeconds: i * 2, mb: mbAt((i * 2) / 60) }))
 

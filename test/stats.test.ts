@@ -5,8 +5,8 @@ import type { Harness } from '../src/index.js'
 import { DEV_KEYS, addressOf, call, rpc, sendBundle, signTx, startTestHarness, stats } from './support/harness.js'
 
 /**
- * svc_getBundleStats (README, "Methods") and the
- * slot clock / harness control it depends on (README, "Methods"), all over real HTTP.
+ * svc_getBundleStats (docs/reference/methods.md) and the
+ * slot clock / harness control it depends on (docs/reference/methods.md), all over real HTTP.
  */
 
 const ANVIL_MNEMONIC = 'test test test test test test test test test test test junk'
@@ -57,7 +57,7 @@ const STATS_FIELDS = [
   'minTimestamp',
   'maxTimestamp',
 ].sort()
-/** Documented extras beyond Flashbots' fields (README: stats object, errorKind). */
+/** Documented extras beyond Flashbots' fields (docs/reference/methods.md, docs/reference/errors.md). */
 const EXTRA_FIELDS = ['errorKind', 'refund', 'searcher', 'sponsorships']
 const ALL_FIELDS = [...STATS_FIELDS, ...EXTRA_FIELDS].sort()
 

@@ -19,7 +19,7 @@ const balanceOf = async (bundlesim: HarnessSession, address: Address) => BigInt(
 describe('bundlesim/vitest: a fresh harness per test', () => {
   const seen: string[] = []
 
-  test('the README example: a backrun bot, tested — its bundle lands behind the victim', async ({ bundlesim }) => {
+  test('the docs example (docs/ci.md): a backrun bot, tested — its bundle lands behind the victim', async ({ bundlesim }) => {
     const victim = await bundlesim.account('victim', parseEther('10'))
     const searcher = await bundlesim.account('searcher', parseEther('1'))
     const swap = await bundlesim.sign(victim, { to: '0x000000000000000000000000000000000000dEaD', value: parseEther('5') })

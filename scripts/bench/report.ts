@@ -64,7 +64,7 @@ export function writeJson(path: string, report: BenchReport): void {
   writeFileSync(path, `${JSON.stringify(report, null, 2)}\n`)
 }
 
-/** The report as a Markdown table (what the terminal and the README show). */
+/** The report as a Markdown table (what the terminal and docs/performance.md show). */
 export function formatTable(report: BenchReport): string {
   const rows: string[][] = [['benchmark', 'figure', 'value', 'baseline (same run)', 'ratio', 'target']]
   for (const result of report.results) {

@@ -273,7 +273,7 @@ export class BundleBook {
     if (!trace) return { found: false, reason: 'unknown' }
     const { statsDelaySlots, slotSeconds = 12 } = this.options
     const availableAtBlock = trace.bundle.targetBlock + BigInt(statsDelaySlots)
-    // Served the delay after the target block, or after maxTimestamp (README, "Methods"), whichever comes first.
+    // Served the delay after the target block, or after maxTimestamp (docs/reference/methods.md), whichever comes first.
     const { maxTimestamp } = trace.bundle
     const pastWindow = maxTimestamp !== undefined && nowSeconds >= maxTimestamp + statsDelaySlots * slotSeconds
     if (headBlock < availableAtBlock && !pastWindow && !trace.earlierChain) return { found: false, reason: 'delayed', availableAtBlock }

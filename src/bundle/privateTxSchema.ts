@@ -7,7 +7,7 @@ import type { PrivateTxSubmission } from './privateTx.js'
 import type { PrivateTxPreferences } from './trace.js'
 import { normalizeAddress, normalizeHash } from '../protocol/normalize.js'
 
-/** The hints MEV-Share knows: what the hint stream shares of the tx (`mevshare/sharing.ts`, README). */
+/** The hints MEV-Share knows: what the hint stream shares of the tx (`mevshare/sharing.ts`, docs/mev-share.md). */
 export const PRIVACY_HINTS = MEV_SHARE_HINTS
 
 /**
@@ -31,7 +31,7 @@ const refundEntry = strictFields({
 
 /**
  * Flashbots' `preferences` (`{ fast, privacy: { hints, builders }, validity: { refund } }`):
- * `privacy.hints` decides what the MEV-Share hint stream shares (README, "The MEV-Share hint
+ * `privacy.hints` decides what the MEV-Share hint stream shares (docs/mev-share.md, "The MEV-Share hint
  * stream"); the rest is type-checked and kept on the trace.
  */
 export const privateTxPreferencesSchema = strictFields({

@@ -14,7 +14,7 @@ interface UuidEntry {
 }
 
 /**
- * The `replacementUuid` index (README, "Methods": eth_cancelBundle): replacement by sequence or receive time,
+ * The `replacementUuid` index (docs/reference/methods.md: eth_cancelBundle): replacement by sequence or receive time,
  * and cancellation. Every decision is made synchronously in `admit`/`cancel`, between
  * reading and writing the index, so concurrent submissions with one uuid (Node runs them
  * one at a time) always leave exactly the winner pending.

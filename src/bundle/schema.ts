@@ -46,7 +46,7 @@ export const bundleFieldRules = {
  * eth_sendBundle's object (`protocol/methods.ts`) plus the spellings other builders accept (Flashbots,
  * rbuilder/BuilderNet, Titan): `uuid` and `replacementNonce` are rbuilder's names for
  * `replacementUuid` and `replacementSeqNumber`, `refundIndex` Titan's way to name the refund
- * tx by its index; `builders` picks the emulated builders that see it (README: Several builders);
+ * tx by its index; `builders` picks the emulated builders that see it (docs/several-builders.md);
  * `signingAddress`, `version` and `refundIdentity` are understood and ignored; `delayedRefund: true` cannot be honoured.
  * Any other field is refused, naming the closest known one.
  */
@@ -107,7 +107,7 @@ export const bundleObjectSchema = strictFields({
 
 export type BundleObject = z.infer<typeof bundleObjectSchema>
 
-/** eth_cancelBundle's object (README, "Methods"): the uuid whose pending bundles to withdraw. */
+/** eth_cancelBundle's object (docs/reference/methods.md): the uuid whose pending bundles to withdraw. */
 export const cancelBundleSchema = strictFields({ replacementUuid })
 
 /** Renders a zod path the way users write it: `txs[1]`, `refundTxHashes[0]`. */

@@ -8,7 +8,7 @@ export function formatStatus(state: BundleState, statusCase: StatusCase): string
 }
 
 /**
- * A trace as the stats object (`protocol/bundleStats.ts`, README "Methods"), with the documented extras. With several builders
+ * A trace as the stats object (`protocol/bundleStats.ts`, docs/reference/methods.md), with the documented extras. With several builders
  * (`severalBuilders`, default: the trace has builder views) two more: `builder`, the builder
  * that took it furthest (the one whose block landed it), and `builders`, what each builder
  * that saw it did with it. A MEV-Share bundle's payouts, one per recipient, are `refunds`.

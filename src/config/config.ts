@@ -4,7 +4,7 @@ import type { LogFormat } from './logFormat.js'
 
 export type ClockMode = 'realtime' | 'manual'
 
-/** Everything `bundlesim serve` and `startHarness` can be told. Defaults: README, "`bundlesim serve`". */
+/** Everything `bundlesim serve` and `startHarness` can be told. Defaults: docs/reference/flags.md. */
 export interface BundlesimConfig {
   /** Bind address of both RPC servers (loopback unless told otherwise). */
   host: string

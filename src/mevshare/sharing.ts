@@ -6,14 +6,14 @@ export type HintName = 'hash' | 'contract_address' | 'function_selector' | 'call
 /** What an order shares on the hint stream: every hint it implies, resolved once. */
 export type HintSet = ReadonlySet<HintName>
 
-/** The hints `full` stands for here: every per-tx and log hint the reference node knows (README). */
+/** The hints `full` stands for here: every per-tx and log hint the reference node knows (docs/mev-share.md). */
 const FULL: readonly HintName[] = ['calldata', 'contract_address', 'function_selector', 'logs', 'tx_hash']
 
 /**
  * The hints an order shares, as the reference node resolves `privacy.hints`: any hint at all
  * implies `hash` (nothing is shared without it, and every shared order can be backrun by
  * it); `default_logs` is `special_logs`; `calldata` implies `function_selector`, and either
- * implies `contract_address`. `full` is every hint (the node does not know it; README).
+ * implies `contract_address`. `full` is every hint (the node does not know it; docs/mev-share.md).
  * Empty for no hints: the order is not shared.
  *
  * @example expandHints(['calldata']) // Set { 'calldata', 'function_selector', 'contract_address', 'hash' }

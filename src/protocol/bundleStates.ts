@@ -1,4 +1,4 @@
-/** Bundle states in the order of the flow through the builder (README, "How the builder works"). */
+/** Bundle states in the order of the flow through the builder (docs/how-the-builder-works.md). */
 export const BUNDLE_STATES = [
   'Received',
   'Invalid',

@@ -3,7 +3,7 @@ import type { ErrorKind } from './errorKinds.js'
 
 /**
  * Why a bundle went no further: `error` for people (its text may gain detail), `errorKind` for
- * code (stable, listed in `ERROR_KINDS` and the README); both null when nothing failed.
+ * code (stable, listed in `ERROR_KINDS` and docs/reference/errors.md); both null when nothing failed.
  */
 export interface FailureFields {
   error: string | null

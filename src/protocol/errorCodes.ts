@@ -1,4 +1,4 @@
-/** JSON-RPC error codes (standard ones plus the service's own; README, "Error codes"). */
+/** JSON-RPC error codes (standard ones plus the service's own; docs/reference/errors.md). */
 export const RpcErrorCode = {
   ParseError: -32700,
   InvalidRequest: -32600,

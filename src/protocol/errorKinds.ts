@@ -2,7 +2,7 @@
  * Why a bundle (or private tx) went no further, as a stable kind beside the stats object's
  * `error` text: `errorKind` on `svc_getBundleStats`, `flashbots_getBundleStatsV2` and the
  * per-builder views. Clients decide on the kind; the text is for people and may gain detail.
- * Each kind with its meaning (README "errorKind" lists the same).
+ * Each kind with its meaning (docs/reference/errors.md lists the same).
  */
 export const ERROR_KINDS = {
   // A tx of the bundle, run by the node

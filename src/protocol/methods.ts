@@ -3,7 +3,7 @@ import type { BundleStats, FlashbotsBundleStatsV2, FlashbotsUserStatsV2, TitanBu
 import type { HarnessStatus } from './harnessStatus.js'
 import type { SlotReport } from './slotReport.js'
 
-/** eth_sendBundle's object as sent: the service refuses unknown fields (other builders' spellings: README, Decisions). */
+/** eth_sendBundle's object as sent: the service refuses unknown fields (other builders' spellings: docs/how-the-builder-works.md, Decisions). */
 export interface SendBundleParams {
   txs: Hex[]
   /** Target block as hex; absent or `0x0`: the next block built. */
@@ -139,12 +139,12 @@ export interface GetBundleStatsParams {
 
 /**
  * The hints MEV-Share knows (Flashbots' `privacy.hints`; `special_logs` is the reference
- * node's name for `default_logs`): what the hint stream shares of an order (README, "The
+ * node's name for `default_logs`): what the hint stream shares of an order (docs/mev-share.md, "The
  * MEV-Share hint stream").
  */
 export const MEV_SHARE_HINTS = ['calldata', 'contract_address', 'logs', 'function_selector', 'hash', 'tx_hash', 'default_logs', 'special_logs', 'full'] as const
 
-/** Flashbots' private-tx preferences: `privacy.hints` decide what the MEV-Share hint stream shares (README). */
+/** Flashbots' private-tx preferences: `privacy.hints` decide what the MEV-Share hint stream shares (docs/mev-share.md). */
 export interface PrivateTxPreferences {
   fast?: boolean
   privacy?: { hints?: string[]; builders?: string[] }

@@ -20,7 +20,7 @@ interface ReplayFlags {
   minValueRatio: number
 }
 
-/** `bundlesim replay`: a real block rebuilt by our algorithms, as a regression check (README "Replay a block"). */
+/** `bundlesim replay`: a real block rebuilt by our algorithms, as a regression check (docs/fork-and-replay.md, "Replay a block"). */
 export function registerReplayCommand(program: Command): void {
   program
     .command('replay')

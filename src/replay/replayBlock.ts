@@ -48,7 +48,7 @@ export interface ReplayReport {
 /**
  * Replays block `n` of `forkUrl`: forks at n − 1 with the slot landing on block n's timestamp,
  * gas limit and (EIP-1559) base fee, submits the real txs as bundles in block order, builds one
- * slot with our algorithms and says what became of every tx (README "Replay a block").
+ * slot with our algorithms and says what became of every tx (docs/fork-and-replay.md, "Replay a block").
  */
 export async function replayBlock({ forkUrl, block, algorithms }: ReplayOptions): Promise<ReplayReport> {
   const started = performance.now()

@@ -11,7 +11,7 @@ export type SignatureCheck = { ok: true; searcher: Address | null } | { ok: fals
 const HEADER_FORMAT = /^(0x[0-9a-fA-F]{40}):(0x[0-9a-fA-F]{130})$/
 
 /**
- * Checks an `X-Flashbots-Signature: <address>:<signature>` header (README, "Methods"): the signature
+ * Checks an `X-Flashbots-Signature: <address>:<signature>` header (docs/reference/methods.md): the signature
  * must be EIP-191 `personal_sign` by that address over the 66-character text `0x…` of
  * keccak256 of the exact request body, which is what `@flashbots/ethers-provider-bundle`
  * sends (`wallet.signMessage(id(body))`). No header is fine: auth is optional.

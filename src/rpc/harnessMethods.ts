@@ -47,7 +47,7 @@ const impersonatedParams = strictFields({
 })
 const timeInSlotParams = strictFields({ ms: z.number({ error: 'required: ms into the slot, an integer' }).int('expected an integer number of ms') })
 
-/** Harness control (README, "Methods"); present in every clock mode. */
+/** Harness control (docs/reference/methods.md); present in every clock mode. */
 export function registerHarnessMethods(rpc: JSONRPCServer<RequestContext>, deps: HarnessDeps): void {
   rpc.addMethod('harness_advanceSlot', (params) => deps.advanceSlots(optionalObjectParam(params, advanceParams).slots))
   rpc.addMethod('harness_status', () => deps.status())

@@ -37,7 +37,7 @@ export function registerSubmissionMethods(rpc: JSONRPCServer<RequestContext>, de
   rpc.addMethod('eth_sendBundle', (params, context) => {
     const submission = toSubmission(bundleParam(params))
     if (submission.txs.length === 0) {
-      // An empty bundle with a uuid is the Flashbots clients' way to cancel (README, "Methods").
+      // An empty bundle with a uuid is the Flashbots clients' way to cancel (docs/reference/methods.md).
       if (submission.replacementUuid === undefined) {
         throw invalidParams('txs: must hold at least one signed transaction (empty only with replacementUuid, to cancel)')
       }

@@ -4,7 +4,7 @@ import path from 'node:path'
 /** The scenario `bundlesim init` writes: small, passing, and showing the main ideas. */
 export const STARTER_SCENARIO = `# A starter scenario: a searcher's bundle lands in the next block.
 # Run it with: npx bundlesim run scenarios/
-# Format reference: README.md, "Scenarios".
+# Format reference: bundlesim's docs/scenarios.md.
 name: example — a bundle lands
 
 accounts:                 # named accounts; keys are derived from the names
@@ -37,8 +37,8 @@ export function starterWorkflow(dir = 'scenarios'): string {
   const junit = 'bundlesim-junit-${{ matrix.shard }}.xml'
   return `# Written by \`bundlesim init\`: runs the bundlesim scenarios in ${dir}/ on every push and pull
 # request, split over 4 parallel jobs (each scenario runs in exactly one). A failing check is
-# annotated on its line of the YAML file. Edit freely; see bundlesim's README,
-# "Use it in your own repository".
+# annotated on its line of the YAML file. Edit freely; see bundlesim's docs/ci.md,
+# "In CI: shards and annotations".
 name: bundlesim
 
 on:

@@ -7,7 +7,7 @@ import { address, hash32, hexBytes } from '../protocol/wireRules.js'
 import { AMOUNT_HINT, parseAmount } from './units.js'
 
 /*
- * The scenario file format (README "Scenarios"). Every object is strict: a misspelt field is
+ * The scenario file format (docs/scenarios.md). Every object is strict: a misspelt field is
  * an error, never silently ignored. Shorthands (`advance: 2`, `alice: 10 ether`) are
  * normalised here, so the runner sees one shape.
  */
@@ -134,7 +134,7 @@ const chain = strict(
   '{ chainId?, genesisTimestamp? }, { fork: { url, blockNumber? } } or { snapshot }',
 )
 
-/** One competing builder of `builders:` (README: Several builders). */
+/** One competing builder of `builders:` (docs/several-builders.md). */
 const builderSpec = strict(
   {
     name: text('a builder name'),

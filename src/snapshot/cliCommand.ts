@@ -7,7 +7,7 @@ const blockNumber = (value: string): bigint => {
   return BigInt(value)
 }
 
-/** `bundlesim snapshot`: records an offline state snapshot of a fork (README "Fork mode and offline snapshots"). */
+/** `bundlesim snapshot`: records an offline state snapshot of a fork (docs/fork-and-replay.md). */
 export function registerSnapshotCommand(program: Command): void {
   program
     .command('snapshot')

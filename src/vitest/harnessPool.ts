@@ -6,7 +6,7 @@ import { startHarness, type Harness } from '../harness/startHarness.js'
  * costs a test almost nothing, and a used one is stopped, never reused. (Why not one Anvil
  * reset with evm_snapshot/evm_revert: the builder in front of it keeps traces, the mempool,
  * pending bundles and the slot clock, which would still describe the reverted chain — see
- * README "bundlesim/vitest".)
+ * docs/ci.md, "Test-runner fixtures".)
  */
 export class HarnessPool {
   private spare: Promise<Harness> | null = null
