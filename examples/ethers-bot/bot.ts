@@ -21,11 +21,11 @@ import flashbots from '@flashbots/ethers-provider-bundle'
 const { FlashbotsBundleProvider, FlashbotsBundleResolution } = flashbots
 const { Wallet, WebSocketProvider, parseEther, parseUnits } = createRequire(import.meta.url)('ethers') as typeof Ethers
 
-const rpcUrl = process.env.RPC_URL ?? 'http://127.0.0.1:8645'
-const statsUrl = process.env.STATS_URL ?? 'http://127.0.0.1:8646'
+const rpcUrl = process.env.RPC_URL || 'http://127.0.0.1:8645'
+const statsUrl = process.env.STATS_URL || 'http://127.0.0.1:8646'
 const advance = process.env.ADVANCE === '1'
-const tries = Number(process.env.TRIES ?? '3')
-const to = process.env.TO ?? '0x00000000000000000000000000000000000c0ffe'
+const tries = Number(process.env.TRIES || '3')
+const to = process.env.TO || '0x00000000000000000000000000000000000c0ffe'
 
 const say = (event: string, fields: Record<string, unknown> = {}) => console.log(JSON.stringify({ event, ...fields }, (_, v) => (typeof v === 'bigint' ? v.toString() : v)))
 const fail = (message: string, fields: Record<string, unknown> = {}): never => {
@@ -61,7 +61,7 @@ const untilHead = async (blockNumber: number) => {
   while (head < blockNumber) await new Promise<void>((resolve) => headWaiters.push(resolve))
 }
 const { chainId } = await provider.getNetwork()
-const bot = new Wallet(process.env.BOT_KEY ?? '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d', provider) // Anvil dev key 1
+const bot = new Wallet(process.env.BOT_KEY || '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d', provider) // Anvil dev key 1
 // The key that signs requests (X-Flashbots-Signature): your searcher identity, not a funded account.
 const authSigner = process.env.AUTH_KEY ? new Wallet(process.env.AUTH_KEY) : Wallet.createRandom()
 const fb = await FlashbotsBundleProvider.create(provider, authSigner, rpcUrl, Number(chainId))
@@ -76,7 +76,7 @@ const fees = { type: 2, chainId, maxFeePerGas: parseUnits('20', 'gwei'), maxPrio
 // signBundle fills the nonces (the chain's, counting up within the bundle) and signs with each tx's signer.
 const signed = await fb.signBundle([
   { signer: bot, transaction: { ...fees, to, value: parseEther('0.01') } },
-  { signer: bot, transaction: { ...fees, to: coinbase, value: parseEther(process.env.TIP_ETH ?? '0.001') } },
+  { signer: bot, transaction: { ...fees, to: coinbase, value: parseEther(process.env.TIP_ETH || '0.001') } },
 ])
 
 let landedIn: number | undefined

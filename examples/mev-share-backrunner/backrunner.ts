@@ -21,12 +21,12 @@ import MevShareClientModule, { type IPendingTransaction } from '@flashbots/mev-s
 const MevShareClient = ('default' in MevShareClientModule ? MevShareClientModule.default : MevShareClientModule) as typeof MevShareClientModule.default
 const { Wallet, WebSocketProvider, keccak256, parseEther, parseUnits } = createRequire(import.meta.url)('ethers') as typeof Ethers
 
-const rpcUrl = process.env.RPC_URL ?? 'http://127.0.0.1:8645'
-const streamUrl = process.env.MEV_SHARE_URL ?? 'http://127.0.0.1:8647'
+const rpcUrl = process.env.RPC_URL || 'http://127.0.0.1:8645'
+const streamUrl = process.env.MEV_SHARE_URL || 'http://127.0.0.1:8647'
 const advance = process.env.ADVANCE === '1'
-const backruns = Number(process.env.BACKRUNS ?? '1')
+const backruns = Number(process.env.BACKRUNS || '1')
 /** How many blocks a backrun may land in: the next one and the ones after (MEV-Share allows 30). */
-const blocks = Number(process.env.BLOCKS ?? '3')
+const blocks = Number(process.env.BLOCKS || '3')
 
 const say = (event: string, fields: Record<string, unknown> = {}) => console.log(JSON.stringify({ event, ...fields }, (_, v) => (typeof v === 'bigint' ? v.toString() : v)))
 const fail = (message: string, fields: Record<string, unknown> = {}): never => {
@@ -56,9 +56,9 @@ const untilHead = async (blockNumber: number) => {
 }
 
 const { chainId } = await provider.getNetwork()
-const bot = new Wallet(process.env.BOT_KEY ?? '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6', provider) // Anvil dev key 3
+const bot = new Wallet(process.env.BOT_KEY || '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6', provider) // Anvil dev key 3
 // The key that signs mev_sendBundle (X-Flashbots-Signature): your searcher identity, not a funded account.
-const authSigner = new Wallet(process.env.AUTH_KEY ?? Wallet.createRandom().privateKey)
+const authSigner = new Wallet(process.env.AUTH_KEY || Wallet.createRandom().privateKey)
 // A custom network: the stream and the API (mev_sendBundle) are bundlesim's.
 const mevShare = new MevShareClient(authSigner, { streamUrl, apiUrl: rpcUrl })
 // Who to tip: the builder's fee recipient (bundlesim says it in harness_status).
@@ -72,7 +72,7 @@ async function backrun(hint: IPendingTransaction): Promise<boolean> {
     chainId,
     nonce: await provider.getTransactionCount(bot.address, 'latest'),
     to: coinbase,
-    value: parseEther(process.env.TIP_ETH ?? '0.001'),
+    value: parseEther(process.env.TIP_ETH || '0.001'),
     gasLimit: 21_000n,
     maxFeePerGas: parseUnits('20', 'gwei'),
     maxPriorityFeePerGas: parseUnits('1', 'gwei'),

@@ -25,11 +25,11 @@ import {
 } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 
-const rpcUrl = process.env.RPC_URL ?? 'http://127.0.0.1:8645'
-const statsUrl = process.env.STATS_URL ?? 'http://127.0.0.1:8646'
+const rpcUrl = process.env.RPC_URL || 'http://127.0.0.1:8645'
+const statsUrl = process.env.STATS_URL || 'http://127.0.0.1:8646'
 const advance = process.env.ADVANCE === '1'
-const tries = Number(process.env.TRIES ?? '3')
-const to = (process.env.TO ?? '0x00000000000000000000000000000000000c0ffe') as Address
+const tries = Number(process.env.TRIES || '3')
+const to = (process.env.TO || '0x00000000000000000000000000000000000c0ffe') as Address
 
 const say = (event: string, fields: Record<string, unknown> = {}) => console.log(JSON.stringify({ event, ...fields }, (_, v) => (typeof v === 'bigint' ? v.toString() : v)))
 const fail = (message: string, fields: Record<string, unknown> = {}): never => {
@@ -54,9 +54,9 @@ type BuilderSchema = [
   },
 ]
 
-const bot = privateKeyToAccount((process.env.BOT_KEY ?? '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a') as Hex) // Anvil dev key 2
+const bot = privateKeyToAccount((process.env.BOT_KEY || '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a') as Hex) // Anvil dev key 2
 // The key that signs requests (X-Flashbots-Signature): your searcher identity, not a funded account.
-const auth = privateKeyToAccount((process.env.AUTH_KEY as Hex | undefined) ?? generatePrivateKey())
+const auth = privateKeyToAccount((process.env.AUTH_KEY as Hex | undefined) || generatePrivateKey())
 
 // Reads poll every 200 ms (viem's default is 4 s, a third of a slot).
 const client = createPublicClient({ transport: http(rpcUrl), pollingInterval: 200, rpcSchema: rpcSchema<BuilderSchema>() })
@@ -104,7 +104,7 @@ const nonce = await client.getTransactionCount({ address: bot.address })
 const fees = { gas: 21_000n, maxFeePerGas: parseGwei('20'), maxPriorityFeePerGas: parseGwei('1') }
 const txs = [
   await wallet.signTransaction({ ...fees, nonce, to, value: parseEther('0.01') }),
-  await wallet.signTransaction({ ...fees, nonce: nonce + 1, to: coinbase, value: parseEther(process.env.TIP_ETH ?? '0.001') }),
+  await wallet.signTransaction({ ...fees, nonce: nonce + 1, to: coinbase, value: parseEther(process.env.TIP_ETH || '0.001') }),
 ]
 const hashes = txs.map((tx) => keccak256(tx))
 
