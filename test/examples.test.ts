@@ -1,42 +1,11 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
-import { createInterface } from 'node:readline'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { Hex } from 'viem'
 import { DEV_KEYS, accountOf, rpc, startTestHarness } from './support/harness.js'
-import { REPO_ROOT } from './support/cli.js'
+import { startExample } from './support/exampleProcess.js'
 import type { Harness } from '../src/index.js'
 
-interface BotLine {
-  event: string
-  hash?: string
-  [field: string]: unknown
-}
-
 /** `examples/backrun-bot/bot.ts` as a user runs it (tsx), its JSON lines collected as they come. */
-function startBot(rpcUrl: string, key: Hex, bidShare: string) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/backrun-bot/bot.ts'], { cwd: REPO_ROOT, env: { ...process.env, RPC_URL: rpcUrl, BOT_KEY: key, BID_SHARE: bidShare } }) as ChildProcessWithoutNullStreams
-  const lines: BotLine[] = []
-  const waiters: Array<() => void> = []
-  let stderr = ''
-  child.stderr.on('data', (chunk) => (stderr += chunk))
-  createInterface({ input: child.stdout }).on('line', (line) => {
-    lines.push(JSON.parse(line) as BotLine)
-    waiters.splice(0).forEach((wake) => wake())
-  })
-  /** Resolves once a line satisfies `condition` (waits on the bot's output, not on time). */
-  const until = (condition: (all: BotLine[]) => boolean, what: string, timeoutMs = 30_000) =>
-    new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`the bot did not ${what} in ${timeoutMs} ms; it printed:\n${lines.map((l) => JSON.stringify(l)).join('\n')}\n${stderr}`)), timeoutMs)
-      const check = () => {
-        if (condition(lines)) {
-          clearTimeout(timer)
-          resolve()
-        } else waiters.push(check)
-      }
-      check()
-    })
-  return { child, lines, until }
-}
+const startBot = (rpcUrl: string, key: Hex, bidShare: string) => startExample('examples/backrun-bot/bot.ts', { RPC_URL: rpcUrl, BOT_KEY: key, BID_SHARE: bidShare })
 
 describe('examples/backrun-bot: a mainnet bot, unchanged, against --world dex --flow default', () => {
   let harness: Harness | undefined
