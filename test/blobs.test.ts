@@ -8,7 +8,8 @@ import { blobHashOf, signBlobTx } from './support/blobTx.js'
  * bundles, private txs and the mempool; the canonical form and too many blobs are refused
  * with a clear error. Real Anvil (hardfork Bpo1), real HTTP.
  */
-const harness = useTestHarness()
+// Blob txs carry 128 KiB sidecars that Anvil verifies (KZG): on a loaded machine a call takes longer than the 10-s default.
+const harness = useTestHarness({ anvilTimeoutMs: 30_000 })
 
 const nonceOf = async (key: Hex) => Number(await call(harness.rpcUrl, 'eth_getTransactionCount', [addressOf(key), 'latest']))
 

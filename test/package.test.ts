@@ -110,7 +110,8 @@ describe('the npm package (packed, installed offline into an empty project)', ()
   it('bundlesim/vitest in the consumer\'s own vitest: a backrun bot tested with the fixtures, a fresh harness per test', async () => {
     await mkdir(path.join(project, 'test'), { recursive: true })
     await writeFile(path.join(project, 'test', 'bot.test.ts'), VITEST_CONSUMER)
-    const vitest = await sh(process.execPath, [path.join(project, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--reporter', 'verbose'], project, { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' }).catch((error: Error) => ({ stdout: error.message, stderr: '' }))
+    // Each test starts its own Anvil inside the test's time: vitest's 5-s default is too tight for a loaded CI machine (docs/ci.md says so too).
+    const vitest = await sh(process.execPath, [path.join(project, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--reporter', 'verbose', '--testTimeout', '60000'], project, { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' }).catch((error: Error) => ({ stdout: error.message, stderr: '' }))
     expect(vitest.stdout).toContain('✓ test/bot.test.ts > the bot backruns a swap and its bundle lands')
     expect(vitest.stdout).toContain('✓ test/bot.test.ts > each test gets an untouched chain')
     expect(vitest.stdout).toMatch(/Tests +2 passed \(2\)/)
