@@ -62,7 +62,8 @@ describe('bundlesim run and init', () => {
     expect(suite['@_skipped']).toBe('1')
     expect(cases.map((c: any) => c['@_classname'])).toEqual(files)
     expect(cases.find((c: any) => c['@_classname'].endsWith('amm-backrun.yaml')).skipped['@_message']).toBe(FORK_SKIP_REASON)
-  }, 120_000)
+  // ~40 s on an idle 2-core machine: room for a loaded one.
+  }, 300_000)
 
   it('exits 1 when a scenario fails, showing where, expected vs actual and the trace; the report has the failure', async () => {
     const junit = path.join(dir, 'failing.xml')
