@@ -133,7 +133,7 @@ describe('top-of-block simulation as eth_simulateV1 calls', () => {
     const parent = await ParentState.capture(chain, COINBASE)
     const { results, counts } = await simulateManyTopOfBlock(parent, parent.timestamp + 12n, bundles)
     await parent.release()
-    expect(counts).toEqual({ byCalls: 1, byExecution: 1 })
+    expect(counts).toEqual({ byCalls: 1, byExecution: 1, beforeCutoff: 0 })
     expect(results[0]).toMatchObject({ ok: true, gasUsed: 21_000n })
     expect(results[1]).toMatchObject({ ok: false, failure: { kind: 'LackOfFundForGasLimit' } })
     expect(await chain.blockNumber()).toBe(parent.number)
@@ -147,7 +147,7 @@ describe('top-of-block simulation as eth_simulateV1 calls', () => {
     const parent = await ParentState.capture(chain, COINBASE)
     const { results, counts } = await simulateManyTopOfBlock(parent, parent.timestamp + 12n, bundles)
     await parent.release()
-    expect(counts).toEqual({ byCalls: 24, byExecution: 0 })
+    expect(counts).toEqual({ byCalls: 24, byExecution: 0, beforeCutoff: 0 })
     for (const result of results) expect(result).toMatchObject({ ok: true })
     // Each calldata length costs its own gas: each bundle got its own answer, in order.
     const gas = results.map((r) => (r.ok ? r.gasUsed : 0n))

@@ -247,7 +247,8 @@ describe('refunds', () => {
     // The sponsored bundle is simulated as calls; the refund bundle's top-of-block simulation
     // executes twice (its reward is measured, then paid: the one measured reason). Each
     // distinct candidate block holding both, planned with those amounts, executes once.
-    expect(report.simulations).toEqual({ byCalls: 1, byExecution: 1 })
+    // Whether the sponsored bundle's calls ran as it arrived or at the cutoff depends on timing; the counts do not.
+    expect(report.simulations).toMatchObject({ byCalls: 1, byExecution: 1 })
     const candidateBlocks = new Set(report.candidates.map((c: { bundles: Hash[] }) => c.bundles.join())).size
     expect(report.executions).toEqual({ blocks: 2 + candidateBlocks, settling: 1 })
   })

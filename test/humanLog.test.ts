@@ -20,7 +20,7 @@ function report(overrides: Partial<SlotReport> = {}): SlotReport {
     competitorBid: null,
     builderPayments: [],
     candidates: [],
-    simulations: { byCalls: 5, byExecution: 0 },
+    simulations: { byCalls: 5, byExecution: 0, beforeCutoff: 5 },
     executions: { blocks: 4, settling: 0 },
     timings: { verifyWaitMs: 0, simulateMs: 12.4, assembleMs: 30.6, mineMs: 20.2, totalMs: 86.7 },
     ...overrides,

@@ -252,7 +252,7 @@ describe('a bundle no builder gets', () => {
     const hash = await sendBundle(harness, { txs: [await signTx({ key, nonce: await nonceOf(harness, key) })], builders: ['flashbots'] })
     const report = await advance(harness)
     expect(report.builders).toEqual([expect.objectContaining({ name: 'quiet', bundles: [], value: '0' })])
-    expect(report.simulations).toEqual({ byCalls: 0, byExecution: 0 })
+    expect(report.simulations).toEqual({ byCalls: 0, byExecution: 0, beforeCutoff: 0 })
     const trace = await stats(harness, hash)
     expect(trace).toMatchObject({ status: 'received', simulatedAt: null, builder: null, builders: [] })
     expect(trace.errorKind).toBe('SeenByNoBuilder')

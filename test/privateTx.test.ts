@@ -134,7 +134,7 @@ describe('private transactions', () => {
 
     // Never again.
     const [after] = await harness.advanceSlot()
-    expect(after!.simulations).toEqual({ byCalls: 0, byExecution: 0 })
+    expect(after!.simulations).toEqual({ byCalls: 0, byExecution: 0, beforeCutoff: 0 })
     await expectInvisible()
     expect(await call(harness.rpcUrl, 'eth_getFilterChanges', [blockFilter])).toHaveLength(3)
     socket.close()
@@ -157,7 +157,7 @@ describe('private transactions', () => {
     expect((await signedRpc(harness.rpcUrl, 'eth_cancelPrivateTransaction', [{ txHash: hash }], SEARCHER)).body.result).toBe(true)
     const [report] = await harness.advanceSlot()
     expect(report!.bundles).toEqual([])
-    expect(report!.simulations).toEqual({ byCalls: 0, byExecution: 0 })
+    expect(report!.simulations).toEqual({ byCalls: 0, byExecution: 0, beforeCutoff: 0 })
     expect(await call(harness.rpcUrl, 'eth_getTransactionReceipt', [hash])).toBeNull()
     expect(await stats(harness, hash)).toMatchObject({ status: 'received', error: 'cancelled' })
 

@@ -122,7 +122,7 @@ function syntheticReport(block: number): SlotReport {
     competitorBid: null,
     builderPayments: [],
     candidates: [{ algorithm: 'builder-payment', value: '42000000000000', bundles: [] }],
-    simulations: { byCalls: 0, byExecution: 0 },
+    simulations: { byCalls: 0, byExecution: 0, beforeCutoff: 0 },
     executions: { blocks: 1, settling: 0 },
     timings: { verifyWaitMs: 0, simulateMs: 0, assembleMs: 0, mineMs: 0, totalMs: 1 },
   }

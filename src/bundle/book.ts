@@ -118,6 +118,11 @@ export class BundleBook {
     return out
   }
 
+  /** Is the trace still waiting for this block (received, live, and tried for it)? */
+  isPendingFor(trace: BundleTrace, block: bigint): boolean {
+    return trace.live && trace.state === 'Received' && (this.pendingByBlock.get(block)?.has(trace.bundle.hash) ?? false)
+  }
+
   pendingCount(): number {
     let count = 0
     for (const hashes of this.pendingByBlock.values()) count += hashes.size

@@ -34,6 +34,8 @@ export interface IngestDeps {
   idle?(): Promise<void>
   /** Told of every private tx and MEV-Share bundle accepted, its trace in the book (the MEV-Share hint stream listens). */
   onPrivateOrder?(trace: BundleTrace): void
+  /** Told of every order whose sender checks passed (its senders known): the builder simulates it as it arrives. */
+  onChecked?(trace: BundleTrace): void
   log: Logger
 }
 
@@ -172,6 +174,7 @@ export class BundleIngest {
       .then(() => verifySenders(trace.bundle, (address) => this.deps.readNonce(address, head), this.deps.recover))
       .then((problems) => {
         if (problems.length > 0) this.deps.traces.invalid(trace, problems)
+        else if (trace.live && trace.state === 'Received') this.deps.onChecked?.(trace)
       })
       .catch((error: unknown) => {
         // The builder's own execution still checks everything; log and let it decide.

@@ -34,7 +34,8 @@ export async function callBundle(deps: CallBundleDeps, request: CallBundleReques
       throw new CallBundleError(`stateBlockNumber: block 0x${stateBlock.toString(16)} is not mined yet (the head is 0x${head.toString(16)})`, 'params')
     }
     return stateBlock === head ? simulate(deps, request, bundle) : callBundleOnPastState(deps, request, bundle, stateBlock)
-  })
+    // A what-if: the simulated block is undone, the chain's state is as it was.
+  }, { keepsState: true })
 }
 
 async function simulate(deps: CallBundleDeps, request: CallBundleRequest, bundle: Bundle): Promise<CallBundleResult> {

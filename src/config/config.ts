@@ -55,6 +55,12 @@ export interface BundlesimConfig {
   coinbaseFunding: bigint
   /** pino level; `silent` in tests. */
   logLevel: string
+  /**
+   * Simulate each bundle on the head as soon as its sender checks pass (between slots, again
+   * when the head changes), so the slot's cutoff only reads the results (default true; false:
+   * everything is simulated at the cutoff, as before — the benchmark's comparison).
+   */
+  simulateOnArrival: boolean
   /** `json` (default): one JSON object a line; `pretty`: one short line a person reads per record (the CLI's default on a terminal). */
   logFormat: LogFormat
   /** Ordering algorithms that each build a candidate block (names from `ALGORITHMS`). */
@@ -179,6 +185,7 @@ export const DEFAULT_CONFIG: BundlesimConfig = {
   coinbaseFunding: 10_000n * 10n ** 18n,
   logLevel: 'info',
   logFormat: 'json',
+  simulateOnArrival: true,
   algorithms: ['builder-payment', 'priority-fee', 'arrival'],
   auctionSeed: 1,
   anvilTimeoutMs: 10_000,

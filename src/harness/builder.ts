@@ -6,6 +6,7 @@ import type { BundleBook } from '../bundle/book.js'
 import type { EmulatedBuilder } from '../builder/fleet/emulatedBuilder.js'
 import { RelayAuction } from '../builder/slot/auction.js'
 import { SlotAbortedError, SlotBuilder } from '../builder/slot/slotBuilder.js'
+import { ArrivalSimulations } from '../builder/simulation/arrivals.js'
 import type { SlotReport } from '../protocol/slotReport.js'
 import { RpcErrorCode } from '../protocol/errorCodes.js'
 import { rpcError } from '../rpc/errors.js'
@@ -66,6 +67,24 @@ export async function createBuilder({ config, cutoffs, builders, chain, slot, tr
     winProbability: config.competitorWinProbability,
     seed: config.auctionSeed,
   })
+  // Simulation as bundles arrive: on the head, between slots, with the first builder's coinbase (as the slot's top of block).
+  const arrivals =
+    // Not with --expose-anvil: a user may edit Anvil's state directly there, where the chain lock cannot see it.
+    config.simulateOnArrival && !config.exposeAnvil &&
+    new ArrivalSimulations({
+      chain: chain.chain,
+      lock: chain.lock,
+      head: () => slot.head,
+      nextBlockTimestamp: () => slot.clock.nextBlockTimestamp(),
+      isPendingFor: (trace, block) => traces.isPendingFor(trace, block),
+      pendingFor: (block) => traces.pendingFor(block),
+      onRound: (simulated) => events.emit('simulatedOnArrival', simulated),
+      coinbase: builders[0].coinbase,
+      signer: { account: builders[0].account, chainId: chain.chainId },
+      idle: () => orders.checksGate.passed(),
+      onError: (error) => log.warn({ err: error }, 'simulating bundles as they arrive failed: the slot simulates them at its cutoff'),
+    })
+  if (arrivals) events.on('orderChecked', (trace) => arrivals.add(trace))
   const builder = new SlotBuilder({
     chain: chain.chain,
     lock: chain.lock,
@@ -83,6 +102,7 @@ export async function createBuilder({ config, cutoffs, builders, chain, slot, tr
     explainAbort: (error) => supervisor.explain(error),
     releaseDeferredChecks: () => orders.checksGate.open(),
     checksSettled: (block) => orders.ingest.checksSettled(block),
+    arrivals: arrivals || undefined,
   })
   await builder.init()
 
@@ -124,7 +144,7 @@ export async function createBuilder({ config, cutoffs, builders, chain, slot, tr
     events.emit('anvilUp')
   })
   // Let a slot being built finish before Anvil goes away.
-  shutdown.add(() => chain.lock.write(async () => ticker.stop()))
+  shutdown.add(() => chain.lock.write(async () => ticker.stop(), { keepsState: true }))
 
   const advanceSlots = async (slots = 1) => {
     const reports: SlotReport[] = []

@@ -17,6 +17,10 @@ export interface HarnessEventMap {
   anvilUp: []
   /** A private tx or a MEV-Share bundle was accepted (its trace is in the book). */
   privateOrder: [trace: BundleTrace]
+  /** An order's sender checks passed (the builder simulates it on the head as it arrives). */
+  orderChecked: [trace: BundleTrace]
+  /** A round of simulation as bundles arrive ran (how many bundles it simulated on the head). */
+  simulatedOnArrival: [bundles: number]
   /** The MEV-Share hint stream sent an event. */
   hint: [hint: MevShareHint]
 }

@@ -61,6 +61,7 @@ export function createOrderFlow({ config, chain, slot, traces, events, shutdown,
     recover: recovery.recover,
     idle: () => checksGate.passed(),
     onPrivateOrder: (trace) => events.emit('privateOrder', trace),
+    onChecked: (trace) => events.emit('orderChecked', trace),
     log,
   })
   const mempool = new PublicMempool({ chainId: chain.chainId, blobLimits: chain.blobLimits }, recovery.recover)

@@ -81,7 +81,8 @@ async function simulate(deps: SimBundleDeps, bundle: Bundle, options: SimOptions
     const latest = await deps.chain.latestBlock()
     if (parent !== undefined && parent !== latest.number) return simShareBundleOnPastState(deps, bundle, parent, options)
     return simulateOnHead(deps, bundle, options, latest)
-  })
+    // A what-if: the simulated block is undone, the chain's state is as it was.
+  }, { keepsState: true })
 }
 
 async function simulateOnHead(deps: SimBundleDeps, bundle: Bundle, options: SimOptions, head: { number: bigint; timestamp: bigint }): Promise<SimBundleAnswer> {

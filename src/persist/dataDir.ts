@@ -114,7 +114,8 @@ export class RunSaver {
         traces: [...traces.all()].map(encodeTrace),
       }
       return JSON.stringify(run)
-    })
+      // A save reads the state; it changes nothing.
+    }, { keepsState: true })
     await mkdir(dir, { recursive: true })
     const file = path.join(dir, DATA_FILE)
     const tmp = `${file}.${process.pid}.tmp`

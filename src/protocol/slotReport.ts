@@ -49,8 +49,12 @@ export interface SlotReport {
   }>
   /** With a market (`--flow`): the block's opportunities and who captured them (harness_getCompetition has the detail). */
   competition?: CompetitionSummary
-  /** How the top-of-block simulations ran: as `eth_simulateV1` calls, or as real mined blocks. */
-  simulations: { byCalls: number; byExecution: number }
+  /**
+   * How the top-of-block simulations ran: as `eth_simulateV1` calls, or as real mined blocks;
+   * `beforeCutoff`: of the calls, those run as the bundles arrived, on this same parent, so
+   * the slot only read their result.
+   */
+  simulations: { byCalls: number; byExecution: number; beforeCutoff: number }
   /**
    * Blocks the builders executed on Anvil this slot (simulations, candidates, end-of-block
    * placement and the kept block; every builder's), and of those `settling`: executions of

@@ -38,6 +38,8 @@ export class ParentState {
   private constructor(
     private readonly chain: ChainClient,
     readonly coinbase: Address,
+    /** The parent block's hash: what results computed on it are valid for. */
+    readonly hash: Hash,
     readonly number: bigint,
     readonly timestamp: bigint,
     /** Gas limit of the block being built (Anvil keeps the parent's). */
@@ -48,8 +50,8 @@ export class ParentState {
     readonly nextBaseFee: bigint,
     readonly coinbaseBalance: bigint,
     private readonly builder: (BuilderSigner & { nonce: number }) | undefined,
-    /** How executions are undone: by dropping their block, or by reverting to a snapshot of the parent. */
-    private readonly undo: { by: 'rollback' } | { by: 'snapshot'; id: Hex | undefined },
+    /** How executions are undone: by dropping their block, or by reverting to a snapshot of the parent; `none`: a parent for calls only (`forCalls`), which executes nothing. */
+    private readonly undo: { by: 'rollback' } | { by: 'snapshot'; id: Hex | undefined } | { by: 'none' },
     executions: ExecutionCount,
   ) {
     const backToParent = async () => {
@@ -83,7 +85,23 @@ export class ParentState {
     const builder = signer && { ...signer, nonce: builderNonce! }
     const baseFee = overrides.baseFee ?? nextBaseFee({ baseFeePerGas: block.baseFeePerGas ?? 0n, gasUsed: block.gasUsed, gasLimit: block.gasLimit })
     const undo = snapshotId ? { by: 'snapshot' as const, id: snapshotId } : { by: 'rollback' as const }
-    return new ParentState(chain, coinbase, block.number, block.timestamp, block.gasLimit, overrides.maxBlobs, baseFee, coinbaseBalance, builder, undo, overrides.executions ?? noExecutions())
+    return new ParentState(chain, coinbase, block.hash, block.number, block.timestamp, block.gasLimit, overrides.maxBlobs, baseFee, coinbaseBalance, builder, undo, overrides.executions ?? noExecutions())
+  }
+
+  /**
+   * The head as a parent for calls only (`eth_simulateV1`, reads at its number): nothing is
+   * dropped, snapshotted or executed, so it may be taken between slots under the chain
+   * lock's read side — what simulation as bundles arrive runs on. Executing a block on it
+   * throws.
+   *
+   * @example const head = await ParentState.forCalls(chain, coinbase, signer)
+   */
+  static async forCalls(chain: ChainClient, coinbase: Address, signer?: BuilderSigner): Promise<ParentState> {
+    const block = await chain.latestBlock()
+    const [coinbaseBalance, builderNonce] = await Promise.all([chain.balance(coinbase), signer && chain.nonce(coinbase, block.number)])
+    const builder = signer && { ...signer, nonce: builderNonce! }
+    const baseFee = nextBaseFee({ baseFeePerGas: block.baseFeePerGas ?? 0n, gasUsed: block.gasUsed, gasLimit: block.gasLimit })
+    return new ParentState(chain, coinbase, block.hash, block.number, block.timestamp, block.gasLimit, undefined, baseFee, coinbaseBalance, builder, { by: 'none' }, noExecutions())
   }
 
   /**
@@ -182,6 +200,7 @@ export class ParentState {
   private async backToParent({ again }: { again: boolean }): Promise<void> {
     this.onTop = undefined
     const { undo } = this
+    if (undo.by === 'none') throw new Error(`the parent ${this.hash} is held for calls only: no block may be executed on it`)
     if (undo.by === 'rollback') {
       const above = Number((await this.chain.blockNumber()) - this.number)
       if (above > 0) await this.chain.rollback(above)

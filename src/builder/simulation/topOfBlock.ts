@@ -21,19 +21,26 @@ export async function simulateTopOfBlock(parent: ParentState, timestamp: bigint,
  * Top-of-block simulation of many bundles: as `eth_simulateV1` calls where those decide
  * exactly what a mined block would (`simulateByCalls`), and the rest — sponsorship, refunds,
  * drops, anything a call cannot tell — executed for real one by one (`simulateTopOfBlock`).
- * Results come back in the bundles' order.
+ * Results come back in the bundles' order. `early` holds what was already simulated as calls
+ * on this very parent and timestamp (as bundles arrived: `ArrivalSimulations`): those are
+ * not asked again — a result is used as it is, and a bundle calls could not tell goes
+ * straight to real execution.
  *
- * @example const { results } = await simulateManyTopOfBlock(parent, timestamp, bundles)
+ * @example const { results } = await simulateManyTopOfBlock(parent, timestamp, bundles, arrivals.resultsOn(parent, timestamp))
  */
 export async function simulateManyTopOfBlock(
   parent: ParentState,
   timestamp: bigint,
   bundles: readonly Bundle[],
+  early: EarlySimulations = NO_EARLY_SIMULATIONS,
 ): Promise<{ results: SimulationResult[]; counts: SimulationCounts }> {
+  const late = bundles.flatMap((bundle, i) => (early.has(bundle) ? [] : [i]))
   // Calls read the parent block, so they all run before any real execution moves the head.
-  const byCalls = await simulateByCalls({ parent, timestamp }, bundles)
+  const lateByCalls = await simulateByCalls({ parent, timestamp }, late.map((i) => bundles[i]!))
+  const byCalls: Array<SimulationResult | undefined> = bundles.map((bundle) => early.get(bundle))
+  late.forEach((bundleIndex, j) => (byCalls[bundleIndex] = lateByCalls[j]))
   const results: SimulationResult[] = []
-  const counts: SimulationCounts = { byCalls: 0, byExecution: 0 }
+  const counts: SimulationCounts = { byCalls: 0, byExecution: 0, beforeCutoff: bundles.length - late.length }
   for (const [i, bundle] of bundles.entries()) {
     const result = byCalls[i]
     if (result) counts.byCalls++
@@ -42,3 +49,11 @@ export async function simulateManyTopOfBlock(
   }
   return { results, counts }
 }
+
+/** Top-of-block results as calls already had them for a parent and timestamp; `get` undefined with `has` true: calls could not tell. */
+export interface EarlySimulations {
+  has(bundle: Bundle): boolean
+  get(bundle: Bundle): SimulationResult | undefined
+}
+
+const NO_EARLY_SIMULATIONS: EarlySimulations = { has: () => false, get: () => undefined }

@@ -12,6 +12,8 @@ export type SimulationResult =
 export interface SimulationCounts {
   byCalls: number
   byExecution: number
+  /** Of those, simulated as calls before the cutoff, as they arrived, on this same parent (the slot only read the result). */
+  beforeCutoff: number
 }
 
 /** A bundle that passed top-of-block simulation, with what it paid there. */

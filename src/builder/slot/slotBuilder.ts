@@ -16,6 +16,7 @@ import { mempoolGroup } from '../execution/groups.js'
 import { ParentState } from '../execution/parentState.js'
 import type { EmulatedBuilder } from '../fleet/emulatedBuilder.js'
 import { routeBundle, type BundleRoute } from '../fleet/orderFlow.js'
+import type { ArrivalSimulations } from '../simulation/arrivals.js'
 import { simulateManyTopOfBlock, type SimulatedBundle, type SimulationCounts } from '../simulation/index.js'
 import type { SlotReport, SlotTimings } from '../../protocol/slotReport.js'
 import { noExecutions, type ExecutionCount } from '../execution/executor.js'
@@ -62,6 +63,8 @@ export interface SlotBuilderDeps {
   releaseDeferredChecks?(): void
   /** Resolves when the deferred sender checks of the bundles for `block` are done (`BundleIngest.checksSettled`). */
   checksSettled(block: bigint): Promise<void>
+  /** Top-of-block results simulated as bundles arrived (absent: everything is simulated at the cutoff). */
+  arrivals?: ArrivalSimulations
 }
 
 /** One builder's bid in a slot: the block it built over the bundles it saw (and the end-of-block bundles it appended), on its own parent state. */
@@ -299,7 +302,7 @@ export class SlotBuilder {
       ;(trace.bundle.endOfBlock ? endOfBlock : eligible).push({ trace, msIntoSlot: verdict.msIntoSlot })
     }
 
-    const { results, counts } = await simulateManyTopOfBlock(parent, timestamp, eligible.map((e) => e.trace.bundle))
+    const { results, counts } = await simulateManyTopOfBlock(parent, timestamp, eligible.map((e) => e.trace.bundle), this.deps.arrivals?.resultsOn(parent, timestamp))
     const simulated: SimulatedBundle[] = []
     for (const [i, { trace, msIntoSlot }] of eligible.entries()) {
       const sim = results[i]!
