@@ -7,6 +7,7 @@ import type { EmulatedBuilder } from '../builder/fleet/emulatedBuilder.js'
 import { RelayAuction } from '../builder/slot/auction.js'
 import { SlotAbortedError, SlotBuilder } from '../builder/slot/slotBuilder.js'
 import { ArrivalSimulations } from '../builder/simulation/arrivals.js'
+import { ParentState } from '../builder/execution/parentState.js'
 import type { SlotReport } from '../protocol/slotReport.js'
 import { RpcErrorCode } from '../protocol/errorCodes.js'
 import { rpcError } from '../rpc/errors.js'
@@ -72,15 +73,13 @@ export async function createBuilder({ config, cutoffs, builders, chain, slot, tr
     // Not with --expose-anvil: a user may edit Anvil's state directly there, where the chain lock cannot see it.
     config.simulateOnArrival && !config.exposeAnvil &&
     new ArrivalSimulations({
-      chain: chain.chain,
+      headForCalls: () => ParentState.forCalls(chain.chain, builders[0].coinbase, { account: builders[0].account, chainId: chain.chainId }),
       lock: chain.lock,
       head: () => slot.head,
       nextBlockTimestamp: () => slot.clock.nextBlockTimestamp(),
       isPendingFor: (trace, block) => traces.isPendingFor(trace, block),
       pendingFor: (block) => traces.pendingFor(block),
       onRound: (simulated) => events.emit('simulatedOnArrival', simulated),
-      coinbase: builders[0].coinbase,
-      signer: { account: builders[0].account, chainId: chain.chainId },
       idle: () => orders.checksGate.passed(),
       onError: (error) => log.warn({ err: error }, 'simulating bundles as they arrive failed: the slot simulates them at its cutoff'),
     })

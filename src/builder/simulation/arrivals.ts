@@ -1,10 +1,8 @@
 import type { Address, Hash } from 'viem'
-import type { ChainClient } from '../../chain/chainClient.js'
 import type { ChainLock } from '../../chain/chainLock.js'
 import type { BundleTrace } from '../../bundle/trace.js'
 import type { Bundle } from '../../bundle/types.js'
-import type { BuilderSigner } from '../execution/builderTxs.js'
-import { ParentState } from '../execution/parentState.js'
+import type { ParentState } from '../execution/parentState.js'
 import { simulateByCalls } from './byCalls.js'
 import type { EarlySimulations } from './topOfBlock.js'
 import type { SimulationResult } from './types.js'
@@ -13,7 +11,8 @@ import type { SimulationResult } from './types.js'
 const BUNDLES_PER_ROUND = 1_000
 
 export interface ArrivalSimulationDeps {
-  chain: ChainClient
+  /** The current head as a parent for calls only (`ParentState.forCalls` with the first builder's coinbase and signer): what the slot's top of block uses. */
+  headForCalls(): Promise<ParentState>
   /**
    * Rounds run under its read side: never while a slot builds or a cheatcode edits the state
    * (they hold the write side). Every write that changed the state makes the results so far
@@ -30,9 +29,6 @@ export interface ArrivalSimulationDeps {
   pendingFor(block: bigint): readonly BundleTrace[]
   /** Told after each round, with the number of bundles it simulated (harness events: tests wait on it). */
   onRound?(simulated: number): void
-  /** The coinbase and signer the slot's top-of-block simulation uses (the first builder's). */
-  coinbase: Address
-  signer?: BuilderSigner
   /** Resolves when the servers are quiet: a burst of submissions is answered before any round runs. */
   idle(): Promise<void>
   onError(error: unknown): void
@@ -132,15 +128,19 @@ export class ArrivalSimulations {
     const stateVersion = this.deps.lock.stateVersion
     const current = this.results
     if (current?.parentHash !== head.hash || current.stateVersion !== stateVersion || current.timestamp !== timestamp) {
-      this.results = { parentHash: head.hash, stateVersion, timestamp, coinbase: this.deps.coinbase, byBundle: new Map() }
+      this.results = undefined
       this.parent = undefined
     }
-    const known = this.results!.byBundle
-    const wanted = round.filter((trace) => !known.has(trace.bundle.hash) && this.deps.isPendingFor(trace, head.number + 1n))
+    const wanted = round.filter((trace) => !this.results?.byBundle.has(trace.bundle.hash) && this.deps.isPendingFor(trace, head.number + 1n))
     if (wanted.length === 0) return
-    if (this.parent?.hash !== head.hash) this.parent = await ParentState.forCalls(this.deps.chain, this.deps.coinbase, this.deps.signer)
-    // Between slots the node's latest block is the head; if not (a block mined outside a slot not yet seen), wait for headChanged.
-    if (this.parent.hash !== head.hash) return
+    this.parent ??= await this.deps.headForCalls()
+    // Between slots the node's latest block is the head; if not (a block mined outside a slot, not seen yet), the slot simulates these.
+    if (this.parent.hash !== head.hash) {
+      this.parent = undefined
+      return
+    }
+    this.results ??= { parentHash: head.hash, stateVersion, timestamp, coinbase: this.parent.coinbase, byBundle: new Map() }
+    const known = this.results.byBundle
     const answers = await simulateByCalls({ parent: this.parent, timestamp }, wanted.map((trace) => trace.bundle))
     wanted.forEach((trace, i) => known.set(trace.bundle.hash, answers[i]))
     this.deps.onRound?.(wanted.length)
