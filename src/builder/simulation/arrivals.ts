@@ -7,8 +7,8 @@ import { simulateByCalls } from './byCalls.js'
 import type { EarlySimulations } from './topOfBlock.js'
 import type { SimulationResult } from './types.js'
 
-/** Bundles simulated in one round of `eth_simulateV1` calls (the executor batches and pipelines them). */
-const BUNDLES_PER_ROUND = 1_000
+/** Bundles simulated in one round of `eth_simulateV1` calls (the executor batches and pipelines them); a slot waits for at most one round (~0.15 s) before it takes the chain. */
+const BUNDLES_PER_ROUND = 500
 
 export interface ArrivalSimulationDeps {
   /** The current head as a parent for calls only (`ParentState.forCalls` with the first builder's coinbase and signer): what the slot's top of block uses. */
