@@ -5,8 +5,7 @@ import { bundleGroup, mempoolGroup } from '../execution/groups.js'
 import type { BlockItem, SimulatedBundle } from '../simulation/types.js'
 import type { OrderingAlgorithm } from './ordering.js'
 import type { ParentState } from '../execution/parentState.js'
-import { withinBlockLimits } from './blockLimits.js'
-import { withoutNonceConflicts } from './nonceConflicts.js'
+import { selectForBlock } from './selectForBlock.js'
 import { failingTogether } from './failingTogether.js'
 
 /** One algorithm's block as compared and reported: what it holds, what it left out and why, and what it is worth. */
@@ -46,13 +45,12 @@ export async function assembleBlock(
   items: BlockItem[],
 ): Promise<CandidateBlock> {
   const failedForReal: CandidateBlock['leftOut'] = []
-  const limitsLeftOut: CandidateBlock['leftOut'] = []
-  items = withinBlockLimits(items, parent, limitsLeftOut)
   let sponsorships: ReadonlyMap<Hash, bigint> = new Map(items.flatMap((item) => (item.kind === 'bundle' ? [...(item.bundle.sponsorships ?? [])] : [])))
   for (;;) {
-    // Recomputed after each real failure: the failed bundle may have held a nonce a later one needs.
+    // Recomputed after each real failure: the failed bundle may have held gas or a nonce a later one needs.
+    const limitsLeftOut: CandidateBlock['leftOut'] = []
     const nonceLeftOut: CandidateBlock['leftOut'] = []
-    const block = withoutNonceConflicts(items, nonceLeftOut)
+    const block = selectForBlock(items, parent, limitsLeftOut, nonceLeftOut)
     const execution = await parent.execute(timestamp, itemGroups(block), sponsorships)
     if (execution.ok) {
       return {

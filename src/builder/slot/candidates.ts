@@ -1,6 +1,5 @@
 import { assembleBlock, type CandidateBlock, type CandidateSummary } from '../assembly/assemble.js'
-import { withinBlockLimits } from '../assembly/blockLimits.js'
-import { withoutNonceConflicts } from '../assembly/nonceConflicts.js'
+import { selectForBlock } from '../assembly/selectForBlock.js'
 import { failingTogether } from '../assembly/failingTogether.js'
 import type { OrderingAlgorithm } from '../assembly/ordering.js'
 import type { ParentState } from '../execution/parentState.js'
@@ -89,12 +88,14 @@ async function valueByCalls(
  * value it.
  */
 async function valueOrder(parent: ParentState, timestamp: bigint, order: DistinctOrder): Promise<CandidateSummary | undefined> {
-  const fit: CandidateSummary['leftOut'] = []
   const failed: CandidateSummary['leftOut'] = []
-  let remaining = withinBlockLimits(order.items, parent, fit)
+  let remaining = order.items
   for (;;) {
-    const leftOut = [...fit, ...failed]
-    const items = withoutNonceConflicts(remaining, leftOut)
+    // Again after each bundle leaves: it may have held gas or a nonce a later one needs.
+    const fit: CandidateSummary['leftOut'] = []
+    const conflicting: CandidateSummary['leftOut'] = []
+    const items = selectForBlock(remaining, parent, fit, conflicting)
+    const leftOut = [...fit, ...failed, ...conflicting]
     const inPlace: InPlaceFailure[] = []
     const value = await blockValueByCalls({ parent, timestamp }, items, inPlace)
     if (value !== undefined) return { algorithm: order.algorithm.name, items, bundles: items.flatMap((item) => (item.kind === 'bundle' ? [item.bundle] : [])), leftOut, value }
