@@ -20,7 +20,7 @@ describe('npm run bench -- --quick', () => {
       expect(run.stdout).toContain('| benchmark')
       const report = JSON.parse(readFileSync(out, 'utf8'))
       expect(report.quick).toBe(true)
-      expect(report.results.map((r: { name: string }) => r.name)).toEqual(['ingest', 'simulation', 'slotBuild', 'scaling', 'stalledSubscriber', 'scenarios', 'memory', 'dashboard', 'world', 'startup'])
+      expect(report.results.map((r: { name: string }) => r.name)).toEqual(['ingest', 'simulation', 'slotBuild', 'scaling', 'mainnet', 'stalledSubscriber', 'scenarios', 'memory', 'dashboard', 'world', 'startup'])
       for (const result of report.results) {
         if (result.unavailable) {
           // Only the scenario suite may be missing (it depends on another part of the project).
