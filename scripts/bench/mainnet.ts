@@ -8,8 +8,9 @@ import { BASELINE_IN_FLIGHT, advanceSlot, benchHarness, bestSimulateV1Rate, inBa
 const GAS_LIMITS = [45_000_000n, 60_000_000n] as const
 /** The build cutoff with the default 12-s slot (11/12 of it): every bundle arrives before it. */
 const BUILD_CUTOFF_MS = 11_000
-/** Arrivals are sent in waves, each at its time into the slot. */
+/** Arrivals are sent in waves, each at its time into the slot (fewer, longer waves in `--quick`). */
 const WAVE_MS = 250
+const QUICK_WAVE_MS = 2_750
 
 interface Row {
   gasLimit: bigint
@@ -19,9 +20,8 @@ interface Row {
   block: { txs: number; gasUsed: bigint }
   landed: Record<MainnetKind, number>
   captured: number
+  /** Anvil's rates by batches in flight; `refused`: requests it refused (sponsored bundles: their sender cannot pay). */
   baseline: { best: number; rates: Record<number, number>; refused: number }
-  /** How many of the baseline's requests Anvil refused (sponsored bundles: their sender cannot pay). */
-  baselineRefused: number
   /** The bundles' sending spread over the slot, ms of wall time. */
   sendMs: number
 }
@@ -40,6 +40,7 @@ interface Row {
 export async function benchMainnet({ quick, size }: BenchOptions): Promise<BenchResult> {
   const count = size ?? (quick ? 60 : 10_000)
   const sendWallMs = quick ? 300 : BUILD_CUTOFF_MS
+  const waveMs = quick ? QUICK_WAVE_MS : WAVE_MS
   let set: MainnetSlotSet | undefined
   let signMs = 0
   let firstPairs: Pair[] | undefined
@@ -62,7 +63,7 @@ export async function benchMainnet({ quick, size }: BenchOptions): Promise<Bench
       const requests = set.bundles.map((b) => simulateV1Params(b.txs, head, harness.coinbase))
       const baseline = await bestSimulateV1Rate(harness.anvilUrl, requests)
 
-      const { hashes, sendMs } = await sendOverSlot(harness, set, sendWallMs)
+      const { hashes, sendMs } = await sendOverSlot(harness, set, sendWallMs, waveMs)
       const started = performance.now()
       const slot = await profiledSlot(harness)
       const callMs = performance.now() - started
@@ -80,7 +81,7 @@ export async function benchMainnet({ quick, size }: BenchOptions): Promise<Bench
         }
       }
       if (landed.reverting > 0) throw new Error(`mainnet bench: ${landed.reverting} reverting bundles landed`)
-      return { gasLimit, slot, callMs, block: { txs: block.transactions.length, gasUsed: BigInt(block.gasUsed) }, landed, captured: opportunities.size, baseline, baselineRefused: baseline.refused, sendMs }
+      return { gasLimit, slot, callMs, block: { txs: block.transactions.length, gasUsed: BigInt(block.gasUsed) }, landed, captured: opportunities.size, baseline, sendMs }
     })
     rows.push(row)
   }
@@ -106,7 +107,7 @@ export async function benchMainnet({ quick, size }: BenchOptions): Promise<Bench
     notes.push(
       `${gas}: bundles sent over ${round(r.sendMs / 1000)} s of wall time; harness_advanceSlot took ${Math.round(r.callMs)} ms as the client saw it (totalMs ${Math.round(totalMs)}); landed ${r.landed.backrun} backruns (of ${r.captured} opportunities), ${r.landed.independent} independent, ${r.landed.sponsored} sponsored, and ${r.slot.slot.mempoolTxs.length} users' swaps from the public mempool; ${r.block.txs} txs, ${r.block.gasUsed} gas; simulations by calls ${r.slot.slot.simulations.byCalls}, by execution ${r.slot.slot.simulations.byExecution}; blocks executed ${r.slot.slot.executions.blocks} (settling ${r.slot.slot.executions.settling}).`,
       `${gas}: Anvil RPCs by phase — simulate: ${calls('simulate')}; assemble: ${calls('assemble')}; mine: ${calls('mine')}.`,
-      `${gas}: Anvil eth_simulateV1 of the same ${bundles} bundles, batches of 100: ${BASELINE_IN_FLIGHT.map((n) => `${n} in flight ${Math.round(r.baseline.rates[n]!)}/s`).join(', ')} (${r.baselineRefused} requests refused: a sender that cannot pay).`,
+      `${gas}: Anvil eth_simulateV1 of the same ${bundles} bundles, batches of 100: ${BASELINE_IN_FLIGHT.map((n) => `${n} in flight ${Math.round(r.baseline.rates[n]!)}/s`).join(', ')} (${r.baseline.refused} requests refused: a sender that cannot pay).`,
     )
   }
   const simulateMs = rows.reduce((sum, r) => sum + r.slot.slot.timings.simulateMs, 0)
@@ -120,7 +121,7 @@ export async function benchMainnet({ quick, size }: BenchOptions): Promise<Bench
     title: 'Mainnet-shaped slot',
     figures,
     notes: [
-      `${bundles} bundles on the DEX world (--world dex): ${mix.backrun} backruns [user swap, searcher's swap back] racing for ${set!.opportunities} users' swaps on the 4 Uniswap V2 WETH pairs (the swaps also sent to the public mempool), tips 1–30 gwei; ${mix.independent} independent 2-tx transfers; ${mix.reverting} reverting swaps; ${mix.sponsored} sponsored. Arrivals spread over the slot (manual clock, harness_setTimeInSlot every ${WAVE_MS} ms of slot time, paced over ${sendWallMs / 1000} s of wall time), the slot built at the ${BUILD_CUTOFF_MS / 1000}-s build cutoff; algorithms: the default set. Signing the set took ${round(signMs / 1000)} s (not measured).`,
+      `${bundles} bundles on the DEX world (--world dex): ${mix.backrun} backruns [user swap, searcher's swap back] racing for ${set!.opportunities} users' swaps on the 4 Uniswap V2 WETH pairs (the swaps also sent to the public mempool), tips 1–30 gwei; ${mix.independent} independent 2-tx transfers; ${mix.reverting} reverting swaps; ${mix.sponsored} sponsored. Arrivals spread over the slot (manual clock, harness_setTimeInSlot every ${waveMs} ms of slot time, paced over ${sendWallMs / 1000} s of wall time), the slot built at the ${BUILD_CUTOFF_MS / 1000}-s build cutoff; algorithms: the default set. Signing the set took ${round(signMs / 1000)} s (not measured).`,
       `simulation rate: bundles ÷ simulateMs of both slots; the baseline sends the bundles' txs as eth_simulateV1 calls (validation on, the next block's number, time, coinbase and gas limit) on the same Anvil and parent state right before the bundles arrive — without the builder's balance probe, so it does a little less work per bundle.`,
       ...notes,
     ],
@@ -130,20 +131,20 @@ export async function benchMainnet({ quick, size }: BenchOptions): Promise<Bench
 const big = (_key: string, value: unknown) => (typeof value === 'bigint' ? value.toString() : value)
 
 /**
- * Sends the mempool txs and bundles in waves of `WAVE_MS` of slot time, the clock set to each
+ * Sends the mempool txs and bundles in waves of `waveMs` of slot time, the clock set to each
  * wave's start, paced over `wallMs`; then sets the clock to the build cutoff. Returns the
  * bundles' hashes in `set.bundles` order.
  */
-async function sendOverSlot(harness: { rpcUrl: string }, set: MainnetSlotSet, wallMs: number): Promise<{ hashes: Hash[]; sendMs: number }> {
-  const waves = Math.ceil(BUILD_CUTOFF_MS / WAVE_MS)
+async function sendOverSlot(harness: { rpcUrl: string }, set: MainnetSlotSet, wallMs: number, waveMs: number): Promise<{ hashes: Hash[]; sendMs: number }> {
+  const waves = Math.ceil(BUILD_CUTOFF_MS / waveMs)
   const hashOf = new Map<object, Hash>()
   const started = performance.now()
   let next = 0
   for (let w = 0; w < waves; w++) {
-    const end = (w + 1) * WAVE_MS
+    const end = (w + 1) * waveMs
     const wave = []
     while (next < set.arrivals.length && set.arrivals[next]!.ms < end) wave.push(set.arrivals[next++]!)
-    await rpc(harness.rpcUrl, 'harness_setTimeInSlot', [{ ms: w * WAVE_MS }])
+    await rpc(harness.rpcUrl, 'harness_setTimeInSlot', [{ ms: w * waveMs }])
     const raws = wave.filter((a) => a.kind === 'mempool')
     const bundles = wave.filter((a) => a.kind !== 'mempool')
     if (raws.length) await inBatches(harness.rpcUrl, raws.map((a) => ({ method: 'eth_sendRawTransaction', params: [a.txs[0]!.raw] })))
