@@ -18,12 +18,14 @@ import { benchBuilders } from './bench/builders.js'
 import { benchScaling } from './bench/scaling.js'
 import { benchWorld } from './bench/world.js'
 import { benchStartup } from './bench/startup.js'
+import { benchMainnet } from './bench/mainnet.js'
 
 export const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<BenchResult>> = {
   ingest: benchIngest,
   simulation: benchSimulation,
   slotBuild: benchSlotBuild,
   scaling: benchScaling,
+  mainnet: benchMainnet,
   stalledSubscriber: benchStalledSubscriber,
   scenarios: benchScenarios,
   memory: benchMemory,

@@ -82,11 +82,14 @@ export class RpcProfile {
   }
 }
 
+/**
+ * The method(s) of a request body, read with a regular expression instead of `JSON.parse`: the
+ * profile runs inside the measured slot, and parsing every 2-MB batch again cost the slot
+ * ~0.3 s of CPU (and its garbage) at 10,000 bundles. Hex params never hold a quote.
+ */
 function methodOf(payload: string): string {
-  try {
-    const body = JSON.parse(payload) as { method?: string } | Array<{ method?: string }>
-    return Array.isArray(body) ? `batch(${[...new Set(body.map((b) => b.method))].join(',')})` : (body.method ?? 'unknown')
-  } catch {
-    return 'unknown'
-  }
+  const methods = new Set<string>()
+  for (const match of payload.matchAll(/"method":"([^"]*)"/g)) methods.add(match[1]!)
+  if (methods.size === 0) return 'unknown'
+  return payload.trimStart().startsWith('[') ? `batch(${[...methods].join(',')})` : [...methods][0]!
 }
