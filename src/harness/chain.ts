@@ -10,7 +10,6 @@ import { ChainLock } from '../chain/chainLock.js'
 import { readBlobLimits, type BlobLimits } from '../chain/blobLimits.js'
 import { readSavedRun, type SavedRun } from '../persist/dataDir.js'
 import type { EmulatedBuilder } from '../builder/fleet/emulatedBuilder.js'
-import type { HarnessEvents } from './events.js'
 import type { Shutdown } from './shutdown.js'
 
 /** Anvil under its supervisor, the builder's view of it, and the builder's identity on it. */
@@ -37,7 +36,6 @@ export interface StartChainOptions {
   source: ChainSource
   /** The data dir's last save, if any. */
   saved: SavedRun | null
-  events: HarnessEvents
   shutdown: Shutdown
   log: Logger
 }
@@ -47,7 +45,7 @@ export interface StartChainOptions {
  * options, from the data dir's last save when there is one), sets the builder's coinbase and
  * funds it on a new chain.
  */
-export async function startChain({ config, builders, source, saved, events, shutdown, log }: StartChainOptions): Promise<ChainSubsystem> {
+export async function startChain({ config, builders, source, saved, shutdown, log }: StartChainOptions): Promise<ChainSubsystem> {
   const anvilOptions: LaunchAnvilOptions = {
     host: '127.0.0.1',
     port: config.anvilPort,
@@ -81,7 +79,6 @@ export async function startChain({ config, builders, source, saved, events, shut
   shutdown.atStart(() => supervisor.halt())
   // Restarts reuse the port Anvil got, so every URL handed out stays valid.
   anvilOptions.port = Number(new URL(supervisor.url).port)
-  supervisor.on('down', (reason) => events.emit('anvilDown', reason))
 
   const chain = new ChainClient(supervisor.url, config.anvilTimeoutMs)
   if (saved === null) {
