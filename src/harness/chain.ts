@@ -9,6 +9,7 @@ import { ChainClient } from '../chain/chainClient.js'
 import { ChainLock } from '../chain/chainLock.js'
 import { readBlobLimits, type BlobLimits } from '../chain/blobLimits.js'
 import { readSavedRun, type SavedRun } from '../persist/dataDir.js'
+import { SenderRecovery } from '../bundle/senderRecovery.js'
 import type { EmulatedBuilder } from '../builder/fleet/emulatedBuilder.js'
 import type { Shutdown } from './shutdown.js'
 
@@ -28,6 +29,12 @@ export interface ChainSubsystem {
   coinbases: Address[]
   /** Anvil came back from the data dir's save at the saved head: the run goes on where it was. */
   resumed: boolean
+  /**
+   * Signature recovery through this Anvil's ecrecover, on a worker thread. It holds nothing
+   * of a run, so it stays with the chain: a harness on a warm Anvil does not wait for a
+   * thread to start (loading viem there takes hundreds of ms on a busy machine).
+   */
+  senderRecovery: SenderRecovery
 }
 
 export interface StartChainOptions {
@@ -80,6 +87,10 @@ export async function startChain({ config, builders, source, saved, shutdown, lo
   // Restarts reuse the port Anvil got, so every URL handed out stays valid.
   anvilOptions.port = Number(new URL(supervisor.url).port)
 
+  const senderRecovery = new SenderRecovery({ anvilUrl: supervisor.url, anvilTimeoutMs: config.anvilTimeoutMs })
+  shutdown.add(() => senderRecovery.close())
+  senderRecovery.startEarly()
+
   const chain = new ChainClient(supervisor.url, config.anvilTimeoutMs)
   if (saved === null) {
     const warning = await verifyChainSource(source, chain)
@@ -94,5 +105,5 @@ export async function startChain({ config, builders, source, saved, shutdown, lo
   const resumed = saved !== null && (await chain.latestBlock()).hash === saved.head.hash
   if (!resumed) for (const address of coinbases) await chain.setBalance(address, config.coinbaseFunding)
   supervisor.onRecover(() => chain.setCoinbase(coinbase))
-  return { supervisor, chain, lock, chainId, blobLimits, builderAccount, coinbase, coinbases, resumed }
+  return { supervisor, chain, lock, chainId, blobLimits, builderAccount, coinbase, coinbases, resumed, senderRecovery }
 }

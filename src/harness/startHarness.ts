@@ -140,7 +140,7 @@ export async function startHarnessOn(base: HarnessChain, config: BundlesimConfig
       events.on('slot', () => saver.requestSave())
       events.on('impersonatedBlock', () => saver.requestSave())
     }
-    const orders = createOrderFlow({ config, chain, slot, traces, events, shutdown, log })
+    const orders = createOrderFlow({ chain, slot, traces, events, log })
     const builder = await createBuilder({ config, cutoffs, builders, chain, slot, traces, orders, events, shutdown, log })
     if (saved) {
       const count = restoreTraces(traces, saved, chain.resumed, `the saved Anvil state could not be resumed (bundlesim restarted on a new chain at block ${slot.head.number})`)
