@@ -78,7 +78,7 @@ describe('bundlesim run and init', () => {
     expect(cases[1].failure).toBeUndefined()
   }, 60_000)
 
-  it('--filter and --bail choose what runs', async () => {
+  it('--filter and --bail choose what runs; --fresh-harness runs the same on a new Anvil per file', async () => {
     const filtered = await runLibraryCli(['run', dir, '--filter', '/^pass/'])
     // broken.yml is in the folder: every file is checked first, so nothing runs.
     expect(filtered.code).toBe(1)
@@ -90,6 +90,10 @@ describe('bundlesim run and init', () => {
     const onlyPassing = await runLibraryCli(['run', path.join(dir, '*.yaml'), '--filter', 'passing'])
     expect(onlyPassing.code).toBe(0)
     expect(onlyPassing.stdout).toContain('1 passed, 0 failed')
+
+    const fresh = await runLibraryCli(['run', path.join(dir, '*.yaml'), '--filter', 'passing', '--fresh-harness'])
+    expect(fresh.code).toBe(0)
+    expect(fresh.stdout).toContain('1 passed, 0 failed')
 
     const bail = await runLibraryCli(['run', path.join(dir, '*.yaml'), '--bail', '--concurrency', '1'])
     expect(bail.code).toBe(1)

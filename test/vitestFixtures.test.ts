@@ -17,7 +17,7 @@ async function backrun(bundlesim: HarnessSession, searcher: TestAccount, victimT
 const balanceOf = async (bundlesim: HarnessSession, address: Address) => BigInt(await bundlesim.client.request<Hex>('eth_getBalance', [address, 'latest']))
 
 describe('bundlesim/vitest: a fresh harness per test', () => {
-  const seen: string[] = []
+  const seen: Array<{ anvilUrl: string; victim: Address }> = []
 
   test('the docs example (docs/ci.md): a backrun bot, tested — its bundle lands behind the victim', async ({ bundlesim }) => {
     const victim = await bundlesim.account('victim', parseEther('10'))
@@ -29,13 +29,16 @@ describe('bundlesim/vitest: a fresh harness per test', () => {
     expect(stats.builderPayment).not.toBe('0')
     expect(report!.blockNumber).toBe(1)
     expect(await balanceOf(bundlesim, victim.address)).toBeLessThan(parseEther('5'))
-    seen.push(bundlesim.harness.anvilUrl)
+    seen.push({ anvilUrl: bundlesim.harness.anvilUrl, victim: victim.address })
   })
 
-  test('the next test starts on a chain nobody touched (another Anvil), accounts funded again', async ({ harness, bundlesim }) => {
-    expect(harness.status().blockNumber).toBe(0)
+  test('the next test starts on a chain nobody touched (the same warm Anvil, put back to its start), accounts funded again', async ({ harness, bundlesim }) => {
+    expect(harness.status()).toMatchObject({ slot: 0, blockNumber: 0, pendingBundles: 0, mempoolTxs: 0 })
     expect(seen).toHaveLength(1)
-    expect(harness.anvilUrl).not.toBe(seen[0])
+    expect(harness.anvilUrl).toBe(seen[0]!.anvilUrl)
+    // The last test's victim had 10 ether and paid 5 to 0x…dEaD: neither happened on this chain.
+    expect(await balanceOf(bundlesim, seen[0]!.victim)).toBe(0n)
+    expect(await balanceOf(bundlesim, '0x000000000000000000000000000000000000dEaD')).toBe(0n)
     const searcher = await bundlesim.account('searcher', parseEther('1'))
     expect(await balanceOf(bundlesim, searcher.address)).toBe(parseEther('1'))
   })

@@ -67,9 +67,14 @@ export class AnvilSupervisor extends EventEmitter<SupervisorEvents> {
   /**
    * Adds a step to run, in the order added, after each restart. Until the service has added
    * its steps, a restart only relaunches Anvil: the service reads the new chain as it starts.
+   * Returns what removes it (a harness lent a warm Anvil removes its steps when it stops).
    */
-  onRecover(step: RecoveryStep): void {
+  onRecover(step: RecoveryStep): () => void {
     this.recoverySteps.push(step)
+    return () => {
+      const index = this.recoverySteps.indexOf(step)
+      if (index >= 0) this.recoverySteps.splice(index, 1)
+    }
   }
 
   get healthy(): boolean {

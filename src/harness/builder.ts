@@ -83,7 +83,10 @@ export async function createBuilder({ config, cutoffs, builders, chain, slot, tr
       idle: () => orders.checksGate.passed(),
       onError: (error) => log.warn({ err: error }, 'simulating bundles as they arrive failed: the slot simulates them at its cutoff'),
     })
-  if (arrivals) events.on('orderChecked', (trace) => arrivals.add(trace))
+  if (arrivals) {
+    events.on('orderChecked', (trace) => arrivals.add(trace))
+    shutdown.add(async () => arrivals.close())
+  }
   const builder = new SlotBuilder({
     chain: chain.chain,
     lock: chain.lock,
@@ -123,8 +126,9 @@ export async function createBuilder({ config, cutoffs, builders, chain, slot, tr
     }
   }
   const ticker = new SlotTicker(slot.clock, runSlot, (error) => log.error({ err: error }, 'slot failed'))
-  supervisor.on('down', () => ticker.stop())
-  supervisor.onRecover(async (reason) => {
+  const stopTicker = () => ticker.stop()
+  supervisor.on('down', stopTicker)
+  const removeRecovery = supervisor.onRecover(async (reason) => {
     const head = await chain.chain.latestBlock()
     // A fresh devnet (or re-fork, or an older saved state) is another chain than the one traced so far.
     if (head.hash !== slot.head.hash) {
@@ -138,9 +142,16 @@ export async function createBuilder({ config, cutoffs, builders, chain, slot, tr
   const start = () => {
     if (config.clock === 'realtime') ticker.start()
   }
-  supervisor.on('up', () => {
+  const onUp = () => {
     start()
     events.emit('anvilUp')
+  }
+  supervisor.on('up', onUp)
+  // A warm Anvil outlives this builder (src/harness/warmChain.ts): the next harness on it must not run these.
+  shutdown.add(async () => {
+    supervisor.off('down', stopTicker)
+    supervisor.off('up', onUp)
+    removeRecovery()
   })
   // Let a slot being built finish before Anvil goes away.
   shutdown.add(() => chain.lock.write(async () => ticker.stop(), { keepsState: true }))

@@ -9,8 +9,8 @@ import { ChainClient } from '../chain/chainClient.js'
 import { ChainLock } from '../chain/chainLock.js'
 import { readBlobLimits, type BlobLimits } from '../chain/blobLimits.js'
 import { readSavedRun, type SavedRun } from '../persist/dataDir.js'
+import { SenderRecovery } from '../bundle/senderRecovery.js'
 import type { EmulatedBuilder } from '../builder/fleet/emulatedBuilder.js'
-import type { HarnessEvents } from './events.js'
 import type { Shutdown } from './shutdown.js'
 
 /** Anvil under its supervisor, the builder's view of it, and the builder's identity on it. */
@@ -29,6 +29,12 @@ export interface ChainSubsystem {
   coinbases: Address[]
   /** Anvil came back from the data dir's save at the saved head: the run goes on where it was. */
   resumed: boolean
+  /**
+   * Signature recovery through this Anvil's ecrecover, on a worker thread. It holds nothing
+   * of a run, so it stays with the chain: a harness on a warm Anvil does not wait for a
+   * thread to start (loading viem there takes hundreds of ms on a busy machine).
+   */
+  senderRecovery: SenderRecovery
 }
 
 export interface StartChainOptions {
@@ -37,7 +43,6 @@ export interface StartChainOptions {
   source: ChainSource
   /** The data dir's last save, if any. */
   saved: SavedRun | null
-  events: HarnessEvents
   shutdown: Shutdown
   log: Logger
 }
@@ -47,7 +52,7 @@ export interface StartChainOptions {
  * options, from the data dir's last save when there is one), sets the builder's coinbase and
  * funds it on a new chain.
  */
-export async function startChain({ config, builders, source, saved, events, shutdown, log }: StartChainOptions): Promise<ChainSubsystem> {
+export async function startChain({ config, builders, source, saved, shutdown, log }: StartChainOptions): Promise<ChainSubsystem> {
   const anvilOptions: LaunchAnvilOptions = {
     host: '127.0.0.1',
     port: config.anvilPort,
@@ -81,7 +86,10 @@ export async function startChain({ config, builders, source, saved, events, shut
   shutdown.atStart(() => supervisor.halt())
   // Restarts reuse the port Anvil got, so every URL handed out stays valid.
   anvilOptions.port = Number(new URL(supervisor.url).port)
-  supervisor.on('down', (reason) => events.emit('anvilDown', reason))
+
+  const senderRecovery = new SenderRecovery({ anvilUrl: supervisor.url, anvilTimeoutMs: config.anvilTimeoutMs })
+  shutdown.add(() => senderRecovery.close())
+  senderRecovery.startEarly()
 
   const chain = new ChainClient(supervisor.url, config.anvilTimeoutMs)
   if (saved === null) {
@@ -97,5 +105,5 @@ export async function startChain({ config, builders, source, saved, events, shut
   const resumed = saved !== null && (await chain.latestBlock()).hash === saved.head.hash
   if (!resumed) for (const address of coinbases) await chain.setBalance(address, config.coinbaseFunding)
   supervisor.onRecover(() => chain.setCoinbase(coinbase))
-  return { supervisor, chain, lock, chainId, blobLimits, builderAccount, coinbase, coinbases, resumed }
+  return { supervisor, chain, lock, chainId, blobLimits, builderAccount, coinbase, coinbases, resumed, senderRecovery }
 }

@@ -1,16 +1,14 @@
 import type { Logger } from 'pino'
-import type { BundlesimConfig } from '../config/config.js'
 import type { SlotState } from '../clock/slotState.js'
 import type { BundleBook } from '../bundle/book.js'
 import { BundleIngest } from '../bundle/ingest.js'
-import { SenderRecovery } from '../bundle/senderRecovery.js'
+import type { SenderRecovery } from '../bundle/senderRecovery.js'
 import { IdleGate } from '../bundle/idleGate.js'
 import { BatchedNonceReads } from '../bundle/batchedNonceReads.js'
 import { PublicMempool } from '../mempool/publicMempool.js'
 import { RequestActivity } from '../rpc/requestActivity.js'
 import type { ChainSubsystem } from './chain.js'
 import type { HarnessEvents } from './events.js'
-import type { Shutdown } from './shutdown.js'
 
 /** Orders coming in: bundles (checked off the request path) and the public mempool. */
 export interface OrderFlow {
@@ -25,12 +23,10 @@ export interface OrderFlow {
 }
 
 export interface OrderFlowOptions {
-  config: BundlesimConfig
   chain: ChainSubsystem
   slot: SlotState
   traces: BundleBook
   events: HarnessEvents
-  shutdown: Shutdown
   log: Logger
 }
 
@@ -39,10 +35,9 @@ export interface OrderFlowOptions {
  * recovery on a worker thread (through Anvil's ecrecover precompile) and nonce reads batched
  * per turn, run once the servers are quiet.
  */
-export function createOrderFlow({ config, chain, slot, traces, events, shutdown, log }: OrderFlowOptions): OrderFlow {
-  const recovery = new SenderRecovery({ anvilUrl: chain.supervisor.url, anvilTimeoutMs: config.anvilTimeoutMs })
-  shutdown.add(() => recovery.close())
-  recovery.startEarly()
+export function createOrderFlow({ chain, slot, traces, events, log }: OrderFlowOptions): OrderFlow {
+  // The chain's: it outlives this harness on a warm Anvil.
+  const recovery = chain.senderRecovery
   const activity = new RequestActivity()
   const checksGate = new IdleGate({
     quietForMs: () => activity.quietForMs(),

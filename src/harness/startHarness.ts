@@ -1,16 +1,17 @@
 import type { Address } from 'viem'
+import type { Logger } from 'pino'
 import { resolveConfig, slotCutoffs, type BundlesimConfig } from '../config/config.js'
 import { createLogger } from '../config/log.js'
 import { resolveChainSource } from '../chain/chainSource.js'
-import { RunSaver, readSavedRun, restoreTraces } from '../persist/dataDir.js'
+import { RunSaver, readSavedRun, restoreTraces, type SavedRun } from '../persist/dataDir.js'
 import { SlotClock } from '../clock/slotClock.js'
 import { SlotState } from '../clock/slotState.js'
 import { BundleBook } from '../bundle/book.js'
 import { emulatedBuilders } from '../builder/fleet/emulatedBuilder.js'
 import type { SlotReport } from '../protocol/slotReport.js'
 import type { HarnessStatus } from '../protocol/harnessStatus.js'
-import { startChain } from './chain.js'
-import { startWorld } from './world.js'
+import { startChain, type ChainSubsystem } from './chain.js'
+import { startWorld, type WorldSubsystem } from './world.js'
 import { startMarket, type MarketSubsystem } from './market.js'
 import { createOrderFlow } from './orderFlow.js'
 import { createBuilder } from './builder.js'
@@ -42,6 +43,46 @@ export interface Harness {
 }
 
 /**
+ * The part of a harness that outlives it when it is warm (src/harness/warmHarness.ts): Anvil
+ * under its supervisor, the builder's coinbases set and funded on it, and the DEX world
+ * deployed. Everything else a harness holds is built on it by `startHarnessOn`.
+ */
+export interface HarnessChain {
+  /** The settings it was started with (a harness on it may differ only in what it reads after: `CONFIG_SCOPE`). */
+  config: BundlesimConfig
+  chain: ChainSubsystem
+  world: WorldSubsystem
+  /** The data dir's last save, if any. */
+  saved: SavedRun | null
+  log: Logger
+  /** Stops the supervisor and Anvil. */
+  stop(): Promise<void>
+}
+
+/**
+ * Starts a harness's chain: checks the settings (bad ones fail before anything starts),
+ * resolves the chain source, launches Anvil and deploys the world.
+ */
+export async function startHarnessChain(config: BundlesimConfig, chainIdGiven: boolean): Promise<HarnessChain> {
+  slotCutoffs(config)
+  const builders = emulatedBuilders(config)
+  const log = createLogger({ level: config.logLevel, format: config.logFormat, verbose: config.logLevel === 'debug' || config.logLevel === 'trace' })
+  const saved = config.dataDir ? await readSavedRun(config.dataDir) : null
+  // A fork URL that does not answer, a block it cannot serve, a snapshot of another chain: refused here, in seconds.
+  const source = await resolveChainSource(config, chainIdGiven)
+  const shutdown = new Shutdown(log)
+  try {
+    const chain = await startChain({ config, builders, source, saved, shutdown, log })
+    // Before the slot state reads the head: the world's setup blocks come first.
+    const world = await startWorld({ config, chain, log })
+    return { config, chain, world, saved, log, stop: () => shutdown.run() }
+  } catch (error) {
+    await shutdown.run()
+    throw error
+  }
+}
+
+/**
  * Starts Anvil and the builder emulator in front of it: the chain, the order flow (bundle
  * ingest, public mempool), the builder, the MEV-Share hint stream and the two RPC servers,
  * sharing one slot state.
@@ -53,23 +94,39 @@ export interface Harness {
  */
 export async function startHarness(options: Partial<BundlesimConfig> = {}): Promise<Harness> {
   const config = resolveConfig(options)
-  // Bad settings fail before anything starts.
+  const base = await startHarnessChain(config, options.chainId !== undefined)
+  return startHarnessOn(base, config, { ownsChain: true })
+}
+
+/**
+ * Builds every in-memory subsystem of a harness on a started chain whose head is where a new
+ * harness begins: the slot state and clock, the bundle book, the order flow, the builder and
+ * its auction, the MEV-Share stream, the public view, the RPC servers and the market. With
+ * `ownsChain` the harness's `stop` stops Anvil too; without, Anvil keeps running for the
+ * next harness (the warm harness restores it first) and `stop` removes every hook this
+ * harness put on its supervisor. `config` must match `base.config` in every `chain` field of
+ * `CONFIG_SCOPE`.
+ */
+export async function startHarnessOn(base: HarnessChain, config: BundlesimConfig, { ownsChain }: { ownsChain: boolean }): Promise<Harness> {
+  const { chain, world, saved, log } = base
   const cutoffs = slotCutoffs(config)
   const builders = emulatedBuilders(config)
-  const log = createLogger({ level: config.logLevel, format: config.logFormat, verbose: config.logLevel === 'debug' || config.logLevel === 'trace' })
   if (!isLoopback(config.host) && config.apiKeys.length === 0) {
     log.warn(`bound to ${config.host}, reachable beyond this machine, and no --api-key is set: anyone who can reach it can submit bundles and control the harness`)
   }
-  const saved = config.dataDir ? await readSavedRun(config.dataDir) : null
-  // A fork URL that does not answer, a block it cannot serve, a snapshot of another chain: refused here, in seconds.
-  const source = await resolveChainSource(config, options.chainId !== undefined)
   const events = new HarnessEvents()
   const shutdown = new Shutdown(log)
-  const stop = () => shutdown.run()
+  const stop = async () => {
+    // No Anvil restart may begin while the harness stops.
+    if (ownsChain) chain.supervisor.halt()
+    await shutdown.run()
+    if (ownsChain) await base.stop()
+  }
   try {
-    const chain = await startChain({ config, builders, source, saved, events, shutdown, log })
-    // Before the slot state reads the head: the world's setup blocks come first.
-    const world = await startWorld({ config, chain, log })
+    const { supervisor, chainId, coinbase } = chain
+    const anvilDown = (reason: string) => events.emit('anvilDown', reason)
+    supervisor.on('down', anvilDown)
+    shutdown.add(async () => void supervisor.off('down', anvilDown))
     const slot = new SlotState(new SlotClock(config.clock, config.slotTimeSeconds))
     const traces = new BundleBook({
       statsDelaySlots: config.statsDelaySlots,
@@ -83,13 +140,12 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
       events.on('slot', () => saver.requestSave())
       events.on('impersonatedBlock', () => saver.requestSave())
     }
-    const orders = createOrderFlow({ config, chain, slot, traces, events, shutdown, log })
+    const orders = createOrderFlow({ chain, slot, traces, events, log })
     const builder = await createBuilder({ config, cutoffs, builders, chain, slot, traces, orders, events, shutdown, log })
     if (saved) {
       const count = restoreTraces(traces, saved, chain.resumed, `the saved Anvil state could not be resumed (bundlesim restarted on a new chain at block ${slot.head.number})`)
       log.info({ dataDir: config.dataDir, traces: count, resumed: chain.resumed }, `restored ${count} traces from the data dir`)
     }
-    const { supervisor, chainId, coinbase } = chain
     const mevShare = await startMevShare({ config, chain, slot, orders, events, shutdown, log })
     const status = (): HarnessStatus => ({
       clock: config.clock,

@@ -29,6 +29,8 @@ interface RunFlags {
   report?: string
   filter?: string
   bail?: boolean
+  /** commander's name for `--fresh-harness`. */
+  freshHarness?: boolean
   shard?: Shard
   list?: boolean
   reporter?: 'console' | 'github'
@@ -38,13 +40,14 @@ interface RunFlags {
 export function registerScenarioCommands(program: Command): void {
   program
     .command('run')
-    .description('run YAML scenarios in parallel, each on its own Anvil and builder (manual clock)')
+    .description('run YAML scenarios in parallel, each on its own harness and builder (manual clock), as on a fresh Anvil')
     .argument('[paths...]', 'scenario files, directories (every .yaml below) or globs', ['scenarios'])
     .option('--concurrency <n>', 'scenarios run at once', positive, availableParallelism())
     .option('--junit <file>', 'write a JUnit XML report here')
     .option('--report <dir>', "save each scenario's dashboard (slots, bundles, txs) as static HTML in this folder")
     .option('--filter <text>', 'run only scenarios whose name or file contains this text, or matches /regex/')
     .option('--bail', 'start no more scenarios after the first failure')
+    .option('--fresh-harness', 'a new Anvil and harness for every scenario (default: each lane reuses its Anvil, put back to its start, between scenarios with the same chain settings)')
     .option('--shard <i/n>', 'run only part i of n (CI matrix): the files sorted by path, dealt round-robin', shardOption)
     .option('--list', 'print the scenario files the run would execute, one per line, and run nothing')
     .addOption(new Option('--reporter <name>', 'github: also print GitHub Actions error annotations (default when GITHUB_ACTIONS=true)').choices(['console', 'github']))
@@ -74,6 +77,7 @@ export function registerScenarioCommands(program: Command): void {
           concurrency: opts.concurrency,
           filter: opts.filter,
           bail: opts.bail,
+          freshHarness: opts.freshHarness,
           reportDir: opts.report,
           onEvent: (event) => process.stdout.write(formatProgress(event) + (github && event.type === 'done' ? failureAnnotations(event.result) : '')),
         })

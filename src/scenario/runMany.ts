@@ -3,6 +3,7 @@ import { ScenarioSchemaError, StepFailed } from './errors.js'
 import { loadScenario, type LoadedScenario } from './load.js'
 import { REGEX_TEXT } from './schema.js'
 import { runScenario, type RunOptions, type ScenarioResult } from './runner.js'
+import { WarmHarnessLane } from '../harness/warmHarness.js'
 
 /** Scenario files that cannot run; nothing was started. */
 export class InvalidScenariosError extends Error {
@@ -17,9 +18,15 @@ export type RunEvent =
   | { type: 'start'; scenario: LoadedScenario }
   | { type: 'done'; scenario: LoadedScenario; result: ScenarioResult }
 
-export interface RunManyOptions extends RunOptions {
+export interface RunManyOptions extends Omit<RunOptions, 'lane'> {
   /** Scenarios run at once, each on its own harness (default: the CPU count). */
   concurrency?: number
+  /**
+   * A fresh harness and Anvil for every scenario. Default: each parallel lane keeps its Anvil
+   * warm and puts it back to its start between scenarios with the same chain settings
+   * (docs/scenarios.md, "Warm harnesses"); the results are the same, only faster.
+   */
+  freshHarness?: boolean
   /** Runs only scenarios whose name or file contains this text, or matches `/regex/flags`. */
   filter?: string
   /** After the first failure start no more scenarios (the rest are `skipped`). */
@@ -59,7 +66,8 @@ export async function selectScenarios(files: readonly string[], options: Pick<Ru
 }
 
 /**
- * Runs scenario files in parallel, one harness each. Every file is loaded and checked first:
+ * Runs scenario files in parallel, one harness each (on a warm Anvil per lane unless
+ * `freshHarness`). Every file is loaded and checked first:
  * if any is bad, InvalidScenariosError is thrown and nothing runs. Results come in file order.
  */
 export async function runScenarios(files: readonly string[], options: RunManyOptions = {}): Promise<ScenarioResult[]> {
@@ -69,6 +77,14 @@ export async function runScenarios(files: readonly string[], options: RunManyOpt
   let next = 0
   let failed = false
   const worker = async () => {
+    const lane = options.freshHarness ? undefined : new WarmHarnessLane()
+    try {
+      await runLane(lane)
+    } finally {
+      await lane?.close()
+    }
+  }
+  const runLane = async (lane: WarmHarnessLane | undefined) => {
     while (next < selected.length) {
       const index = next++
       const scenario = selected[index]!
@@ -79,7 +95,7 @@ export async function runScenarios(files: readonly string[], options: RunManyOpt
       options.onEvent?.({ type: 'start', scenario })
       let result: ScenarioResult
       try {
-        result = await runScenario(scenario, options)
+        result = await runScenario(scenario, { ...options, lane })
       } catch (error) {
         const failure = new StepFailed(scenario.source.position(null), 'run', (error as Error).message)
         result = { ...skipped(scenario), status: 'failed', failures: [failure] }

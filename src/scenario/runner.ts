@@ -3,6 +3,7 @@ import type { BundlesimConfig } from '../config/config.js'
 import { createBundlesimClient, type BundlesimClient } from '../protocol/client.js'
 import type { HarnessStatus } from '../protocol/harnessStatus.js'
 import { startHarness, type Harness } from '../harness/startHarness.js'
+import type { WarmHarnessLane } from '../harness/warmHarness.js'
 import { saveDashboardReport } from './htmlReport.js'
 import { toAbiValues } from './abiValues.js'
 import { scenarioChain, scenarioMarket, skipReason } from './chainSettings.js'
@@ -54,6 +55,12 @@ export interface RunOptions extends LoadOptions {
   snapshot?: string
   /** Save the run's dashboard as static HTML into this folder (one file per scenario), before the harness stops. */
   reportDir?: string
+  /**
+   * Start the harness from this lane: on its warm Anvil, put back to its start, when the
+   * previous scenario of the lane had the same chain settings (`runScenarios` gives each of
+   * its parallel lanes one). Absent: a fresh harness and Anvil.
+   */
+  lane?: WarmHarnessLane
 }
 
 /** The harness a scenario asks for: manual clock, free ports, quiet, stats at once by default. */
@@ -222,8 +229,8 @@ export async function runLoadedScenarioOn(loaded: LoadedScenario, harness: Pick<
 }
 
 /**
- * Runs one scenario on its own fresh harness (Anvil + builder, free ports, manual clock) and
- * stops it afterwards. A file that does not load throws ScenarioSchemaError before anything
+ * Runs one scenario on its own harness (Anvil + builder, free ports, manual clock; fresh, or
+ * from `options.lane` looking fresh) and stops it afterwards. A file that does not load throws ScenarioSchemaError before anything
  * starts; everything after that is reported in the result.
  *
  * @example
@@ -240,7 +247,7 @@ export async function runScenario(scenario: string | LoadedScenario, options: Ru
   }
   let harness: Harness
   try {
-    harness = await startHarness(config)
+    harness = options.lane ? await options.lane.start(config) : await startHarness(config)
   } catch (error) {
     const failure = new StepFailed(loaded.source.locate([loaded.scenario.chain ? 'chain' : 'builder']), 'setup', `the harness did not start: ${(error as Error).message}`)
     return { file: loaded.file, name: loaded.name, description: loaded.description, status: 'failed', passed: false, durationMs: performance.now() - started, steps: [], failures: [failure] }

@@ -1,40 +1,30 @@
 import type { BundlesimConfig } from '../config/config.js'
-import { startHarness, type Harness } from '../harness/startHarness.js'
+import type { Harness } from '../harness/startHarness.js'
+import { WarmHarnessLane } from '../harness/warmHarness.js'
 
 /**
- * Fresh harnesses without the wait: one is always starting in the background, so taking one
- * costs a test almost nothing, and a used one is stopped, never reused. (Why not one Anvil
- * reset with evm_snapshot/evm_revert: the builder in front of it keeps traces, the mempool,
- * pending bundles and the slot clock, which would still describe the reverted chain — see
- * docs/ci.md, "Test-runner fixtures".)
+ * Harnesses that look fresh, for the tests of a file one after another: every harness taken
+ * runs on the pool's one warm Anvil, put back to its start, with every other part of the
+ * harness (traces, mempool, slot clock, MEV-Share history, ports…) built new — what a test
+ * sees is what a fresh harness shows (src/harness/warmHarness.ts; test/warmHarness.test.ts
+ * compares block hashes). A harness taken while the previous one is still running, or after
+ * Anvil was restarted, gets a new Anvil.
  */
 export class HarnessPool {
-  private spare: Promise<Harness> | null = null
+  private readonly lane = new WarmHarnessLane()
   private closed = false
 
   constructor(private readonly config: Partial<BundlesimConfig>) {}
 
-  private start(): Promise<Harness> {
-    const starting = startHarness(this.config)
-    // A spare that fails to start fails the test that takes it, not the process.
-    starting.catch(() => undefined)
-    return starting
-  }
-
-  /** A harness nobody has used; the next one starts at once. */
+  /** A harness nobody has used; stop it when done (the Anvil under it stays warm for the next). */
   take(): Promise<Harness> {
     if (this.closed) throw new Error('HarnessPool is closed')
-    const next = this.spare ?? this.start()
-    this.spare = this.start()
-    return next
+    return this.lane.start(this.config)
   }
 
-  /** Stops the spare; harnesses taken are their takers' to stop. */
+  /** Stops the warm Anvil; harnesses taken are their takers' to stop. */
   async close(): Promise<void> {
     this.closed = true
-    const spare = this.spare
-    this.spare = null
-    const harness = await spare?.catch(() => undefined)
-    await harness?.stop()
+    await this.lane.close()
   }
 }

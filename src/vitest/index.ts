@@ -25,8 +25,8 @@ export interface HarnessTestOptions {
   /** Harness settings over the test defaults (manual clock, free ports, traces at once, quiet logs). */
   config?: Partial<BundlesimConfig>
   /**
-   * `test` (default): every test gets a harness nobody used (from a pool that starts the next
-   * one in the background). `file`: the tests of a file share one harness, state carried over.
+   * `test` (default): every test gets a harness nobody used (on the file's warm Anvil, put back
+   * to its start: see HarnessPool). `file`: the tests of a file share one harness, state carried over.
    */
   per?: 'test' | 'file'
 }

@@ -64,14 +64,23 @@ export class ArrivalSimulations {
   private results: ResultsOnParent | undefined
   /** The head held for calls, re-read when the head changes. */
   private parent: ParentState | undefined
+  private readonly unsubscribe: () => void
+  private closed = false
 
   constructor(private readonly deps: ArrivalSimulationDeps) {
-    deps.lock.onStateChanged(() => this.stateChanged())
+    this.unsubscribe = deps.lock.onStateChanged(() => this.stateChanged())
+  }
+
+  /** Stops simulating: the harness is stopping (its chain may live on, warm, for the next one). */
+  close(): void {
+    this.closed = true
+    this.queue = []
+    this.unsubscribe()
   }
 
   /** A bundle whose checks passed: simulated in the next round. */
   add(trace: BundleTrace): void {
-    if (trace.bundle.endOfBlock) return
+    if (this.closed || trace.bundle.endOfBlock) return
     this.queue.push(trace)
     void this.pump()
   }
@@ -98,6 +107,7 @@ export class ArrivalSimulations {
 
   /** Every result so far was on the old state: the bundles pending for the next block are simulated again. */
   private stateChanged(): void {
+    if (this.closed) return
     this.results = undefined
     this.parent = undefined
     this.queue = this.deps.pendingFor(this.deps.head().number + 1n).filter((trace) => !trace.bundle.endOfBlock)
