@@ -100,11 +100,6 @@ export class ArrivalSimulations {
     }
   }
 
-  /** Bundles waiting for a round (for tests and the report). */
-  get queued(): number {
-    return this.queue.length
-  }
-
   /** Every result so far was on the old state: the bundles pending for the next block are simulated again. */
   private stateChanged(): void {
     if (this.closed) return
@@ -141,7 +136,11 @@ export class ArrivalSimulations {
       this.results = undefined
       this.parent = undefined
     }
-    const wanted = round.filter((trace) => !this.results?.byBundle.has(trace.bundle.hash) && this.deps.isPendingFor(trace, head.number + 1n))
+    // A bundle whose sender checks have not run yet (re-queued by a state change) waits for `add`:
+    // without its senders calls cannot tell, and that answer would send it to real execution at the cutoff.
+    const wanted = round.filter(
+      (trace) => trace.bundle.txs.every((tx) => tx.sender) && !this.results?.byBundle.has(trace.bundle.hash) && this.deps.isPendingFor(trace, head.number + 1n),
+    )
     if (wanted.length === 0) return
     this.parent ??= await this.deps.headForCalls()
     // Between slots the node's latest block is the head; if not (a block mined outside a slot, not seen yet), the slot simulates these.
