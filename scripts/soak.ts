@@ -17,6 +17,7 @@ import { percentile } from './bench/support.js'
 import { descendantNamed, rssOf, startServeProcess } from './serveProcess.js'
 import { killAnvil, type Kill } from './soak/faults.js'
 import { SoakLedger } from './soak/ledger.js'
+import { MarketWatch } from './soak/market.js'
 import { MIN_JUDGED_MINUTES, memoryVerdict, type RssSample } from './soak/memoryRule.js'
 import { RpcPool } from './soak/rpcPool.js'
 import { startSubscribers } from './soak/subscribers.js'
@@ -31,6 +32,7 @@ const { values } = parseArgs({
     bound: { type: 'string', default: '4' },
     'max-rss': { type: 'string', default: '1024' },
     'slot-time': { type: 'string', default: '2' },
+    market: { type: 'boolean', default: false },
     'out-dir': { type: 'string', default: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../bench') },
   },
 })
@@ -51,6 +53,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const serve = await startServeProcess([
   '--clock', 'realtime', '--slot-time', values['slot-time'], '--stats-delay-slots', '0',
   '--stats-retention', String(retentionSeconds), '--log-level', 'warn',
+  ...(values.market ? ['--world', 'dex', '--flow', 'default'] : []),
 ])
 const traffic = new RpcPool(serve.endpoints.rpcUrl, connections)
 const control = new RpcPool(serve.endpoints.rpcUrl, 2)
@@ -65,6 +68,7 @@ try {
   }
   await fund(accounts)
   const ledger = new SoakLedger(control, stats)
+  const market = values.market ? new MarketWatch(control) : undefined
   const wsUrl = serve.endpoints.rpcUrl.replace(/^http/, 'ws')
   const subscribers = startSubscribers(wsUrl, ['newHeads', 'newHeads', 'newPendingTransactions', 'newPendingTransactions'])
 
@@ -86,6 +90,7 @@ try {
     for (let k = 1; k <= kills; k++) {
       await sleep(Math.max(0, runStart + (runMs * k) / (kills + 1) - performance.now()))
       ledger.killing(++epoch)
+      market?.killing(epoch)
       killed.push(await killAnvil(serve.pid, control, runStart))
       await fund(accounts)
       ledger.up(performance.now())
@@ -95,6 +100,7 @@ try {
   const checker = (async () => {
     while (submitting) {
       await ledger.check(performance.now(), 1_500)
+      await market?.check()
       await sleep(1_000)
     }
   })()
@@ -117,6 +123,7 @@ try {
     }
     await sleep(1_000)
   }
+  await market?.check()
   const final = await control.call<{ blockNumber: number }>('harness_status')
   await ledger.finish(final.result?.blockNumber ?? 0)
   await subscribers.stop()
@@ -159,16 +166,22 @@ try {
     `memory rule     peak ${memory.peakMb.toFixed(0)} MB (ceiling ${ceilingMb} MB); last-half slope ${memory.lastHalfSlopeMbPerMin.toFixed(2)} MB/min (first half ${memory.firstHalfSlopeMbPerMin.toFixed(2)}), bound ${boundMbPerMin} MB/min${memory.slopeJudged ? '' : ` not judged (under ${MIN_JUDGED_MINUTES} min: warm-up)`}: ${memory.levelsOff ? 'levels off' : 'DOES NOT LEVEL OFF'}`,
     `chart           ${chartPath}`,
   ]
+  // Ten slots on one chain without one opportunity: the users stopped trading there.
+  const silentMarket = market?.silentEpochs(10) ?? []
+  if (market) {
+    lines.splice(lines.length - 1, 0, `market          ${market.epochs().map((e) => `chain ${e.epoch}: ${e.blocks} blocks, ${e.opportunities} opportunities, ${e.captured} captured (${Object.entries(e.bySearcher).map(([who, n]) => `${who} ${n}`).join(', ') || 'none'})`).join('; ')}`)
+  }
   const failures = [
     report.lost > 0 && `${report.lost} lost`,
     !memory.levelsOff && 'RSS does not level off',
     internal.length > 0 && `internal or transport errors: ${internal.map(([r, n]) => `${n} ${r}`).join('; ')}`,
     silent.length > 0 && `${silent.length} subscriber(s) silent in the last 10 s of submissions`,
     killed.length < kills && `only ${killed.length} of ${kills} kills done`,
+    silentMarket.length > 0 && `the market stopped: no opportunity in ${silentMarket.map((e) => `chain ${e.epoch} (${e.blocks} blocks)`).join(', ')}`,
   ].filter(Boolean)
   lines.push(`verdict         ${failures.length === 0 ? 'pass' : `FAIL: ${failures.join('; ')}`}`)
   process.stdout.write(`${lines.join('\n')}\n`)
-  writeFileSync(path.join(values['out-dir'], 'soak.json'), `${JSON.stringify({ minutes, connections, killed, report, memory, rss, refused: Object.fromEntries(tally.refused), subscribers: subscribers.tallies, failures }, null, 2)}\n`)
+  writeFileSync(path.join(values['out-dir'], 'soak.json'), `${JSON.stringify({ minutes, connections, killed, report, market: market?.epochs(), memory, rss, refused: Object.fromEntries(tally.refused), subscribers: subscribers.tallies, failures }, null, 2)}\n`)
   if (failures.length > 0 && serve.logs().trim()) process.stderr.write(`bundlesim logged:\n${serve.logs().slice(-4000)}\n`)
   exitCode = failures.length === 0 ? 0 : 1
 } finally {
