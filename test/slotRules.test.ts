@@ -2,10 +2,11 @@ import { describe, expect, it } from 'vitest'
 import type { Hash } from 'viem'
 import { failureMessage } from '../src/bundle/failure.js'
 import { newTrace, type BundleTrace } from '../src/bundle/trace.js'
-import type { Bundle } from '../src/bundle/types.js'
+import type { Bundle, BundleTx } from '../src/bundle/types.js'
 import type { CandidateBlock, CandidateSummary } from '../src/builder/assembly/assemble.js'
 import type { GroupOutcome } from '../src/builder/execution/execution.js'
-import type { SimulatedBundle } from '../src/builder/simulation/types.js'
+import type { BlockItem, SimulatedBundle } from '../src/builder/simulation/types.js'
+import { selectForBlock } from '../src/builder/assembly/selectForBlock.js'
 import { RelayAuction } from '../src/builder/slot/auction.js'
 import { chooseBlock } from '../src/builder/slot/blockChoice.js'
 import { buildDecision } from '../src/builder/slot/buildDecision.js'
@@ -197,5 +198,39 @@ describe('outcome per bundle', () => {
     const [outcome] = bundleOutcomes([sim(a)], { candidates, best, mined: { number: 5n, txs: new Map() }, won: true, competitorBid: null })
     expect(outcome?.kind).toBe('SubmittedNotLanded')
     if (outcome?.kind === 'SubmittedNotLanded') expect(failureMessage(outcome.failure)).toBe('submitted, but not every tx of the bundle is in mined block 5')
+  })
+})
+
+describe('selecting a block from an order: one pass, only what is kept claims gas and nonces', () => {
+  const user = '0x00000000000000000000000000000000000000a1'
+  const tx = (sender: string, nonce: number, n: number): BundleTx => ({ index: 0, raw: '0x', hash: hash(n), nonce, gas: 21_000n, maxFeePerGas: 1n, maxPriorityFeePerGas: 1n, value: 0n, to: null, sender: sender as Hash })
+  const bundleOf = (n: number, txs: BundleTx[], gasUsed: bigint): BlockItem => {
+    const trace = traceOf(n)
+    trace.bundle.txs.push(...txs.map((t, index) => ({ ...t, index })))
+    return { kind: 'bundle', bundle: { trace, builderPayment: 1n, gasUsed } }
+  }
+  const hashes = (items: readonly BlockItem[]) => items.map((item) => (item.kind === 'bundle' ? item.bundle.trace.bundle.hash : item.tx.hash))
+
+  it('backruns racing for one user tx: the first kept wins the nonce, the losers claim no gas, an independent bundle still fits', () => {
+    const userTx = tx(user, 0, 0xf0)
+    const backruns = Array.from({ length: 50 }, (_, i) => bundleOf(100 + i, [userTx, tx(`0x${(0xb00 + i).toString(16).padStart(40, '0')}`, 0, 0x1000 + i)], 42_000n))
+    const independent = bundleOf(999, [tx('0x00000000000000000000000000000000000000c1', 0, 0xc1)], 21_000n)
+    const limitsLeftOut: Parameters<typeof selectForBlock>[2] = []
+    const nonceLeftOut: Parameters<typeof selectForBlock>[3] = []
+    const block = selectForBlock([...backruns, independent], { gasLimit: 63_000n }, limitsLeftOut, nonceLeftOut)
+    expect(hashes(block)).toEqual([hash(100), hash(999)])
+    expect(nonceLeftOut).toHaveLength(49)
+    expect(new Set(nonceLeftOut.map((left) => left.failure.kind === 'TransactionRejected' && left.failure.refusal))).toEqual(new Set(['NonceTooLow']))
+    expect(limitsLeftOut).toEqual([])
+  })
+
+  it('a bundle left out for gas takes no nonce: a smaller one racing for the same nonce after it goes in', () => {
+    const big = bundleOf(1, [tx(user, 0, 0x11)], 100_000n)
+    const small = bundleOf(2, [tx(user, 0, 0x12)], 21_000n)
+    const limitsLeftOut: Parameters<typeof selectForBlock>[2] = []
+    const nonceLeftOut: Parameters<typeof selectForBlock>[3] = []
+    expect(hashes(selectForBlock([big, small], { gasLimit: 50_000n }, limitsLeftOut, nonceLeftOut))).toEqual([hash(2)])
+    expect(limitsLeftOut.map((left) => [left.bundle.trace.bundle.hash, left.failure])).toEqual([[hash(1), { kind: 'BlockGasLimitReached', gasUsed: 100_000n, gasLeft: 50_000n }]])
+    expect(nonceLeftOut).toEqual([])
   })
 })

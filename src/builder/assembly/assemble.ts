@@ -29,10 +29,10 @@ export function itemGroups(items: readonly BlockItem[]): TxGroup[] {
 }
 
 /**
- * Assembles a block in the algorithm's order on the evolving state. Bundles that cannot fit
- * in the gas (or blobs) the items before them leave are left out first (as a builder checks before
- * executing a bundle), and so are bundles whose first tx takes a nonce an earlier bundle
- * already takes (`withoutNonceConflicts`). It then executes the whole block optimistically; if a bundle fails in
+ * Assembles a block in the algorithm's order on the evolving state. Bundles whose first tx
+ * takes a nonce an earlier kept bundle already takes, and bundles that cannot fit in the gas
+ * (or blobs) the kept items before them leave, are left out first, as a builder checks before
+ * executing a bundle (`selectForBlock`). It then executes the whole block optimistically; if a bundle fails in
  * place (an earlier item changed its state), that bundle is left out whole and the block is
  * executed again, so the common conflict-free case costs one execution.
  *

@@ -1,34 +1,50 @@
-import type { ExecutionFailure } from '../../bundle/failure.js'
+import { rejectionFailure, type ExecutionFailure } from '../../bundle/failure.js'
+import { mayDrop } from '../../bundle/types.js'
+import { usedEarlierReason } from '../execution/execution.js'
 import type { BlockItem, SimulatedBundle } from '../simulation/types.js'
-import { withinBlockLimits, type BlockLimits } from './blockLimits.js'
-import { withoutNonceConflicts } from './nonceConflicts.js'
+import { blobsOf, fitsBlockLimits, type BlockLimits } from './blockLimits.js'
 
 /** Bundles left out of a block, each with why. */
 type LeftOut = Array<{ bundle: SimulatedBundle; failure: ExecutionFailure }>
 
 /**
- * The items that go in the block, in order: within its gas and blob limits, and none whose
- * first tx takes a nonce an earlier bundle takes. Only what is kept claims gas: a bundle
- * left out for a nonce (a losing backrun of a user tx another bundle took) frees the gas it
- * was counted for, so the limits are applied again without it, until nothing more is left
- * out for a nonce. (Counted once, 10,000 backruns racing for a few hundred swaps filled the
- * limit with bundles that never went in, and independent bundles were left out.)
+ * The items that go in the block, in order, in one pass as a builder fills a block: a bundle
+ * whose first tx takes a sender and nonce that a tx of an earlier *kept* bundle takes is left
+ * out (bundles racing for one nonce: a losing backrun of a user tx another bundle took, a bot
+ * re-bidding), with the failure the pool's admission gives it (`usedEarlierReason`), before
+ * anything is executed; then an item that does not fit the gas (or blobs) the kept items leave
+ * is left out — later, smaller items may still fit. Only what is kept claims gas and nonces:
+ * 10,000 backruns racing for a few hundred swaps must not fill the limit with bundles that
+ * never go in.
+ *
+ * Only txs that cannot be dropped count on either side, and only a bundle's first tx is judged
+ * (a later tx may fail for another reason first). A bundle counts the gas it used at top of
+ * block, a mempool tx its gas limit (it has not been simulated). If an earlier bundle then
+ * fails for real, the caller removes it and calls this again on what is left.
  *
  * @example const block = selectForBlock(order, parent, limitsLeftOut, nonceLeftOut)
  */
 export function selectForBlock(items: readonly BlockItem[], limits: BlockLimits, limitsLeftOut: LeftOut, nonceLeftOut: LeftOut): BlockItem[] {
-  let candidates = items
-  for (;;) {
-    const overLimits: LeftOut = []
-    const conflicting: LeftOut = []
-    const block = withoutNonceConflicts(withinBlockLimits(candidates, limits, overLimits), conflicting)
-    nonceLeftOut.push(...conflicting)
-    if (conflicting.length === 0) {
-      limitsLeftOut.push(...overLimits)
-      return block
+  const used = new Set<string>()
+  const left = { gas: limits.gasLimit, blobs: limits.maxBlobs ?? Infinity }
+  return items.filter((item) => {
+    if (item.kind === 'bundle') {
+      const bundle = item.bundle.trace.bundle
+      const first = bundle.txs[0]
+      if (first?.sender && !mayDrop(bundle, first.hash) && used.has(`${first.sender}:${first.nonce}`)) {
+        nonceLeftOut.push({ bundle: item.bundle, failure: rejectionFailure(first.index, first.hash, usedEarlierReason(first.nonce, first.sender)) })
+        return false
+      }
     }
-    const dropped = new Set(conflicting.map((left) => left.bundle))
-    candidates = candidates.filter((item) => item.kind !== 'bundle' || !dropped.has(item.bundle))
-  }
+    const overLimits = fitsBlockLimits(item, left, limits)
+    if (overLimits) {
+      if (item.kind === 'bundle') limitsLeftOut.push({ bundle: item.bundle, failure: overLimits })
+      return false
+    }
+    if (item.kind === 'bundle') {
+      const bundle = item.bundle.trace.bundle
+      for (const tx of bundle.txs) if (tx.sender && !mayDrop(bundle, tx.hash)) used.add(`${tx.sender}:${tx.nonce}`)
+    }
+    return true
+  })
 }
-

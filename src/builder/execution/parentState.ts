@@ -28,6 +28,8 @@ export class ParentState {
   private onTop: Extract<ExecutionResult, { ok: true }> | undefined
   /** Senders' nonces on this block: it never changes, so a slot reads each sender once. */
   private readonly knownNonces = new Map<Address, number>()
+  /** Nonce reads in flight: candidate orders valued at once ask for the same senders together. */
+  private readonly readingNonces = new Map<Address, Promise<void>>()
   /** Accounts' balances on this block (lowercase keys): read once a slot, by top-of-block simulation, admission top-ups and sponsorship checks alike. */
   private readonly knownBalances = new Map<Address, bigint>()
   /** Txs the pool refused for funds on this parent: sent alone next time (see `ExecutionContext`). */
@@ -138,15 +140,33 @@ export class ParentState {
 
   /**
    * Each sender's nonce on the parent block (missing if the node did not answer). Read once
-   * per sender and slot: top of block, then every candidate order asks again.
+   * per sender and slot: top of block, then every candidate order asks again (orders valued at
+   * once share one read).
    */
   async nonces(senders: Iterable<Address>): Promise<Map<Address, number>> {
     const known = this.knownNonces
     const wanted = new Set(senders)
-    const missing = [...wanted].filter((sender) => !known.has(sender))
-    const answers = await this.chain.noncesAt(missing.map((address) => ({ address, blockNumber: this.number })))
-    answers.forEach((answer, i) => typeof answer === 'number' && known.set(missing[i]!, answer))
+    const missing = [...wanted].filter((sender) => !known.has(sender) && !this.readingNonces.has(sender))
+    if (missing.length > 0) {
+      const reading = this.chain.noncesAt(missing.map((address) => ({ address, blockNumber: this.number }))).then(
+        (answers) => answers.forEach((answer, i) => typeof answer === 'number' && known.set(missing[i]!, answer)),
+        () => undefined, // unanswered: missing from the result, as a sender the node did not answer for
+      )
+      const settled = reading.finally(() => missing.forEach((sender) => this.readingNonces.delete(sender)))
+      for (const sender of missing) this.readingNonces.set(sender, settled)
+    }
+    await Promise.all(new Set([...wanted].flatMap((sender) => this.readingNonces.get(sender) ?? [])))
     return new Map([...wanted].flatMap((sender) => (known.has(sender) ? [[sender, known.get(sender)!] as const] : [])))
+  }
+
+  /**
+   * Takes the nonces another holder of this very block and state already read (the head held
+   * for calls while bundles arrived): a block's nonces never change, so the slot need not read
+   * them again. The caller vouches that no state change came between (the lock's state version).
+   */
+  learnNonces(from: ParentState): void {
+    if (from === this || from.hash !== this.hash) return
+    for (const [sender, nonce] of from.knownNonces) if (!this.knownNonces.has(sender)) this.knownNonces.set(sender, nonce)
   }
 
   /**

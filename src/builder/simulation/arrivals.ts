@@ -97,6 +97,7 @@ export class ArrivalSimulations {
     return {
       has: (bundle: Bundle) => valid && results.byBundle.has(bundle.hash),
       get: (bundle: Bundle) => (valid ? results.byBundle.get(bundle.hash) : undefined),
+      parent: valid && this.parent?.hash === parent.hash ? this.parent : undefined,
     }
   }
 

@@ -34,6 +34,7 @@ export async function simulateManyTopOfBlock(
   bundles: readonly Bundle[],
   early: EarlySimulations = NO_EARLY_SIMULATIONS,
 ): Promise<{ results: SimulationResult[]; counts: SimulationCounts }> {
+  if (early.parent) parent.learnNonces(early.parent)
   const late = bundles.flatMap((bundle, i) => (early.has(bundle) ? [] : [i]))
   // Calls read the parent block, so they all run before any real execution moves the head.
   const lateByCalls = await simulateByCalls({ parent, timestamp }, late.map((i) => bundles[i]!))
@@ -54,6 +55,8 @@ export async function simulateManyTopOfBlock(
 export interface EarlySimulations {
   has(bundle: Bundle): boolean
   get(bundle: Bundle): SimulationResult | undefined
+  /** The parent they were simulated on (the same block and state): what it read, such as senders' nonces, holds for the slot too. */
+  parent?: ParentState
 }
 
 const NO_EARLY_SIMULATIONS: EarlySimulations = { has: () => false, get: () => undefined }
