@@ -4,9 +4,10 @@
  * accepted submission is followed to a final state while the run goes on; at the end it
  * prints accepted, traced-final, lost, latencies, refusals, and RSS over time (also as an
  * SVG chart), and exits 1 on any loss, an internal error, a silent subscriber, or RSS that
- * does not level off (see docs/reliability.md, "Soak").
+ * does not level off (see docs/reliability.md, "Soak"). `--market` runs it on the DEX world with
+ * the market's users and searchers trading every slot, and fails when a chain stops trading.
  *
- *   npm run soak -- [--minutes 10] [--connections 32] [--rate 64] [--kills 2] [--bound 4] [--max-rss 1024] [--out-dir bench]
+ *   npm run soak -- [--minutes 10] [--market] [--connections 32] [--rate 64] [--kills 2] [--bound 4] [--max-rss 1024] [--out-dir bench]
  */
 import { writeFileSync, mkdirSync } from 'node:fs'
 import path from 'node:path'
