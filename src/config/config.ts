@@ -101,6 +101,8 @@ export interface BundlesimConfig {
   flow?: string | Record<string, unknown>
   /** Keep traces and Anvil's state here across restarts (absent: in memory only). */
   dataDir?: string
+  /** Append every order the submission RPC accepts to this file, one JSON line each (`rpc/orderLog.ts`). */
+  orderLog?: string
   /** ms to wait before relaunching a dead Anvil (default 0; tests use it to watch the down state). */
   anvilRestartDelayMs?: number
   /** Largest HTTP request body accepted (413 beyond): 4 MiB, so a bundle can carry a full block's blobs (9 × 256 KiB as hex). */

@@ -5,6 +5,7 @@ import type { RequestContext } from '../rpc/httpServer.js'
 import { STANDARD_READS, forwardToAnvil } from '../rpc/proxy.js'
 import { nameUnknownMethods, registeredMethods } from '../rpc/unknownMethods.js'
 import { refuseWhileAnvilDown } from '../rpc/anvilGuard.js'
+import { logOrders } from '../rpc/orderLog.js'
 import { registerCallBundleMethod } from '../rpc/callBundleMethods.js'
 import { registerSubmissionMethods } from '../rpc/submissionMethods.js'
 import { registerEndOfBlockMethods } from '../rpc/endOfBlockMethods.js'
@@ -111,6 +112,7 @@ export function createRpcMethodServers(
   registerSubscriptionMethods(submission, view.feed)
   registerCallBundleMethod(submission, { chain: chain.chain, lock, chainId: chain.chainId, blobLimits: chain.blobLimits, coinbase, slotSeconds: config.slotTimeSeconds })
   refuseWhileAnvilDown(submission, supervisor)
+  if (config.orderLog) logOrders(submission, config.orderLog)
   forwardToAnvil(submission, supervisor.url, lock, config.anvilTimeoutMs)
 
   const stats = new JSONRPCServer<RequestContext>({ errorListener })

@@ -23,6 +23,7 @@ export const CONFIG_SCOPE: Record<keyof BundlesimConfig, 'chain' | 'harness'> = 
   builders: 'chain',
   world: 'chain',
   dataDir: 'chain',
+  orderLog: 'harness',
   anvilPort: 'chain',
   exposeAnvil: 'chain',
   anvilTimeoutMs: 'chain',

@@ -1,0 +1,47 @@
+import { appendFileSync, mkdirSync } from 'node:fs'
+import path from 'node:path'
+import { isJSONRPCResponse, type JSONRPCServer } from 'json-rpc-2.0'
+
+/** The submission methods whose accepted requests the order log keeps: every way an order reaches the builder or leaves it. */
+export const LOGGED_ORDER_METHODS = new Set([
+  'eth_sendBundle',
+  'svc_boostBundle',
+  'eth_cancelBundle',
+  'eth_sendRawTransaction',
+  'eth_sendPrivateTransaction',
+  'eth_sendPrivateRawTransaction',
+  'eth_cancelPrivateTransaction',
+  'eth_sendBlobs',
+  'eth_sendEndOfBlockBundle',
+  'mev_sendBundle',
+])
+
+/** One line of the order log: a request the submission RPC accepted, as it came, and its answer. */
+export interface OrderLogEntry {
+  /** Wall clock, ms since the epoch, when it was answered. */
+  at: number
+  method: string
+  params: unknown
+  result: unknown
+}
+
+/**
+ * `--order-log <file>`: appends every order the submission RPC accepted (`LOGGED_ORDER_METHODS`,
+ * answered without an error) to `file` as a JSON line `{ at, method, params, result }`, in the
+ * order they were answered — what an independent checker (the soak's oracle) judges blocks
+ * against, and a record of the flow a bot sent. Refused requests are not orders and are not
+ * logged. Written synchronously, so a line is on disk before the client has its answer.
+ *
+ * @example logOrders(submissionRpc, 'orders.jsonl') // then: tail -f orders.jsonl
+ */
+export function logOrders<Context>(rpc: JSONRPCServer<Context>, file: string): void {
+  mkdirSync(path.dirname(path.resolve(file)), { recursive: true })
+  rpc.applyMiddleware(async (next, request, context) => {
+    const response = await next(request, context)
+    if (LOGGED_ORDER_METHODS.has(request.method) && response && isJSONRPCResponse(response) && response.error === undefined) {
+      const entry: OrderLogEntry = { at: Date.now(), method: request.method, params: request.params ?? [], result: response.result ?? null }
+      appendFileSync(file, `${JSON.stringify(entry)}\n`)
+    }
+    return response
+  })
+}
