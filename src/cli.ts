@@ -90,7 +90,7 @@ program
   .option('--world <dex|file>', 'deploy a DEX world at mainnet addresses: `dex` (WETH9, Uniswap V2/V3, USDC/USDT/DAI/WBTC pools) or a world file (docs/dex-world.md)')
   .option('--flow <default|file>', 'a market on the DEX world (needs --world): users who swap every slot, searchers who backrun them (docs/market.md)')
   .option('--data-dir <dir>', 'keep traces and Anvil state here across restarts (default: in memory only)')
-  .option('--order-log <file>', 'append every order the submission RPC accepts to this file, one JSON line each: { at, method, params, result }')
+  .option('--order-log <file>', 'append every order the submission RPC accepts to this file, one JSON line each: { at, head, method, params, result }')
   .option('--anvil-timeout <ms>', 'ms an Anvil call may take before it fails; a hung Anvil is restarted', integer('--anvil-timeout', 100), DEFAULT_CONFIG.anvilTimeoutMs)
   .option('--max-body-bytes <n>', 'largest request body accepted (HTTP 413 beyond)', integer('--max-body-bytes', 1024), DEFAULT_CONFIG.maxBodyBytes)
   .option('--max-batch-size <n>', 'most requests in one JSON-RPC batch', integer('--max-batch-size', 1), DEFAULT_CONFIG.maxBatchSize)

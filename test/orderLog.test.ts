@@ -16,6 +16,7 @@ describe('the order log', () => {
     const refused = await rpc(harness.rpcUrl, 'eth_sendBundle', [{ txs: 'not an array', blockNumber: '0x1' }])
     const privateTx = { tx: await signTx({ key: DEV_KEYS[2], nonce: 0 }) }
     const sentPrivate = await rpc(harness.rpcUrl, 'eth_sendPrivateTransaction', [privateTx])
+    await harness.advanceSlot()
     const publicTx = await signTx({ key: DEV_KEYS[3], nonce: 0 })
     const sentPublic = await rpc(harness.rpcUrl, 'eth_sendRawTransaction', [publicTx])
     const cancelled = await rpc(harness.rpcUrl, 'eth_cancelBundle', [{ replacementUuid: bundle.replacementUuid }])
@@ -31,5 +32,6 @@ describe('the order log', () => {
       { method: 'eth_cancelBundle', params: [{ replacementUuid: bundle.replacementUuid }], result: cancelled.body.result },
     ])
     expect(entries.every((e, i) => e.at >= (entries[i - 1]?.at ?? 0) && e.at <= Date.now())).toBe(true)
+    expect(entries.map((e) => e.head)).toEqual([0, 0, 1, 1])
   })
 })

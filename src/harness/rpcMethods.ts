@@ -112,7 +112,7 @@ export function createRpcMethodServers(
   registerSubscriptionMethods(submission, view.feed)
   registerCallBundleMethod(submission, { chain: chain.chain, lock, chainId: chain.chainId, blobLimits: chain.blobLimits, coinbase, slotSeconds: config.slotTimeSeconds })
   refuseWhileAnvilDown(submission, supervisor)
-  if (config.orderLog) logOrders(submission, config.orderLog)
+  if (config.orderLog) logOrders(submission, config.orderLog, () => Number(slot.head.number))
   forwardToAnvil(submission, supervisor.url, lock, config.anvilTimeoutMs)
 
   const stats = new JSONRPCServer<RequestContext>({ errorListener })

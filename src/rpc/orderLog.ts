@@ -20,6 +20,8 @@ export const LOGGED_ORDER_METHODS = new Set([
 export interface OrderLogEntry {
   /** Wall clock, ms since the epoch, when it was answered. */
   at: number
+  /** The chain's head block number then: an order without a block number targets the next one. */
+  head: number
   method: string
   params: unknown
   result: unknown
@@ -27,19 +29,19 @@ export interface OrderLogEntry {
 
 /**
  * `--order-log <file>`: appends every order the submission RPC accepted (`LOGGED_ORDER_METHODS`,
- * answered without an error) to `file` as a JSON line `{ at, method, params, result }`, in the
+ * answered without an error) to `file` as a JSON line `{ at, head, method, params, result }`, in the
  * order they were answered — what an independent checker (the soak's oracle) judges blocks
  * against, and a record of the flow a bot sent. Refused requests are not orders and are not
  * logged. Written synchronously, so a line is on disk before the client has its answer.
  *
- * @example logOrders(submissionRpc, 'orders.jsonl') // then: tail -f orders.jsonl
+ * @example logOrders(submissionRpc, 'orders.jsonl', () => Number(slot.head.number)) // then: tail -f orders.jsonl
  */
-export function logOrders<Context>(rpc: JSONRPCServer<Context>, file: string): void {
+export function logOrders<Context>(rpc: JSONRPCServer<Context>, file: string, head: () => number): void {
   mkdirSync(path.dirname(path.resolve(file)), { recursive: true })
   rpc.applyMiddleware(async (next, request, context) => {
     const response = await next(request, context)
     if (LOGGED_ORDER_METHODS.has(request.method) && response && isJSONRPCResponse(response) && response.error === undefined) {
-      const entry: OrderLogEntry = { at: Date.now(), method: request.method, params: request.params ?? [], result: response.result ?? null }
+      const entry: OrderLogEntry = { at: Date.now(), head: head(), method: request.method, params: request.params ?? [], result: response.result ?? null }
       appendFileSync(file, `${JSON.stringify(entry)}\n`)
     }
     return response
