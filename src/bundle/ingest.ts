@@ -10,6 +10,7 @@ import { decodePrivateTx, type PrivateTxSubmission } from './privateTx.js'
 import { blobPermutationProblem } from './blobPermutations.js'
 import type { SendBlobsSubmission } from './sendBlobsSchema.js'
 import type { Bundle, BundleSubmission } from './types.js'
+import { sameBundleTerms } from './sameTerms.js'
 import { verifySenders } from './verifySenders.js'
 import { recoverInline, type RecoverFn } from './senderRecovery.js'
 
@@ -42,6 +43,8 @@ export interface IngestDeps {
 export interface SubmitOptions {
   boosted: boolean
   searcher?: Address
+  /** The builders whose own URL (or the gateway naming them) received it: only they see it (`Bundle.sentTo`). */
+  sentTo?: readonly string[]
 }
 
 /**
@@ -63,6 +66,8 @@ export class BundleIngest {
     const { chainId, blobLimits } = this.deps
     const headBlock = this.deps.headBlock()
     const { bundle, problems } = decodeBundle(submission, { chainId, blobLimits, headBlock, boosted: options.boosted })
+    if (options.sentTo && problems.length === 0 && this.joinSentTo(bundle, options.sentTo, (existing) => sameBundleTerms(existing.bundle, bundle))) return bundle.hash
+    if (options.sentTo) bundle.sentTo = [...options.sentTo]
     const trace = newTrace(bundle, this.arrival(headBlock, options.searcher), problems.length > 0 ? failureFields({ kind: 'Invalid', problems }) : null)
     // No await from here to the store: replacement decisions see every earlier submission.
     const stored = this.replacements.admit(trace)
@@ -78,11 +83,16 @@ export class BundleIngest {
    */
   submitPrivate(
     submission: PrivateTxSubmission,
-    options: Pick<SubmitOptions, 'searcher'> & { permutations?: Hash[] },
+    options: Pick<SubmitOptions, 'searcher' | 'sentTo'> & { permutations?: Hash[] },
   ): { ok: true; hash: Hash } | { ok: false; problem: string } {
     const headBlock = this.deps.headBlock()
     const decoded = decodePrivateTx(submission, { chainId: this.deps.chainId, blobLimits: this.deps.blobLimits, headBlock })
     if (!decoded.ok) return decoded
+    if (options.sentTo) {
+      const sameTerms = (existing: BundleTrace) => existing.privateTx?.maxBlockNumber === Number(decoded.maxBlockNumber) && !existing.privateTx.permutations && !options.permutations
+      if (this.joinSentTo(decoded.bundle, options.sentTo, sameTerms)) return { ok: true, hash: decoded.bundle.hash }
+      decoded.bundle.sentTo = [...options.sentTo]
+    }
     const terms = {
       maxBlockNumber: Number(decoded.maxBlockNumber),
       ...(options.permutations && { permutations: options.permutations }),
@@ -133,6 +143,18 @@ export class BundleIngest {
       this.submitPrivate({ tx: tx.raw, maxBlockNumber: submission.maxBlockNumber }, { ...options, permutations })
     }
     return { ok: true, hashes }
+  }
+
+  /**
+   * A bundle sent to one more builder's URL, with the terms of the one pending from another
+   * builder's URL (`same`): that builder joins the pending trace's `sentTo`, so each builder
+   * it reached sees it and its stats name them all. True when it joined (nothing else to do).
+   */
+  private joinSentTo(bundle: Bundle, sentTo: readonly string[], same: (existing: BundleTrace) => boolean): boolean {
+    const existing = this.deps.traces.get(bundle.hash)
+    if (!existing?.bundle.sentTo || !this.deps.traces.isPendingFor(existing, bundle.targetBlock) || !same(existing)) return false
+    for (const name of sentTo) if (!existing.bundle.sentTo.includes(name)) existing.bundle.sentTo.push(name)
+    return true
   }
 
   /** Withdraws every pending bundle with this `replacementUuid`; returns their hashes. */

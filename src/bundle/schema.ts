@@ -50,39 +50,48 @@ export const bundleFieldRules = {
  * `signingAddress`, `version` and `refundIdentity` are understood and ignored; `delayedRefund: true` cannot be honoured.
  * Any other field is refused, naming the closest known one.
  */
-export const bundleObjectSchema = strictFields({
-  txs: bundleFieldRules.txs,
-  blockNumber: targetBlock.optional(),
-  minTimestamp: unixSeconds.optional(),
-  maxTimestamp: unixSeconds.optional(),
-  revertingTxHashes: hashList.optional(),
-  droppingTxHashes: hashList.optional(),
-  replacementUuid: replacementUuid.optional(),
-  uuid: replacementUuid.optional(),
-  replacementSeqNumber: sequenceNumber.optional(),
-  replacementNonce: sequenceNumber.optional(),
-  refundPercent: z
-    .number({ error: 'expected an integer from 0 to 99' })
-    .int('expected an integer from 0 to 99')
-    .min(0, 'expected an integer from 0 to 99')
-    .max(99, 'expected an integer from 0 to 99')
-    .optional(),
-  refundRecipient: address({ type: 'expected a 20-byte 0x address' }).optional(),
-  refundTxHashes: hashList.max(1, 'at most one refund tx hash is allowed').optional(),
-  refundIndex: z
-    .number({ error: 'expected the index of a tx of the bundle' })
-    .int('expected the index of a tx of the bundle')
-    .min(0, 'expected the index of a tx of the bundle')
-    .optional(),
-  builders: z.array(z.string({ error: 'expected a builder name' }), { error: 'expected an array of builder names' }).optional(),
-  signingAddress: address({ type: 'expected a 20-byte 0x address' }).optional(),
-  refundIdentity: address({ type: 'expected a 20-byte 0x address' }).optional(),
-  version: z.string({ error: 'expected a version string like "v2"' }).optional(),
-  delayedRefund: z
-    .boolean({ error: 'expected a boolean' })
-    .refine((delayed) => !delayed, 'cannot be honoured: bundlesim pays a refund in the bundle\'s own block (only false is accepted)')
-    .optional(),
-}).superRefine((bundle, ctx) => {
+export const bundleObjectSchema = strictFields(bundleObjectFields()).superRefine((bundle, ctx) => bundleObjectChecks(bundle, ctx))
+
+/** The optional fields of eth_sendBundle's object (every one but `txs`), as a builder's `fields` setting names them. */
+export const OPTIONAL_BUNDLE_FIELDS = Object.keys(bundleObjectFields()).filter((field) => field !== 'txs')
+
+function bundleObjectFields() {
+  return {
+    txs: bundleFieldRules.txs,
+    blockNumber: targetBlock.optional(),
+    minTimestamp: unixSeconds.optional(),
+    maxTimestamp: unixSeconds.optional(),
+    revertingTxHashes: hashList.optional(),
+    droppingTxHashes: hashList.optional(),
+    replacementUuid: replacementUuid.optional(),
+    uuid: replacementUuid.optional(),
+    replacementSeqNumber: sequenceNumber.optional(),
+    replacementNonce: sequenceNumber.optional(),
+    refundPercent: z
+      .number({ error: 'expected an integer from 0 to 99' })
+      .int('expected an integer from 0 to 99')
+      .min(0, 'expected an integer from 0 to 99')
+      .max(99, 'expected an integer from 0 to 99')
+      .optional(),
+    refundRecipient: address({ type: 'expected a 20-byte 0x address' }).optional(),
+    refundTxHashes: hashList.max(1, 'at most one refund tx hash is allowed').optional(),
+    refundIndex: z
+      .number({ error: 'expected the index of a tx of the bundle' })
+      .int('expected the index of a tx of the bundle')
+      .min(0, 'expected the index of a tx of the bundle')
+      .optional(),
+    builders: z.array(z.string({ error: 'expected a builder name' }), { error: 'expected an array of builder names' }).optional(),
+    signingAddress: address({ type: 'expected a 20-byte 0x address' }).optional(),
+    refundIdentity: address({ type: 'expected a 20-byte 0x address' }).optional(),
+    version: z.string({ error: 'expected a version string like "v2"' }).optional(),
+    delayedRefund: z
+      .boolean({ error: 'expected a boolean' })
+      .refine((delayed) => !delayed, 'cannot be honoured: bundlesim pays a refund in the bundle\'s own block (only false is accepted)')
+      .optional(),
+  }
+}
+
+function bundleObjectChecks(bundle: z.infer<z.ZodObject<ReturnType<typeof bundleObjectFields>>>, ctx: z.RefinementCtx): void {
   const { minTimestamp, maxTimestamp } = bundle
   if (minTimestamp && maxTimestamp && minTimestamp > maxTimestamp) {
     ctx.addIssue({ code: 'custom', path: ['minTimestamp'], message: `${minTimestamp} is after maxTimestamp ${maxTimestamp}` })
@@ -103,7 +112,7 @@ export const bundleObjectSchema = strictFields({
       message: `${bundle.replacementNonce} differs from replacementSeqNumber ${bundle.replacementSeqNumber} (replacementNonce is another name for it: send one)`,
     })
   }
-})
+}
 
 export type BundleObject = z.infer<typeof bundleObjectSchema>
 

@@ -67,6 +67,12 @@ export interface Bundle {
   endOfBlock?: EndOfBlockTerms
   /** Flashbots' `builders` (or a private tx's `preferences.privacy.builders`): only these builders see it. */
   builders?: string[]
+  /**
+   * The builders whose own URL received it (`/builders/<name>`, or the gateway naming them):
+   * exactly these see it, whatever its `builders` list. The same bundle sent to another
+   * builder's URL with the same terms joins this list (`BundleIngest.submit`).
+   */
+  sentTo?: string[]
   /** Set for a MEV-Share bundle (`mev_sendBundle`): its body's structure, refunds and inclusion range. */
   mevShare?: ShareBundleTerms
 }

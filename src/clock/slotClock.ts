@@ -33,6 +33,11 @@ export class SlotClock {
     return this.slotStartSeconds + Math.floor(this.msIntoSlot() / 1000)
   }
 
+  /** Current chain time in ms (the slot's start plus the ms into it). */
+  nowMs(): number {
+    return this.slotStartSeconds * 1000 + this.msIntoSlot()
+  }
+
   nextBlockTimestamp(): bigint {
     return BigInt(this.slotStartSeconds + this.slotSeconds)
   }

@@ -127,6 +127,17 @@ export interface BuilderSpec {
   algorithms?: string[]
   /** 0–1: the chance a bundle without a `builders` list reaches it (absent: 1). */
   share?: number
+  /**
+   * The optional `eth_sendBundle` fields its own URL takes (absent: every field bundlesim
+   * knows); a bundle with another is refused there, naming the field.
+   */
+  fields?: string[]
+  /** Requests a second per client IP at its own URL (absent or 0: no limit). */
+  rateLimit?: number
+  /** The highest `refundPercent` its own URL takes (0–99; absent: 99); 0: it pays no refunds. */
+  maxRefundPercent?: number
+  /** The stats methods its own URL serves (absent: every one of `BUILDER_STATS_METHODS`). */
+  stats?: string[]
 }
 
 export interface SlotCutoffs {

@@ -5,6 +5,7 @@ import { SlotTicker } from '../clock/slotTicker.js'
 import type { BundleBook } from '../bundle/book.js'
 import type { EmulatedBuilder } from '../builder/fleet/emulatedBuilder.js'
 import { RelayAuction } from '../builder/slot/auction.js'
+import { RelayLog } from '../relay/bidTraces.js'
 import { SlotAbortedError, SlotBuilder } from '../builder/slot/slotBuilder.js'
 import { ArrivalSimulations } from '../builder/simulation/arrivals.js'
 import { ParentState } from '../builder/execution/parentState.js'
@@ -22,6 +23,8 @@ export interface BuilderSubsystem {
   /** The builders that compete every slot, in the run's order. */
   builders: readonly EmulatedBuilder[]
   auction: RelayAuction
+  /** The relay's bids and delivered payloads (its data API on the stats port, the dashboard). */
+  relay: RelayLog
   /** Runs `slots` slots one after another (manual clock, or out of turn in realtime). */
   advanceSlots(slots?: number): Promise<SlotReport[]>
   /** Slots run since the start. */
@@ -87,7 +90,9 @@ export async function createBuilder({ config, cutoffs, builders, chain, slot, tr
     events.on('orderChecked', (trace) => arrivals.add(trace))
     shutdown.add(async () => arrivals.close())
   }
+  const relay = new RelayLog()
   const builder = new SlotBuilder({
+    relay,
     chain: chain.chain,
     lock: chain.lock,
     clock: slot.clock,
@@ -162,5 +167,5 @@ export async function createBuilder({ config, cutoffs, builders, chain, slot, tr
     ticker.schedule()
     return reports
   }
-  return { builder, builders, auction, advanceSlots, slotsRun: () => slotsRun, start, addParticipant: (p) => void participants.push(p) }
+  return { builder, builders, auction, relay, advanceSlots, slotsRun: () => slotsRun, start, addParticipant: (p) => void participants.push(p) }
 }

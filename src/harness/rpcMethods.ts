@@ -1,7 +1,9 @@
 import { JSONRPCErrorException, JSONRPCServer } from 'json-rpc-2.0'
 import { mineImpersonatedTx } from '../cheats/impersonatedBlock.js'
 import { createApiKeyCheck } from '../rpc/auth.js'
-import type { RequestContext } from '../rpc/httpServer.js'
+import type { RequestContext, RpcRoute } from '../rpc/httpServer.js'
+import { registerBuilderEndpointMethods } from '../rpc/builderEndpointMethods.js'
+import { registerBloxrouteGateway } from '../rpc/bloxrouteGateway.js'
 import { STANDARD_READS, forwardToAnvil } from '../rpc/proxy.js'
 import { nameUnknownMethods, registeredMethods } from '../rpc/unknownMethods.js'
 import { refuseWhileAnvilDown } from '../rpc/anvilGuard.js'
@@ -55,7 +57,14 @@ export interface RpcServersOptions {
 export interface RpcMethodServers {
   submission: JSONRPCServer<RequestContext>
   stats: JSONRPCServer<RequestContext>
+  /** Each builder's own URL (`/builders/<name>` on the submission port) and the bloXroute gateway's (`/bloxroute`). */
+  routes: RpcRoute[]
 }
+
+/** Where a builder's own URL is, under the submission URL. */
+export const builderPath = (name: string) => `builders/${name}`
+/** Where the bloXroute gateway is, under the submission URL. */
+export const GATEWAY_PATH = 'bloxroute'
 
 /**
  * Registers every method on the submission and stats servers. The URLs are known only once
@@ -124,10 +133,33 @@ export function createRpcMethodServers(
     nowSeconds: () => slot.clock.nowSeconds(),
   })
 
+  const routes: RpcRoute[] = builder.builders.map((own) => {
+    const rpc = new JSONRPCServer<RequestContext>({ errorListener })
+    registerBuilderEndpointMethods(rpc, {
+      builder: own,
+      ingest: orders.ingest,
+      traces,
+      maxBundleTxs: config.maxBundleTxs,
+      pubkeys,
+      headBlock: () => slot.head.number,
+      nowSeconds: () => slot.clock.nowSeconds(),
+    })
+    return { path: `/${builderPath(own.name)}`, rpc, rateLimitPerIp: own.endpoint.rateLimit }
+  })
+  const gateway = new JSONRPCServer<RequestContext>({ errorListener })
+  const isApiKey = createApiKeyCheck(config.apiKeys)
+  registerBloxrouteGateway(gateway, {
+    ingest: orders.ingest,
+    builders: builder.builders.map((b) => b.name),
+    maxBundleTxs: config.maxBundleTxs,
+    isAuthorized: (header) => config.apiKeys.length === 0 || isApiKey(header),
+  })
+  routes.push({ path: `/${GATEWAY_PATH}`, rpc: gateway, authenticate: null })
+
   nameUnknownMethods(submission, {
     forwarded: STANDARD_READS,
     other: { name: 'stats', methods: () => registeredMethods(stats), url: () => urls.stats },
   })
   nameUnknownMethods(stats, { other: { name: 'submission', methods: () => [...registeredMethods(submission), ...STANDARD_READS], url: () => urls.submission } })
-  return { submission, stats }
+  return { submission, stats, routes }
 }

@@ -3,6 +3,7 @@ import { createRpcApp, listen, type ListeningServer } from '../rpc/httpServer.js
 import { FLASHBOTS_SIGNATURE_HEADER, checkFlashbotsSignature } from '../rpc/flashbotsSignature.js'
 import { attachWebSocket } from '../ws/webSocketServer.js'
 import { createHarnessDashboard } from './dashboard.js'
+import { relayDataApi } from '../relay/dataApi.js'
 import { createRpcMethodServers, type RpcServersOptions } from './rpcMethods.js'
 
 /** The two endpoints a user is given. */
@@ -19,7 +20,7 @@ export async function startRpcServers(options: RpcServersOptions): Promise<RpcSe
   const { supervisor } = chain
   // Each endpoint names the other's URL for its methods; the URLs are known once both listen.
   const urls = { submission: '', stats: '' }
-  const { submission, stats } = createRpcMethodServers(options, urls)
+  const { submission, stats, routes } = createRpcMethodServers(options, urls)
 
   const httpOptions = {
     bodyLimitBytes: config.maxBodyBytes,
@@ -34,6 +35,7 @@ export async function startRpcServers(options: RpcServersOptions): Promise<RpcSe
     createRpcApp(submission, {
       ...httpOptions,
       authenticate: (headers, rawBody) => checkFlashbotsSignature(headers[FLASHBOTS_SIGNATURE_HEADER], rawBody),
+      routes,
     }),
     config.host,
     config.port,
@@ -54,6 +56,7 @@ export async function startRpcServers(options: RpcServersOptions): Promise<RpcSe
   const statsApp = express()
   statsApp.disable('x-powered-by')
   statsApp.use(dashboard.router)
+  statsApp.use(relayDataApi(options.builder.relay))
   statsApp.use(createRpcApp(stats, httpOptions))
   const statsServer = await listen(statsApp, config.host, config.statsPort)
   shutdown.add(() => statsServer.close())

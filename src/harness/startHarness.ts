@@ -16,6 +16,7 @@ import { startMarket, type MarketSubsystem } from './market.js'
 import { createOrderFlow } from './orderFlow.js'
 import { createBuilder } from './builder.js'
 import { startRpcServers } from './rpcServers.js'
+import { builderPath, GATEWAY_PATH } from './rpcMethods.js'
 import { createPublicView } from './publicView.js'
 import { startMevShare } from './mevShare.js'
 import { HarnessEvents } from './events.js'
@@ -147,6 +148,8 @@ export async function startHarnessOn(base: HarnessChain, config: BundlesimConfig
       log.info({ dataDir: config.dataDir, traces: count, resumed: chain.resumed }, `restored ${count} traces from the data dir`)
     }
     const mevShare = await startMevShare({ config, chain, slot, orders, events, shutdown, log })
+    // Known once the servers listen (status is only asked after).
+    const urls = { submission: '', stats: '' }
     const status = (): HarnessStatus => ({
       clock: config.clock,
       slot: builder.slotsRun(),
@@ -161,6 +164,9 @@ export async function startHarnessOn(base: HarnessChain, config: BundlesimConfig
       healthy: supervisor.healthy,
       mevShareUrl: mevShare.url,
       world: world.status(),
+      builders: builders.map((b) => ({ name: b.name, url: `${urls.submission}${builderPath(b.name)}`, coinbase: b.coinbase, pubkey: b.pubkey })),
+      gatewayUrl: `${urls.submission}${GATEWAY_PATH}`,
+      relayUrl: urls.stats.replace(/\/$/, ''),
     })
     // The market's users and searchers are clients of the submission RPC: it starts once that listens.
     const market: MarketSubsystem = { competition: () => null }
@@ -168,6 +174,8 @@ export async function startHarnessOn(base: HarnessChain, config: BundlesimConfig
     // A slot is over when its block is announced: then filters and subscriptions have it when harness_advanceSlot returns.
     builder.addParticipant({ afterSlot: () => view.feed.settled() })
     const servers = await startRpcServers({ config, chain, slot, traces, orders, builder, view, world, market, status, events, shutdown, log })
+    urls.submission = servers.submission.url
+    urls.stats = servers.stats.url
     Object.assign(market, await startMarket({ config, chain, world, builder, traces, orders, events, rpcUrl: servers.submission.url, shutdown, log }))
     builder.start()
     return {

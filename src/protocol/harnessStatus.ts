@@ -16,6 +16,25 @@ export interface HarnessStatus {
   mevShareUrl: string
   /** The DEX world (`--world`), or null without one. */
   world: WorldStatus | null
+  /**
+   * Every emulated builder as a broadcaster configures it: its own URL (`/builders/<name>` on
+   * the submission port: what it is sent only it sees), its coinbase and its relay pubkey.
+   */
+  builders: BuilderEndpoint[]
+  /** The bloXroute gateway (`blxr_submit_bundle`), forwarding to the builders `mev_builders` names. */
+  gatewayUrl: string
+  /** The relay's base URL (the stats port): its data API is under `/relay/v1/data/bidtraces/`. */
+  relayUrl: string
+}
+
+/** One builder's entry in `harness_status.builders`. */
+export interface BuilderEndpoint {
+  name: string
+  url: string
+  /** Lowercase 0x address: its blocks' fee recipient. */
+  coinbase: string
+  /** 48-byte BLS-shaped key, 0x hex: `builder_pubkey` in the relay's data API. */
+  pubkey: string
 }
 
 /** The DEX world's contracts, tokens and pools, at their mainnet addresses. */

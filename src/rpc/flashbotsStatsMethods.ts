@@ -9,6 +9,7 @@ import { requireSearcher } from './flashbotsSignature.js'
 import type { RequestContext } from './httpServer.js'
 import { singleObjectParam } from './params.js'
 import { normalizeHash } from '../protocol/normalize.js'
+import { builderViewOf } from '../bundle/builderView.js'
 
 export interface FlashbotsStatsDeps {
   traces: BundleBook
@@ -17,6 +18,10 @@ export interface FlashbotsStatsDeps {
   /** Several builders: each one's coinbase by name, its `pubkey` in the answers. */
   builders?: ReadonlyMap<string, Address>
   nowSeconds(): number
+  /** On a builder's own URL: the builder whose view is answered (a bundle it never saw is unknown to it). */
+  viewOf?: string
+  /** On a builder's own URL: the methods it serves (absent: both). */
+  only?: ReadonlySet<string>
 }
 
 const bundleStatsParams = strictFields({
@@ -32,15 +37,17 @@ const userStatsParams = strictFields({ blockNumber: blockNumberParam })
  * key's bundle is unknown to it), live, without the stats delay of svc_getBundleStats.
  */
 export function registerFlashbotsStatsMethods(rpc: JSONRPCServer<RequestContext>, deps: FlashbotsStatsDeps): void {
-  rpc.addMethod('flashbots_getBundleStatsV2', (params, context) => {
+  const serves = (method: string) => !deps.only || deps.only.has(method)
+  if (serves('flashbots_getBundleStatsV2')) rpc.addMethod('flashbots_getBundleStatsV2', (params, context) => {
     const { bundleHash } = singleObjectParam(params, bundleStatsParams)
     const searcher = requireSearcher(context.searcher, 'flashbots_getBundleStatsV2', 'it answers about the signing key\'s bundles')
-    const trace = deps.traces.current(bundleHash, deps.nowSeconds())
+    const current = deps.traces.current(bundleHash, deps.nowSeconds())
+    const trace = current && deps.viewOf !== undefined ? builderViewOf(current, deps.viewOf) : current
     if (!trace || trace.searcher !== searcher) return { isSimulated: false }
     return toFlashbotsBundleStatsV2(trace, deps.builder, deps.builders)
   })
 
-  rpc.addMethod('flashbots_getUserStatsV2', (params, context) => {
+  if (serves('flashbots_getUserStatsV2')) rpc.addMethod('flashbots_getUserStatsV2', (params, context) => {
     singleObjectParam(params, userStatsParams)
     const searcher = requireSearcher(context.searcher, 'flashbots_getUserStatsV2', 'it answers about the signing key')
     const now = deps.nowSeconds()

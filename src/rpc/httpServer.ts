@@ -51,6 +51,22 @@ export interface HttpServerOptions {
   authenticate?(headers: IncomingHttpHeaders, rawBody: string): Promise<RequestAuth>
   /** Counts the requests being answered (background work waits for quiet). */
   activity?: RequestActivity
+  /**
+   * More JSON-RPC servers on paths of their own (each builder's `/builders/<name>`, the
+   * gateway's `/bloxroute`), answered like `POST /`, each with its own per-IP rate limit and,
+   * when `authenticate` is null, no signature check.
+   */
+  routes?: readonly RpcRoute[]
+}
+
+/** One more JSON-RPC server of an app, at its own path. */
+export interface RpcRoute {
+  path: string
+  rpc: JSONRPCServer<RequestContext>
+  /** Requests a second per client IP at this path (0 or absent: unlimited). */
+  rateLimitPerIp?: number
+  /** null: no signature check here; absent: the app's. */
+  authenticate?: HttpServerOptions['authenticate'] | null
 }
 
 /**
@@ -73,9 +89,33 @@ export function createRpcApp(rpc: JSONRPCServer<RequestContext>, options: HttpSe
       next()
     })
   }
-  const byIp = new RateLimiter(options.rateLimitPerIp ?? 0)
   const byKey = new RateLimiter(options.rateLimitPerKey ?? 0)
-  app.post('/', express.text({ type: () => true, limit: options.bodyLimitBytes }), async (req: Request, res: Response) => {
+  const bodyText = express.text({ type: () => true, limit: options.bodyLimitBytes })
+  app.post('/', bodyText, jsonRpcHandler(rpc, options, { byIp: new RateLimiter(options.rateLimitPerIp ?? 0), byKey, authenticate: options.authenticate }))
+  for (const route of options.routes ?? []) {
+    const authenticate = route.authenticate === undefined ? options.authenticate : (route.authenticate ?? undefined)
+    app.post(route.path, bodyText, jsonRpcHandler(route.rpc, options, { byIp: new RateLimiter(route.rateLimitPerIp ?? 0), byKey, authenticate }))
+  }
+  app.use((error: Error & { type?: string; status?: number }, _req: Request, res: Response, _next: NextFunction) => {
+    if (error.type === 'entity.too.large') {
+      res.status(413).json(errorResponse(RpcErrorCode.InvalidRequest, `request body exceeds ${options.bodyLimitBytes} bytes`))
+      return
+    }
+    res.status(error.status ?? 400).json(errorResponse(RpcErrorCode.InvalidRequest, `invalid request: ${error.message}`))
+  })
+  return app
+}
+
+/** The rate limiters and signature check one path of an app answers with. */
+interface PathGuards {
+  byIp: RateLimiter
+  byKey: RateLimiter
+  authenticate: HttpServerOptions['authenticate']
+}
+
+/** Answers a JSON-RPC POST (a single request or a batch) with `rpc`: content type, JSON, batch size, rate limits, signature, dispatch. */
+function jsonRpcHandler(rpc: JSONRPCServer<RequestContext>, options: HttpServerOptions, { byIp, byKey, authenticate }: PathGuards) {
+  return async (req: Request, res: Response) => {
     const contentType = req.headers['content-type'] ?? ''
     if (!/^application\/json\s*(;|$)/i.test(contentType)) {
       res.status(415).json(errorResponse(RpcErrorCode.InvalidRequest, `invalid request: Content-Type must be application/json, got ${contentType ? JSON.stringify(contentType) : 'none'}`))
@@ -105,8 +145,8 @@ export function createRpcApp(rpc: JSONRPCServer<RequestContext>, options: HttpSe
       return
     }
     let searcher: Address | null = null
-    if (options.authenticate) {
-      const auth = await options.authenticate(req.headers, rawBody)
+    if (authenticate) {
+      const auth = await authenticate(req.headers, rawBody)
       if (!auth.ok) {
         res.status(httpStatusFor(RpcErrorCode.Forbidden)).json(createJSONRPCErrorResponse(requestId(payload), RpcErrorCode.Forbidden, auth.message))
         return
@@ -126,15 +166,7 @@ export function createRpcApp(rpc: JSONRPCServer<RequestContext>, options: HttpSe
       return
     }
     res.status(response.error ? httpStatusFor(response.error.code) : 200).json(response)
-  })
-  app.use((error: Error & { type?: string; status?: number }, _req: Request, res: Response, _next: NextFunction) => {
-    if (error.type === 'entity.too.large') {
-      res.status(413).json(errorResponse(RpcErrorCode.InvalidRequest, `request body exceeds ${options.bodyLimitBytes} bytes`))
-      return
-    }
-    res.status(error.status ?? 400).json(errorResponse(RpcErrorCode.InvalidRequest, `invalid request: ${error.message}`))
-  })
-  return app
+  }
 }
 
 /** The id of a single request object, for an error answering it as a whole. */

@@ -16,6 +16,8 @@ export interface PrivateTxDeps {
   ingest: BundleIngest
   traces: BundleBook
   nowSeconds(): number
+  /** On a builder's own URL: that builder (only it sees what it is sent). */
+  sentTo?: readonly string[]
 }
 
 const rawTx = signedTx({ type: 'expected a signed transaction as 0x hex' })
@@ -28,7 +30,7 @@ const rawTx = signedTx({ type: 'expected a signed transaction as 0x hex' })
  */
 export function registerPrivateTxMethods(rpc: JSONRPCServer<RequestContext>, deps: PrivateTxDeps): void {
   const submit = (submission: PrivateTxSubmission, context: RequestContext): Hash => {
-    const result = deps.ingest.submitPrivate(submission, { searcher: context.searcher ?? undefined })
+    const result = deps.ingest.submitPrivate(submission, { searcher: context.searcher ?? undefined, ...(deps.sentTo && { sentTo: deps.sentTo }) })
     if (!result.ok) throw invalidParams(result.problem)
     return result.hash
   }

@@ -11,6 +11,7 @@ import { rpcError } from './errors.js'
 import type { RequestContext } from './httpServer.js'
 import { singleObjectParam } from './params.js'
 import { normalizeHash } from '../protocol/normalize.js'
+import { builderViewOf } from '../bundle/builderView.js'
 
 const hash = hash32({ type: 'expected a 32-byte 0x hex bundle hash', format: 'expected a 32-byte 0x hex bundle hash' })
 const statsParams = strictFields({ bundle_hash: hash.optional(), bundleHash: hash.optional() })
@@ -41,11 +42,25 @@ export function registerStatsMethods(rpc: JSONRPCServer<RequestContext>, deps: S
     return toBundleStats(servedTrace(deps, request.bundle_hash ?? request.bundleHash!), deps.statusCase, deps.severalBuilders)
   })
 
-  rpc.addMethod('titan_getBundleStats', (params) => toTitanBundleStats(servedTrace(deps, singleObjectParam(params, titanParams).bundleHash)))
+  registerTitanStats(rpc, deps)
+}
+
+/**
+ * Titan's `titan_getBundleStats [{ bundleHash }]`: on the stats port, and on a builder's own
+ * URL (`viewOf`) where it answers that builder's view (a bundle it never saw: not found).
+ */
+export function registerTitanStats(rpc: JSONRPCServer<RequestContext>, deps: Pick<StatsDeps, 'traces' | 'headBlock' | 'nowSeconds'> & { viewOf?: string }): void {
+  rpc.addMethod('titan_getBundleStats', (params) => {
+    const hash = singleObjectParam(params, titanParams).bundleHash
+    const trace = servedTrace(deps, hash)
+    const viewed = deps.viewOf === undefined ? trace : builderViewOf(trace, deps.viewOf)
+    if (!viewed) throw rpcError(RpcErrorCode.BundleNotFound, 'bundle not found', { bundleHash: normalizeHash(hash) })
+    return toTitanBundleStats(viewed)
+  })
 }
 
 /** The trace of a hash once it is served, else `-32010 trace not yet available` or `-32004 bundle not found`. */
-function servedTrace(deps: StatsDeps, hash: string): BundleTrace {
+function servedTrace(deps: Pick<StatsDeps, 'traces' | 'headBlock' | 'nowSeconds'>, hash: string): BundleTrace {
   const bundleHash = normalizeHash(hash)
   const lookup = deps.traces.lookup(bundleHash, deps.headBlock(), deps.nowSeconds())
   if (lookup.found) return lookup.trace

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import type { JSONRPCServer } from 'json-rpc-2.0'
 import type { Hex } from 'viem'
-import { bundleObjectSchema, cancelBundleSchema, toSubmission } from '../bundle/schema.js'
+import { bundleObjectSchema, cancelBundleSchema, toSubmission, type BundleObject } from '../bundle/schema.js'
 import type { BundleIngest } from '../bundle/ingest.js'
 import { MempoolRejection, type PublicMempool } from '../mempool/publicMempool.js'
 import type { Address } from 'viem'
@@ -25,17 +25,27 @@ const rawTxParams = z.tuple([signedTx()], {
   error: 'expected an array holding one signed transaction',
 })
 
-/** `eth_sendBundle`, `svc_boostBundle`, `eth_cancelBundle` and the public mempool's `eth_sendRawTransaction`. */
-export function registerSubmissionMethods(rpc: JSONRPCServer<RequestContext>, deps: SubmissionDeps): void {
-  /** The bundle object of `params`, within the size limit. */
-  const bundleParam = (params: unknown) => {
-    const object = singleObjectParam(params, bundleObjectSchema)
-    if (object.txs.length > deps.maxBundleTxs) throw invalidParams(`txs: ${object.txs.length} transactions, over the limit of ${deps.maxBundleTxs} per bundle`)
-    return object
-  }
+/** The bundle object of `params`, within the size limit. */
+function bundleParam(params: unknown, maxBundleTxs: number): BundleObject {
+  const object = singleObjectParam(params, bundleObjectSchema)
+  if (object.txs.length > maxBundleTxs) throw invalidParams(`txs: ${object.txs.length} transactions, over the limit of ${maxBundleTxs} per bundle`)
+  return object
+}
 
+/**
+ * Registers `eth_sendBundle` and `eth_cancelBundle`: on the shared URL, and on each builder's
+ * own URL with `sentTo` (only that builder sees what it is sent) and `check` (the builder's
+ * own rules: the fields it takes, its refund ceiling), run on the bundle object as sent, before
+ * the schema (a field the builder does not take is named as such, whatever its value).
+ */
+export function registerBundleMethods(
+  rpc: JSONRPCServer<RequestContext>,
+  deps: Pick<SubmissionDeps, 'ingest' | 'maxBundleTxs'> & { sentTo?: readonly string[]; check?(bundle: Record<string, unknown>): void },
+): void {
   rpc.addMethod('eth_sendBundle', (params, context) => {
-    const submission = toSubmission(bundleParam(params))
+    const sent = Array.isArray(params) ? params[0] : undefined
+    if (deps.check && sent !== null && typeof sent === 'object' && !Array.isArray(sent)) deps.check(sent as Record<string, unknown>)
+    const submission = toSubmission(bundleParam(params, deps.maxBundleTxs))
     if (submission.txs.length === 0) {
       // An empty bundle with a uuid is the Flashbots clients' way to cancel (docs/reference/methods.md).
       if (submission.replacementUuid === undefined) {
@@ -44,17 +54,22 @@ export function registerSubmissionMethods(rpc: JSONRPCServer<RequestContext>, de
       deps.ingest.cancel(submission.replacementUuid)
       return null
     }
-    return { bundleHash: deps.ingest.submit(submission, { boosted: false, searcher: context.searcher ?? undefined }) }
+    return { bundleHash: deps.ingest.submit(submission, { boosted: false, searcher: context.searcher ?? undefined, ...(deps.sentTo && { sentTo: deps.sentTo }) }) }
   })
 
   rpc.addMethod('eth_cancelBundle', (params) => deps.ingest.cancel(singleObjectParam(params, cancelBundleSchema).replacementUuid))
+}
+
+/** `eth_sendBundle`, `svc_boostBundle`, `eth_cancelBundle` and the public mempool's `eth_sendRawTransaction`. */
+export function registerSubmissionMethods(rpc: JSONRPCServer<RequestContext>, deps: SubmissionDeps): void {
+  registerBundleMethods(rpc, deps)
 
   rpc.addMethod('svc_boostBundle', (params, context) => {
     const key = context.headers['x-api-key']
     if (!deps.isValidApiKey(Array.isArray(key) ? key[0] : key)) {
       throw rpcError(RpcErrorCode.Unauthorized, 'unauthorized: svc_boostBundle needs a valid X-Api-Key header')
     }
-    const object = bundleParam(params)
+    const object = bundleParam(params, deps.maxBundleTxs)
     for (const field of ['replacementSeqNumber', 'replacementNonce'] as const) {
       if (object[field] !== undefined) throw invalidParams(`${field}: not accepted by svc_boostBundle (eth_sendBundle only)`)
     }

@@ -4,7 +4,8 @@ import { JsonRpcError } from '../protocol/jsonRpcError.js'
 import type { CallBundleResponse } from '../protocol/methods.js'
 import type { CompetitionReport } from '../protocol/competition.js'
 import { canonicalAbiValue, toAbiValue } from './abiValues.js'
-import { balanceOf, bundleName, locate, type RunContext } from './context.js'
+import { balanceOf, bundleName, headStatus, locate, type RunContext } from './context.js'
+import type { SlotReport } from '../protocol/slotReport.js'
 import { ExpectationFailed } from './errors.js'
 import { describeBounds, plainNumber, textMatcher, withinBounds } from './match.js'
 import { parseEvent, type BalanceExpectation, type Bounds, type BundleExpectation, type CallBundleStep, type EventExpectation, type ExpectStep } from './schema.js'
@@ -166,7 +167,7 @@ async function checkEvents(context: RunContext, failures: Failures, template: st
 async function checkBlock(context: RunContext, failures: Failures, expected: NonNullable<ExpectStep['block']>): Promise<void> {
   const report = context.lastReports?.at(-1)
   const names = (hashes: readonly string[]) => hashes.map((h) => context.signer.templateOf(h) ?? h)
-  if ((expected.bundles || expected.won !== undefined || expected.mempoolTxs || expected.winner !== undefined) && !report) {
+  if ((expected.bundles || expected.won !== undefined || expected.mempoolTxs || expected.winner !== undefined || expected.relay) && !report) {
     return failures.add(['block'], 'a slot report', 'no advance step has run yet')
   }
   if (report && expected.bundles) {
@@ -187,12 +188,39 @@ async function checkBlock(context: RunContext, failures: Failures, expected: Non
     const actual = names(report.mempoolTxs)
     if (JSON.stringify(actual) !== JSON.stringify(expected.mempoolTxs)) failures.add(['block', 'mempoolTxs'], `[${expected.mempoolTxs.join(', ')}]`, `[${actual.join(', ')}]`)
   }
+  if (report && expected.relay) await checkRelay(context, failures, expected.relay, report)
   if (expected.txs) {
     const block = await context.client.request<{ number: Hex; transactions: Hash[] }>('eth_getBlockByNumber', ['latest', false])
     // Builder payouts and txs of no template are not the scenario's to order.
     const actual = block.transactions.map((h) => context.signer.templateOf(h)).filter((n): n is string => n !== undefined)
     if (JSON.stringify(actual) !== JSON.stringify(expected.txs)) {
       failures.add(['block', 'txs'], `[${expected.txs.join(', ')}] in block ${Number(block.number)}`, `[${actual.join(', ')}]`)
+    }
+  }
+}
+
+/**
+ * The relay's data API for the report's slot, read as a searcher reads it: who bid (in the
+ * order received) and whose payload was delivered, which must be the mined block paying the
+ * report's value.
+ */
+async function checkRelay(context: RunContext, failures: Failures, expected: NonNullable<NonNullable<ExpectStep['block']>['relay']>, report: SlotReport): Promise<void> {
+  const { relayUrl, builders } = await headStatus(context)
+  const nameOf = (pubkey: string) => builders.find((b) => b.pubkey === pubkey)?.name ?? pubkey
+  const read = async (path: string) => (await (await fetch(`${relayUrl}/relay/v1/data/bidtraces/${path}?slot=${report.blockNumber}`)).json()) as Array<{ builder_pubkey: string; block_hash: string; value: string }>
+  if (expected.bids) {
+    const bids = (await read('builder_blocks_received')).reverse()
+    const actual = bids.map((bid) => nameOf(bid.builder_pubkey))
+    if (JSON.stringify(actual) !== JSON.stringify(expected.bids)) {
+      failures.add(['block', 'relay', 'bids'], `[${expected.bids.join(', ')}]`, `[${bids.map((bid) => `${nameOf(bid.builder_pubkey)} ${bid.value}`).join(', ')}] (name and wei of each bid of slot ${report.blockNumber})`)
+    }
+  }
+  if (expected.delivered !== undefined) {
+    const [payload] = await read('proposer_payload_delivered')
+    const actual = payload ? nameOf(payload.builder_pubkey) : null
+    if (actual !== expected.delivered) failures.add(['block', 'relay', 'delivered'], String(expected.delivered), String(actual))
+    else if (payload && (payload.block_hash !== report.blockHash || payload.value !== report.value)) {
+      failures.add(['block', 'relay', 'delivered'], `the mined block ${report.blockHash} paying ${report.value} wei`, `block ${payload.block_hash} paying ${payload.value} wei`)
     }
   }
 }

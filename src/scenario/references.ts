@@ -130,6 +130,9 @@ export function checkReferences(scenario: Scenario, codes: ReadonlyMap<string, C
         b[field]?.forEach((ref, j) => txOrHash(ref, [...at, field, j]))
       }
       address(b.refundRecipient, [...at, 'refundRecipient'])
+      const sent = b as Partial<SubmitStep>
+      sent.to?.forEach((name, j) => builderName(name, [...at, 'to', j]))
+      if (Array.isArray(sent.gateway)) sent.gateway.forEach((name, j) => builderName(name, [...at, 'gateway', j]))
       b.targetPools?.forEach((ref, j) => address(ref, [...at, 'targetPools', j]))
       newBundleId(b.as, [...at, 'as'])
     } else if (step.sendPrivateTx) {
@@ -190,6 +193,8 @@ export function checkReferences(scenario: Scenario, codes: ReadonlyMap<string, C
       e.block?.txs?.forEach((name, j) => template(name, [...at, 'block', 'txs', j]))
       e.block?.mempoolTxs?.forEach((name, j) => template(name, [...at, 'block', 'mempoolTxs', j]))
       builderName(e.block?.winner, [...at, 'block', 'winner'])
+      e.block?.relay?.bids?.forEach((name, j) => builderName(name, [...at, 'block', 'relay', 'bids', j]))
+      builderName(e.block?.relay?.delivered, [...at, 'block', 'relay', 'delivered'])
       e.hintEvents?.forEach((event, j) => template(event.tx, [...at, 'hintEvents', j, 'tx']))
     }
   })

@@ -140,8 +140,13 @@ const builderSpec = strict(
     name: text('a builder name'),
     algorithms: z.array(text('an algorithm name'), { error: expecting('a list of algorithm names') }).optional(),
     share: z.number({ error: expecting('a number from 0 to 1') }).min(0, 'expected a number from 0 to 1').max(1, 'expected a number from 0 to 1').optional(),
+    /** Its own URL's rules (docs/several-builders.md); checked in full when the harness starts. */
+    fields: z.array(text('an eth_sendBundle field'), { error: expecting('a list of eth_sendBundle fields') }).optional(),
+    rateLimit: z.number({ error: expecting('requests a second') }).min(0, 'expected requests a second, ≥ 0').optional(),
+    maxRefundPercent: int('a percentage').optional(),
+    stats: z.array(text('a stats method'), { error: expecting('a list of stats methods') }).optional(),
   },
-  '{ name, algorithms?, share? }',
+  '{ name, algorithms?, share?, fields?, rateLimit?, maxRefundPercent?, stats? }',
 )
 const builders = z
   .array(builderSpec, { error: expecting('a list of builders { name, algorithms?, share? }') })
@@ -298,13 +303,18 @@ const bundleFields = {
   refundTxHashes: txRefs.optional(),
   /** Flashbots' `builders`: with several builders, only these see the bundle. */
   builders: z.array(text('a builder name'), { error: expecting('a list of builder names') }).optional(),
+  /** Sent to each of these builders' own URLs (`harness_status.builders`), as a broadcaster does. */
+  to: z.array(text('a builder name'), { error: expecting('a list of builder names') }).optional(),
+  /** Sent through bloXroute's gateway (`blxr_submit_bundle`) with `mev_builders` naming these builders (`all`: every one). */
+  gateway: z.union([z.literal('all'), z.array(text('a builder name'))], { error: expecting('all, or a list of builder names') }).optional(),
   /** The id later steps use for this bundle. */
   as: name('a bundle id').optional(),
   /** The call itself must be refused with this error. */
   expectError: textMatch.optional(),
 }
-const submit = strict(bundleFields, 'a bundle { txs, … }')
-const boost = strict({ ...bundleFields, apiKey: text('an API key').optional() }, 'a bundle { txs, apiKey?, … }')
+const submit = strict(bundleFields, 'a bundle { txs, … }').refine((b) => !(b.to && b.gateway), { message: 'to and gateway in one step (expected one way to send it)', path: ['gateway'] })
+const { to: _to, gateway: _gateway, ...boostFields } = bundleFields
+const boost = strict({ ...boostFields, apiKey: text('an API key').optional() }, 'a bundle { txs, apiKey?, … }')
 /** Titan's eth_sendEndOfBlockBundle: its fields (txs and hashes may name templates), signed by the scenario's searcher key. */
 const { txs: eobTxs, blockNumber: eobBlock, revertingTxHashes, replacementUuid, replacementSeqNumber, as, expectError } = bundleFields
 const submitEndOfBlock = strict(
@@ -473,8 +483,21 @@ const blockExpectation = strict(
     won: z.boolean({ error: expecting('true or false') }).optional(),
     /** Several builders: the builder whose block won the relay auction. */
     winner: text('a builder name').optional(),
+    /**
+     * The relay's data API for the last block's slot: `bids`, the builders whose bids
+     * `builder_blocks_received` lists (in the order received, a name once per bid);
+     * `delivered`, whose payload `proposer_payload_delivered` has (null: none), which must be
+     * the mined block and pay what the slot report says.
+     */
+    relay: strict(
+      {
+        bids: z.array(text('a builder name'), { error: expecting('a list of builder names') }).optional(),
+        delivered: z.union([text('a builder name'), z.null()]).optional(),
+      },
+      '{ bids?, delivered? }',
+    ).optional(),
   },
-  '{ bundles?, txs?, mempoolTxs?, won?, winner? }',
+  '{ bundles?, txs?, mempoolTxs?, won?, winner?, relay? }',
 )
 
 const expect = strict(

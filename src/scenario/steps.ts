@@ -1,6 +1,7 @@
 import { keccak256, numberToHex, stringToBytes, type Hash, type Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { JsonRpcError } from '../protocol/jsonRpcError.js'
+import { createJsonRpcTransport } from '../protocol/jsonRpcTransport.js'
 import { hashedForm } from '../protocol/blobEnvelope.js'
 import type { CallBundleParams, CallBundleResponse, ImpersonatedTxParams, MevSendBundleParams, MevShareBodyElement, SendBlobsParams, SendBundleParams, SendEndOfBlockBundleParams, SendPrivateTransactionParams } from '../protocol/methods.js'
 import { matchingHashOf } from '../protocol/mevShareHashes.js'
@@ -113,14 +114,44 @@ async function sendImpersonated(context: RunContext, name: string, expectError: 
 async function submit(context: RunContext, b: SubmitStep | BoostStep | EndOfBlockStep, at: Path, kind: 'submit' | 'boost' | 'submitEndOfBlock'): Promise<ScenarioFailure[]> {
   const params = await bundleParams(context, b)
   const apiKey = kind === 'boost' ? ((b as BoostStep).apiKey ?? context.apiKeys[0]) : undefined
+  const step = b as Partial<SubmitStep>
   const send = {
-    submit: () => context.client.sendBundle(params),
+    submit: () => (step.to ? sendToBuilders(context, step.to, params) : step.gateway ? sendThroughGateway(context, step.gateway, params) : context.client.sendBundle(params)),
     boost: () => context.client.boostBundle(params, apiKey),
     submitEndOfBlock: () => context.client.sendEndOfBlockBundle(params as SendEndOfBlockBundleParams, SCENARIO_SEARCHER),
   }[kind]
   const { result, failures } = await callExpecting(context, at, kind, b.expectError, send)
   if (result && b.as !== undefined) context.bundles.set(b.as, result.bundleHash)
   return failures
+}
+
+/** A broadcaster's way: the same bundle to each named builder's own URL (`harness_status.builders`); answers the last one's result. */
+async function sendToBuilders(context: RunContext, names: readonly string[], params: SendBundleParams): Promise<{ bundleHash: Hash } | null> {
+  const { builders } = await headStatus(context)
+  let result: { bundleHash: Hash } | null = null
+  for (const name of names) {
+    const builder = builders.find((b) => b.name === name)
+    if (!builder) throw new Error(`to: no builder named ${name} (the run's: ${builders.map((b) => b.name).join(', ')})`)
+    result = await createJsonRpcTransport({ url: builder.url }).request<{ bundleHash: Hash } | null>('eth_sendBundle', [params])
+  }
+  return result
+}
+
+/** bloXroute's way: `blxr_submit_bundle` at the gateway, `mev_builders` naming the builders (or `all`). */
+async function sendThroughGateway(context: RunContext, names: 'all' | readonly string[], params: SendBundleParams): Promise<{ bundleHash: Hash } | null> {
+  const { gatewayUrl, blockNumber } = await headStatus(context)
+  const bloxroute = {
+    transaction: params.txs.map((tx) => tx.slice(2)),
+    block_number: params.blockNumber ?? numberToHex(blockNumber + 1),
+    ...(params.minTimestamp !== undefined && { min_timestamp: params.minTimestamp }),
+    ...(params.maxTimestamp !== undefined && { max_timestamp: params.maxTimestamp }),
+    ...(params.revertingTxHashes?.length && { reverting_hashes: params.revertingTxHashes }),
+    ...(params.droppingTxHashes?.length && { dropping_hashes: params.droppingTxHashes }),
+    ...(params.replacementUuid !== undefined && { uuid: params.replacementUuid }),
+    ...(params.refundRecipient !== undefined && { refund_recipient: params.refundRecipient }),
+    mev_builders: Object.fromEntries((names === 'all' ? ['all'] : names).map((name) => [name, ''])),
+  }
+  return createJsonRpcTransport({ url: gatewayUrl, headers: { authorization: context.apiKeys[0] ?? 'bundlesim-scenario' } }).request('blxr_submit_bundle', bloxroute)
 }
 
 /**

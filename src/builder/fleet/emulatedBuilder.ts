@@ -2,8 +2,10 @@ import { keccak256, stringToHex, type Address, type Hex } from 'viem'
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
 import type { BundlesimConfig } from '../../config/config.js'
 import { algorithmsNamed, type OrderingAlgorithm } from '../assembly/ordering.js'
-import { validateBuilderSpecs } from './specs.js'
+import { BUILDER_STATS_METHODS, validateBuilderSpecs } from './specs.js'
 import { normalizeAddress } from '../../protocol/normalize.js'
+import { builderPubkey } from '../../relay/keys.js'
+import type { BuilderSpec } from '../../config/config.js'
 
 /** The builder of a run without `builders`: it keeps `coinbaseKey` and sees every bundle. */
 export const DEFAULT_BUILDER_NAME = 'bundlesim'
@@ -18,6 +20,20 @@ export interface EmulatedBuilder {
   algorithms: readonly OrderingAlgorithm[]
   /** 0–1: the chance a bundle without a `builders` list reaches it. */
   share: number
+  /** Its relay key: 48 bytes, BLS-shaped, derived from its name (`relay/keys.ts`). */
+  pubkey: Hex
+  /** What its own URL (`/builders/<name>`) takes and serves. */
+  endpoint: BuilderEndpointRules
+}
+
+/** A builder's own URL: the optional eth_sendBundle fields it takes, its rate limit, its refund ceiling and its stats methods. */
+export interface BuilderEndpointRules {
+  /** null: every field bundlesim knows. */
+  fields: ReadonlySet<string> | null
+  /** Requests a second per client IP (0: no limit). */
+  rateLimit: number
+  maxRefundPercent: number
+  stats: ReadonlySet<string>
 }
 
 /**
@@ -38,14 +54,18 @@ export function builderKey(name: string): Hex {
  * @example emulatedBuilders(resolveConfig({ builders: [{ name: 'a' }, { name: 'b', share: 0.3 }] }))
  */
 export function emulatedBuilders(config: Pick<BundlesimConfig, 'builders' | 'algorithms' | 'coinbaseKey'>): [EmulatedBuilder, ...EmulatedBuilder[]] {
-  if (config.builders === undefined) return [emulated(DEFAULT_BUILDER_NAME, config.coinbaseKey, algorithmsNamed(config.algorithms), 1)]
-  const [first, ...rest] = validateBuilderSpecs(config.builders).map((spec) =>
-    emulated(spec.name, builderKey(spec.name), algorithmsNamed(spec.algorithms ?? config.algorithms), spec.share ?? 1),
-  )
+  if (config.builders === undefined) return [emulated({ name: DEFAULT_BUILDER_NAME }, config.coinbaseKey, algorithmsNamed(config.algorithms))]
+  const [first, ...rest] = validateBuilderSpecs(config.builders).map((spec) => emulated(spec, builderKey(spec.name), algorithmsNamed(spec.algorithms ?? config.algorithms)))
   return [first!, ...rest]
 }
 
-function emulated(name: string, key: Hex, algorithms: OrderingAlgorithm[], share: number): EmulatedBuilder {
+function emulated(spec: BuilderSpec, key: Hex, algorithms: OrderingAlgorithm[]): EmulatedBuilder {
   const account = privateKeyToAccount(key)
-  return { name, account, coinbase: normalizeAddress(account.address), algorithms, share }
+  const endpoint: BuilderEndpointRules = {
+    fields: spec.fields ? new Set(spec.fields) : null,
+    rateLimit: spec.rateLimit ?? 0,
+    maxRefundPercent: spec.maxRefundPercent ?? 99,
+    stats: new Set(spec.stats ?? BUILDER_STATS_METHODS),
+  }
+  return { name: spec.name, account, coinbase: normalizeAddress(account.address), algorithms, share: spec.share ?? 1, pubkey: builderPubkey(spec.name), endpoint }
 }

@@ -7,7 +7,7 @@ export interface BundleRoute {
 }
 
 /**
- * The builders a bundle reaches. With a `builders` list naming at least one of them: exactly
+ * The builders a bundle reaches. Sent to builders' own URLs (`sentTo`): exactly those. With a `builders` list naming at least one of them: exactly
  * those (names no builder has are ignored, as Flashbots ignores them). Otherwise each builder
  * draws by its share: `shareDraw(seed, name, hash) < share`, so the same bundle reaches the
  * same builders in every run with the same seed. Builders keep the run's order.
@@ -16,10 +16,12 @@ export interface BundleRoute {
  * // { seenBy: ['b'], ignored: ['nope'] }
  */
 export function routeBundle(
-  bundle: { hash: Hash; builders?: readonly string[] },
+  bundle: { hash: Hash; builders?: readonly string[]; sentTo?: readonly string[] },
   builders: readonly { name: string; share: number }[],
   seed: number,
 ): BundleRoute {
+  // Sent to builders' own URLs: exactly those builders, as each real builder sees only what it was sent.
+  if (bundle.sentTo) return { seenBy: builders.filter((b) => bundle.sentTo!.includes(b.name)).map((b) => b.name), ignored: [] }
   const requested = bundle.builders ?? []
   const known = new Set(builders.map((b) => b.name))
   const ignored = requested.filter((name) => !known.has(name))

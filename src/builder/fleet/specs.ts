@@ -3,6 +3,7 @@ import { parse as parseYaml } from 'yaml'
 import { z } from 'zod'
 import type { BuilderSpec } from '../../config/config.js'
 import { ALGORITHMS } from '../assembly/ordering.js'
+import { OPTIONAL_BUNDLE_FIELDS } from '../../bundle/schema.js'
 
 /** A builder setting that cannot be used; `field` is where, e.g. `--builder[1].share` or `builders[0].algorithms[1]`. */
 export class BuilderSpecError extends Error {
@@ -16,6 +17,18 @@ export class BuilderSpecError extends Error {
 }
 
 const KNOWN_ALGORITHMS = ALGORITHMS.map((a) => a.name)
+
+/** The stats methods a builder's own URL can serve (its `stats` setting picks among them). */
+export const BUILDER_STATS_METHODS = ['flashbots_getBundleStatsV2', 'flashbots_getUserStatsV2', 'titan_getBundleStats'] as const
+
+const BUILDER_FIELDS = ['name', 'algorithms', 'share', 'fields', 'rateLimit', 'maxRefundPercent', 'stats']
+
+/** A list of names, each one of `known` (`what` names them in the messages). */
+const namesFrom = (known: readonly string[], what: string) =>
+  z.array(
+    z.string({ error: `expected ${what}` }).refine((name) => known.includes(name), { error: (issue) => `unknown ${what} "${String(issue.input)}"; known: ${known.join(', ')}` }),
+    { error: `expected a list of ${what}s` },
+  )
 
 /** Builder names go into traces, stats and URLs: letters, digits, `.`, `_`, `-`. */
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/
@@ -36,8 +49,20 @@ const builderSpec = z.strictObject(
       .min(0, 'expected a number from 0 to 1 (the chance a bundle without a builders list reaches it)')
       .max(1, 'expected a number from 0 to 1 (the chance a bundle without a builders list reaches it)')
       .optional(),
+    fields: namesFrom(OPTIONAL_BUNDLE_FIELDS, 'eth_sendBundle field').optional(),
+    rateLimit: z.number({ error: 'expected requests a second, a number ≥ 0' }).min(0, 'expected requests a second, a number ≥ 0 (0: no limit)').optional(),
+    maxRefundPercent: z
+      .number({ error: 'expected an integer from 0 to 99' })
+      .int('expected an integer from 0 to 99')
+      .min(0, 'expected an integer from 0 to 99')
+      .max(99, 'expected an integer from 0 to 99')
+      .optional(),
+    stats: namesFrom(BUILDER_STATS_METHODS, 'stats method').optional(),
   },
-  { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown field ${issue.keys.join(', ')} (known: name, algorithms, share)` : 'expected { name, algorithms?, share? }') },
+  {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys' ? `unknown field ${issue.keys.join(', ')} (known: ${BUILDER_FIELDS.join(', ')})` : 'expected { name, algorithms?, share?, fields?, rateLimit?, maxRefundPercent?, stats? }',
+  },
 )
 
 const builderSpecs = z
@@ -68,7 +93,8 @@ export function validateBuilderSpecs(input: unknown, where = 'builders'): Builde
 
 /**
  * One `--builder` flag as an object for `validateBuilderSpecs`: `name=a,algorithms=builder-payment+arrival,share=0.4`.
- * Algorithms are separated by `+` (or by commas after `algorithms=`); `share` is read as a number.
+ * Lists (`algorithms`, `fields`, `stats`) are separated by `+` (or by commas after their key);
+ * `share`, `rateLimit` and `maxRefundPercent` are read as numbers.
  *
  * @example parseBuilderFlag('name=b,algorithms=arrival,share=0.5') // { name: 'b', algorithms: ['arrival'], share: 0.5 }
  */
@@ -79,15 +105,15 @@ export function parseBuilderFlag(text: string, where: string): Record<string, un
     const eq = part.indexOf('=')
     if (eq < 0) {
       // `algorithms=a,b`: a bare word continues the algorithm list.
-      if (last !== 'algorithms') throw new BuilderSpecError(where, `"${part}" is not key=value (expected name=…,algorithms=…,share=…)`)
-      ;(spec.algorithms as string[]).push(part)
+      if (last !== 'algorithms' && last !== 'fields' && last !== 'stats') throw new BuilderSpecError(where, `"${part}" is not key=value (expected name=…,algorithms=…,share=…)`)
+      ;(spec[last] as string[]).push(part)
       continue
     }
     const key = part.slice(0, eq).trim()
     const value = part.slice(eq + 1).trim()
     if (key in spec) throw new BuilderSpecError(`${where}.${key}`, 'given twice')
-    if (key === 'share') spec.share = value === '' || Number.isNaN(Number(value)) ? value : Number(value)
-    else if (key === 'algorithms') spec.algorithms = value.split('+').map((n) => n.trim()).filter(Boolean)
+    if (key === 'share' || key === 'rateLimit' || key === 'maxRefundPercent') spec[key] = value === '' || Number.isNaN(Number(value)) ? value : Number(value)
+    else if (key === 'algorithms' || key === 'fields' || key === 'stats') spec[key] = value.split('+').map((n) => n.trim()).filter(Boolean)
     else spec[key] = value
     last = key
   }

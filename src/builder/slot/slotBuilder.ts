@@ -21,6 +21,8 @@ import { simulateManyTopOfBlock, type SimulatedBundle, type SimulationCounts } f
 import type { SlotReport, SlotTimings } from '../../protocol/slotReport.js'
 import { noExecutions, type ExecutionCount } from '../execution/executor.js'
 import type { RelayAuction } from './auction.js'
+import type { RelayBid, RelayLog } from '../../relay/bidTraces.js'
+import { PROPOSER_PUBKEY } from '../../relay/keys.js'
 import { buildDecision } from './buildDecision.js'
 import { assembleCandidates } from './candidates.js'
 import { eligibility } from './eligibility.js'
@@ -65,6 +67,8 @@ export interface SlotBuilderDeps {
   checksSettled(block: bigint): Promise<void>
   /** Top-of-block results simulated as bundles arrived (absent: everything is simulated at the cutoff). */
   arrivals?: ArrivalSimulations
+  /** The relay's record of bids and delivered payloads (its data API reads it). */
+  relay?: RelayLog
 }
 
 /** One builder's bid in a slot: the block it built over the bundles it saw (and the end-of-block bundles it appended), on its own parent state. */
@@ -73,6 +77,8 @@ interface BuilderBid extends BuilderBidResult {
   parent: ParentState
   simulated: SimulatedBundle[]
   candidates: CandidateSummary[]
+  /** Chain-clock ms when the bid reached the relay. */
+  bidAtMs: number
 }
 
 /** A slot that failed half-way; its bundles' traces say so (`BundleBook.abortBlock`). */
@@ -173,6 +179,7 @@ export class SlotBuilder {
     mark = performance.now()
     const mined = await this.mineWinner(bids, winner, timestamp, pool)
     timings.mineMs = performance.now() - mark
+    this.recordAtRelay(parent, bids, winner, mined)
     if (routes) {
       const fleet = fleetOutcomes(bids, winner, competitorBid, routes, mined)
       for (const outcome of fleet.outcomes) this.record(outcome, mined.number, buildTime)
@@ -242,7 +249,37 @@ export class SlotBuilder {
       candidates = candidates.map((c) => (c === best ? placed.best : c))
       best = placed.best
     }
-    return { name: builder.name, builder, parent, simulated: built, candidates, best, value: best.value }
+    return { name: builder.name, builder, parent, simulated: built, candidates, best, value: best.value, bidAtMs: this.deps.clock.nowMs() }
+  }
+
+  /**
+   * Tells the relay each builder's bid and the payload it delivered: the winner's block is the
+   * mined one (its hash and contents on chain). A slot the competitor won delivered nothing
+   * at this relay: the competitor's block came through another.
+   */
+  private recordAtRelay(parent: ParentState, bids: readonly BuilderBid[], winner: BuilderBid | null, mined: MinedBlock): void {
+    const { relay } = this.deps
+    if (!relay) return
+    for (const bid of bids) {
+      const block = bid === winner ? mined : bid.best.execution.block
+      const trace: RelayBid = {
+        slot: parent.number + 1n,
+        builder: bid.builder.name,
+        builderPubkey: bid.builder.pubkey,
+        proposerPubkey: PROPOSER_PUBKEY,
+        proposerFeeRecipient: block.miner,
+        parentHash: parent.hash,
+        blockHash: block.hash,
+        blockNumber: block.number,
+        gasLimit: parent.gasLimit,
+        gasUsed: block.gasUsed,
+        numTx: block.txs.size,
+        value: bid.value,
+        receivedAtMs: bid.bidAtMs,
+      }
+      relay.received(trace)
+      if (bid === winner) relay.delivered(trace)
+    }
   }
 
   /**

@@ -1,0 +1,33 @@
+import type { Bundle } from './types.js'
+
+/**
+ * Do two decodings of the same txs (same hash) ask the same of a builder: target block,
+ * timestamp window, reverting and dropping allowances, replacement, refund, boost and
+ * end-of-block terms? Then a copy sent to another builder's URL is the same order, not a
+ * resubmission with new terms.
+ *
+ * @example sameBundleTerms(decodedAtTitan, decodedAtBeaver) // true for a broadcaster's copies
+ */
+export function sameBundleTerms(a: Bundle, b: Bundle): boolean {
+  return (
+    a.targetBlock === b.targetBlock &&
+    a.minTimestamp === b.minTimestamp &&
+    a.maxTimestamp === b.maxTimestamp &&
+    sameSet(a.revertingTxHashes, b.revertingTxHashes) &&
+    sameSet(a.droppingTxHashes, b.droppingTxHashes) &&
+    a.replacementUuid?.toLowerCase() === b.replacementUuid?.toLowerCase() &&
+    a.replacementSeqNumber === b.replacementSeqNumber &&
+    a.refundPercent === b.refundPercent &&
+    a.refundRecipient === b.refundRecipient &&
+    a.refundTxHashes.join() === b.refundTxHashes.join() &&
+    a.boosted === b.boosted &&
+    (a.endOfBlock === undefined) === (b.endOfBlock === undefined) &&
+    (a.endOfBlock?.targetPools.join() ?? '') === (b.endOfBlock?.targetPools.join() ?? '') &&
+    a.mevShare === undefined &&
+    b.mevShare === undefined
+  )
+}
+
+function sameSet<T>(a: ReadonlySet<T>, b: ReadonlySet<T>): boolean {
+  return a.size === b.size && [...a].every((item) => b.has(item))
+}
