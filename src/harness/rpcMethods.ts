@@ -121,7 +121,8 @@ export function createRpcMethodServers(
   registerSubscriptionMethods(submission, view.feed)
   registerCallBundleMethod(submission, { chain: chain.chain, lock, chainId: chain.chainId, blobLimits: chain.blobLimits, coinbase, slotSeconds: config.slotTimeSeconds })
   refuseWhileAnvilDown(submission, supervisor)
-  if (config.orderLog) logOrders(submission, config.orderLog, () => Number(slot.head.number))
+  const logOrdersOf = (rpc: JSONRPCServer<RequestContext>, endpoint: string) => config.orderLog && logOrders(rpc, { file: config.orderLog, endpoint, head: () => Number(slot.head.number) })
+  logOrdersOf(submission, '/')
   forwardToAnvil(submission, supervisor.url, lock, config.anvilTimeoutMs)
 
   const stats = new JSONRPCServer<RequestContext>({ errorListener })
@@ -144,6 +145,9 @@ export function createRpcMethodServers(
       headBlock: () => slot.head.number,
       nowSeconds: () => slot.clock.nowSeconds(),
     })
+    // As on the shared URL: nothing accepted that could not be built while Anvil restarts.
+    refuseWhileAnvilDown(rpc, supervisor)
+    logOrdersOf(rpc, `/${builderPath(own.name)}`)
     return { path: `/${builderPath(own.name)}`, rpc, rateLimitPerIp: own.endpoint.rateLimit }
   })
   const gateway = new JSONRPCServer<RequestContext>({ errorListener })
@@ -154,6 +158,8 @@ export function createRpcMethodServers(
     maxBundleTxs: config.maxBundleTxs,
     isAuthorized: (header) => config.apiKeys.length === 0 || isApiKey(header),
   })
+  refuseWhileAnvilDown(gateway, supervisor)
+  logOrdersOf(gateway, `/${GATEWAY_PATH}`)
   routes.push({ path: `/${GATEWAY_PATH}`, rpc: gateway, authenticate: null })
 
   nameUnknownMethods(submission, {

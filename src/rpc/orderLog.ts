@@ -14,6 +14,7 @@ export const LOGGED_ORDER_METHODS = new Set([
   'eth_sendBlobs',
   'eth_sendEndOfBlockBundle',
   'mev_sendBundle',
+  'blxr_submit_bundle',
 ])
 
 /** One line of the order log: a request the submission RPC accepted, as it came, and its answer. */
@@ -22,6 +23,8 @@ export interface OrderLogEntry {
   at: number
   /** The chain's head block number then: an order without a block number targets the next one. */
   head: number
+  /** The URL path it came to: `/` (the shared URL: every builder the order names), a builder's own (`/builders/<name>`: that builder only), the gateway's. */
+  endpoint: string
   method: string
   params: unknown
   result: unknown
@@ -29,19 +32,20 @@ export interface OrderLogEntry {
 
 /**
  * `--order-log <file>`: appends every order the submission RPC accepted (`LOGGED_ORDER_METHODS`,
- * answered without an error) to `file` as a JSON line `{ at, head, method, params, result }`, in the
+ * answered without an error) to `file` as a JSON line `{ at, head, endpoint, method, params, result }`, in the
  * order they were answered — what an independent checker (the soak's oracle) judges blocks
  * against, and a record of the flow a bot sent. Refused requests are not orders and are not
- * logged. Written synchronously, so a line is on disk before the client has its answer.
+ * logged. Written synchronously, so a line is on disk before the client has its answer. Every
+ * endpoint that takes orders (the shared URL, each builder's, the gateway) logs to the one file.
  *
- * @example logOrders(submissionRpc, 'orders.jsonl', () => Number(slot.head.number)) // then: tail -f orders.jsonl
+ * @example logOrders(submissionRpc, { file: 'orders.jsonl', endpoint: '/', head: () => Number(slot.head.number) }) // then: tail -f orders.jsonl
  */
-export function logOrders<Context>(rpc: JSONRPCServer<Context>, file: string, head: () => number): void {
+export function logOrders<Context>(rpc: JSONRPCServer<Context>, { file, endpoint, head }: { file: string; endpoint: string; head: () => number }): void {
   mkdirSync(path.dirname(path.resolve(file)), { recursive: true })
   rpc.applyMiddleware(async (next, request, context) => {
     const response = await next(request, context)
     if (LOGGED_ORDER_METHODS.has(request.method) && response && isJSONRPCResponse(response) && response.error === undefined) {
-      const entry: OrderLogEntry = { at: Date.now(), head: head(), method: request.method, params: request.params ?? [], result: response.result ?? null }
+      const entry: OrderLogEntry = { at: Date.now(), head: head(), endpoint, method: request.method, params: request.params ?? [], result: response.result ?? null }
       appendFileSync(file, `${JSON.stringify(entry)}\n`)
     }
     return response
