@@ -78,11 +78,19 @@ export function nodeErrorMessage(error: unknown): string {
  *
  * @example const chain = new ChainClient('http://127.0.0.1:8545'); await chain.blockNumber()
  */
+/** How long the first blob tx sent to an Anvil process may take: it loads the KZG settings then. */
+const FIRST_BLOB_TX_TIMEOUT_MS = 180_000
+
+/** A type-3 (EIP-4844) tx, canonical or in the network form with its sidecar. */
+const isBlobTx = (raw: Hex): boolean => raw.startsWith('0x03')
+
 export class ChainClient {
   readonly public: PublicClient
   readonly test: TestClient<'anvil'>
   readonly url: string
   private readonly rpc: KeepAliveRpc
+  /** Has this Anvil process taken a blob tx yet? Its first one loads the KZG settings (see `sendRawTransactionsInOrder`). */
+  private nodeHasLoadedKzg = false
 
   /** Every call fails after `timeoutMs`: a hung Anvil must give errors (and free the chain lock), not hang. */
   constructor(
@@ -170,6 +178,7 @@ export class ChainClient {
   }
 
   async sendRawTransaction(serialized: Hex): Promise<SendOutcome> {
+    if (!this.nodeHasLoadedKzg && isBlobTx(serialized)) return (await this.sendRawTransactionsInOrder([serialized]))[0]!
     try {
       await this.public.sendRawTransaction({ serializedTransaction: serialized })
       return { accepted: true }
@@ -183,8 +192,17 @@ export class ChainClient {
    * Anvil runs the calls of a JSON-RPC batch concurrently, which would scramble a FIFO block).
    */
   async sendRawTransactionsInOrder(raws: readonly Hex[]): Promise<SendOutcome[]> {
-    const answers = await pipelinedCalls(this.url, raws.map((raw) => ({ method: 'eth_sendRawTransaction', params: [raw] })), this.timeoutMs)
+    // Anvil loads its KZG settings when its first blob tx arrives: seconds on an idle machine,
+    // over 30 s on 2 busy cores. That first send gets room; a hung Anvil is still caught by the probe.
+    const firstBlobs = !this.nodeHasLoadedKzg && raws.some(isBlobTx)
+    const answers = await pipelinedCalls(this.url, raws.map((raw) => ({ method: 'eth_sendRawTransaction', params: [raw] })), firstBlobs ? Math.max(this.timeoutMs, FIRST_BLOB_TX_TIMEOUT_MS) : this.timeoutMs)
+    if (firstBlobs) this.nodeHasLoadedKzg = true
     return answers.map((answer) => (answer.ok ? { accepted: true } : { accepted: false, reason: answer.error.message }))
+  }
+
+  /** Anvil was started again (a new process): its next blob tx loads the KZG settings again. */
+  nodeRestarted(): void {
+    this.nodeHasLoadedKzg = false
   }
 
   /**

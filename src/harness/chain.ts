@@ -104,6 +104,9 @@ export async function startChain({ config, builders, source, saved, shutdown, lo
   // A run resumed from the data dir continues its chain: the coinbases keep their balance.
   const resumed = saved !== null && (await chain.latestBlock()).hash === saved.head.hash
   if (!resumed) for (const address of coinbases) await chain.setBalance(address, config.coinbaseFunding)
-  supervisor.onRecover(() => chain.setCoinbase(coinbase))
+  supervisor.onRecover(() => {
+    chain.nodeRestarted()
+    return chain.setCoinbase(coinbase)
+  })
   return { supervisor, chain, lock, chainId, blobLimits, builderAccount, coinbase, coinbases, resumed, senderRecovery }
 }
