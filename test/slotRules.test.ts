@@ -12,6 +12,7 @@ import { buildDecision } from '../src/builder/slot/buildDecision.js'
 import { eligibility } from '../src/builder/slot/eligibility.js'
 import { untouchedPools } from '../src/builder/slot/endOfBlock.js'
 import { bundleOutcomes } from '../src/builder/slot/outcomes.js'
+import { bidRounds } from '../src/builder/slot/bidRounds.js'
 
 // The slot's decisions without Anvil: plain data in, verdicts out.
 
@@ -197,5 +198,21 @@ describe('outcome per bundle', () => {
     const [outcome] = bundleOutcomes([sim(a)], { candidates, best, mined: { number: 5n, txs: new Map() }, won: true, competitorBid: null })
     expect(outcome?.kind).toBe('SubmittedNotLanded')
     if (outcome?.kind === 'SubmittedNotLanded') expect(failureMessage(outcome.failure)).toBe('submitted, but not every tx of the bundle is in mined block 5')
+  })
+})
+
+describe('bidRounds: when a builder bidding through the slot builds again', () => {
+  it('once per distinct arrival time after the slot start, in order', () => {
+    expect(bidRounds([300, 0, 300, 900], 0)).toEqual([0, 300, 900])
+    expect(bidRounds([], 0)).toEqual([0])
+    expect(bidRounds([8000, 7000])).toEqual([7000, 8000])
+  })
+
+  it('at most six rounds spread over many arrivals, the last arrival always among them', () => {
+    const arrivals = Array.from({ length: 50 }, (_, i) => i * 100)
+    const rounds = bidRounds(arrivals, 0)
+    expect(rounds.length).toBeLessThanOrEqual(6)
+    expect(rounds.at(-1)).toBe(4900)
+    expect([...rounds].sort((a, b) => a - b)).toEqual(rounds)
   })
 })
