@@ -75,6 +75,7 @@ program
   .option('--simulation-cutoff-ms <ms>', 'ms into the slot after which arrivals are not simulated for it (default: 11.75/12 of the slot)', integer('--simulation-cutoff-ms', 0))
   .option('--build-cutoff-ms <ms>', 'ms into the slot after which simulated bundles are not built for it', integer('--build-cutoff-ms', 0))
   .option('--boost-cutoff-ms <ms>', 'later build cutoff for svc_boostBundle bundles', integer('--boost-cutoff-ms', 0))
+  .option('--get-header-ms <ms>', 'ms into the slot at which the proposer asks for the header: builders bid through the slot, later bids lose (default: one bid at the cutoff)', integer('--get-header-ms', 0))
   .option('--competitor-bid <wei>', 'fixed competing relay bid per slot, decimal wei', (v: string) => {
     if (!WIRE_PATTERNS.decimalWei.test(v)) throw new InvalidArgumentError('--competitor-bid must be a decimal number of wei')
     return BigInt(v)
@@ -140,6 +141,7 @@ program
       simulationCutoffMs: opts.simulationCutoffMs,
       buildCutoffMs: opts.buildCutoffMs,
       boostCutoffMs: opts.boostCutoffMs,
+      getHeaderMs: opts.getHeaderMs,
       competitorBidWei: opts.competitorBid,
       competitorWinProbability: opts.competitorWinProbability,
       auctionSeed: opts.auctionSeed,

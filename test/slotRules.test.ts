@@ -13,6 +13,7 @@ import { buildDecision } from '../src/builder/slot/buildDecision.js'
 import { eligibility } from '../src/builder/slot/eligibility.js'
 import { untouchedPools } from '../src/builder/slot/endOfBlock.js'
 import { bundleOutcomes } from '../src/builder/slot/outcomes.js'
+import { bidRounds } from '../src/builder/slot/bidRounds.js'
 
 // The slot's decisions without Anvil: plain data in, verdicts out.
 
@@ -232,5 +233,21 @@ describe('selecting a block from an order: one pass, only what is kept claims ga
     expect(hashes(selectForBlock([big, small], { gasLimit: 50_000n }, limitsLeftOut, nonceLeftOut))).toEqual([hash(2)])
     expect(limitsLeftOut.map((left) => [left.bundle.trace.bundle.hash, left.failure])).toEqual([[hash(1), { kind: 'BlockGasLimitReached', gasUsed: 100_000n, gasLeft: 50_000n }]])
     expect(nonceLeftOut).toEqual([])
+  })
+})
+
+describe('bidRounds: when a builder bidding through the slot builds again', () => {
+  it('once per distinct arrival time after the slot start, in order', () => {
+    expect(bidRounds([300, 0, 300, 900], 0)).toEqual([0, 300, 900])
+    expect(bidRounds([], 0)).toEqual([0])
+    expect(bidRounds([8000, 7000])).toEqual([7000, 8000])
+  })
+
+  it('at most six rounds spread over many arrivals, the last arrival always among them', () => {
+    const arrivals = Array.from({ length: 50 }, (_, i) => i * 100)
+    const rounds = bidRounds(arrivals, 0)
+    expect(rounds.length).toBeLessThanOrEqual(6)
+    expect(rounds.at(-1)).toBe(4900)
+    expect([...rounds].sort((a, b) => a - b)).toEqual(rounds)
   })
 })

@@ -33,7 +33,8 @@ export type ExecutionFailure =
 export type SlotFailure =
   | { kind: 'OutsideTimestampWindow'; block: bigint; timestamp: number; minTimestamp?: number; maxTimestamp?: number }
   | { kind: 'ArrivedAfterSimulationCutoff'; msIntoSlot: number; cutoffMs: number; block: bigint }
-  | { kind: 'ArrivedAfterBuildCutoff'; msIntoSlot: number; cutoffMs: number; boosted: boolean; block: bigint }
+  /** `getHeader`: the cutoff is the proposer's getHeader (`--get-header-ms`): later bids of the slot lose. */
+  | { kind: 'ArrivedAfterBuildCutoff'; msIntoSlot: number; cutoffMs: number; boosted: boolean; block: bigint; getHeader?: boolean }
   | { kind: 'PaysBuilderNothing' }
   /** An end-of-block bundle none of whose `targetPools` an earlier order of the block changed. */
   | { kind: 'NoTargetPoolTouched'; block: bigint; targetPools: readonly Address[] }
@@ -114,6 +115,9 @@ export function failureMessage(failure: BundleFailure): string {
     case 'ArrivedAfterSimulationCutoff':
       return `arrived ${failure.msIntoSlot} ms into the slot, after the simulation cutoff (${failure.cutoffMs} ms): not simulated for block ${failure.block}`
     case 'ArrivedAfterBuildCutoff':
+      if (failure.getHeader) {
+        return `arrived at ${failure.msIntoSlot} ms, after the proposer asked the relay for the header (${failure.cutoffMs} ms): a later bid of the slot may hold it, but only bids received by then can win block ${failure.block}`
+      }
       return `simulated after the ${failure.boosted ? 'boost ' : ''}build cutoff (${failure.cutoffMs} ms; arrived at ${failure.msIntoSlot} ms): too late for block ${failure.block}`
     case 'PaysBuilderNothing':
       return 'bundle pays the builder nothing (builderPayment 0): no block includes it'

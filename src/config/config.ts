@@ -76,6 +76,12 @@ export interface BundlesimConfig {
   buildCutoffMs?: number
   /** Later build cutoff for `svc_boostBundle` bundles. */
   boostCutoffMs?: number
+  /**
+   * ms into the slot at which the proposer asks the relay for the header (`--get-header-ms`):
+   * with it, builders bid through the slot (a new bid whenever their best block improves) and
+   * the best bid received by then is delivered; absent: one bid per builder at the cutoff.
+   */
+  getHeaderMs?: number
   /** Competing relay bid every slot, in wei (absent: none). `harness_setCompetitorBid` overrides it. */
   competitorBidWei?: bigint
   /** Chance (0–1) that a competitor outbids our block in a slot, drawn from `auctionSeed`. */
@@ -144,6 +150,8 @@ export interface SlotCutoffs {
   simulationMs: number
   buildMs: number
   boostMs: number
+  /** The proposer's getHeader, ms into the slot (absent: builders bid once, at the cutoff). */
+  getHeaderMs?: number
 }
 
 /**
@@ -162,7 +170,12 @@ export function slotCutoffs(config: BundlesimConfig): SlotCutoffs {
       `cutoffs must satisfy build ≤ boost ≤ simulation ≤ slot (${slotMs} ms); got build ${cutoffs.buildMs}, boost ${cutoffs.boostMs}, simulation ${cutoffs.simulationMs}`,
     )
   }
-  return cutoffs
+  const getHeaderMs = config.getHeaderMs
+  if (getHeaderMs === undefined) return cutoffs
+  if (!Number.isInteger(getHeaderMs) || getHeaderMs < 0 || getHeaderMs > slotMs) {
+    throw new RangeError(`getHeaderMs: expected an integer from 0 to the slot's ${slotMs} ms, got ${getHeaderMs}`)
+  }
+  return { ...cutoffs, getHeaderMs }
 }
 
 /**

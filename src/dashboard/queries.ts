@@ -16,6 +16,8 @@ export interface DashboardData {
   read: CanonicalRead
   statusCase: StatusCase
   statsDelaySlots: number
+  /** Slot length in ms (the x axis of a slot's bids over time). */
+  slotMs?: number
 }
 
 export interface SlotsPage {
@@ -178,7 +180,7 @@ export class DashboardQueries {
     const report = this.data.slots.get(block)
     if (!report) return null
     const { shown, undisclosed } = this.disclosedOf(block)
-    return slotRow(report, countStates(shown), undisclosed)
+    return slotRow(report, countStates(shown), undisclosed, this.data.slotMs)
   }
 
   private disclosedOf(block: number): { shown: BundleTrace[]; undisclosed: number } {

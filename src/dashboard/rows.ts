@@ -48,6 +48,11 @@ export interface SlotRow {
   /** Several builders only: the winning builder (null: the competitor) and each builder's bid. */
   builder?: string | null
   builders?: Array<{ name: string; value: string; algorithm: string; won: boolean; bundleCount: number }>
+  /** With `--get-header-ms`: every bid of the slot over time, and when the proposer asked for the header. */
+  bids?: SlotReport['bids']
+  getHeaderMs?: number
+  /** Slot length in ms (the bids chart's x axis). */
+  slotMs?: number
   /** Bundles in the mined block (on chain, so public), in block order. */
   landedBundles: Hash[]
   mempoolTxCount: number
@@ -58,7 +63,7 @@ export interface SlotRow {
   undisclosed: number
 }
 
-export function slotRow(report: SlotReport, states: StateCounts, undisclosed: number): SlotRow {
+export function slotRow(report: SlotReport, states: StateCounts, undisclosed: number, slotMs?: number): SlotRow {
   return {
     blockNumber: report.blockNumber,
     blockHash: report.blockHash,
@@ -73,6 +78,7 @@ export function slotRow(report: SlotReport, states: StateCounts, undisclosed: nu
     totalMs: report.timings.totalMs,
     states,
     undisclosed,
+    ...(report.bids && { bids: report.bids, getHeaderMs: report.getHeaderMs, slotMs }),
     ...(report.builders && {
       builder: report.builder ?? null,
       builders: report.builders.map((b) => ({ name: b.name, value: b.value, algorithm: b.algorithm, won: b.won, bundleCount: b.bundles.length })),

@@ -21,6 +21,7 @@ export function createHarnessDashboard({ config, traces, slot, view, events }: D
     read: view.read,
     statusCase: config.statusCase,
     statsDelaySlots: config.statsDelaySlots,
+    slotMs: config.slotTimeSeconds * 1000,
     onSlot: (listener) => events.on('slot', listener),
   })
 }

@@ -51,6 +51,7 @@ export const CONFIG_SCOPE: Record<keyof BundlesimConfig, 'chain' | 'harness'> = 
   simulationCutoffMs: 'harness',
   buildCutoffMs: 'harness',
   boostCutoffMs: 'harness',
+  getHeaderMs: 'harness',
   competitorBidWei: 'harness',
   competitorWinProbability: 'harness',
   auctionSeed: 'harness',

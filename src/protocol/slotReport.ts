@@ -47,6 +47,14 @@ export interface SlotReport {
     bundles: Hash[]
     candidates: Array<{ algorithm: string; value: string; bundles: Hash[] }>
   }>
+  /**
+   * With `--get-header-ms`: every bid the builders sent the relay this slot, in the order
+   * received (ms into the slot), each builder's rising over the slot; `afterGetHeader` bids
+   * came after the proposer's getHeader and lose; `delivered` is the one the proposer got.
+   */
+  bids?: Array<{ builder: string; value: string; msIntoSlot: number; afterGetHeader: boolean; delivered: boolean }>
+  /** With `--get-header-ms`: when the proposer asked the relay for the header, ms into the slot. */
+  getHeaderMs?: number
   /** With a market (`--flow`): the block's opportunities and who captured them (harness_getCompetition has the detail). */
   competition?: CompetitionSummary
   /**

@@ -83,6 +83,7 @@ export function harnessConfig(loaded: LoadedScenario, overrides: Partial<Bundles
     ...scenarioMarket(loaded),
     buildCutoffMs: builder.buildCutoffMs,
     boostCutoffMs: builder.boostCutoffMs,
+    getHeaderMs: builder.getHeaderMs,
     simulationCutoffMs: builder.simulationCutoffMs,
     competitorBidWei: builder.competitorBid,
     competitorWinProbability: builder.competitorWinProbability,

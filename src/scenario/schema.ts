@@ -168,6 +168,8 @@ const builder = strict(
     buildCutoffMs: int('ms into the slot').optional(),
     boostCutoffMs: int('ms into the slot').optional(),
     simulationCutoffMs: int('ms into the slot').optional(),
+    /** The proposer's getHeader (`--get-header-ms`): builders bid through the slot. */
+    getHeaderMs: int('ms into the slot').optional(),
     competitorBid: nonNegative.optional(),
     competitorWinProbability: z.number({ error: expecting('a probability from 0 to 1') }).min(0, 'expected a probability from 0 to 1').max(1, 'expected a probability from 0 to 1').optional(),
     auctionSeed: int('an integer seed').optional(),

@@ -23,6 +23,7 @@ import { noExecutions, type ExecutionCount } from '../execution/executor.js'
 import type { RelayAuction } from './auction.js'
 import type { RelayBid, RelayLog } from '../../relay/bidTraces.js'
 import { PROPOSER_PUBKEY } from '../../relay/keys.js'
+import { bidRounds } from './bidRounds.js'
 import { buildDecision } from './buildDecision.js'
 import { assembleCandidates } from './candidates.js'
 import { eligibility } from './eligibility.js'
@@ -77,8 +78,19 @@ interface BuilderBid extends BuilderBidResult {
   parent: ParentState
   simulated: SimulatedBundle[]
   candidates: CandidateSummary[]
-  /** Chain-clock ms when the bid reached the relay. */
+  /** Ms into the slot when its deliverable bid (`best`) reached the relay. */
   bidAtMs: number
+  /** Every bid it sent the relay this slot, in order, each worth more than the one before. */
+  history: RelayBidAt[]
+  /** Bidding through the slot: the candidates of its deliverable block's round, what the report shows (`candidates` holds every round's, for the outcomes). */
+  reported?: CandidateSummary[]
+}
+
+/** One bid as sent: the block, when (ms into the slot), and whether it came after the proposer's getHeader. */
+interface RelayBidAt {
+  best: CandidateBlock
+  msIntoSlot: number
+  afterGetHeader: boolean
 }
 
 /** A slot that failed half-way; its bundles' traces say so (`BundleBook.abortBlock`). */
@@ -162,7 +174,7 @@ export class SlotBuilder {
     let mark = performance.now()
     // Taken before simulating: a slot aborting part-way marks every bundle it took.
     this.taken = traces.pendingFor(blockNumber)
-    const { simulated, counts, endOfBlock, routes } = await this.simulateEligible(parent, this.taken, blockNumber, timestamp, timings)
+    const { simulated, counts, endOfBlock, routes, late, arrivals } = await this.simulateEligible(parent, this.taken, blockNumber, timestamp, timings)
     timings.simulateMs = performance.now() - mark - timings.verifyWaitMs
     mark = performance.now()
     const pool = mempool.ordered(parent.nextBaseFee)
@@ -171,15 +183,22 @@ export class SlotBuilder {
       const seen = <T extends { trace: BundleTrace }>(items: T[]) => (routes ? items.filter((item) => routes.get(item.trace)?.seenBy.includes(builder.name)) : items)
       // Every builder builds on the same parent: the block of the one before is undone first.
       const own = bids.length === 0 ? parent : await this.nextParent(bids.at(-1)!.parent, builder)
-      bids.push(await this.buildBid(builder, own, timestamp, seen(simulated), seen(endOfBlock), pool, counts))
+      const getHeaderMs = this.deps.cutoffs.getHeaderMs
+      if (getHeaderMs === undefined) {
+        const bid = await this.buildBid(builder, own, timestamp, seen(simulated), seen(endOfBlock), pool, counts)
+        bids.push({ ...bid, history: [{ best: bid.best, msIntoSlot: bid.bidAtMs, afterGetHeader: false }] })
+      } else bids.push(await this.bidThroughSlot(builder, own, timestamp, { simulated: seen(simulated), late: seen(late), endOfBlock: seen(endOfBlock), arrivals }, pool, counts))
     }
-    const { top, winner, competitorBid } = auction.decideAmong(bids as [BuilderBid, ...BuilderBid[]])
+    // With a getHeader, among equal top bids the relay keeps the one received first.
+    const byArrival = this.deps.cutoffs.getHeaderMs === undefined ? bids : [...bids].sort((a, b) => a.bidAtMs - b.bidAtMs)
+    const { top, winner, competitorBid } = auction.decideAmong(byArrival as [BuilderBid, ...BuilderBid[]])
     timings.assembleMs = performance.now() - mark
 
     mark = performance.now()
     const mined = await this.mineWinner(bids, winner, timestamp, pool)
     timings.mineMs = performance.now() - mark
-    this.recordAtRelay(parent, bids, winner, mined)
+    const slotStartMs = clock.nowMs() - clock.msIntoSlot()
+    this.recordAtRelay(parent, bids, winner, mined, slotStartMs)
     if (routes) {
       const fleet = fleetOutcomes(bids, winner, competitorBid, routes, mined)
       for (const outcome of fleet.outcomes) this.record(outcome, mined.number, buildTime)
@@ -203,8 +222,8 @@ export class SlotBuilder {
     traces.expire(clock.nowSeconds())
 
     timings.totalMs = performance.now() - started
-    const fleet = routes && { winner: winner?.builder.name ?? null, bids: bids.map((bid) => ({ name: bid.builder.name, coinbase: bid.builder.coinbase, best: bid.best, candidates: bid.candidates })) }
-    const report = slotReport({ mined, best: top.best, candidates: top.candidates, won: winner !== null, competitorBid, considered: this.taken.length, simulations: counts, executions: this.executions, timings, fleet })
+    const fleet = routes && { winner: winner?.builder.name ?? null, bids: bids.map((bid) => ({ name: bid.builder.name, coinbase: bid.builder.coinbase, best: bid.best, candidates: bid.reported ?? bid.candidates })) }
+    const report = { ...slotReport({ mined, best: top.best, candidates: top.reported ?? top.candidates, won: winner !== null, competitorBid, considered: this.taken.length, simulations: counts, executions: this.executions, timings, fleet }), ...this.bidsOverTime(bids, winner) }
     log.info({ slot: report }, slotSummary(report))
     return report
   }
@@ -235,10 +254,9 @@ export class SlotBuilder {
     endOfBlock: EndOfBlockBundle[],
     pool: ReturnType<PublicMempool['ordered']>,
     counts: SimulationCounts,
-  ): Promise<BuilderBid> {
-    const { chain, cutoffs } = this.deps
-    const orders = builder.algorithms.map((a) => a.order(simulated, pool, parent.nextBaseFee))
-    let { candidates, best } = await assembleCandidates(parent, timestamp, builder.algorithms, orders)
+  ): Promise<Omit<BuilderBid, 'history'>> {
+    const { cutoffs } = this.deps
+    let { candidates, best } = await this.bestBlock(builder, parent, timestamp, simulated, pool)
     const built = [...simulated]
     if (endOfBlock.length > 0) {
       // End-of-block bundles go after every other order of the block submitted to the relay.
@@ -249,7 +267,69 @@ export class SlotBuilder {
       candidates = candidates.map((c) => (c === best ? placed.best : c))
       best = placed.best
     }
-    return { name: builder.name, builder, parent, simulated: built, candidates, best, value: best.value, bidAtMs: this.deps.clock.nowMs() }
+    return { name: builder.name, builder, parent, simulated: built, candidates, best, value: best.value, bidAtMs: this.deps.clock.msIntoSlot() }
+  }
+
+  /** The builder's candidate per algorithm over these bundles and the public mempool, and the most valuable. */
+  private bestBlock(builder: EmulatedBuilder, parent: ParentState, timestamp: bigint, simulated: SimulatedBundle[], pool: ReturnType<PublicMempool['ordered']>) {
+    const orders = builder.algorithms.map((a) => a.order(simulated, pool, parent.nextBaseFee))
+    return assembleCandidates(parent, timestamp, builder.algorithms, orders)
+  }
+
+  /**
+   * A builder bidding through the slot (`--get-header-ms`): it builds again as bundles arrive
+   * (one block per arrival time, at most `MAX_BID_ROUNDS` (`bidRounds`), the last with every bundle that
+   * arrived by the getHeader and the end-of-block bundles) and sends the relay a bid each
+   * time its best block is worth more than its last bid. Bundles that arrived after the
+   * getHeader make later blocks, bid only if they are worth more, and lose. The bid it can
+   * win with is its last before the getHeader; the bundles' outcomes are judged against it,
+   * every block it built before the getHeader counting as a candidate.
+   */
+  private async bidThroughSlot(
+    builder: EmulatedBuilder,
+    parent: ParentState,
+    timestamp: bigint,
+    orders: { simulated: SimulatedBundle[]; late: SimulatedBundle[]; endOfBlock: EndOfBlockBundle[]; arrivals: ReadonlyMap<BundleTrace, number> },
+    pool: ReturnType<PublicMempool['ordered']>,
+    counts: SimulationCounts,
+  ): Promise<BuilderBid> {
+    const { simulated, late, endOfBlock, arrivals } = orders
+    const arrivedBy = (ms: number) => (bundle: SimulatedBundle) => (arrivals.get(bundle.trace) ?? 0) <= ms
+    const history: RelayBidAt[] = []
+    const candidates: CandidateSummary[] = []
+    let deliverable: Omit<BuilderBid, 'history'> | undefined
+    let reported: CandidateSummary[] = []
+    // The outcomes see every bundle the builder took before the getHeader: those of its last block (end-of-block ones appended).
+    let taken: SimulatedBundle[] = []
+    const times = bidRounds(simulated.map((b) => arrivals.get(b.trace) ?? 0), 0)
+    for (const [i, ms] of times.entries()) {
+      const subset = simulated.filter(arrivedBy(ms))
+      const round =
+        i === times.length - 1
+          ? await this.buildBid(builder, parent, timestamp, subset, endOfBlock, pool, counts)
+          : { ...(await this.bestBlock(builder, parent, timestamp, subset, pool)), simulated: subset }
+      candidates.push(...round.candidates)
+      taken = round.simulated
+      if (deliverable && round.best.value <= deliverable.best.value) continue
+      history.push({ best: round.best, msIntoSlot: ms, afterGetHeader: false })
+      reported = round.candidates
+      deliverable = { name: builder.name, builder, parent, simulated: round.simulated, candidates: [], best: round.best, value: round.best.value, bidAtMs: ms }
+    }
+    for (const ms of bidRounds(late.map((b) => arrivals.get(b.trace) ?? 0))) {
+      const { best } = await this.bestBlock(builder, parent, timestamp, [...simulated, ...late.filter(arrivedBy(ms))], pool)
+      if (best.value > history.at(-1)!.best.value) history.push({ best, msIntoSlot: ms, afterGetHeader: true })
+    }
+    return { ...deliverable!, simulated: taken, candidates: [...new Set(candidates)], history, reported }
+  }
+
+  /** The slot's bids over time (with a getHeader only): what the dashboard draws. */
+  private bidsOverTime(bids: readonly BuilderBid[], winner: BuilderBid | null): Pick<SlotReport, 'bids' | 'getHeaderMs'> {
+    const { getHeaderMs } = this.deps.cutoffs
+    if (getHeaderMs === undefined) return {}
+    const all = bids.flatMap((bid) =>
+      bid.history.map((at) => ({ builder: bid.builder.name, value: at.best.value.toString(), msIntoSlot: at.msIntoSlot, afterGetHeader: at.afterGetHeader, delivered: bid === winner && at.best === bid.best })),
+    )
+    return { bids: all.sort((a, b) => a.msIntoSlot - b.msIntoSlot), getHeaderMs }
   }
 
   /**
@@ -257,11 +337,13 @@ export class SlotBuilder {
    * mined one (its hash and contents on chain). A slot the competitor won delivered nothing
    * at this relay: the competitor's block came through another.
    */
-  private recordAtRelay(parent: ParentState, bids: readonly BuilderBid[], winner: BuilderBid | null, mined: MinedBlock): void {
+  private recordAtRelay(parent: ParentState, bids: readonly BuilderBid[], winner: BuilderBid | null, mined: MinedBlock, slotStartMs: number): void {
     const { relay } = this.deps
     if (!relay) return
-    for (const bid of bids) {
-      const block = bid === winner ? mined : bid.best.execution.block
+    const sent = bids.flatMap((bid) => bid.history.map((at) => ({ bid, at }))).sort((a, b) => a.at.msIntoSlot - b.at.msIntoSlot)
+    for (const { bid, at } of sent) {
+      const delivered = bid === winner && at.best === bid.best
+      const block = delivered ? mined : at.best.execution.block
       const trace: RelayBid = {
         slot: parent.number + 1n,
         builder: bid.builder.name,
@@ -274,11 +356,11 @@ export class SlotBuilder {
         gasLimit: parent.gasLimit,
         gasUsed: block.gasUsed,
         numTx: block.txs.size,
-        value: bid.value,
-        receivedAtMs: bid.bidAtMs,
+        value: at.best.value,
+        receivedAtMs: slotStartMs + at.msIntoSlot,
       }
       relay.received(trace)
-      if (bid === winner) relay.delivered(trace)
+      if (delivered) relay.delivered(trace)
     }
   }
 
@@ -303,7 +385,16 @@ export class SlotBuilder {
     block: bigint,
     timestamp: bigint,
     timings: SlotTimings,
-  ): Promise<{ simulated: SimulatedBundle[]; counts: SimulationCounts; endOfBlock: EndOfBlockBundle[]; routes: Map<BundleTrace, BundleRoute> | undefined }> {
+  ): Promise<{
+    simulated: SimulatedBundle[]
+    counts: SimulationCounts
+    endOfBlock: EndOfBlockBundle[]
+    routes: Map<BundleTrace, BundleRoute> | undefined
+    /** With a getHeader: built bundles that arrived after it (only later bids, which lose, hold them). */
+    late: SimulatedBundle[]
+    /** Ms into the slot each built bundle arrived (0 for an earlier slot's). */
+    arrivals: Map<BundleTrace, number>
+  }> {
     const { traces, cutoffs } = this.deps
     const buildTime = Number(timestamp)
     const waitStarted = performance.now()
@@ -341,6 +432,9 @@ export class SlotBuilder {
 
     const { results, counts } = await simulateManyTopOfBlock(parent, timestamp, eligible.map((e) => e.trace.bundle), this.deps.arrivals?.resultsOn(parent, timestamp))
     const simulated: SimulatedBundle[] = []
+    const late: SimulatedBundle[] = []
+    const arrivals = new Map<BundleTrace, number>()
+    const { getHeaderMs } = cutoffs
     for (const [i, { trace, msIntoSlot }] of eligible.entries()) {
       const sim = results[i]!
       if (!sim.ok) {
@@ -350,11 +444,18 @@ export class SlotBuilder {
       const { builderPayment } = sim
       traces.simulationPassed(trace, { simulatedAt: buildTime, builderPayment, builderPayments: paymentsOf(sim), gasUsed: sim.gasUsed })
       const notBuilt = buildDecision({ msIntoSlot, boosted: trace.bundle.boosted, builderPayment }, block, cutoffs)
-      if (!notBuilt) simulated.push({ trace, builderPayment, gasUsed: sim.gasUsed, ...expectedPlan(sim) })
-      else if (notBuilt.kind === 'ArrivedAfterBuildCutoff') traces.tooLate(trace, notBuilt)
+      if (!notBuilt) {
+        const built = { trace, builderPayment, gasUsed: sim.gasUsed, ...expectedPlan(sim) }
+        arrivals.set(trace, Math.max(0, msIntoSlot))
+        if (getHeaderMs === undefined || msIntoSlot <= getHeaderMs) simulated.push(built)
+        else {
+          late.push(built)
+          traces.tooLate(trace, { kind: 'ArrivedAfterBuildCutoff', msIntoSlot, cutoffMs: getHeaderMs, boosted: trace.bundle.boosted, block, getHeader: true })
+        }
+      } else if (notBuilt.kind === 'ArrivedAfterBuildCutoff') traces.tooLate(trace, notBuilt)
       else traces.excluded(trace, notBuilt)
     }
-    return { simulated, counts, endOfBlock, routes }
+    return { simulated, counts, endOfBlock, routes, late, arrivals }
   }
 
   /** Writes what the end-of-block stage decided into the bundle's trace (its outcome in the block comes later, like any bundle's). */

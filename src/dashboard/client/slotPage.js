@@ -3,6 +3,7 @@ import { html } from 'dashboard/html.js'
 import { useJson } from 'dashboard/useJson.js'
 import { BundleTable, StatePill } from 'dashboard/bundleTable.js'
 import { count, eth, short, time, STATES } from 'dashboard/format.js'
+import { BidChart } from 'dashboard/bidChart.js'
 
 export function SlotPage({ block, page, state, refresh }) {
   const query = `/api/bundles?slot=${block}&page=${page}${state ? `&state=${state}` : ''}`
@@ -19,6 +20,7 @@ export function SlotPage({ block, page, state, refresh }) {
             <dt>block hash</dt><dd class="mono">${slot.blockHash}</dd>
             <dt>mined block</dt><dd>${slot.builders ? (slot.builder ? `builder ${slot.builder}’s (${slot.winner})` : 'a competitor’s') : slot.won ? `ours (${slot.winner})` : 'a competitor’s'}, value ${eth(slot.value)}, ${slot.landedBundles.length} bundles, ${slot.mempoolTxCount} public txs</dd>
             <dt>relay bid</dt><dd>${slot.competitorBid === null ? 'none' : eth(slot.competitorBid)}</dd>
+            ${slot.bids && html`<dt>bids over the slot</dt><dd><${BidChart} bids=${slot.bids} getHeaderMs=${slot.getHeaderMs} slotMs=${slot.slotMs ?? 12000} /></dd>`}
             ${slot.builders && html`<dt>builders’ bids</dt><dd>${slot.builders.map((b) => html`<div>${b.name}: ${eth(b.value)} (${b.algorithm}, ${count(b.bundleCount, 'bundle')})${b.won ? ' — won' : ''}</div>`)}</dd>`}
             <dt>candidates</dt><dd>${slot.candidates.map((c) => html`<div>${c.algorithm}: ${eth(c.value)} (${count(c.bundleCount, 'bundle')})${c.algorithm === slot.winner ? ' — submitted' : ''}</div>`)}</dd>
             <dt>landed bundles</dt><dd>${slot.landedBundles.length ? slot.landedBundles.map((h, i) => html`<div>${i + 1}. <a class="mono" href=${`#/bundle/${h}`}>${short(h)}</a></div>`) : '—'}</dd>
