@@ -154,11 +154,16 @@ describe('rate limits', () => {
   afterAll(() => limited?.stop())
 
   it('answers HTTP 429 past the per-IP rate, then serves again', async () => {
-    const statuses: number[] = []
-    for (let i = 0; i < 8; i++) statuses.push((await rpc(limited.rpcUrl, 'harness_status')).status)
-    expect(statuses.slice(0, 5)).toEqual([200, 200, 200, 200, 200])
+    // One burst, all at once: sent one after another, a loaded machine can take long enough
+    // between requests for the bucket to refill, and nothing is refused.
+    const burst = await Promise.all(
+      Array.from({ length: 20 }, () => fetch(limited.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: envelope('harness_status', []) })),
+    )
+    const statuses = burst.map((response) => response.status)
+    expect(statuses.filter((status) => status === 200).length).toBeGreaterThanOrEqual(5)
     expect(statuses).toContain(429)
-    const refusedResponse = await fetch(limited.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: envelope('harness_status', []) })
+    expect(statuses.every((status) => status === 200 || status === 429)).toBe(true)
+    const refusedResponse = burst.find((response) => response.status === 429)!
     const refused = { headers: refusedResponse.headers, body: (await refusedResponse.json()) as { error: { data: { retryAfterMs: number } } } }
     expect(refused.body.error).toMatchObject({ code: -32005, message: expect.stringContaining('rate limit'), data: { retryAfterMs: expect.any(Number) } })
     const { retryAfterMs } = refused.body.error.data
