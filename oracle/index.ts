@@ -4,7 +4,7 @@
  */
 export { checkSlot, type CheckSlotOptions } from './checkSlot.js'
 export { collectSlotEvidence, coinbaseOfBuilder, type CollectSlotEvidenceOptions } from './evidence.js'
-export { checkEvidence, withdrawnHashes } from './rules.js'
+export { checkEvidence, withdrawals, effectiveOrders, type Withdrawal } from './rules.js'
 export { decodeOrders } from './orders.js'
 export { watchPublicView, type PublicViewWatcher } from './publicView.js'
 export { ORACLE_RULES, type OracleRule, type OracleViolation, type OracleOrder, type SlotEvidence, type BlockTx, type DecodedOrder, type OrderTx, type OrderTrace, type PublicSighting, type EndOfBlockSimulation, type CancelRecord } from './types.js'

@@ -6,7 +6,7 @@ import type { DecodedOrder, OracleOrder, OrderTx } from './types.js'
 /**
  * The orders as the rules read them: txs decoded and their senders recovered, what may revert
  * or drop, the blocks and window each may land in. Cancels are not orders of their own: they
- * are kept by position for the replacement rule (`withdrawnHashes`).
+ * are kept by position for the replacement rule (`withdrawals` in rules.ts).
  *
  * @example const decoded = await decodeOrders([{ kind: 'bundle', bundleHash, params: { txs: [raw] } }])
  */

@@ -29,6 +29,8 @@ export function checkEvidence(evidence: SlotEvidence): OracleViolation[] {
 
 /** The evidence with the lookups every rule shares. */
 interface SlotView extends SlotEvidence {
+  /** Submissions withdrawn, by position. */
+  withdrawn: Map<number, Withdrawal>
   indexOf: Map<Hash, number>
   /** Orders traced `landed` in this block. */
   landed: DecodedOrder[]
@@ -41,7 +43,9 @@ interface SlotView extends SlotEvidence {
 
 const statusOf = (trace: OrderTrace | undefined) => trace?.status.toLowerCase() ?? null
 
-function slotView(evidence: SlotEvidence): SlotView {
+function slotView(submitted: SlotEvidence): SlotView {
+  const withdrawn = withdrawals([...submitted.orders, ...submitted.cancels], submitted.traces)
+  const evidence = { ...submitted, orders: effectiveOrders(submitted.orders, withdrawn) }
   const indexOf = new Map(evidence.txs.map((tx, i) => [tx.hash, i]))
   const n = evidence.block.number
   const landedHere = (order: DecodedOrder) => {
@@ -56,6 +60,7 @@ function slotView(evidence: SlotEvidence): SlotView {
   const publicTxs = evidence.orders.filter((order) => order.kind === 'publicTx')
   return {
     ...evidence,
+    withdrawn,
     indexOf,
     landed,
     inScope,
@@ -174,8 +179,9 @@ function builderPayment(view: SlotView): OracleViolation[] {
   const found: OracleViolation[] = []
   for (const order of view.landed) {
     const trace = view.traces[order.hash]!
-    const own = order.txs.filter((tx) => tx.own).flatMap((tx) => view.txs[view.indexOf.get(tx.hash) ?? -1] ?? [])
-    const measured = [...own, ...builderTxsOf(view, order)].reduce((sum, tx) => sum + tx.coinbaseDelta, 0n)
+    // Every tx of the order, a MEV-Share backrun's user tx included: the bundle is the whole body.
+    const ordered = order.txs.flatMap((tx) => view.txs[view.indexOf.get(tx.hash) ?? -1] ?? [])
+    const measured = [...ordered, ...builderTxsOf(view, order)].reduce((sum, tx) => sum + tx.coinbaseDelta, 0n)
     const reported = BigInt(trace.builderPayment)
     if (measured !== reported) {
       found.push({ rule: 'builderPayment', bundleHash: order.hash, detail: `builderPayment ${reported} wei, but its txs changed the coinbase ${view.block.miner} by ${measured} wei (difference ${reported - measured})` })
@@ -307,8 +313,9 @@ function traceConsistency(view: SlotView): OracleViolation[] {
         found.push({ rule: 'stateInconsistent', bundleHash: order.hash, detail: `OutsideTimestampWindow, but block ${n}'s timestamp ${t} is inside [${order.minTimestamp ?? '-'}, ${order.maxTimestamp ?? '-'}]` })
       }
     }
-    if (trace.errorKind !== null && NONCE_KINDS.has(trace.errorKind) && !order.txs.some((tx) => tx.nonce < (view.noncesAfter[tx.from] ?? Number.MAX_SAFE_INTEGER))) {
-      found.push({ rule: 'stateInconsistent', bundleHash: order.hash, detail: `${trace.errorKind}, but no tx of it has a nonce used by the end of block ${n}` })
+    const nonceUsed = order.txs.some((tx, i) => tx.nonce < (view.noncesAfter[tx.from] ?? Number.MAX_SAFE_INTEGER) || order.txs.slice(0, i).some((earlier) => earlier.from === tx.from && earlier.nonce >= tx.nonce))
+    if (trace.errorKind !== null && NONCE_KINDS.has(trace.errorKind) && !nonceUsed) {
+      found.push({ rule: 'stateInconsistent', bundleHash: order.hash, detail: `${trace.errorKind}, but no tx of it has a nonce used by the end of block ${n} or by an earlier tx of it` })
     }
   }
   return found
@@ -332,46 +339,68 @@ function excludedButValid(view: SlotView): OracleViolation[] {
 /** Kinds of a bundle refused at submission: it takes no part in replacement (SPEC §4). */
 const REFUSED_AT_SUBMISSION = new Set(['UndecodableTx', 'DuplicateTx', 'TargetBlockMined', 'NotATxOfBundle', 'TooManyBlobs'])
 
-/** Bundles withdrawn by a later bundle of their uuid, a cancel, or a stale sequence (SPEC §4, Cancel). */
-export function withdrawnHashes(orders: readonly { kind: string; index: number; hash?: Hash; replacementUuid: string | null; replacementSeqNumber: number | null }[], traces: Record<Hash, OrderTrace>): Set<Hash> {
-  const withdrawn = new Set<Hash>()
-  const live = new Map<string, Hash>()
+/** What became of a submission with a replacementUuid: withdrawn by a later one or a cancel, or dropped on arrival. */
+export type Withdrawal = 'replaced' | 'cancelled' | 'stale'
+
+/**
+ * The replacement rule (SPEC §4, Cancel) over the submissions in order: a bundle with the
+ * uuid of a live one replaces it, unless its replacementSeqNumber (> 0) is not above the
+ * highest seen (then it is dropped itself); a cancel withdraws the live one. Assumes the
+ * uuids are fresh: the service remembers a uuid's highest sequence across slots.
+ */
+export function withdrawals(orders: readonly { kind: string; index: number; hash?: Hash; replacementUuid: string | null; replacementSeqNumber: number | null }[], traces: Record<Hash, OrderTrace>): Map<number, Withdrawal> {
+  const withdrawn = new Map<number, Withdrawal>()
+  const live = new Map<string, { hash: Hash; index: number }>()
   const highest = new Map<string, number>()
   for (const order of [...orders].sort((a, b) => a.index - b.index)) {
     const uuid = order.replacementUuid
     if (uuid === null) continue
+    const current = live.get(uuid)
     if (order.kind === 'cancel') {
-      const current = live.get(uuid)
-      if (current) withdrawn.add(current)
+      if (current) withdrawn.set(current.index, 'cancelled')
       live.delete(uuid)
       continue
     }
     const hash = order.hash!
     if (REFUSED_AT_SUBMISSION.has(traces[hash]?.errorKind ?? '')) continue
-    if (live.get(uuid) === hash) continue
     const seq = order.replacementSeqNumber ?? 0
+    if (current?.hash === hash && seq === (highest.get(uuid) ?? 0)) continue // an identical retry keeps the pending bundle
     if (seq > 0 && seq <= (highest.get(uuid) ?? 0)) {
-      withdrawn.add(hash)
+      withdrawn.set(order.index, 'stale')
       continue
     }
-    const current = live.get(uuid)
-    if (current) withdrawn.add(current)
-    withdrawn.delete(hash)
-    live.set(uuid, hash)
+    if (current) withdrawn.set(current.index, 'replaced')
+    live.set(uuid, { hash, index: order.index })
     highest.set(uuid, Math.max(seq, highest.get(uuid) ?? 0))
   }
   return withdrawn
 }
 
+/**
+ * Per hash, the submission its trace follows: the same txs sent again restart the trace with
+ * the new terms (docs/how-the-builder-works.md, "Resubmitting"), except a submission dropped
+ * on arrival, which never displaces a pending trace of the same hash.
+ */
+export function effectiveOrders(orders: readonly DecodedOrder[], withdrawn: Map<number, Withdrawal>): DecodedOrder[] {
+  const byHash = new Map<Hash, DecodedOrder>()
+  for (const order of orders) {
+    if (order.kind === 'publicTx') continue // a public tx has no trace: it shares no hash with the orders
+    const held = byHash.get(order.hash)
+    if (held && withdrawn.get(order.index) === 'stale' && withdrawn.get(held.index) !== 'stale') continue
+    byHash.set(order.hash, order)
+  }
+  return orders.filter((order) => order.kind === 'publicTx' || byHash.get(order.hash) === order)
+}
+
 function withdrawnLanded(view: SlotView): OracleViolation[] {
   const found: OracleViolation[] = []
-  const withdrawn = withdrawnHashes([...view.orders, ...view.cancels], view.traces)
   for (const order of view.orders) {
-    if (!withdrawn.has(order.hash)) continue
+    const withdrawal = view.withdrawn.get(order.index)
+    if (!withdrawal) continue
     const trace = view.traces[order.hash]
-    if (view.landed.includes(order)) found.push({ rule: 'withdrawnLanded', bundleHash: order.hash, detail: `landed in block ${view.block.number} although a later bundle or cancel of uuid ${order.replacementUuid} withdrew it` })
+    if (view.landed.includes(order)) found.push({ rule: 'withdrawnLanded', bundleHash: order.hash, detail: `landed in block ${view.block.number} although it was ${withdrawal} (uuid ${order.replacementUuid})` })
     else if (trace && view.inScope.includes(order) && !['Cancelled', 'Replaced', 'StaleReplacement'].includes(trace.errorKind ?? '')) {
-      found.push({ rule: 'stateInconsistent', bundleHash: order.hash, detail: `withdrawn (uuid ${order.replacementUuid}) but traced ${statusOf(trace)} with errorKind ${trace.errorKind}` })
+      found.push({ rule: 'stateInconsistent', bundleHash: order.hash, detail: `${withdrawal} (uuid ${order.replacementUuid}) but traced ${statusOf(trace)} with errorKind ${trace.errorKind}` })
     }
   }
   return found
