@@ -114,7 +114,10 @@ export async function collectSlotEvidence(options: CollectSlotEvidenceOptions): 
     if (order.kind !== 'bundle' && order.kind !== 'privateTx') continue
     if (trace?.status.toLowerCase() !== 'excludedfromblock' || !minedBy.sawIt(trace)) continue
     if (order.blocks ? order.blocks[0] > n || order.blocks[1] < n : trace.targetBlock !== n) continue
-    evidence.endOfBlock[order.hash] = await simulateAtEndOfBlock(anvil, evidence, order)
+    // "Pays the builder nothing" is a verdict of the top-of-block simulation (SPEC §5.2): it is
+    // checked on the parent state; any other exclusion against the end of the mined block.
+    const atTop = trace.errorKind === 'PaysBuilderNothing'
+    evidence.endOfBlock[order.hash] = await simulateAtEndOfBlock(anvil, evidence, order, atTop)
   }
   return evidence
 }
@@ -186,14 +189,16 @@ const PROBE_SENDER: Address = '0x00000000000000000000000000000000000b0a1b'
  * out if it may drop, else the order would not succeed (no sponsorship is assumed: a
  * conservative check).
  */
-async function simulateAtEndOfBlock(anvil: JsonRpcTransport, evidence: SlotEvidence, order: DecodedOrder): Promise<EndOfBlockSimulation> {
+async function simulateAtEndOfBlock(anvil: JsonRpcTransport, evidence: SlotEvidence, order: DecodedOrder, atTop: boolean): Promise<EndOfBlockSimulation> {
   const { block } = evidence
+  const stateBlock = atTop ? block.number - 1 : block.number
+  const nonces = atTop ? evidence.noncesBefore : evidence.noncesAfter
   const next = new Map<Address, number>()
   const calls: Array<{ hash: Hash; mayRevert: boolean; call: Record<string, unknown> }> = []
-  const rawBalances = await anvil.batch<Hex>(order.txs.map((tx) => ({ method: 'eth_getBalance', params: [tx.from, hex(block.number)] })))
+  const rawBalances = await anvil.batch<Hex>(order.txs.map((tx) => ({ method: 'eth_getBalance', params: [tx.from, hex(stateBlock)] })))
   const failed = (failure: string): EndOfBlockSimulation => ({ succeeded: false, coinbaseDelta: 0n, gasUsed: 0n, failure })
   for (const [i, tx] of order.txs.entries()) {
-    const nonce = next.get(tx.from) ?? evidence.noncesAfter[tx.from] ?? 0
+    const nonce = next.get(tx.from) ?? nonces[tx.from] ?? 0
     const reason =
       tx.nonce !== nonce ? `nonce ${tx.nonce}, next is ${nonce}` : tx.maxFeePerGas < block.baseFee ? 'fee cap under the base fee' : BigInt(rawBalances[i]!) < tx.gas * tx.maxFeePerGas + tx.value ? 'sender short of its max cost' : null
     if (reason !== null) {
@@ -205,10 +210,10 @@ async function simulateAtEndOfBlock(anvil: JsonRpcTransport, evidence: SlotEvide
     if (tx.to) call.to = tx.to
     calls.push({ hash: tx.hash, mayRevert: tx.mayRevert, call })
   }
-  return runCalls(anvil, evidence, order, calls)
+  return runCalls(anvil, evidence, order, calls, stateBlock)
 }
 
-async function runCalls(anvil: JsonRpcTransport, evidence: SlotEvidence, order: DecodedOrder, calls: Array<{ hash: Hash; mayRevert: boolean; call: Record<string, unknown> }>): Promise<EndOfBlockSimulation> {
+async function runCalls(anvil: JsonRpcTransport, evidence: SlotEvidence, order: DecodedOrder, calls: Array<{ hash: Hash; mayRevert: boolean; call: Record<string, unknown> }>, stateBlock: number): Promise<EndOfBlockSimulation> {
   const { block } = evidence
   const probe = { from: PROBE_SENDER, to: PROBE_ADDRESS, gas: '0x7530', maxFeePerGas: hex(block.baseFee), maxPriorityFeePerGas: '0x0' }
   const result = await anvil.request<Array<{ calls: Array<{ status: Hex; returnData: Hex; gasUsed: Hex }> }>>('eth_simulateV1', [
@@ -222,7 +227,7 @@ async function runCalls(anvil: JsonRpcTransport, evidence: SlotEvidence, order: 
       ],
       validation: true,
     },
-    hex(block.number),
+    hex(stateBlock),
   ])
   const results = result[0]!.calls
   const balanceAt = (i: number) => BigInt(results[2 * i]!.returnData)

@@ -327,10 +327,11 @@ function excludedButValid(view: SlotView): OracleViolation[] {
     if (!simulation.succeeded || simulation.coinbaseDelta <= 0n) continue
     if (simulation.gasUsed > view.block.gasLimit - view.block.gasUsed) continue
     const trace = view.traces[hash]
+    const where = trace?.errorKind === 'PaysBuilderNothing' ? `at the top of block ${view.block.number}` : `appended to block ${view.block.number}`
     found.push({
       rule: 'excludedButValid',
       bundleHash: hash,
-      detail: `traced ${statusOf(trace)} (${trace?.errorKind}: ${trace?.error}), yet appended to block ${view.block.number} its txs succeed and pay the builder ${simulation.coinbaseDelta} wei net in ${simulation.gasUsed} gas`,
+      detail: `traced ${statusOf(trace)} (${trace?.errorKind}: ${trace?.error}), yet ${where} its txs succeed and pay the builder ${simulation.coinbaseDelta} wei net in ${simulation.gasUsed} gas`,
     })
   }
   return found
@@ -339,8 +340,12 @@ function excludedButValid(view: SlotView): OracleViolation[] {
 /** Kinds of a bundle refused at submission: it takes no part in replacement (SPEC §4). */
 const REFUSED_AT_SUBMISSION = new Set(['UndecodableTx', 'DuplicateTx', 'TargetBlockMined', 'NotATxOfBundle', 'TooManyBlobs'])
 
-/** What became of a submission with a replacementUuid: withdrawn by a later one or a cancel, or dropped on arrival. */
-export type Withdrawal = 'replaced' | 'cancelled' | 'stale'
+/**
+ * What became of a submission with a replacementUuid: withdrawn by a later one or a cancel,
+ * dropped on arrival (`stale`), or an identical retry of the pending bundle (same txs, uuid
+ * and sequence: `retry`, which changes nothing, not even the terms).
+ */
+export type Withdrawal = 'replaced' | 'cancelled' | 'stale' | 'retry'
 
 /**
  * The replacement rule (SPEC §4, Cancel) over the submissions in order: a bundle with the
@@ -364,7 +369,10 @@ export function withdrawals(orders: readonly { kind: string; index: number; hash
     const hash = order.hash!
     if (REFUSED_AT_SUBMISSION.has(traces[hash]?.errorKind ?? '')) continue
     const seq = order.replacementSeqNumber ?? 0
-    if (current?.hash === hash && seq === (highest.get(uuid) ?? 0)) continue // an identical retry keeps the pending bundle
+    if (current?.hash === hash && seq === (highest.get(uuid) ?? 0)) {
+      withdrawn.set(order.index, 'retry')
+      continue
+    }
     if (seq > 0 && seq <= (highest.get(uuid) ?? 0)) {
       withdrawn.set(order.index, 'stale')
       continue
@@ -386,7 +394,8 @@ export function effectiveOrders(orders: readonly DecodedOrder[], withdrawn: Map<
   for (const order of orders) {
     if (order.kind === 'publicTx') continue // a public tx has no trace: it shares no hash with the orders
     const held = byHash.get(order.hash)
-    if (held && withdrawn.get(order.index) === 'stale' && withdrawn.get(held.index) !== 'stale') continue
+    const without = withdrawn.get(order.index)
+    if (held && (without === 'stale' || without === 'retry') && withdrawn.get(held.index) !== 'stale') continue
     byHash.set(order.hash, order)
   }
   return orders.filter((order) => order.kind === 'publicTx' || byHash.get(order.hash) === order)
@@ -396,7 +405,7 @@ function withdrawnLanded(view: SlotView): OracleViolation[] {
   const found: OracleViolation[] = []
   for (const order of view.orders) {
     const withdrawal = view.withdrawn.get(order.index)
-    if (!withdrawal) continue
+    if (!withdrawal || withdrawal === 'retry') continue
     const trace = view.traces[order.hash]
     if (view.landed.includes(order)) found.push({ rule: 'withdrawnLanded', bundleHash: order.hash, detail: `landed in block ${view.block.number} although it was ${withdrawal} (uuid ${order.replacementUuid})` })
     else if (trace && view.inScope.includes(order) && !['Cancelled', 'Replaced', 'StaleReplacement'].includes(trace.errorKind ?? '')) {

@@ -116,7 +116,10 @@ export interface DecodedOrder {
 /** What the stats endpoint answered for an order (`null`: no trace). */
 export type OrderTrace = BundleStats | null
 
-/** What `eth_simulateV1` on Anvil said of an order's txs appended to the end of the mined block. */
+/**
+ * What `eth_simulateV1` on Anvil said of an excluded order's txs appended to the end of the
+ * mined block (or, for `PaysBuilderNothing`, at its top: the parent state).
+ */
 export interface EndOfBlockSimulation {
   /** Every tx that may not be dropped ran, and none reverted that may not. */
   succeeded: boolean
@@ -148,7 +151,7 @@ export interface SlotEvidence {
   cancels: CancelRecord[]
   /** Keyed by the order's hash. */
   traces: Record<Hash, OrderTrace>
-  /** Keyed by the order's hash: for orders traced as excluded. */
+  /** Keyed by the order's hash: for orders traced as excluded by the builder that mined the block. */
   endOfBlock: Record<Hash, EndOfBlockSimulation>
   /** Order txs found in an earlier block: tx hash → block number. */
   earlierBlocks: Record<Hash, number>
