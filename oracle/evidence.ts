@@ -5,6 +5,7 @@ import { JsonRpcError } from '../src/protocol/jsonRpcError.js'
 import { createJsonRpcTransport, type JsonRpcTransport } from '../src/protocol/jsonRpcTransport.js'
 import { normalizeAddress, normalizeHash } from '../src/protocol/normalize.js'
 import { decodeOrders } from './orders.js'
+import { effectiveOrders, withdrawals } from './rules.js'
 import type { BlockTx, CancelRecord, DecodedOrder, EndOfBlockSimulation, OracleOrder, OrderTrace, PublicSighting, SlotEvidence } from './types.js'
 
 export interface CollectSlotEvidenceOptions {
@@ -109,7 +110,8 @@ export async function collectSlotEvidence(options: CollectSlotEvidenceOptions): 
     publicSightings: [...(options.publicSightings ?? [])],
     minedBy: minedByName,
   }
-  for (const order of orders) {
+  // Only the submission each trace follows (a resubmission of the same txs restarts it).
+  for (const order of effectiveOrders(orders, withdrawals([...orders, ...cancels], traces))) {
     const trace = traces[order.hash]
     if (order.kind !== 'bundle' && order.kind !== 'privateTx') continue
     if (trace?.status.toLowerCase() !== 'excludedfromblock' || !minedBy.sawIt(trace)) continue
