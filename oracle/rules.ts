@@ -343,7 +343,7 @@ const REFUSED_AT_SUBMISSION = new Set(['UndecodableTx', 'DuplicateTx', 'TargetBl
 /**
  * What became of a submission with a replacementUuid: withdrawn by a later one or a cancel,
  * dropped on arrival (`stale`), or an identical retry of the pending bundle (same txs, uuid
- * and sequence: `retry`, which changes nothing, not even the terms).
+ * and sequence > 0: `retry`, which changes nothing, not even the terms).
  */
 export type Withdrawal = 'replaced' | 'cancelled' | 'stale' | 'retry'
 
@@ -369,7 +369,9 @@ export function withdrawals(orders: readonly { kind: string; index: number; hash
     const hash = order.hash!
     if (REFUSED_AT_SUBMISSION.has(traces[hash]?.errorKind ?? '')) continue
     const seq = order.replacementSeqNumber ?? 0
-    if (current?.hash === hash && seq === (highest.get(uuid) ?? 0)) {
+    // With a sequence, the same txs again are a retry that keeps the pending terms; without
+    // one the later submission wins, even over itself (its terms apply).
+    if (current?.hash === hash && seq > 0 && seq === (highest.get(uuid) ?? 0)) {
       withdrawn.set(order.index, 'retry')
       continue
     }

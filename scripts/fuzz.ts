@@ -5,10 +5,10 @@
  * one and saved as a scenario under test-output/fuzz/. Prints slots and bundles checked and
  * every failure; exits 1 when there was one.
  */
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { Command } from 'commander'
-import { runFuzz } from '../test/support/fuzzRounds.js'
+import { replaySlot, runFuzz } from '../test/support/fuzzRounds.js'
 
 const options = new Command()
   .name('fuzz')
@@ -16,8 +16,17 @@ const options = new Command()
   .option('--seed <n>', 'first seed (each round takes the next)', String(Date.now() % 1_000_000))
   .option('--runs <n>', 'slots per round (per seed)', '100')
   .option('--out <dir>', 'where failing slots are saved as scenarios', 'test-output/fuzz')
+  .option('--replay <file>', "run one saved slot (the .json beside a failure's .yaml) on a fresh harness and judge it")
   .parse()
-  .opts<{ minutes: string; seed: string; runs: string; out: string }>()
+  .opts<{ minutes: string; seed: string; runs: string; out: string; replay?: string }>()
+
+if (options.replay) {
+  const saved = JSON.parse(readFileSync(options.replay, 'utf8'), (_key, value) => (typeof value === 'string' && /^\d+n$/.test(value) ? BigInt(value.slice(0, -1)) : value))
+  const violations = await replaySlot(saved)
+  for (const violation of violations) console.log(`${violation.rule}${violation.bundleHash ? ` ${violation.bundleHash}` : ''}: ${violation.detail}`)
+  console.log(violations.length ? `${violations.length} violation(s)` : 'no violation')
+  process.exit(violations.length ? 1 : 0)
+}
 
 const outDir = path.resolve(options.out)
 const result = await runFuzz({
@@ -29,6 +38,8 @@ const result = await runFuzz({
     mkdirSync(outDir, { recursive: true })
     const file = path.join(outDir, `seed-${failure.seed}${failure.builders.length > 1 ? '-builders' : ''}.yaml`)
     writeFileSync(file, failure.scenario)
+    const saved = { seed: failure.seed, builders: failure.builders, model: failure.model }
+    writeFileSync(file.replace(/\.yaml$/, '.json'), JSON.stringify(saved, (_key, value) => (typeof value === 'bigint' ? `${value}n` : value), 2))
     console.log(`  shrunk to ${failure.model.txs.length} txs, ${failure.model.orders.length} orders → ${path.relative(process.cwd(), file)}`)
     for (const violation of failure.violations) console.log(`  ${violation.rule}${violation.bundleHash ? ` ${violation.bundleHash}` : ''}: ${violation.detail}`)
   },

@@ -84,3 +84,17 @@ export async function runFuzz({ deadline, firstSeed, runsPerRound, onRound, onFa
   }
   return totals
 }
+
+/** One saved slot (`npm run fuzz -- --replay file.json`) on a fresh harness with its builders: what the oracle says of it. */
+export async function replaySlot(saved: { builders: readonly string[]; model: SlotModel }): Promise<OracleViolation[]> {
+  const harness = await startTestHarness(saved.builders.length > 1 ? { builders: saved.builders.map((name, i) => ({ name, share: i === 0 ? 1 : 0.5 })) } : {})
+  try {
+    await prepareFuzzTarget(harness)
+    const watcher = await watchTarget(harness)
+    const run = await runSlot(harness, saved.model, watcher)
+    await watcher.stop()
+    return run.violations
+  } finally {
+    await harness.stop()
+  }
+}
