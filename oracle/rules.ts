@@ -69,8 +69,13 @@ function slotView(submitted: SlotEvidence): SlotView {
   }
 }
 
-/** Indices in the block of an order's txs that are there, in the order's order (-1: absent). */
-const positions = (view: SlotView, order: DecodedOrder) => order.txs.map((tx) => view.indexOf.get(tx.hash) ?? -1)
+/**
+ * Indices in the block of an order's txs that it placed there, in the order's order (-1:
+ * absent). A tx the order may drop that another landed order or the public mempool carries
+ * is that one's: the order dropped it (its nonce was taken).
+ */
+const positions = (view: SlotView, order: DecodedOrder) =>
+  order.txs.map((tx) => (tx.mayDrop && view.carriedBy(tx.hash, order) ? -1 : (view.indexOf.get(tx.hash) ?? -1)))
 
 function atomicity(view: SlotView): OracleViolation[] {
   const found: OracleViolation[] = []
@@ -85,7 +90,7 @@ function atomicity(view: SlotView): OracleViolation[] {
       continue
     }
     if (present.length === 0) continue
-    const own = new Set(order.txs.map((tx) => tx.hash))
+    const own = new Set(present.map((at) => view.txs[at]!.hash))
     for (let i = present[0]!; i <= present.at(-1)!; i++) {
       const tx = view.txs[i]!
       if (!own.has(tx.hash) && !view.isBuilderTx(tx)) {
@@ -180,7 +185,7 @@ function builderPayment(view: SlotView): OracleViolation[] {
   for (const order of view.landed) {
     const trace = view.traces[order.hash]!
     // Every tx of the order, a MEV-Share backrun's user tx included: the bundle is the whole body.
-    const ordered = order.txs.flatMap((tx) => view.txs[view.indexOf.get(tx.hash) ?? -1] ?? [])
+    const ordered = positions(view, order).flatMap((at) => view.txs[at] ?? [])
     const measured = [...ordered, ...builderTxsOf(view, order)].reduce((sum, tx) => sum + tx.coinbaseDelta, 0n)
     const reported = BigInt(trace.builderPayment)
     if (measured !== reported) {
@@ -422,7 +427,7 @@ function endOfBlockPlacement(view: SlotView): OracleViolation[] {
   const endOfBlock = view.landed.filter((order) => order.kind === 'endOfBlock')
   if (endOfBlock.length === 0) return found
   const first = Math.min(...endOfBlock.flatMap((order) => positions(view, order).filter((index) => index >= 0)))
-  const endTxs = new Set(endOfBlock.flatMap((order) => order.txs.map((tx) => tx.hash)))
+  const endTxs = new Set(endOfBlock.flatMap((order) => positions(view, order).flatMap((at) => view.txs[at]?.hash ?? [])))
   for (let i = first; i < view.txs.length; i++) {
     const tx = view.txs[i]!
     if (!endTxs.has(tx.hash) && !view.isBuilderTx(tx)) {
