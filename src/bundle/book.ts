@@ -171,7 +171,9 @@ export class BundleBook {
 
   /** No candidate block holds it. */
   excluded(trace: BundleTrace, failure: Extract<SlotFailure, { kind: 'PaysBuilderNothing' | 'FailedInPlace' | 'NotChosenByAnyAlgorithm' }>): void {
-    this.advance(trace, 'ExcludedFromBlock', { ...failureFields(failure) })
+    // A tx that reverted in place names itself, as at the top of the block (fuzz: `revertingHash` was null beside BundleReverted).
+    const reverted = failure.kind === 'FailedInPlace' && failure.failure.kind === 'TransactionReverted' ? failure.failure.hash : null
+    this.advance(trace, 'ExcludedFromBlock', { ...failureFields(failure), revertingHash: reverted })
   }
 
   /** In a candidate block other than the one submitted. */

@@ -157,6 +157,7 @@ export async function executeGroups(
   for (const { hash, toppedUp } of sent) if (toppedUp) refusedForFunds.add(hash)
 
   const { balance: coinbaseBalance, ...block } = await chain.mine(context.timestamp, undefined, context.coinbase)
+  const outOfPlace = minedOutOfPlace(steps, sent, block.txs)
   const sentBefore = new Set<Hash>()
   // Every group failing in the block, in block order (a group counts once, at its first failing tx).
   const failures: LaterFailure[] = []
@@ -165,8 +166,9 @@ export async function executeGroups(
     const group = groups[g]!
     const mined = block.txs.get(hash)
     if (failed.has(g)) continue
-    if (!mined) {
-      if (!group.mayDrop(hash)) {
+    if (!mined || outOfPlace.has(hash)) {
+      // A tx mined away from its position is in the block: dropping it is not an option.
+      if (!group.mayDrop(hash) || outOfPlace.has(hash)) {
         const failure: ExecutionFailure = toppedUp
           ? { kind: 'LackOfFundForGasLimit', index, hash, reason: 'sender balance at its position in the block is too low' }
           : { kind: 'TransactionNotIncluded', index, hash }
@@ -206,6 +208,30 @@ type AdmissionStep =
   | { kind: 'payout'; group: number; to: Address; amountWei: bigint; transfer: SignedTransfer }
 
 type SignedTransfer = Awaited<ReturnType<typeof signBuilderTransfer>>
+
+/**
+ * Sent txs the block holds away from their position: Anvil's pool admits a tx whose nonce
+ * leaves a gap (queued), and when a later send of the same sender fills the gap it mines
+ * both in nonce order. In a block built in order the earlier-sent tx could not run at its
+ * position (nonce too high), so it counts as not included there (fuzz: a bundle [nonce 1,
+ * nonce 0] landed reordered, breaking its order).
+ */
+function minedOutOfPlace(steps: readonly AdmissionStep[], sent: ReadonlyArray<{ hash: Hash }>, mined: ReadonlyMap<Hash, unknown>): Set<Hash> {
+  const position = new Map([...mined.keys()].map((hash, i) => [hash, i]))
+  const senderOf = new Map(steps.flatMap((step) => (step.kind === 'tx' && step.tx.sender ? [[step.tx.hash, step.tx.sender] as const] : [])))
+  const latest = new Map<Address, { hash: Hash; at: number }[]>()
+  const outOfPlace = new Set<Hash>()
+  for (const { hash } of sent) {
+    const sender = senderOf.get(hash)
+    const at = position.get(hash)
+    if (sender === undefined || at === undefined) continue
+    const earlier = latest.get(sender) ?? []
+    for (const before of earlier) if (before.at > at) outOfPlace.add(before.hash)
+    earlier.push({ hash, at })
+    latest.set(sender, earlier)
+  }
+  return outOfPlace
+}
 
 /** The block's sends in order, builder transfers signed with consecutive coinbase nonces. */
 async function admissionSteps(context: ExecutionContext, groups: readonly TxGroup[], plans: readonly GroupPlan[]): Promise<AdmissionStep[]> {

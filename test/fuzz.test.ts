@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest'
+import { fuzzRound } from './support/fuzzRounds.js'
+
+/**
+ * Generated slots (issue #28) on fixed seeds: each a real slot on a real harness, judged by
+ * the oracle. A failure prints the oracle's findings and the shrunk slot as a scenario
+ * (`npm run fuzz -- --seed S` runs more, and saves it).
+ */
+describe('generated slots, judged by the oracle', () => {
+  const show = (round: Awaited<ReturnType<typeof fuzzRound>>) =>
+    round.failure ? `${round.failure.violations.map((v) => `${v.rule}: ${v.detail}`).join('\n')}\n${round.failure.scenario}` : 'no violation'
+
+  it('one builder: 30 slots of bundles, private txs, end-of-block bundles, backruns, cancels', async () => {
+    const round = await fuzzRound({ seed: 28, runs: 30, builders: [] })
+    expect(show(round)).toBe('no violation')
+    expect(round.slots).toBe(30)
+    expect(round.bundles).toBeGreaterThan(30)
+  }, 120_000)
+
+  it('two builders (one sees half the flow): 15 slots', async () => {
+    const round = await fuzzRound({ seed: 2028, runs: 15, builders: ['alpha', 'beta'] })
+    expect(show(round)).toBe('no violation')
+    expect(round.slots).toBe(15)
+  }, 120_000)
+})
