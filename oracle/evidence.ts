@@ -111,16 +111,24 @@ export async function collectSlotEvidence(options: CollectSlotEvidenceOptions): 
     minedBy: minedByName,
   }
   // Only the submission each trace follows (a resubmission of the same txs restarts it).
-  for (const order of effectiveOrders(orders, withdrawals([...orders, ...cancels], traces))) {
+  const excluded = effectiveOrders(orders, withdrawals([...orders, ...cancels], traces)).filter((order) => {
     const trace = traces[order.hash]
-    if (order.kind !== 'bundle' && order.kind !== 'privateTx') continue
-    if (trace?.status.toLowerCase() !== 'excludedfromblock' || !minedBy.sawIt(trace)) continue
-    if (order.blocks ? order.blocks[0] > n || order.blocks[1] < n : trace.targetBlock !== n) continue
-    // "Pays the builder nothing" is a verdict of the top-of-block simulation (SPEC §5.2): it is
-    // checked on the parent state; any other exclusion against the end of the mined block.
-    const atTop = trace.errorKind === 'PaysBuilderNothing'
-    evidence.endOfBlock[order.hash] = await simulateAtEndOfBlock(anvil, evidence, order, atTop)
-  }
+    if (order.kind !== 'bundle' && order.kind !== 'privateTx') return false
+    if (trace?.status.toLowerCase() !== 'excludedfromblock' || !minedBy.sawIt(trace)) return false
+    // A trace says how its last try ended: an order tried in several blocks (a private tx) is
+    // judged at the block its trace is about, not at an earlier one a lagging reader looks at.
+    return trace.targetBlock === n && (order.blocks ? order.blocks[0] <= n && order.blocks[1] >= n : true)
+  })
+  // Each is its own eth_simulateV1 on a held block: Anvil answers them side by side.
+  const simulations = await Promise.all(
+    excluded.map((order) => {
+      // "Pays the builder nothing" is a verdict of the top-of-block simulation (SPEC §5.2): it is
+      // checked on the parent state; any other exclusion against the end of the mined block.
+      const atTop = traces[order.hash]!.errorKind === 'PaysBuilderNothing'
+      return simulateAtEndOfBlock(anvil, evidence, order, atTop)
+    }),
+  )
+  excluded.forEach((order, i) => (evidence.endOfBlock[order.hash] = simulations[i]!))
   return evidence
 }
 

@@ -9,7 +9,8 @@
  *
  *   npm run soak -- [--minutes 10] [--market] [--connections 32] [--rate 64] [--kills 2] [--bound 4] [--max-rss 1024] [--out-dir bench]
  */
-import { writeFileSync, mkdirSync } from 'node:fs'
+import { rmSync, writeFileSync, mkdirSync } from 'node:fs'
+import { createServer } from 'node:net'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
@@ -19,6 +20,7 @@ import { descendantNamed, rssOf, startServeProcess } from './serveProcess.js'
 import { killAnvil, type Kill } from './soak/faults.js'
 import { SoakLedger } from './soak/ledger.js'
 import { MarketWatch } from './soak/market.js'
+import { OracleWatch } from './soak/oracleWatch.js'
 import { MIN_JUDGED_MINUTES, memoryVerdict, type RssSample } from './soak/memoryRule.js'
 import { RpcPool } from './soak/rpcPool.js'
 import { startSubscribers } from './soak/subscribers.js'
@@ -28,7 +30,8 @@ const { values } = parseArgs({
   options: {
     minutes: { type: 'string', default: '10' },
     connections: { type: 'string', default: '32' },
-    rate: { type: 'string', default: '64' },
+    // With --market: 16 (the oracle judges each block of orders within about a slot on 2 cores).
+    rate: { type: 'string' },
     kills: { type: 'string', default: '2' },
     bound: { type: 'string', default: '4' },
     'max-rss': { type: 'string', default: '1024' },
@@ -38,6 +41,7 @@ const { values } = parseArgs({
   },
 })
 const minutes = Number(values.minutes)
+const roundsPerSecond = Number(values.rate ?? (values.market ? 16 : 64))
 const connections = Number(values.connections)
 const kills = Number(values.kills)
 const boundMbPerMin = Number(values.bound)
@@ -46,15 +50,22 @@ const runMs = minutes * 60_000
 // Traces are kept this many seconds of chain time (one slot = slot-time seconds): long
 // enough for the ledger to read each one (it reads within seconds), short enough that the
 // store reaches its plateau in the first half of the run, where the memory rule does not look.
-const retentionSeconds = Math.round(Math.min(60, Math.max(12, (runMs / 1000) / 5)))
+const retentionSeconds = values.market ? 120 : Math.round(Math.min(60, Math.max(12, (runMs / 1000) / 5)))
+// With the market, the oracle judges every block from the orders the server logged and from Anvil itself (its own port).
+// The log is kept (in --out-dir) only when the run fails: the orders behind a violation.
+mkdirSync(values['out-dir'], { recursive: true })
+const orderLog = values.market ? path.join(values['out-dir'], 'soak-orders.jsonl') : undefined
+if (orderLog) rmSync(orderLog, { force: true })
+const anvilPort = values.market ? await freePort() : 0
 const SAMPLE_MS = 2_000
 const MB = 1024 * 1024
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 const serve = await startServeProcess([
+  '--anvil-port', String(anvilPort),
   '--clock', 'realtime', '--slot-time', values['slot-time'], '--stats-delay-slots', '0',
   '--stats-retention', String(retentionSeconds), '--log-level', 'warn',
-  ...(values.market ? ['--world', 'dex', '--flow', 'default'] : []),
+  ...(values.market ? ['--world', 'dex', '--flow', 'default', '--order-log', orderLog!] : []),
 ])
 const traffic = new RpcPool(serve.endpoints.rpcUrl, connections)
 const control = new RpcPool(serve.endpoints.rpcUrl, 2)
@@ -70,6 +81,7 @@ try {
   await fund(accounts)
   const ledger = new SoakLedger(control, stats)
   const market = values.market ? new MarketWatch(control) : undefined
+  const oracle = values.market ? await OracleWatch.start({ orderLog: orderLog!, rpcUrl: serve.endpoints.rpcUrl, statsUrl: serve.endpoints.statsUrl, anvilUrl: `http://127.0.0.1:${anvilPort}` }) : undefined
   const wsUrl = serve.endpoints.rpcUrl.replace(/^http/, 'ws')
   const subscribers = startSubscribers(wsUrl, ['newHeads', 'newHeads', 'newPendingTransactions', 'newPendingTransactions'])
 
@@ -92,10 +104,19 @@ try {
       await sleep(Math.max(0, runStart + (runMs * k) / (kills + 1) - performance.now()))
       ledger.killing(++epoch)
       market?.killing(epoch)
+      oracle?.killing()
       killed.push(await killAnvil(serve.pid, control, runStart))
       await fund(accounts)
       ledger.up(performance.now())
+      await oracle?.up()
       process.stderr.write(`soak: Anvil killed at ${killed.at(-1)!.atSeconds.toFixed(0)} s, healthy again after ${Math.round(killed.at(-1)!.downMs)} ms\n`)
+    }
+  })()
+  // The oracle reads blocks on its own loop: a slow judgement never delays the ledger's reads of traces.
+  const judging = (async () => {
+    while (submitting) {
+      await oracle?.check()
+      await sleep(1_000)
     }
   })()
   const checker = (async () => {
@@ -105,13 +126,14 @@ try {
       await sleep(1_000)
     }
   })()
-  process.stderr.write(`soak: ${minutes} min, ${connections} connections, ${values.rate} rounds/s (a bundle and a public tx each), ${values['slot-time']} s slots, ${kills} Anvil kills, trace retention ${retentionSeconds} s\n`)
-  const tally = await runTraffic(traffic, ledger, { accounts, roundsPerSecond: Number(values.rate), stopAt, epoch: () => epoch })
+  process.stderr.write(`soak: ${minutes} min, ${connections} connections, ${roundsPerSecond} rounds/s (a bundle and a public tx each), ${values['slot-time']} s slots, ${kills} Anvil kills, trace retention ${retentionSeconds} s\n`)
+  const tally = await runTraffic(traffic, ledger, { accounts, roundsPerSecond, stopAt, epoch: () => epoch })
   const submitSeconds = (performance.now() - runStart) / 1000
   await faults
-  submitting = false
-  await Promise.all([sampler, checker])
+  // Subscribers must have heard something in the last 10 s of submissions (measured now: the loops may take a while to finish).
   const subscribersAliveSince = performance.now() - 10_000
+  submitting = false
+  await Promise.all([sampler, checker, judging])
 
   // Settle: three more slots build every default target, then the last reads.
   let head = 0
@@ -125,6 +147,8 @@ try {
     await sleep(1_000)
   }
   await market?.check()
+  await oracle?.check()
+  await oracle?.stop()
   const final = await control.call<{ blockNumber: number }>('harness_status')
   await ledger.finish(final.result?.blockNumber ?? 0)
   await subscribers.stop()
@@ -169,7 +193,9 @@ try {
   ]
   // Ten slots on one chain without one opportunity: the users stopped trading there.
   const silentMarket = market?.silentEpochs(10) ?? []
+  const judged = oracle?.tally()
   if (market) {
+    lines.splice(lines.length - 1, 0, `oracle          ${judged!.slotsChecked} blocks judged (${(judged!.judgeMs / Math.max(1, judged!.slotsChecked)).toFixed(0)} ms each, at most ${judged!.maxLagBlocks} behind the head; ${judged!.slotsSkipped} skipped: mined on a chain a kill replaced before they were read), ${judged!.ordersJudged} orders; ${judged!.violations.length === 0 ? 'no violation' : `violations: ${Object.entries(judged!.byRule).map(([rule, n]) => `${n} ${rule}`).join(', ')}${judged!.violations.slice(0, 10).map((v) => `\n  ${v.rule}${v.bundleHash ? ` ${v.bundleHash}` : ''}: ${v.detail}`).join('')}`}`)
     lines.splice(lines.length - 1, 0, `market          ${market.epochs().map((e) => `chain ${e.epoch}: ${e.blocks} blocks, ${e.opportunities} opportunities, ${e.captured} captured (${Object.entries(e.bySearcher).map(([who, n]) => `${who} ${n}`).join(', ') || 'none'})`).join('; ')}`)
   }
   const failures = [
@@ -178,15 +204,30 @@ try {
     internal.length > 0 && `internal or transport errors: ${internal.map(([r, n]) => `${n} ${r}`).join('; ')}`,
     silent.length > 0 && `${silent.length} subscriber(s) silent in the last 10 s of submissions`,
     killed.length < kills && `only ${killed.length} of ${kills} kills done`,
+    judged && judged.violations.length > 0 && `${judged.violations.length} oracle violation(s)`,
+    judged && judged.slotsChecked === 0 && 'the oracle judged no block',
     silentMarket.length > 0 && `the market stopped: no opportunity in ${silentMarket.map((e) => `chain ${e.epoch} (${e.blocks} blocks)`).join(', ')}`,
   ].filter(Boolean)
   lines.push(`verdict         ${failures.length === 0 ? 'pass' : `FAIL: ${failures.join('; ')}`}`)
   process.stdout.write(`${lines.join('\n')}\n`)
-  writeFileSync(path.join(values['out-dir'], 'soak.json'), `${JSON.stringify({ minutes, connections, killed, report, market: market?.epochs(), memory, rss, refused: Object.fromEntries(tally.refused), subscribers: subscribers.tallies, failures }, null, 2)}\n`)
+  writeFileSync(path.join(values['out-dir'], 'soak.json'), `${JSON.stringify({ minutes, connections, killed, report, market: market?.epochs(), oracle: judged, memory, rss, refused: Object.fromEntries(tally.refused), subscribers: subscribers.tallies, failures }, null, 2)}\n`)
   if (failures.length > 0 && serve.logs().trim()) process.stderr.write(`bundlesim logged:\n${serve.logs().slice(-4000)}\n`)
   exitCode = failures.length === 0 ? 0 : 1
 } finally {
   await Promise.all([traffic.close(), control.close(), stats.close()])
   await serve.stop()
+  if (orderLog && exitCode === 0) rmSync(orderLog, { force: true })
 }
 process.exit(exitCode)
+
+/** A loopback port nobody listens on right now (Anvil's, so the oracle can read it directly). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
+}

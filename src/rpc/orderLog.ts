@@ -42,6 +42,7 @@ export interface OrderLogEntry {
  */
 export function logOrders<Context>(rpc: JSONRPCServer<Context>, { file, endpoint, head }: { file: string; endpoint: string; head: () => number }): void {
   mkdirSync(path.dirname(path.resolve(file)), { recursive: true })
+  appendFileSync(file, '') // there from the start, for a reader that follows it
   rpc.applyMiddleware(async (next, request, context) => {
     const response = await next(request, context)
     if (LOGGED_ORDER_METHODS.has(request.method) && response && isJSONRPCResponse(response) && response.error === undefined) {

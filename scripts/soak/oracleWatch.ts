@@ -1,0 +1,199 @@
+import { closeSync, existsSync, openSync, readSync } from 'node:fs'
+import { keccak256, type Hash, type Hex } from 'viem'
+import { checkSlot, watchPublicView, type OracleOrder, type OracleRule, type OracleViolation, type PublicViewWatcher } from '../../oracle/index.js'
+import { matchingHashOf } from '../../src/protocol/mevShareHashes.js'
+import type { MevSendBundleParams, SendBundleParams, SendEndOfBlockBundleParams } from '../../src/protocol/methods.js'
+import type { OrderLogEntry } from '../../src/rpc/orderLog.js'
+
+/** An order from the log, with the blocks it may land in. */
+interface LoggedOrder {
+  order: OracleOrder
+  /** Head when it was accepted: it can only be in a later block. */
+  head: number
+  /** The last block it may land in. */
+  lastBlock: number
+  at: number
+}
+
+/** A public tx stays a candidate this many blocks after it was sent (the soak's are mined at once or dropped by a kill). */
+const PUBLIC_TX_BLOCKS = 3
+/** A private tx is tried until head + this many blocks at most (its `maxBlockNumber` is clamped to it; the service's rule). */
+const PRIVATE_TX_BLOCKS = 25
+
+export interface OracleTally {
+  slotsChecked: number
+  ordersJudged: number
+  /** Blocks not judged: mined on a chain an Anvil kill replaced before they were read. */
+  slotsSkipped: number
+  /** Wall time spent judging, ms. */
+  judgeMs: number
+  /** The most blocks the oracle was behind the head. */
+  maxLagBlocks: number
+  violations: OracleViolation[]
+  byRule: Partial<Record<OracleRule, number>>
+}
+
+/**
+ * The oracle (`oracle/`, written apart from the builder) on every block of a `bundlesim serve`
+ * process: it reads the orders the server accepted from its `--order-log` as they are appended
+ * (every client's: the soak's own traffic and the market's users and searchers alike), and after
+ * each new block judges that block against the orders that could be in it — from the chain read
+ * on Anvil itself, the stats endpoint, and what a `newPendingTransactions` subscriber saw.
+ *
+ * @example
+ * const watch = await OracleWatch.start({ orderLog, rpcUrl, statsUrl, anvilUrl })
+ * await watch.check() // after each slot
+ * watch.tally().violations
+ */
+export class OracleWatch {
+  readonly #orders: LoggedOrder[] = []
+  /** MEV-Share matching hash → the user's signed tx, from the private txs in the log. */
+  readonly #privateTxs = new Map<Hash, Hex>()
+  readonly #tally: OracleTally = { slotsChecked: 0, ordersJudged: 0, slotsSkipped: 0, judgeMs: 0, maxLagBlocks: 0, violations: [], byRule: {} }
+  #offset = 0
+  #partial = ''
+  #checkedTo = 0
+  #epoch = 0
+  /** Orders accepted before this time (ms since the epoch) belong to a chain a kill replaced. */
+  #since = 0
+
+  private constructor(
+    private readonly options: { orderLog: string; rpcUrl: string; statsUrl: string; anvilUrl: string },
+    private readonly watcher: PublicViewWatcher,
+  ) {}
+
+  static async start(options: { orderLog: string; rpcUrl: string; statsUrl: string; anvilUrl: string }): Promise<OracleWatch> {
+    return new OracleWatch(options, await watchPublicView({ rpcUrl: options.rpcUrl }))
+  }
+
+  /** Called right before Anvil is killed: what was mined or sent so far belongs to the old chain. */
+  killing(): void {
+    this.#epoch++
+    this.#since = Number.POSITIVE_INFINITY
+  }
+
+  /** The new chain is up: orders from now on are judged on it, from its current head on. */
+  async up(): Promise<void> {
+    const epoch = this.#epoch
+    this.#since = Date.now()
+    const head = await this.#head()
+    if (head === undefined || epoch !== this.#epoch) return
+    this.#checkedTo = head
+    this.#orders.length = 0
+    this.watcher.clear()
+  }
+
+  /** Judges every block mined since the last call (none while Anvil restarts). */
+  async check(): Promise<void> {
+    this.#readLog()
+    const epoch = this.#epoch
+    if (this.#since === Number.POSITIVE_INFINITY) return
+    const head = await this.#head()
+    if (head === undefined || epoch !== this.#epoch) return
+    this.#tally.maxLagBlocks = Math.max(this.#tally.maxLagBlocks, head - this.#checkedTo)
+    for (let n = this.#checkedTo + 1; n <= head; n++) {
+      const started = performance.now()
+      const orders = this.#orders.filter((o) => o.head < n && o.lastBlock >= n).map((o) => o.order)
+      let violations: OracleViolation[]
+      try {
+        violations = await checkSlot({ ...this.options, blockNumber: n, orders, publicSightings: this.watcher.sightings() })
+      } catch (error) {
+        // Anvil killed mid-read: that chain's blocks are not judged; anything else is the oracle's failure to read, a failure of the run.
+        if (epoch !== this.#epoch) {
+          this.#tally.slotsSkipped += head - n + 1
+          return
+        }
+        throw error
+      }
+      if (epoch !== this.#epoch) return
+      this.#tally.judgeMs += performance.now() - started
+      this.#tally.slotsChecked++
+      this.#tally.ordersJudged += orders.length
+      for (const v of violations) this.#tally.byRule[v.rule] = (this.#tally.byRule[v.rule] ?? 0) + 1
+      this.#tally.violations.push(...violations.slice(0, Math.max(0, 50 - this.#tally.violations.length)))
+      this.#checkedTo = n
+      // Orders that can land in no later block are done with.
+      for (let i = this.#orders.length - 1; i >= 0; i--) if (this.#orders[i]!.lastBlock <= n) this.#orders.splice(i, 1)
+    }
+    this.watcher.clear()
+  }
+
+  tally(): OracleTally {
+    return this.#tally
+  }
+
+  stop(): Promise<void> {
+    return this.watcher.stop()
+  }
+
+  async #head(): Promise<number | undefined> {
+    const answer = await fetch(this.options.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'harness_status', params: [] }) })
+      .then((res) => res.json() as Promise<{ result?: { blockNumber: number; healthy: boolean } }>)
+      .catch(() => undefined)
+    return answer?.result?.healthy ? answer.result.blockNumber : undefined
+  }
+
+  /** Reads the lines appended to the order log since the last read. */
+  #readLog(): void {
+    if (!existsSync(this.options.orderLog)) return
+    const fd = openSync(this.options.orderLog, 'r')
+    try {
+      const buffer = Buffer.alloc(1 << 20)
+      for (;;) {
+        const read = readSync(fd, buffer, 0, buffer.length, this.#offset)
+        if (read === 0) break
+        this.#offset += read
+        const text = this.#partial + buffer.subarray(0, read).toString('utf8')
+        const lines = text.split('\n')
+        this.#partial = lines.pop()!
+        for (const line of lines) if (line) this.#add(JSON.parse(line) as OrderLogEntry)
+      }
+    } finally {
+      closeSync(fd)
+    }
+  }
+
+  #add(entry: OrderLogEntry): void {
+    if (entry.at < this.#since) return
+    const [first] = entry.params as unknown[]
+    const next = entry.head + 1
+    const push = (order: OracleOrder, lastBlock: number): void => void this.#orders.push({ order, head: entry.head, lastBlock, at: entry.at })
+    switch (entry.method) {
+      case 'eth_sendBundle':
+      case 'svc_boostBundle': {
+        const params = first as SendBundleParams
+        const hash = (entry.result as { bundleHash?: Hash } | null)?.bundleHash
+        if (!hash) return // an empty bundle that cancelled its uuid
+        const target = params.blockNumber && BigInt(params.blockNumber) > 0n ? Number(BigInt(params.blockNumber)) : next
+        return push({ kind: 'bundle', bundleHash: hash, params, boost: entry.method === 'svc_boostBundle' }, target)
+      }
+      case 'eth_sendPrivateTransaction':
+      case 'eth_sendPrivateRawTransaction': {
+        const tx = (entry.method === 'eth_sendPrivateRawTransaction' ? first : (first as { tx: Hex }).tx) as Hex
+        const max = entry.method === 'eth_sendPrivateTransaction' ? (first as { maxBlockNumber?: Hex }).maxBlockNumber : undefined
+        const maxBlockNumber = max === undefined ? undefined : Number(BigInt(max))
+        this.#privateTxs.set(matchingHashOf(keccak256(tx)), tx)
+        return push({ kind: 'privateTx', bundleHash: entry.result as Hash, tx, maxBlockNumber }, Math.min(maxBlockNumber ?? Infinity, entry.head + PRIVATE_TX_BLOCKS))
+      }
+      case 'eth_sendEndOfBlockBundle': {
+        const params = first as SendEndOfBlockBundleParams
+        const target = params.blockNumber ? Number(BigInt(params.blockNumber)) : next
+        return push({ kind: 'endOfBlock', bundleHash: (entry.result as { bundleHash: Hash }).bundleHash, params }, target)
+      }
+      case 'mev_sendBundle': {
+        const params = first as MevSendBundleParams
+        const targets: Record<Hash, Hex> = {}
+        for (const element of params.body) if ('hash' in element && this.#privateTxs.has(element.hash)) targets[element.hash] = this.#privateTxs.get(element.hash)!
+        const last = Number(BigInt(params.inclusion.maxBlock ?? params.inclusion.block))
+        return push({ kind: 'mevBundle', bundleHash: (entry.result as { bundleHash: Hash }).bundleHash, params, targets }, last)
+      }
+      case 'eth_sendRawTransaction':
+        return push({ kind: 'publicTx', txHash: entry.result as Hash, tx: first as Hex }, entry.head + PUBLIC_TX_BLOCKS)
+      case 'eth_cancelBundle':
+        return push({ kind: 'cancel', replacementUuid: (first as { replacementUuid: string }).replacementUuid }, next)
+      // Not sent in the soak: blob permutations and the gateway's bundles are not judged here.
+      default:
+        return
+    }
+  }
+}
