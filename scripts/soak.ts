@@ -113,12 +113,14 @@ try {
     }
   })()
   // The oracle reads blocks on its own loop: a slow judgement never delays the ledger's reads of traces.
+  // A reading it cannot do is a failure of the run, reported at the end (never a crash that leaves bundlesim running).
+  let oracleError: Error | undefined
   const judging = (async () => {
     while (submitting) {
       await oracle?.check()
       await sleep(1_000)
     }
-  })()
+  })().catch((error: Error) => void (oracleError = error))
   const checker = (async () => {
     while (submitting) {
       await ledger.check(performance.now(), 1_500)
@@ -147,7 +149,7 @@ try {
     await sleep(1_000)
   }
   await market?.check()
-  await oracle?.check()
+  if (!oracleError) await oracle?.check().catch((error: Error) => void (oracleError = error))
   await oracle?.stop()
   const final = await control.call<{ blockNumber: number }>('harness_status')
   await ledger.finish(final.result?.blockNumber ?? 0)
@@ -204,6 +206,7 @@ try {
     internal.length > 0 && `internal or transport errors: ${internal.map(([r, n]) => `${n} ${r}`).join('; ')}`,
     silent.length > 0 && `${silent.length} subscriber(s) silent in the last 10 s of submissions`,
     killed.length < kills && `only ${killed.length} of ${kills} kills done`,
+    oracleError && `the oracle could not read a block: ${oracleError.message}`,
     judged && judged.violations.length > 0 && `${judged.violations.length} oracle violation(s)`,
     judged && judged.slotsChecked === 0 && 'the oracle judged no block',
     silentMarket.length > 0 && `the market stopped: no opportunity in ${silentMarket.map((e) => `chain ${e.epoch} (${e.blocks} blocks)`).join(', ')}`,
