@@ -81,7 +81,7 @@ try {
   await fund(accounts)
   const ledger = new SoakLedger(control, stats)
   const market = values.market ? new MarketWatch(control) : undefined
-  const oracle = values.market ? await OracleWatch.start({ orderLog: orderLog!, rpcUrl: serve.endpoints.rpcUrl, statsUrl: serve.endpoints.statsUrl, anvilUrl: `http://127.0.0.1:${anvilPort}` }) : undefined
+  const oracle = values.market ? await OracleWatch.start({ orderLog: orderLog!, rpcUrl: serve.endpoints.rpcUrl, statsUrl: serve.endpoints.statsUrl, anvilUrl: `http://127.0.0.1:${anvilPort}` }, control) : undefined
   const wsUrl = serve.endpoints.rpcUrl.replace(/^http/, 'ws')
   const subscribers = startSubscribers(wsUrl, ['newHeads', 'newHeads', 'newPendingTransactions', 'newPendingTransactions'])
 

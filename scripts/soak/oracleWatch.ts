@@ -4,6 +4,7 @@ import { checkSlot, watchPublicView, type OracleOrder, type OracleRule, type Ora
 import { matchingHashOf } from '../../src/protocol/mevShareHashes.js'
 import type { MevSendBundleParams, SendBundleParams, SendEndOfBlockBundleParams } from '../../src/protocol/methods.js'
 import type { OrderLogEntry } from '../../src/rpc/orderLog.js'
+import type { RpcPool } from './rpcPool.js'
 
 /** An order from the log, with the blocks it may land in. */
 interface LoggedOrder {
@@ -12,7 +13,6 @@ interface LoggedOrder {
   head: number
   /** The last block it may land in. */
   lastBlock: number
-  at: number
 }
 
 /** A public tx stays a candidate this many blocks after it was sent (the soak's are mined at once or dropped by a kill). */
@@ -41,7 +41,7 @@ export interface OracleTally {
  * on Anvil itself, the stats endpoint, and what a `newPendingTransactions` subscriber saw.
  *
  * @example
- * const watch = await OracleWatch.start({ orderLog, rpcUrl, statsUrl, anvilUrl })
+ * const watch = await OracleWatch.start({ orderLog, rpcUrl, statsUrl, anvilUrl }, control)
  * await watch.check() // after each slot
  * watch.tally().violations
  */
@@ -59,11 +59,13 @@ export class OracleWatch {
 
   private constructor(
     private readonly options: { orderLog: string; rpcUrl: string; statsUrl: string; anvilUrl: string },
+    private readonly control: RpcPool,
     private readonly watcher: PublicViewWatcher,
   ) {}
 
-  static async start(options: { orderLog: string; rpcUrl: string; statsUrl: string; anvilUrl: string }): Promise<OracleWatch> {
-    return new OracleWatch(options, await watchPublicView({ rpcUrl: options.rpcUrl }))
+  /** `control`: a pool on the submission RPC, for the head (`harness_status`). */
+  static async start(options: { orderLog: string; rpcUrl: string; statsUrl: string; anvilUrl: string }, control: RpcPool): Promise<OracleWatch> {
+    return new OracleWatch(options, control, await watchPublicView({ rpcUrl: options.rpcUrl }))
   }
 
   /** Called right before Anvil is killed: what was mined or sent so far belongs to the old chain. */
@@ -127,10 +129,8 @@ export class OracleWatch {
   }
 
   async #head(): Promise<number | undefined> {
-    const answer = await fetch(this.options.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'harness_status', params: [] }) })
-      .then((res) => res.json() as Promise<{ result?: { blockNumber: number; healthy: boolean } }>)
-      .catch(() => undefined)
-    return answer?.result?.healthy ? answer.result.blockNumber : undefined
+    const answer = await this.control.call<{ blockNumber: number; healthy: boolean }>('harness_status')
+    return answer.result?.healthy ? answer.result.blockNumber : undefined
   }
 
   /** Reads the lines appended to the order log since the last read. */
@@ -157,7 +157,7 @@ export class OracleWatch {
     if (entry.at < this.#since) return
     const [first] = entry.params as unknown[]
     const next = entry.head + 1
-    const push = (order: OracleOrder, lastBlock: number): void => void this.#orders.push({ order, head: entry.head, lastBlock, at: entry.at })
+    const push = (order: OracleOrder, lastBlock: number): void => void this.#orders.push({ order, head: entry.head, lastBlock })
     switch (entry.method) {
       case 'eth_sendBundle':
       case 'svc_boostBundle': {
