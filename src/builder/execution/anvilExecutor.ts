@@ -3,7 +3,7 @@ import type { ChainClient } from '../../chain/chainClient.js'
 import type { BatchAnswer } from '../../chain/keepAliveTransport.js'
 import { jsonLength } from '../../chain/jsonLength.js'
 import { BlockLedger, balancesAfter, minerChanges, type LedgerBlock } from './blockLedger.js'
-import { executeGroups, type ExecutionAttempt, type ExecutionContext, type GroupPlan, type TxGroup } from './execution.js'
+import { emptyPlan, executeGroups, type ExecutionAttempt, type ExecutionContext, type GroupPlan, type TxGroup } from './execution.js'
 import type { BlockExecutor, CallBlockRequest, ExecutionCount, ExecutionPurpose } from './executor.js'
 import { BlockStateDiff } from './stateDiff.js'
 
@@ -56,10 +56,16 @@ export class AnvilExecutor implements BlockExecutor {
   }
 
   async execute(timestamp: bigint, groups: readonly TxGroup[], plans: readonly GroupPlan[], purpose: ExecutionPurpose): Promise<ExecutionAttempt> {
-    await this.parent.backToParent()
-    this.executions.blocks++
     if (purpose === 'settle') this.executions.settling++
-    return executeGroups(this.chain, this.parent.contextAt(timestamp), groups, plans)
+    let planned = plans
+    for (;;) {
+      await this.parent.backToParent()
+      this.executions.blocks++
+      const result = await executeGroups(this.chain, this.parent.contextAt(timestamp), groups, planned)
+      if (!('nonceFreed' in result)) return result
+      // Each round leaves out at least one more tx, so this ends; the result's plans carry it.
+      planned = withLeftOut(groups, planned, result.nonceFreed)
+    }
   }
 
   coinbaseChanges(block: LedgerBlock, txs: readonly Hash[]): Promise<ReadonlyMap<Hash, bigint>> {
@@ -81,6 +87,16 @@ export class AnvilExecutor implements BlockExecutor {
   parentBalances(accounts: readonly Address[]): Promise<ReadonlyMap<Address, bigint>> {
     return this.parent.parentBalances(accounts)
   }
+}
+
+/** The plans with `freed` txs left out at admission, each in its own group's plan. */
+function withLeftOut(groups: readonly TxGroup[], plans: readonly GroupPlan[], freed: ReadonlyMap<Hash, string>): GroupPlan[] {
+  return groups.map((group, g) => {
+    const plan = plans[g] ?? emptyPlan()
+    const mine = group.txs.filter((tx) => freed.has(tx.hash))
+    if (mine.length === 0) return plan
+    return { ...plan, leftOut: new Map([...(plan.leftOut ?? []), ...mine.map((tx) => [tx.hash, freed.get(tx.hash)!] as const)]) }
+  })
 }
 
 /**

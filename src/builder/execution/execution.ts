@@ -47,6 +47,11 @@ export interface GroupPlan {
   sponsorships: Map<Hash, bigint>
   /** Refund payouts appended after the group's txs, in order. */
   payouts: Array<{ to: Address; value: bigint }>
+  /**
+   * Droppable txs of the group left out at admission, each with why: an execution of the
+   * same block found them not mined at their position (`NonceFreed`), so they take no nonce.
+   */
+  leftOut?: ReadonlyMap<Hash, string>
 }
 
 export const emptyPlan = (): GroupPlan => ({ sponsorships: new Map(), payouts: [] })
@@ -117,6 +122,19 @@ export interface ExecutionContext {
 }
 
 /**
+ * The block cannot be judged as executed: a droppable tx took a sender's nonce at admission
+ * (so a later tx with that nonce was refused as used earlier in the block) but the block did
+ * not mine it, and the nonce is free. Execute the block again with `freed` left out at
+ * admission (`GroupPlan.leftOut`): everything before them is the same, so they are
+ * still not mined, and the later tx gets its nonce (fuzz: a bundle traced `NonceTooLow` for a
+ * nonce never used).
+ */
+export interface NonceFreed {
+  ok: false
+  nonceFreed: Map<Hash, string>
+}
+
+/**
  * Executes groups, in order, as one real block on Anvil: every tx goes through
  * `eth_sendRawTransaction` (signature, nonce, fee checks are Anvil's own; all sent at once,
  * pipelined in block order, and one by one only when a refusal needs a resend), then one
@@ -133,7 +151,7 @@ export async function executeGroups(
   context: ExecutionContext,
   groups: readonly TxGroup[],
   plans: readonly GroupPlan[],
-): Promise<ExecutionAttempt> {
+): Promise<ExecutionAttempt | NonceFreed> {
   const steps = await admissionSteps(context, groups, plans)
   // The pool admits a tx only if it pays its next block's base fee: set it to the block's
   // first, or a builder transfer (paying exactly that base fee) is refused when it differs.
@@ -142,21 +160,29 @@ export async function executeGroups(
   const pipelined = await pipelinedPool(chain, steps, refusedForFunds, context.parentBalances)
   let admission: Awaited<ReturnType<typeof admit>>
   try {
-    admission = await admit(groups, steps, pipelined)
+    admission = await admit(groups, plans, steps, pipelined)
   } finally {
     await pipelined.restore()
   }
   if (admission === OUT_OF_ORDER) {
     await chain.dropAllTransactions()
-    admission = await admit(groups, steps, sequentialPool(chain, context.parentBalances))
+    admission = await admit(groups, plans, steps, sequentialPool(chain, context.parentBalances))
   }
   // One tx at a time never answers out of order: reaching this is a bug, not a chain's answer.
   if (admission === OUT_OF_ORDER) throw new Error('admission one tx at a time cannot be out of order')
-  if (!admission.ok) return admission
+  for (const { hash, toppedUp } of admission.sent) if (toppedUp) refusedForFunds.add(hash)
+  if (!admission.ok) {
+    // Refused for a nonce a droppable tx holds: only the mined block tells whether it holds it.
+    if ('transferFailed' in admission.refused || admission.nonceHolders.size === 0) return admission.refused
+    const mined = await chain.mine(context.timestamp, undefined, context.coinbase)
+    const freed = notMined(admission.sent, admission.nonceHolders, mined.txs)
+    return freed.size > 0 ? { ok: false, nonceFreed: freed } : admission.refused
+  }
   const { outcomes, sent } = admission
-  for (const { hash, toppedUp } of sent) if (toppedUp) refusedForFunds.add(hash)
 
   const { balance: coinbaseBalance, ...block } = await chain.mine(context.timestamp, undefined, context.coinbase)
+  const freed = notMined(sent, admission.nonceHolders, block.txs)
+  if (freed.size > 0) return { ok: false, nonceFreed: freed }
   const outOfPlace = minedOutOfPlace(steps, sent, block.txs)
   const sentBefore = new Set<Hash>()
   // Every group failing in the block, in block order (a group counts once, at its first failing tx).
@@ -176,7 +202,7 @@ export async function executeGroups(
         failed.add(g)
         continue
       }
-      outcomes[g]!.dropped.push({ hash, reason: toppedUp ? 'sender cannot pay for it at its position' : 'not included by the node (nonce gap or block gas limit)' })
+      outcomes[g]!.dropped.push({ hash, reason: notIncludedReason(toppedUp) })
     } else if (mined.status === 'reverted' && !group.mayRevert(hash)) {
       failures.push({ group: g, failure: { kind: 'TransactionReverted', index, hash }, sentBefore: new Set(sentBefore), inert: false })
       failed.add(g)
@@ -199,6 +225,23 @@ export async function executeGroups(
     }
   }
   return { ok: true, block, coinbaseBalance: coinbaseBalance!, groups: outcomes, plans: [...plans] }
+}
+
+/**
+ * The droppable nonce holders the block did not mine, each with why it was not (as the
+ * execution would record it dropped): their nonces were free after all.
+ */
+function notMined(sent: Admission['sent'], holders: ReadonlySet<Hash>, mined: ReadonlyMap<Hash, unknown>): Map<Hash, string> {
+  const freed = new Map<Hash, string>()
+  for (const { hash, toppedUp } of sent) {
+    if (holders.has(hash) && !mined.has(hash)) freed.set(hash, notIncludedReason(toppedUp))
+  }
+  return freed
+}
+
+/** Why a droppable tx the pool admitted was not mined. */
+function notIncludedReason(toppedUp: boolean): string {
+  return toppedUp ? 'sender cannot pay for it at its position' : 'not included by the node (nonce gap or block gas limit)'
 }
 
 /** One thing handed to Anvil's pool, in block order: a group's tx or a builder transfer for it. */
@@ -316,7 +359,12 @@ async function pipelinedPool(chain: ChainClient, steps: readonly AdmissionStep[]
     },
     topUp: async () => OUT_OF_ORDER,
     prefunded: (hash) => prefunded.has(hash),
-    restore,
+    // Admission may stop before reading every answer: the sends must be done before the
+    // top-ups are put back, or the block mined (a send still in flight would land after).
+    restore: async () => {
+      await answers.catch(() => undefined)
+      await restore()
+    },
   }
 }
 
@@ -355,22 +403,28 @@ function nonceKey(tx: GroupTx): string | undefined {
   return tx.sender && tx.nonce !== undefined ? `${tx.sender}:${tx.nonce}` : undefined
 }
 
-type Admission =
-  | { ok: true; outcomes: GroupOutcome[]; sent: Array<{ group: number; index: number; hash: Hash; toppedUp: boolean }> }
-  | Extract<ExecutionResult, { ok: false }>
-  | TransferFailed
+/**
+ * What admission sent (in block order) and, in `nonceHolders`, the droppable txs that held a
+ * nonce a later tx was refused for; on failure, `failure` is the execution's answer.
+ */
+type Admission = { sent: Array<{ group: number; index: number; hash: Hash; toppedUp: boolean }>; nonceHolders: Set<Hash> } & (
+  | { ok: true; outcomes: GroupOutcome[] }
+  | { ok: false; refused: Extract<ExecutionResult, { ok: false }> | TransferFailed }
+)
 
 /** Hands the steps to the pool in order and decides each refusal: drop, top up, or fail the group. */
-async function admit(groups: readonly TxGroup[], steps: readonly AdmissionStep[], pool: PoolEntry): Promise<Admission | OutOfOrder> {
+async function admit(groups: readonly TxGroup[], plans: readonly GroupPlan[], steps: readonly AdmissionStep[], pool: PoolEntry): Promise<Admission | OutOfOrder> {
   const outcomes: GroupOutcome[] = groups.map(() => ({ included: [], dropped: [], builderTxs: [], sponsorships: [], refund: null }))
-  const sent: Extract<Admission, { ok: true }>['sent'] = []
-  const usedNonces = new Set<string>()
+  const sent: Admission['sent'] = []
+  /** Sender and nonce → the tx of the block that took it, and whether that tx may be dropped. */
+  const usedNonces = new Map<string, { hash: Hash; droppable: boolean }>()
+  const nonceHolders = new Set<Hash>()
   for (const step of steps) {
     const outcomeOf = outcomes[step.group]!
     if (step.kind !== 'tx') {
       const outcome = await pool.send(step.transfer.raw)
       if (outcome === OUT_OF_ORDER) return OUT_OF_ORDER
-      if (!outcome.accepted) return { ok: false, transferFailed: { kind: 'Refused', to: step.to, reason: outcome.reason } }
+      if (!outcome.accepted) return { ok: false, refused: { ok: false, transferFailed: { kind: 'Refused', to: step.to, reason: outcome.reason } }, sent, nonceHolders }
       outcomeOf.builderTxs.push(step.transfer.hash)
       if (step.kind === 'sponsorship') outcomeOf.sponsorships.push({ txHash: step.txHash, amountWei: step.amountWei, transferHash: step.transfer.hash })
       else {
@@ -383,7 +437,14 @@ async function admit(groups: readonly TxGroup[], steps: readonly AdmissionStep[]
     const { tx } = step
     const group = groups[step.group]!
     const key = nonceKey(tx)
-    let outcome = key && usedNonces.has(key)
+    const leftOutWhy = group.mayDrop(tx.hash) ? plans[step.group]?.leftOut?.get(tx.hash) : undefined
+    if (leftOutWhy !== undefined) {
+      outcomeOf.dropped.push({ hash: tx.hash, reason: leftOutWhy })
+      continue
+    }
+    const holder = key ? usedNonces.get(key) : undefined
+    if (holder?.droppable) nonceHolders.add(holder.hash)
+    let outcome = holder
       ? { accepted: false as const, reason: usedEarlierReason(tx.nonce!, tx.sender!) }
       : await pool.send(tx.raw)
     if (outcome === OUT_OF_ORDER) return OUT_OF_ORDER
@@ -395,15 +456,16 @@ async function admit(groups: readonly TxGroup[], steps: readonly AdmissionStep[]
     }
     if (outcome.accepted) {
       toppedUp ||= pool.prefunded(tx.hash)
-      if (key) usedNonces.add(key)
+      if (key) usedNonces.set(key, { hash: tx.hash, droppable: group.mayDrop(tx.hash) })
       sent.push({ group: step.group, index: tx.index, hash: tx.hash, toppedUp })
     } else if (group.mayDrop(tx.hash)) {
       outcomeOf.dropped.push({ hash: tx.hash, reason: outcome.reason })
     } else {
-      return { ok: false, failedGroup: step.group, failure: rejectionFailure(tx.index, tx.hash, outcome.reason) }
+      const refused = { ok: false as const, failedGroup: step.group, failure: rejectionFailure(tx.index, tx.hash, outcome.reason) }
+      return { ok: false, refused, sent, nonceHolders }
     }
   }
-  return { ok: true, outcomes, sent }
+  return { ok: true, outcomes, sent, nonceHolders }
 }
 
 /** Builder txs count as "before" the failing tx when they belong to earlier groups or precede it. */

@@ -221,10 +221,12 @@ export class ParentState {
     this.onTop = undefined
     const { undo } = this
     if (undo.by === 'none') throw new Error(`the parent ${this.hash} is held for calls only: no block may be executed on it`)
-    if (undo.by === 'rollback') {
+    // A snapshot is single-use and not re-taken once committing: executing the committed block
+    // again (a droppable tx found to free its nonce, `NonceFreed`) drops the block instead.
+    if (undo.by === 'rollback' || !undo.id) {
       const above = Number((await this.chain.blockNumber()) - this.number)
       if (above > 0) await this.chain.rollback(above)
-    } else if (undo.id) {
+    } else {
       await this.chain.revert(undo.id)
       undo.id = again ? await this.chain.snapshot() : undefined
     }
