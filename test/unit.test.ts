@@ -323,7 +323,7 @@ describe('BundleBook', () => {
     store.simulationPassed(trace, PASSED)
     store.includedElsewhere(trace, 10n, ELSEWHERE)
     store.submitted(trace, 1_000, 10n)
-    store.landed(trace, 10n, NO_PAYMENTS)
+    store.landed(trace, 10n, PASSED.builderPayment, NO_PAYMENTS)
     expect(trace.state).toBe('Landed')
     store.submitted(trace, 1_000, 99n)
     expect(trace.state).toBe('Landed')
@@ -342,7 +342,7 @@ describe('BundleBook', () => {
       () => store.excluded(trace, { kind: 'NotChosenByAnyAlgorithm' }),
       () => store.includedElsewhere(trace, 10n, ELSEWHERE),
       () => store.submitted(trace, 1_000, 10n),
-      () => store.landed(trace, 10n, NO_PAYMENTS),
+      () => store.landed(trace, 10n, PASSED.builderPayment, NO_PAYMENTS),
       () => store.invalid(trace, [{ kind: 'BadSignature', index: 0, error: 'bad' }]),
     ]
     for (const move of later) {
@@ -357,7 +357,7 @@ describe('BundleBook', () => {
     const trace = store.add(makeTrace(hashN(3), 10n))
     store.invalid(trace, [{ kind: 'BadSignature', index: 0, error: 'bad' }])
     store.simulationPassed(trace, PASSED)
-    store.landed(trace, 10n, NO_PAYMENTS)
+    store.landed(trace, 10n, PASSED.builderPayment, NO_PAYMENTS)
     expect(trace.state).toBe('Invalid')
   })
 

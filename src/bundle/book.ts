@@ -191,8 +191,9 @@ export class BundleBook {
     this.note(trace, failure)
   }
 
-  landed(trace: BundleTrace, blockNumber: bigint, builderPayments: BuilderPayments): void {
-    this.advance(trace, 'Landed', { blockNumber, builderPayments })
+  /** `builderPayment`: what it paid in the mined block (the top of block's figure when it ran as simulated). */
+  landed(trace: BundleTrace, blockNumber: bigint, builderPayment: bigint, builderPayments: BuilderPayments): void {
+    this.advance(trace, 'Landed', { blockNumber, builderPayment, builderPayments })
   }
 
   /**

@@ -7,6 +7,8 @@ import type { OrderingAlgorithm } from './ordering.js'
 import type { ParentState } from '../execution/parentState.js'
 import { selectForBlock } from './selectForBlock.js'
 import { failingTogether } from './failingTogether.js'
+import { paidInPlace } from './paidInPlace.js'
+import type { BundleTrace } from '../../bundle/trace.js'
 
 /** One algorithm's block as compared and reported: what it holds, what it left out and why, and what it is worth. */
 export interface CandidateSummary {
@@ -22,6 +24,12 @@ export interface CandidateSummary {
 /** A candidate executed for real: the block that can be kept. */
 export interface CandidateBlock extends CandidateSummary {
   execution: Extract<ExecutionResult, { ok: true }>
+  /**
+   * The builder payment in this block of each bundle that ran otherwise than at the top of
+   * the block (a tx dropped where it runs, `paidInPlace`); the others paid their simulated
+   * `builderPayment`. What a landed trace reports.
+   */
+  paidInBlock: ReadonlyMap<BundleTrace, bigint>
 }
 
 export function itemGroups(items: readonly BlockItem[]): TxGroup[] {
@@ -53,7 +61,18 @@ export async function assembleBlock(
     const block = selectForBlock(items, parent, limitsLeftOut, nonceLeftOut)
     const execution = await parent.execute(timestamp, itemGroups(block), sponsorships)
     if (execution.ok) {
+      const paid = await paidInPlace(parent.executor, block, execution)
+      // SPEC §5.2: a bundle that pays the builder nothing is never put in a block; in place
+      // too. The first such is left out and the block executed again (its txs moved state).
+      const paysNothing = paid.find((p) => p.paidWei <= 0n)
+      if (paysNothing) {
+        const failed = block[paysNothing.group] as Extract<BlockItem, { kind: 'bundle' }>
+        failedForReal.push({ bundle: failed.bundle, failure: { kind: 'PaysBuilderNothingInPlace', paidWei: paysNothing.paidWei, dropped: paysNothing.dropped } })
+        items = items.filter((item) => item !== failed)
+        continue
+      }
       return {
+        paidInBlock: new Map(paid.map((p) => [(block[p.group] as Extract<BlockItem, { kind: 'bundle' }>).bundle.trace, p.paidWei])),
         algorithm: algorithm.name,
         items: block,
         bundles: block.flatMap((item) => (item.kind === 'bundle' ? [item.bundle] : [])),

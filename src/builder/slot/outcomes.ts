@@ -8,7 +8,8 @@ import type { SimulatedBundle } from '../simulation/types.js'
 
 /** What became of one built bundle in a slot, for the bundle book to record. */
 export type BundleOutcome =
-  | { kind: 'Landed'; trace: BundleTrace; builderPayments: BuilderPayments }
+  /** `builderPayment`: what it paid the builder in the mined block. */
+  | { kind: 'Landed'; trace: BundleTrace; builderPayment: bigint; builderPayments: BuilderPayments }
   /** In the submitted block, which lost the auction or did not carry every tx to the chain. */
   | { kind: 'SubmittedNotLanded'; trace: BundleTrace; failure: Extract<SlotFailure, { kind: 'AuctionLost' | 'NotEveryTxLanded' }> }
   | { kind: 'IncludedInBlock'; trace: BundleTrace; failure: Extract<SlotFailure, { kind: 'MoreValuableBlockWithout' }> }
@@ -42,12 +43,14 @@ export function bundleOutcomes(simulated: readonly SimulatedBundle[], { candidat
   const groupIndex = new Map(best.items.flatMap((item, i) => (item.kind === 'bundle' ? [[item.bundle.trace, i] as const] : [])))
   const leftOut = new Map<BundleTrace, (typeof best.leftOut)[number]['failure']>()
   for (const l of best.leftOut) if (!leftOut.has(l.bundle.trace)) leftOut.set(l.bundle.trace, l.failure)
-  return simulated.map(({ trace }): BundleOutcome => {
+  return simulated.map(({ trace, builderPayment }): BundleOutcome => {
     if (inBest.has(trace)) {
       if (!won) return { kind: 'SubmittedNotLanded', trace, failure: { kind: 'AuctionLost', competitorBid, ourValue: best.value, block: mined.number, ...fleet } }
       const index = groupIndex.get(trace)
       const outcome = index === undefined ? undefined : best.execution.groups[index]
-      if (outcome && landed(outcome, mined)) return { kind: 'Landed', trace, builderPayments: paymentsOf(outcome) }
+      if (outcome && landed(outcome, mined)) {
+        return { kind: 'Landed', trace, builderPayment: best.paidInBlock.get(trace) ?? builderPayment, builderPayments: paymentsOf(outcome) }
+      }
       return { kind: 'SubmittedNotLanded', trace, failure: { kind: 'NotEveryTxLanded', block: mined.number } }
     }
     const includedBy = others.filter((c) => c.traces.has(trace)).map((c) => c.algorithm)

@@ -502,7 +502,7 @@ export class SlotBuilder {
     switch (outcome.kind) {
       case 'Landed':
         traces.submitted(trace, buildTime, block)
-        traces.landed(trace, block, outcome.builderPayments)
+        traces.landed(trace, block, outcome.builderPayment, outcome.builderPayments)
         return
       case 'SubmittedNotLanded':
         traces.submitted(trace, buildTime, block)
