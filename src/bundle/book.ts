@@ -90,9 +90,17 @@ export class BundleBook {
     this.unindex(trace)
   }
 
-  /** A private tx whose tx landed inside a MEV-Share backrun of it (its own order left out): `Landed`. */
-  landedInBackrun(trace: BundleTrace, blockNumber: bigint): void {
+  /**
+   * A private tx whose tx landed inside a MEV-Share backrun of it (its own order left out):
+   * `Landed`. With several builders, `minedBy` is the builder whose block landed it: the
+   * trace's `builder`, and its view says landed (fuzz: `builder` named the builder whose
+   * lost bid had taken the private tx furthest on its own).
+   */
+  landedInBackrun(trace: BundleTrace, blockNumber: bigint, minedBy?: string): void {
     this.advance(trace, 'Landed', { blockNumber, ...NO_FAILURE })
+    if (minedBy === undefined || !trace.builders || trace.state !== 'Landed') return
+    trace.builder = minedBy
+    trace.builders = trace.builders.map((view) => (view.name === minedBy ? { name: view.name, state: 'Landed', ...NO_FAILURE } : view))
   }
 
   /** Records a submission withdrawn on arrival (a stale replacement): traced, never built. */

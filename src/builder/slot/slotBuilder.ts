@@ -205,7 +205,7 @@ export class SlotBuilder {
       for (const { trace, views, furthest, ignored } of fleet.views) traces.seenByBuilders(trace, views, furthest, ignored)
     } else for (const outcome of bundleOutcomes(top.simulated, { candidates: top.candidates, best: top.best, mined, won: winner !== null, competitorBid })) this.record(outcome, mined.number, buildTime)
     const backruns = settleBackruns(this.taken, mined)
-    for (const trace of backruns.landedInBackrun) traces.landedInBackrun(trace, mined.number)
+    for (const trace of backruns.landedInBackrun) traces.landedInBackrun(trace, mined.number, routes && winner?.builder.name)
     for (const { trace, failure } of backruns.orphaned) traces.backrunOrphaned(trace, failure)
     mempool.remove(mined.txs.keys())
     mempool.remove(staleMempoolTxs(top.best))
