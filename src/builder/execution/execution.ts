@@ -157,7 +157,7 @@ export async function executeGroups(
   // first, or a builder transfer (paying exactly that base fee) is refused when it differs.
   await Promise.all([chain.dropAllTransactions(), setNextBaseFee(chain, context.baseFee)])
   const refusedForFunds = context.refusedForFunds ?? new Set<Hash>()
-  const pipelined = await pipelinedPool(chain, steps, refusedForFunds, context.parentBalances)
+  const pipelined = await pipelinedPool(chain, steps, (step) => leftOutAtAdmission(groups, plans, step), refusedForFunds, context.parentBalances)
   let admission: Awaited<ReturnType<typeof admit>>
   try {
     admission = await admit(groups, plans, steps, pipelined)
@@ -172,7 +172,8 @@ export async function executeGroups(
   if (admission === OUT_OF_ORDER) throw new Error('admission one tx at a time cannot be out of order')
   for (const { hash, toppedUp } of admission.sent) if (toppedUp) refusedForFunds.add(hash)
   if (!admission.ok) {
-    // Refused for a nonce a droppable tx holds: only the mined block tells whether it holds it.
+    // A tx was refused for a nonce a droppable tx holds: only the mined block tells whether
+    // it holds it (if not, the refusal was wrong and the block runs again without it).
     if ('transferFailed' in admission.refused || admission.nonceHolders.size === 0) return admission.refused
     const mined = await chain.mine(context.timestamp, undefined, context.coinbase)
     const freed = notMined(admission.sent, admission.nonceHolders, mined.txs)
@@ -237,6 +238,11 @@ function notMined(sent: Admission['sent'], holders: ReadonlySet<Hash>, mined: Re
     if (holders.has(hash) && !mined.has(hash)) freed.set(hash, notIncludedReason(toppedUp))
   }
   return freed
+}
+
+/** Why the tx is left out at admission (`GroupPlan.leftOut`), if it is: only a tx its group may drop. */
+function leftOutAtAdmission(groups: readonly TxGroup[], plans: readonly GroupPlan[], step: Extract<AdmissionStep, { kind: 'tx' }>): string | undefined {
+  return groups[step.group]!.mayDrop(step.tx.hash) ? plans[step.group]?.leftOut?.get(step.tx.hash) : undefined
 }
 
 /** Why a droppable tx the pool admitted was not mined. */
@@ -329,12 +335,19 @@ const sequentialPool = (chain: ChainClient, parentBalances: HeadBalances): PoolE
  * mined (`restore`), so the miner decides on the real state. Any other step that needs
  * another send (a top-up not expected, or a nonce reused after a refusal) is out of order.
  */
-async function pipelinedPool(chain: ChainClient, steps: readonly AdmissionStep[], refusedForFunds: ReadonlySet<Hash>, parentBalances: HeadBalances): Promise<PoolEntry> {
+async function pipelinedPool(
+  chain: ChainClient,
+  steps: readonly AdmissionStep[],
+  leftOut: (step: Extract<AdmissionStep, { kind: 'tx' }>) => string | undefined,
+  refusedForFunds: ReadonlySet<Hash>,
+  parentBalances: HeadBalances,
+): Promise<PoolEntry> {
   const raws: Hex[] = []
   const nonces = new Set<string>()
   const topUps = new Map<Address, bigint>()
   const prefunded = new Set<Hash>()
   for (const [i, step] of steps.entries()) {
+    if (step.kind === 'tx' && leftOut(step) !== undefined) continue
     const key = step.kind === 'tx' ? nonceKey(step.tx) : undefined
     if (key && nonces.has(key)) continue
     if (key) nonces.add(key)
@@ -405,7 +418,7 @@ function nonceKey(tx: GroupTx): string | undefined {
 
 /**
  * What admission sent (in block order) and, in `nonceHolders`, the droppable txs that held a
- * nonce a later tx was refused for; on failure, `failure` is the execution's answer.
+ * nonce a later tx was refused for; on failure, `refused` is the execution's answer.
  */
 type Admission = { sent: Array<{ group: number; index: number; hash: Hash; toppedUp: boolean }>; nonceHolders: Set<Hash> } & (
   | { ok: true; outcomes: GroupOutcome[] }
@@ -437,7 +450,7 @@ async function admit(groups: readonly TxGroup[], plans: readonly GroupPlan[], st
     const { tx } = step
     const group = groups[step.group]!
     const key = nonceKey(tx)
-    const leftOutWhy = group.mayDrop(tx.hash) ? plans[step.group]?.leftOut?.get(tx.hash) : undefined
+    const leftOutWhy = leftOutAtAdmission(groups, plans, step)
     if (leftOutWhy !== undefined) {
       outcomeOf.dropped.push({ hash: tx.hash, reason: leftOutWhy })
       continue
