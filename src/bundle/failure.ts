@@ -29,9 +29,9 @@ export type ExecutionFailure =
   /** A MEV-Share refund to `to` smaller than the gas of the builder tx that would pay it. */
   | { kind: 'RefundBelowPayoutGas'; to: Address; refundWei: bigint; payoutGasWei: bigint }
   /**
-   * In the block, with `dropped` (txs it lets be dropped) left out where it runs, the bundle
-   * pays the builder `paidWei` (nothing, or less): it passed at the top of the block, but a
-   * bundle that pays nothing is never put in a block.
+   * Where it runs in the block (after the block's earlier txs, with `dropped`, txs it lets be
+   * dropped, left out) the bundle pays the builder `paidWei` (nothing, or less): it paid at
+   * the top of the block, but a bundle that pays nothing is never put in a block.
    */
   | { kind: 'PaysBuilderNothingInPlace'; paidWei: bigint; dropped: readonly Hash[] }
 
@@ -113,7 +113,7 @@ export function failureMessage(failure: BundleFailure): string {
     case 'RefundBelowPayoutGas':
       return `refund to ${failure.to} of ${eth(failure.refundWei)} does not cover the gas of the builder tx paying it (${eth(failure.payoutGasWei)})`
     case 'PaysBuilderNothingInPlace':
-      return `pays the builder ${eth(failure.paidWei)} in the block, where ${failure.dropped.join(', ')} ${failure.dropped.length === 1 ? 'is' : 'are'} dropped: a bundle that pays the builder nothing is not put in a block`
+      return `pays the builder ${eth(failure.paidWei)} where it runs in the block${failure.dropped.length === 0 ? '' : `, with ${failure.dropped.join(', ')} dropped`}: a bundle that pays the builder nothing is not put in a block`
     case 'BackrunTargetGone':
       return `backrun of ${failure.target}: the user tx ${failure.why}; this backrun is tried no more`
     case 'BackrunTargetLandedWithout':

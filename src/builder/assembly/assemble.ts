@@ -24,11 +24,7 @@ export interface CandidateSummary {
 /** A candidate executed for real: the block that can be kept. */
 export interface CandidateBlock extends CandidateSummary {
   execution: Extract<ExecutionResult, { ok: true }>
-  /**
-   * The builder payment in this block of each bundle that ran otherwise than at the top of
-   * the block (a tx dropped where it runs, `paidInPlace`); the others paid their simulated
-   * `builderPayment`. What a landed trace reports.
-   */
+  /** The builder payment in this block of each of its bundles (`paidInPlace`): what a landed trace reports. */
   paidInBlock: ReadonlyMap<BundleTrace, bigint>
 }
 

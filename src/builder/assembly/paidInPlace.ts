@@ -13,12 +13,13 @@ export interface PaidInPlace {
 }
 
 /**
- * The builder payment, measured in the executed block, of each bundle that had a tx dropped
- * there. Such a bundle ran otherwise than at the top of the block (an earlier order took a
- * droppable tx's nonce, or its sender's funds), so what it pays is the block's figure, not
- * the top-of-block one (fuzz: a bundle landed with its top-of-block payment, twice what it
- * paid). Bundles that dropped nothing ran as simulated and are not read: reading a tx's
- * coinbase change costs its receipt.
+ * The builder payment of each bundle of an executed block, measured where it ran. Only the
+ * first item runs on the state it was simulated on: every later one runs after the block's
+ * earlier txs, which can change the gas it uses (a swap after another swap moved the pool:
+ * the market soak's oracle saw a private swap land with its top-of-block payment, 10,416 gas
+ * more than it used), what it transfers to the coinbase, or which of its droppable txs run
+ * (fuzz: a bundle landed with twice what it paid). So a landed trace reports this figure,
+ * never the top-of-block one. It costs the receipts of the bundles' txs.
  *
  * @example for (const { group, paidWei } of await paidInPlace(parent.executor, block, execution)) …
  */
@@ -28,7 +29,7 @@ export async function paidInPlace(
   execution: Extract<ExecutionResult, { ok: true }>,
 ): Promise<PaidInPlace[]> {
   const measured = execution.groups.flatMap((outcome, group) =>
-    items[group]?.kind === 'bundle' && outcome.dropped.length > 0 ? [{ group, txs: [...outcome.included, ...outcome.builderTxs], dropped: outcome.dropped.map((d) => d.hash) }] : [],
+    items[group]?.kind === 'bundle' ? [{ group, txs: [...outcome.included, ...outcome.builderTxs], dropped: outcome.dropped.map((d) => d.hash) }] : [],
   )
   if (measured.length === 0) return []
   const changes = await executor.coinbaseChanges(execution.block, measured.flatMap((m) => m.txs))
