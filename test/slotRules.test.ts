@@ -172,6 +172,8 @@ describe('outcome per bundle', () => {
     leftOut: [{ bundle: sim(c), failure: { kind: 'TransactionReverted', index: 0, hash: hash(0xc1) } }],
     value: 7n,
     execution: { groups: [group([txA])] },
+    // What `a` paid where it ran in the block, not its top-of-block 1 wei.
+    paidInBlock: new Map([[a, 3n]]),
   } as unknown as CandidateBlock
   const other: CandidateSummary = { algorithm: 'arrival', items: [], bundles: [sim(b)], leftOut: [], value: 5n }
   const candidates = [best, other]
@@ -181,6 +183,7 @@ describe('outcome per bundle', () => {
   it('won: the submitted bundle lands, another candidate\'s is IncludedInBlock, the rest are excluded with why', () => {
     const outcomes = bundleOutcomes(simulated, { candidates, best, mined, won: true, competitorBid: null })
     expect(outcomes.map((o) => o.kind)).toEqual(['Landed', 'IncludedInBlock', 'ExcludedFromBlock', 'ExcludedFromBlock'])
+    expect(outcomes[0]?.kind === 'Landed' && outcomes[0].builderPayment).toBe(3n)
     const texts = outcomes.map((o) => ('failure' in o ? failureMessage(o.failure) : null))
     expect(texts[1]).toBe('included by arrival, but the more valuable builder-payment block (7 wei) without it was submitted')
     expect(texts[2]).toBe(`failed in place in every candidate block: BundleRevert. Reverting Hash: ${hash(0xc1)} (txs[0] reverted and is not in revertingTxHashes)`)

@@ -43,13 +43,16 @@ export function bundleOutcomes(simulated: readonly SimulatedBundle[], { candidat
   const groupIndex = new Map(best.items.flatMap((item, i) => (item.kind === 'bundle' ? [[item.bundle.trace, i] as const] : [])))
   const leftOut = new Map<BundleTrace, (typeof best.leftOut)[number]['failure']>()
   for (const l of best.leftOut) if (!leftOut.has(l.bundle.trace)) leftOut.set(l.bundle.trace, l.failure)
-  return simulated.map(({ trace, builderPayment }): BundleOutcome => {
+  return simulated.map(({ trace }): BundleOutcome => {
     if (inBest.has(trace)) {
       if (!won) return { kind: 'SubmittedNotLanded', trace, failure: { kind: 'AuctionLost', competitorBid, ourValue: best.value, block: mined.number, ...fleet } }
       const index = groupIndex.get(trace)
       const outcome = index === undefined ? undefined : best.execution.groups[index]
       if (outcome && landed(outcome, mined)) {
-        return { kind: 'Landed', trace, builderPayment: best.paidInBlock.get(trace) ?? builderPayment, builderPayments: paymentsOf(outcome) }
+        // Every bundle of an executed block is measured there (`paidInPlace`): a missing figure is a bug, not a fallback to the top of the block.
+        const builderPayment = best.paidInBlock.get(trace)
+        if (builderPayment === undefined) throw new Error(`bundle ${trace.bundle.hash} landed without its payment measured in the block`)
+        return { kind: 'Landed', trace, builderPayment, builderPayments: paymentsOf(outcome) }
       }
       return { kind: 'SubmittedNotLanded', trace, failure: { kind: 'NotEveryTxLanded', block: mined.number } }
     }
