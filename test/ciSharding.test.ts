@@ -48,7 +48,7 @@ describe('--shard', () => {
     ])
     // --filter reads the scenarios' names and paths: the backrun files, and the end-of-block and dex ones named for their backruns.
     expect(filtered.stdout).toBe(
-      ['backrun', 'builders-backrun-landed-by', 'dex-win-rate', 'end-of-block', 'fork/amm-backrun', 'mev-share-backrun', 'mev-share-cancelled-target', 'mev-share-competing-backruns'].map((name) => `scenarios/${name}.yaml\n`).join(''),
+      ['backrun', 'builders-backrun-landed-by', 'dex-win-rate', 'end-of-block', 'fork/amm-backrun', 'mev-share-backrun', 'mev-share-cancelled-target', 'mev-share-competing-backruns', 'private-tx-paid-in-backrun'].map((name) => `scenarios/${name}.yaml\n`).join(''),
     )
     expect(runs.map((run) => [run.code, run.stderr])).toEqual(Array(4).fill([0, '']))
     const lists = runs.map((run) => run.stdout.trimEnd().split('\n'))

@@ -96,8 +96,9 @@ export class BundleBook {
    * trace's `builder`, and its view says landed (fuzz: `builder` named the builder whose
    * lost bid had taken the private tx furthest on its own).
    */
-  landedInBackrun(trace: BundleTrace, blockNumber: bigint, minedBy?: string): void {
-    this.advance(trace, 'Landed', { blockNumber, ...NO_FAILURE })
+  /** `builderPayment`: what its tx paid the builder in the mined block. */
+  landedInBackrun(trace: BundleTrace, blockNumber: bigint, builderPayment: bigint, minedBy?: string): void {
+    this.advance(trace, 'Landed', { blockNumber, builderPayment, ...NO_FAILURE })
     if (minedBy === undefined || !trace.builders || trace.state !== 'Landed') return
     trace.builder = minedBy
     trace.builders = trace.builders.map((view) => (view.name === minedBy ? { name: view.name, state: 'Landed', ...NO_FAILURE } : view))

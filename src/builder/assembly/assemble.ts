@@ -26,6 +26,8 @@ export interface CandidateBlock extends CandidateSummary {
   execution: Extract<ExecutionResult, { ok: true }>
   /** The builder payment in this block of each of its bundles (`paidInPlace`): what a landed trace reports. */
   paidInBlock: ReadonlyMap<BundleTrace, bigint>
+  /** What each tx of its bundles paid the builder in this block, by lowercase hash: a private tx landed inside a backrun reports it. */
+  txPaidInBlock: ReadonlyMap<Hash, bigint>
 }
 
 export function itemGroups(items: readonly BlockItem[]): TxGroup[] {
@@ -60,7 +62,7 @@ export async function assembleBlock(
       const paid = await paidInPlace(parent.executor, block, execution)
       // SPEC §5.2: a bundle that pays the builder nothing is never put in a block; in place
       // too. The first such is left out and the block executed again (its txs moved state).
-      const paysNothing = paid.find((p) => p.paidWei <= 0n)
+      const paysNothing = paid.bundles.find((p) => p.paidWei <= 0n)
       if (paysNothing) {
         const failed = block[paysNothing.group] as Extract<BlockItem, { kind: 'bundle' }>
         failedForReal.push({ bundle: failed.bundle, failure: { kind: 'PaysBuilderNothingInPlace', paidWei: paysNothing.paidWei, dropped: paysNothing.dropped } })
@@ -68,7 +70,8 @@ export async function assembleBlock(
         continue
       }
       return {
-        paidInBlock: new Map(paid.map((p) => [(block[p.group] as Extract<BlockItem, { kind: 'bundle' }>).bundle.trace, p.paidWei])),
+        paidInBlock: new Map(paid.bundles.map((p) => [(block[p.group] as Extract<BlockItem, { kind: 'bundle' }>).bundle.trace, p.paidWei])),
+        txPaidInBlock: paid.byTx,
         algorithm: algorithm.name,
         items: block,
         bundles: block.flatMap((item) => (item.kind === 'bundle' ? [item.bundle] : [])),

@@ -12,6 +12,13 @@ export interface PaidInPlace {
   dropped: Hash[]
 }
 
+/** What each bundle of an executed block paid where it ran, and what each of their txs paid. */
+export interface PaidInBlock {
+  bundles: PaidInPlace[]
+  /** The coinbase's change from each of the bundles' txs, by lowercase hash (a private tx landed inside a backrun is paid for here). */
+  byTx: ReadonlyMap<Hash, bigint>
+}
+
 /**
  * The builder payment of each bundle of an executed block, measured where it ran. Only the
  * first item runs on the state it was simulated on: every later one runs after the block's
@@ -21,19 +28,19 @@ export interface PaidInPlace {
  * (fuzz: a bundle landed with twice what it paid). So a landed trace reports this figure,
  * never the top-of-block one. It costs the receipts of the bundles' txs.
  *
- * @example for (const { group, paidWei } of await paidInPlace(parent.executor, block, execution)) …
+ * @example for (const { group, paidWei } of (await paidInPlace(parent.executor, block, execution)).bundles) …
  */
 export async function paidInPlace(
   executor: BlockExecutor,
   items: readonly BlockItem[],
   execution: Extract<ExecutionResult, { ok: true }>,
-): Promise<PaidInPlace[]> {
+): Promise<PaidInBlock> {
   const measured = execution.groups.flatMap((outcome, group) =>
     items[group]?.kind === 'bundle' ? [{ group, txs: [...outcome.included, ...outcome.builderTxs], dropped: outcome.dropped.map((d) => d.hash) }] : [],
   )
-  if (measured.length === 0) return []
+  if (measured.length === 0) return { bundles: [], byTx: new Map() }
   const changes = await executor.coinbaseChanges(execution.block, measured.flatMap((m) => m.txs))
   // Keyed by lowercase hash, as the executor's readings are.
   const changeOf = (hash: Hash) => changes.get(hash.toLowerCase() as Hash) ?? 0n
-  return measured.map(({ group, txs, dropped }) => ({ group, dropped, paidWei: txs.reduce((sum, hash) => sum + changeOf(hash), 0n) }))
+  return { bundles: measured.map(({ group, txs, dropped }) => ({ group, dropped, paidWei: txs.reduce((sum, hash) => sum + changeOf(hash), 0n) })), byTx: changes }
 }

@@ -205,7 +205,12 @@ export class SlotBuilder {
       for (const { trace, views, furthest, ignored } of fleet.views) traces.seenByBuilders(trace, views, furthest, ignored)
     } else for (const outcome of bundleOutcomes(top.simulated, { candidates: top.candidates, best: top.best, mined, won: winner !== null, competitorBid })) this.record(outcome, mined.number, buildTime)
     const backruns = settleBackruns(this.taken, mined)
-    for (const trace of backruns.landedInBackrun) traces.landedInBackrun(trace, mined.number, routes && winner?.builder.name)
+    for (const trace of backruns.landedInBackrun) {
+      // It landed in the winner's block (a backrun of it did), so that block measured its tx.
+      const paid = winner?.best.txPaidInBlock.get(trace.bundle.hash.toLowerCase() as Hash)
+      if (paid === undefined) throw new Error(`private tx ${trace.bundle.hash} landed in a backrun without its payment measured in the block`)
+      traces.landedInBackrun(trace, mined.number, paid, routes && winner?.builder.name)
+    }
     for (const { trace, failure } of backruns.orphaned) traces.backrunOrphaned(trace, failure)
     mempool.remove(mined.txs.keys())
     mempool.remove(staleMempoolTxs(top.best))
