@@ -50,7 +50,12 @@ const runMs = minutes * 60_000
 // Traces are kept this many seconds of chain time (one slot = slot-time seconds): long
 // enough for the ledger to read each one (it reads within seconds), short enough that the
 // store reaches its plateau in the first half of the run, where the memory rule does not look.
-const retentionSeconds = values.market ? 120 : Math.round(Math.min(60, Math.max(12, (runMs / 1000) / 5)))
+// With the market the oracle reads each block's traces after it, and may fall behind while
+// other work takes the cores: a long run keeps them up to 10 minutes (a fifth of the run,
+// so the plateau still comes in its first half).
+const retentionSeconds = values.market
+  ? Math.round(Math.min(600, Math.max(120, (runMs / 1000) / 5)))
+  : Math.round(Math.min(60, Math.max(12, (runMs / 1000) / 5)))
 // With the market, the oracle judges every block from the orders the server logged and from Anvil itself (its own port).
 // The log is kept (in --out-dir) only when the run fails: the orders behind a violation.
 mkdirSync(values['out-dir'], { recursive: true })
