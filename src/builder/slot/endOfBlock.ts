@@ -85,6 +85,8 @@ export async function placeEndOfBlock(
     ...chosen,
     items,
     bundles: [...chosen.bundles, ...appended],
+    // Each appended bundle's payment is the coinbase change its appending made: measured in this block.
+    paidInBlock: new Map([...chosen.paidInBlock, ...appended.map((bundle) => [bundle.trace, bundle.builderPayment] as const)]),
     value: execution.coinbaseBalance - parent.coinbaseBalance,
     execution,
   }
