@@ -30,10 +30,12 @@ export type ExecutionFailure =
   | { kind: 'RefundBelowPayoutGas'; to: Address; refundWei: bigint; payoutGasWei: bigint }
   /**
    * Where it runs in the block (after the block's earlier txs, with `dropped`, txs it lets be
-   * dropped, left out) the bundle pays the builder `paidWei` (nothing, or less): it paid at
-   * the top of the block, but a bundle that pays nothing is never put in a block.
+   * dropped, left out) the bundle pays the builder `paidWei` (nothing, or less), not counting
+   * `publicTxs`, droppable txs of it the public mempool also carries (theirs is the mempool's
+   * payment): it paid at the top of the block, but a bundle that pays nothing is never put
+   * in a block.
    */
-  | { kind: 'PaysBuilderNothingInPlace'; paidWei: bigint; dropped: readonly Hash[] }
+  | { kind: 'PaysBuilderNothingInPlace'; paidWei: bigint; dropped: readonly Hash[]; publicTxs: readonly Hash[] }
 
 /** What a slot decided against a bundle (its rules: window, cutoffs, choice of block, auction). */
 export type SlotFailure =
@@ -113,7 +115,7 @@ export function failureMessage(failure: BundleFailure): string {
     case 'RefundBelowPayoutGas':
       return `refund to ${failure.to} of ${eth(failure.refundWei)} does not cover the gas of the builder tx paying it (${eth(failure.payoutGasWei)})`
     case 'PaysBuilderNothingInPlace':
-      return `pays the builder ${eth(failure.paidWei)} where it runs in the block${failure.dropped.length === 0 ? '' : `, with ${failure.dropped.join(', ')} dropped`}: a bundle that pays the builder nothing is not put in a block`
+      return `pays the builder ${eth(failure.paidWei)} where it runs in the block${failure.dropped.length === 0 ? '' : `, with ${failure.dropped.join(', ')} dropped`}${failure.publicTxs.length === 0 ? '' : ` (not counting ${failure.publicTxs.join(', ')}, which the public mempool also carries: the block has ${failure.publicTxs.length === 1 ? 'it' : 'them'} without the bundle)`}: a bundle that pays the builder nothing is not put in a block`
     case 'BackrunTargetGone':
       return `backrun of ${failure.target}: the user tx ${failure.why}; this backrun is tried no more`
     case 'BackrunTargetLandedWithout':

@@ -8,6 +8,7 @@ import type { ParentState } from '../execution/parentState.js'
 import { selectForBlock } from './selectForBlock.js'
 import { failingTogether } from './failingTogether.js'
 import { paidInPlace } from './paidInPlace.js'
+import { normalizeHash } from '../../protocol/normalize.js'
 import type { BundleTrace } from '../../bundle/trace.js'
 
 /** One algorithm's block as compared and reported: what it holds, what it left out and why, and what it is worth. */
@@ -51,6 +52,8 @@ export async function assembleBlock(
   items: BlockItem[],
 ): Promise<CandidateBlock> {
   const failedForReal: CandidateBlock['leftOut'] = []
+  // The public mempool's txs this slot: a bundle's droppable copy of one pays for the mempool (`paidInPlace`).
+  const mempool = new Set(items.flatMap((item) => (item.kind === 'tx' ? [normalizeHash(item.tx.hash)] : [])))
   let sponsorships: ReadonlyMap<Hash, bigint> = new Map(items.flatMap((item) => (item.kind === 'bundle' ? [...(item.bundle.sponsorships ?? [])] : [])))
   for (;;) {
     // Recomputed after each real failure: the failed bundle may have held gas or a nonce a later one needs.
@@ -59,13 +62,13 @@ export async function assembleBlock(
     const block = selectForBlock(items, parent, limitsLeftOut, nonceLeftOut)
     const execution = await parent.execute(timestamp, itemGroups(block), sponsorships)
     if (execution.ok) {
-      const paid = await paidInPlace(parent.executor, block, execution)
+      const paid = await paidInPlace(parent.executor, block, execution, mempool)
       // SPEC §5.2: a bundle that pays the builder nothing is never put in a block; in place
       // too. The first such is left out and the block executed again (its txs moved state).
       const paysNothing = paid.bundles.find((p) => p.paidWei <= 0n)
       if (paysNothing) {
         const failed = block[paysNothing.group] as Extract<BlockItem, { kind: 'bundle' }>
-        failedForReal.push({ bundle: failed.bundle, failure: { kind: 'PaysBuilderNothingInPlace', paidWei: paysNothing.paidWei, dropped: paysNothing.dropped } })
+        failedForReal.push({ bundle: failed.bundle, failure: { kind: 'PaysBuilderNothingInPlace', paidWei: paysNothing.paidWei, dropped: paysNothing.dropped, publicTxs: paysNothing.publicTxs } })
         items = items.filter((item) => item !== failed)
         continue
       }

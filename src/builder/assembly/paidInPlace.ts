@@ -1,15 +1,23 @@
 import type { Hash } from 'viem'
+import { mayDrop } from '../../bundle/types.js'
+import { normalizeHash } from '../../protocol/normalize.js'
 import type { ExecutionResult } from '../execution/execution.js'
 import type { BlockExecutor } from '../execution/executor.js'
 import type { BlockItem } from '../simulation/types.js'
 
-/** What one bundle of an executed block paid the builder where it ran, with the txs it had dropped there. */
+/** What one bundle of an executed block paid the builder where it ran. */
 export interface PaidInPlace {
   /** The item's index in the block. */
   group: number
-  /** The coinbase's change from the bundle's included txs and the builder's own txs for it (sponsorships, payouts). */
+  /**
+   * The coinbase's change from the bundle's included txs and the builder's own txs for it
+   * (sponsorships, payouts), less what its `publicTxs` paid.
+   */
   paidWei: bigint
+  /** Txs it lets be dropped that were dropped where it ran. */
   dropped: Hash[]
+  /** Txs it lets be dropped (or revert) that ran in it but that the public mempool also carries: their payment is the mempool's. */
+  publicTxs: Hash[]
 }
 
 /** What each bundle of an executed block paid where it ran, and what each of their txs paid. */
@@ -28,19 +36,38 @@ export interface PaidInBlock {
  * (fuzz: a bundle landed with twice what it paid). So a landed trace reports this figure,
  * never the top-of-block one. It costs the receipts of the bundles' txs.
  *
- * @example for (const { group, paidWei } of (await paidInPlace(parent.executor, block, execution)).bundles) …
+ * A tx the bundle lets be dropped (or revert) that the public mempool also carries
+ * (`mempool`) pays for the mempool, not for the bundle: the block would have had it without
+ * the bundle, which may leave it out at no cost. Only what the bundle adds counts, as
+ * mev-geth scored a bundle without the fees of txs in its pending pool (fuzz: a bundle of
+ * nothing but a public tx landed, "paying" what the mempool tx paid).
+ *
+ * @example for (const { group, paidWei } of (await paidInPlace(parent.executor, block, execution, mempool)).bundles) …
  */
 export async function paidInPlace(
   executor: BlockExecutor,
   items: readonly BlockItem[],
   execution: Extract<ExecutionResult, { ok: true }>,
+  mempool: ReadonlySet<Hash>,
 ): Promise<PaidInBlock> {
-  const measured = execution.groups.flatMap((outcome, group) =>
-    items[group]?.kind === 'bundle' ? [{ group, txs: [...outcome.included, ...outcome.builderTxs], dropped: outcome.dropped.map((d) => d.hash) }] : [],
-  )
+  const measured = execution.groups.flatMap((outcome, group) => {
+    const item = items[group]
+    if (item?.kind !== 'bundle') return []
+    const bundle = item.bundle.trace.bundle
+    const isPublic = (hash: Hash) => mempool.has(normalizeHash(hash)) && mayDrop(bundle, hash)
+    return [{ group, txs: [...outcome.included, ...outcome.builderTxs], publicTxs: outcome.included.filter(isPublic), dropped: outcome.dropped.map((d) => d.hash) }]
+  })
   if (measured.length === 0) return { bundles: [], byTx: new Map() }
   const changes = await executor.coinbaseChanges(execution.block, measured.flatMap((m) => m.txs))
   // Keyed by lowercase hash, as the executor's readings are.
-  const changeOf = (hash: Hash) => changes.get(hash.toLowerCase() as Hash) ?? 0n
-  return { bundles: measured.map(({ group, txs, dropped }) => ({ group, dropped, paidWei: txs.reduce((sum, hash) => sum + changeOf(hash), 0n) })), byTx: changes }
+  const changeOf = (hash: Hash) => changes.get(normalizeHash(hash)) ?? 0n
+  return {
+    bundles: measured.map(({ group, txs, dropped, publicTxs }) => ({
+      group,
+      dropped,
+      publicTxs,
+      paidWei: txs.filter((hash) => !publicTxs.includes(hash)).reduce((sum, hash) => sum + changeOf(hash), 0n),
+    })),
+    byTx: changes,
+  }
 }
