@@ -36,6 +36,13 @@ export type ExecutionFailure =
    * in a block.
    */
   | { kind: 'PaysBuilderNothingInPlace'; paidWei: bigint; dropped: readonly Hash[]; publicTxs: readonly Hash[] }
+  /**
+   * An end-of-block bundle that, appended, changed what order `position` of the block before
+   * it did (which of its txs ran, the builder's txs for it): e.g. it carries a tx of an
+   * earlier order, and the block's sponsorship of that tx moved to it. It runs after every
+   * other order and must leave them as they were.
+   */
+  | { kind: 'ChangesOrdersBefore'; position: number }
 
 /** What a slot decided against a bundle (its rules: window, cutoffs, choice of block, auction). */
 export type SlotFailure =
@@ -112,6 +119,8 @@ export function failureMessage(failure: BundleFailure): string {
       return `refund payout not positive: ${failure.percent}% of reward ${eth(failure.rewardWei)} does not exceed the payout's gas cost ${eth(failure.payoutGasWei)}`
     case 'RefundNotCovered':
       return `refund payout ${eth(failure.payoutWei)} exceeds bundle value ${eth(failure.bundleValueWei)} (shortfall ${eth(failure.payoutWei - failure.bundleValueWei)}; reward ${eth(failure.rewardWei)})`
+    case 'ChangesOrdersBefore':
+      return `appended at the end of the block, it changes what the order at position ${failure.position} of the block does (its txs or the builder's txs for it): an end-of-block bundle runs after every other order and leaves them as they were`
     case 'RefundBelowPayoutGas':
       return `refund to ${failure.to} of ${eth(failure.refundWei)} does not cover the gas of the builder tx paying it (${eth(failure.payoutGasWei)})`
     case 'PaysBuilderNothingInPlace':

@@ -23,6 +23,7 @@ export const ERROR_KINDS = {
   RefundNotPositive: "the refund's share of the reward does not exceed the payout tx's gas",
   RefundNotCovered: 'the refund payout exceeds the value the bundle adds to the block',
   RefundBelowPayoutGas: 'a MEV-Share refund is smaller than the gas of the builder tx that would pay it',
+  ChangesOrdersBefore: "an end-of-block bundle, appended, changes what an earlier order of the block does",
   PaysBuilderNothingInPlace: 'where it runs in the block (after earlier txs, its droppable txs perhaps dropped, not counting droppable txs the public mempool also carries) it pays the builder nothing',
   // The slot's rules
   OutsideTimestampWindow: "the block's timestamp is outside minTimestamp/maxTimestamp",

@@ -8,6 +8,7 @@ import type { ExecutionFailure, SlotFailure } from '../../bundle/failure.js'
 import type { BundleTrace } from '../../bundle/trace.js'
 import { itemGroups, type CandidateBlock } from '../assembly/assemble.js'
 import { bundleGroup } from '../execution/groups.js'
+import type { GroupOutcome } from '../execution/execution.js'
 import type { ParentState } from '../execution/parentState.js'
 import type { SimulatedBundle } from '../simulation/types.js'
 import { buildDecision, type NotBuilt } from './buildDecision.js'
@@ -70,6 +71,11 @@ export async function placeEndOfBlock(
       verdicts.push({ kind: 'SimulationFailed', trace, failure: result.failure })
       continue
     }
+    const changed = firstChangedOrder(execution.groups, result.groups)
+    if (changed !== undefined) {
+      verdicts.push({ kind: 'SimulationFailed', trace, failure: { kind: 'ChangesOrdersBefore', position: changed } })
+      continue
+    }
     const builderPayment = result.coinbaseBalance - execution.coinbaseBalance
     const { sponsorships, refund, refunds } = result.groups.at(-1)!
     const notBuilt = buildDecision({ msIntoSlot, boosted: trace.bundle.boosted, builderPayment }, block, cutoffs)
@@ -91,6 +97,21 @@ export async function placeEndOfBlock(
     execution,
   }
   return { best, verdicts, appended }
+}
+
+/**
+ * The first order of the block whose outcome differs once a bundle is appended after it (its
+ * included and dropped txs, the builder's txs for it, their amounts), if any. Appending runs
+ * the whole block again and plans it anew (sponsorships are planned per tx hash), so a
+ * bundle carrying an earlier order's tx could take that order's sponsorship and change it
+ * (fuzz, seed 11009: the earlier order then landed without its sponsored tx while its trace
+ * kept the payment it had with it).
+ */
+function firstChangedOrder(before: readonly GroupOutcome[], after: readonly GroupOutcome[]): number | undefined {
+  const same = (a: GroupOutcome, b: GroupOutcome) =>
+    JSON.stringify(a, (_key, value) => (typeof value === 'bigint' ? value.toString() : value)) === JSON.stringify(b, (_key, value) => (typeof value === 'bigint' ? value.toString() : value))
+  const changed = before.findIndex((outcome, i) => !same(outcome, after[i]!))
+  return changed === -1 ? undefined : changed
 }
 
 /**
