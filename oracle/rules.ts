@@ -72,10 +72,24 @@ function slotView(submitted: SlotEvidence): SlotView {
 /**
  * Indices in the block of an order's txs that it placed there, in the order's order (-1:
  * absent). A tx the order may drop that another landed order or the public mempool carries
- * is that one's: the order dropped it (its nonce was taken).
+ * is that one's (the order dropped it: its nonce was taken), unless it sits between the
+ * order's own txs: there only the order can have placed it.
  */
-const positions = (view: SlotView, order: DecodedOrder) =>
-  order.txs.map((tx) => (tx.mayDrop && view.carriedBy(tx.hash, order) ? -1 : (view.indexOf.get(tx.hash) ?? -1)))
+const positions = (view: SlotView, order: DecodedOrder) => {
+  const at = order.txs.map((tx) => view.indexOf.get(tx.hash) ?? -1)
+  const shared = order.txs.map((tx) => tx.mayDrop && view.carriedBy(tx.hash, order) !== undefined)
+  const own = at.filter((index, i) => index >= 0 && !shared[i])
+  const [first, last] = [Math.min(...own), Math.max(...own)]
+  return at.map((index, i) => (shared[i] && !(index > first && index < last) ? -1 : index))
+}
+
+/**
+ * Whether a tx of a landed order pays for the public mempool, not for the order: one the
+ * order may drop that a public tx also carries (the block has it without the order; the
+ * builder counts a bundle only what it adds, docs/how-the-builder-works.md).
+ */
+const paysForMempool = (view: SlotView, order: DecodedOrder, txHash: Hash) =>
+  order.txs.some((tx) => tx.hash === txHash && tx.mayDrop) && view.orders.some((other) => other.kind === 'publicTx' && other.txs.some((tx) => tx.hash === txHash))
 
 function atomicity(view: SlotView): OracleViolation[] {
   const found: OracleViolation[] = []
@@ -185,7 +199,7 @@ function builderPayment(view: SlotView): OracleViolation[] {
   for (const order of view.landed) {
     const trace = view.traces[order.hash]!
     // Every tx of the order, a MEV-Share backrun's user tx included: the bundle is the whole body.
-    const ordered = positions(view, order).flatMap((at) => view.txs[at] ?? [])
+    const ordered = positions(view, order).flatMap((at) => view.txs[at] ?? []).filter((tx) => !paysForMempool(view, order, tx.hash))
     const measured = [...ordered, ...builderTxsOf(view, order)].reduce((sum, tx) => sum + tx.coinbaseDelta, 0n)
     const reported = BigInt(trace.builderPayment)
     if (measured !== reported) {

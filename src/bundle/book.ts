@@ -202,7 +202,8 @@ export class BundleBook {
 
   /** `builderPayment`: what it paid in the mined block (the top of block's figure when it ran as simulated). */
   landed(trace: BundleTrace, blockNumber: bigint, builderPayment: bigint, builderPayments: BuilderPayments): void {
-    this.advance(trace, 'Landed', { blockNumber, builderPayment, builderPayments })
+    // Whatever an earlier slot or another builder's view said against it, it landed.
+    this.advance(trace, 'Landed', { blockNumber, builderPayment, builderPayments, ...NO_FAILURE })
   }
 
   /**

@@ -28,6 +28,30 @@ export type EndOfBlockVerdict =
   /** Simulated at the end of the block; `notBuilt` says why it was not appended, if it was not. */
   | { kind: 'Passed'; trace: BundleTrace; builderPayment: bigint; builderPayments: BuilderPayments; gasUsed: bigint; notBuilt: NotBuilt | null }
 
+/** How far a verdict took its bundle: appended > passed but not built > failed > not simulated. */
+function reach(verdict: EndOfBlockVerdict): number {
+  if (verdict.kind === 'Passed') return verdict.notBuilt ? 2 : 3
+  return verdict.kind === 'SimulationFailed' ? 1 : 0
+}
+
+/**
+ * The verdict to record for each end-of-block bundle of a slot from every block that tried
+ * it (several builders, or one builder's bids through the slot): the one that took it
+ * furthest, the first among equals. The trace is one: what one builder appended (and may
+ * land) is not undone by another that left it out (fuzz, seed 11021: a bundle landed by
+ * one builder kept another's `PaysBuilderNothing`); each builder's own view is in `builders`.
+ *
+ * @example for (const verdict of furthestVerdicts(bids.flatMap((b) => b.endOfBlockVerdicts))) record(verdict)
+ */
+export function furthestVerdicts(verdicts: readonly EndOfBlockVerdict[]): EndOfBlockVerdict[] {
+  const furthest = new Map<BundleTrace, EndOfBlockVerdict>()
+  for (const verdict of verdicts) {
+    const kept = furthest.get(verdict.trace)
+    if (!kept || reach(verdict) > reach(kept)) furthest.set(verdict.trace, verdict)
+  }
+  return [...furthest.values()]
+}
+
 /**
  * Whether an end-of-block bundle is tried on this block: with no `targetPools` always, else
  * when an earlier order changed the storage of one of them; returns why not, or null.

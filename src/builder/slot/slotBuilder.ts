@@ -27,7 +27,7 @@ import { bidRounds } from './bidRounds.js'
 import { buildDecision } from './buildDecision.js'
 import { assembleCandidates } from './candidates.js'
 import { eligibility } from './eligibility.js'
-import { placeEndOfBlock, type EndOfBlockBundle, type EndOfBlockVerdict } from './endOfBlock.js'
+import { furthestVerdicts, placeEndOfBlock, type EndOfBlockBundle, type EndOfBlockVerdict } from './endOfBlock.js'
 import { backrunTargetGone, settleBackruns } from './backruns.js'
 import { fleetOutcomes, type BuilderBidResult } from './fleetOutcomes.js'
 import { bundleOutcomes, paymentsOf, type BundleOutcome } from './outcomes.js'
@@ -84,6 +84,8 @@ interface BuilderBid extends BuilderBidResult {
   history: RelayBidAt[]
   /** Bidding through the slot: the candidates of its deliverable block's round, what the report shows (`candidates` holds every round's, for the outcomes). */
   reported?: CandidateSummary[]
+  /** What became of the end-of-block bundles it tried (its last block's), recorded once every builder has built. */
+  endOfBlockVerdicts: EndOfBlockVerdict[]
 }
 
 /** One bid as sent: the block, when (ms into the slot), and whether it came after the proposer's getHeader. */
@@ -189,6 +191,8 @@ export class SlotBuilder {
         bids.push({ ...bid, history: [{ best: bid.best, msIntoSlot: bid.bidAtMs, afterGetHeader: false }] })
       } else bids.push(await this.bidThroughSlot(builder, own, timestamp, { simulated: seen(simulated), late: seen(late), endOfBlock: seen(endOfBlock), arrivals }, pool, counts))
     }
+    // Recorded once every builder has built: the trace is one, whichever builder took it furthest.
+    for (const verdict of furthestVerdicts(bids.flatMap((bid) => bid.endOfBlockVerdicts))) this.recordEndOfBlock(verdict, buildTime)
     // With a getHeader, among equal top bids the relay keeps the one received first.
     const byArrival = this.deps.cutoffs.getHeaderMs === undefined ? bids : [...bids].sort((a, b) => a.bidAtMs - b.bidAtMs)
     const { top, winner, competitorBid } = auction.decideAmong(byArrival as [BuilderBid, ...BuilderBid[]])
@@ -263,16 +267,17 @@ export class SlotBuilder {
     const { cutoffs } = this.deps
     let { candidates, best } = await this.bestBlock(builder, parent, timestamp, simulated, pool)
     const built = [...simulated]
+    let endOfBlockVerdicts: EndOfBlockVerdict[] = []
     if (endOfBlock.length > 0) {
       // End-of-block bundles go after every other order of the block submitted to the relay.
       const placed = await placeEndOfBlock(parent, timestamp, best, endOfBlock, cutoffs)
-      for (const verdict of placed.verdicts) this.recordEndOfBlock(verdict, Number(timestamp))
+      endOfBlockVerdicts = placed.verdicts
       counts.byExecution += placed.verdicts.filter((v) => v.kind !== 'NotSimulated').length
       built.push(...placed.appended)
       candidates = candidates.map((c) => (c === best ? placed.best : c))
       best = placed.best
     }
-    return { name: builder.name, builder, parent, simulated: built, candidates, best, value: best.value, bidAtMs: this.deps.clock.msIntoSlot() }
+    return { name: builder.name, builder, parent, simulated: built, candidates, best, value: best.value, bidAtMs: this.deps.clock.msIntoSlot(), endOfBlockVerdicts }
   }
 
   /** The builder's candidate per algorithm over these bundles and the public mempool, and the most valuable. */
@@ -306,6 +311,8 @@ export class SlotBuilder {
     let reported: CandidateSummary[] = []
     // The outcomes see every bundle the builder took before the getHeader: those of its last block (end-of-block ones appended).
     let taken: SimulatedBundle[] = []
+    // Only the last round places the end-of-block bundles.
+    let endOfBlockVerdicts: EndOfBlockVerdict[] = []
     const times = bidRounds(simulated.map((b) => arrivals.get(b.trace) ?? 0), 0)
     for (const [i, ms] of times.entries()) {
       const subset = simulated.filter(arrivedBy(ms))
@@ -315,16 +322,17 @@ export class SlotBuilder {
           : { ...(await this.bestBlock(builder, parent, timestamp, subset, pool)), simulated: subset }
       candidates.push(...round.candidates)
       taken = round.simulated
+      if ('endOfBlockVerdicts' in round) endOfBlockVerdicts = round.endOfBlockVerdicts
       if (deliverable && round.best.value <= deliverable.best.value) continue
       history.push({ best: round.best, msIntoSlot: ms, afterGetHeader: false })
       reported = round.candidates
-      deliverable = { name: builder.name, builder, parent, simulated: round.simulated, candidates: [], best: round.best, value: round.best.value, bidAtMs: ms }
+      deliverable = { name: builder.name, builder, parent, simulated: round.simulated, candidates: [], best: round.best, value: round.best.value, bidAtMs: ms, endOfBlockVerdicts: [] }
     }
     for (const ms of bidRounds(late.map((b) => arrivals.get(b.trace) ?? 0))) {
       const { best } = await this.bestBlock(builder, parent, timestamp, [...simulated, ...late.filter(arrivedBy(ms))], pool)
       if (best.value > history.at(-1)!.best.value) history.push({ best, msIntoSlot: ms, afterGetHeader: true })
     }
-    return { ...deliverable!, simulated: taken, candidates: [...new Set(candidates)], history, reported }
+    return { ...deliverable!, simulated: taken, candidates: [...new Set(candidates)], history, reported, endOfBlockVerdicts }
   }
 
   /** The slot's bids over time (with a getHeader only): what the dashboard draws. */
