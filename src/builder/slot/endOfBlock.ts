@@ -132,9 +132,9 @@ export async function placeEndOfBlock(
  * kept the payment it had with it).
  */
 function firstChangedOrder(before: readonly GroupOutcome[], after: readonly GroupOutcome[]): number | undefined {
-  const same = (a: GroupOutcome, b: GroupOutcome) =>
-    JSON.stringify(a, (_key, value) => (typeof value === 'bigint' ? value.toString() : value)) === JSON.stringify(b, (_key, value) => (typeof value === 'bigint' ? value.toString() : value))
-  const changed = before.findIndex((outcome, i) => !same(outcome, after[i]!))
+  // Outcomes are plain data (hashes, amounts): equal when their JSON is.
+  const canonical = (outcome: GroupOutcome | undefined) => JSON.stringify(outcome, (_key, value) => (typeof value === 'bigint' ? `${value}n` : value))
+  const changed = before.findIndex((outcome, i) => canonical(outcome) !== canonical(after[i]))
   return changed === -1 ? undefined : changed
 }
 

@@ -27,6 +27,7 @@ import { bidRounds } from './bidRounds.js'
 import { buildDecision } from './buildDecision.js'
 import { assembleCandidates } from './candidates.js'
 import { eligibility } from './eligibility.js'
+import { normalizeHash } from '../../protocol/normalize.js'
 import { furthestVerdicts, placeEndOfBlock, type EndOfBlockBundle, type EndOfBlockVerdict } from './endOfBlock.js'
 import { backrunTargetGone, settleBackruns } from './backruns.js'
 import { fleetOutcomes, type BuilderBidResult } from './fleetOutcomes.js'
@@ -211,7 +212,7 @@ export class SlotBuilder {
     const backruns = settleBackruns(this.taken, mined)
     for (const trace of backruns.landedInBackrun) {
       // It landed in the winner's block (a backrun of it did), so that block measured its tx.
-      const paid = winner?.best.txPaidInBlock.get(trace.bundle.hash.toLowerCase() as Hash)
+      const paid = winner?.best.txPaidInBlock.get(normalizeHash(trace.bundle.hash))
       if (paid === undefined) throw new Error(`private tx ${trace.bundle.hash} landed in a backrun without its payment measured in the block`)
       traces.landedInBackrun(trace, mined.number, paid, routes && winner?.builder.name)
     }
