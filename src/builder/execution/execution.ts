@@ -122,12 +122,13 @@ export interface ExecutionContext {
 }
 
 /**
- * The block cannot be judged as executed: a droppable tx took a sender's nonce at admission
- * (so a later tx with that nonce was refused as used earlier in the block) but the block did
- * not mine it, and the nonce is free. Execute the block again with `freed` left out at
- * admission (`GroupPlan.leftOut`): everything before them is the same, so they are
- * still not mined, and the later tx gets its nonce (fuzz: a bundle traced `NonceTooLow` for a
- * nonce never used).
+ * The block cannot be judged as executed: droppable txs must be left out where their groups
+ * put them. Either one took a sender's nonce at admission (so a later tx with that nonce was
+ * refused as used earlier in the block) but the block did not mine it, and the nonce is free
+ * (fuzz: a bundle traced `NonceTooLow` for a nonce never used); or the block mined one away
+ * from its position (a nonce gap a later tx filled). Execute the block again with `freed`
+ * left out at admission (`GroupPlan.leftOut`), each with why: everything before them is the
+ * same, so they stay out, and the rest runs where it was put.
  */
 export interface NonceFreed {
   ok: false
@@ -185,6 +186,13 @@ export async function executeGroups(
   const freed = notMined(sent, admission.nonceHolders, block.txs)
   if (freed.size > 0) return { ok: false, nonceFreed: freed }
   const outOfPlace = minedOutOfPlace(steps, sent, block.txs)
+  // A droppable tx mined away from its position (the pool held its gapped nonce until a later
+  // tx filled the gap) was not includable where its group put it: a builder drops it there.
+  // The block runs again with it left out at admission (fuzz, seed 13089: the whole bundle
+  // failed TransactionNotIncluded for a tx it let be dropped).
+  const groupOf = new Map(sent.map(({ hash, group }) => [hash, group]))
+  const movedDroppable = [...outOfPlace].filter((hash) => groups[groupOf.get(hash)!]?.mayDrop(hash))
+  if (movedDroppable.length > 0) return { ok: false, nonceFreed: new Map(movedDroppable.map((hash) => [hash, NOT_INCLUDABLE_AT_POSITION])) }
   const sentBefore = new Set<Hash>()
   // Every group failing in the block, in block order (a group counts once, at its first failing tx).
   const failures: LaterFailure[] = []
@@ -244,6 +252,9 @@ function notMined(sent: Admission['sent'], holders: ReadonlySet<Hash>, mined: Re
 function leftOutAtAdmission(groups: readonly TxGroup[], plans: readonly GroupPlan[], step: Extract<AdmissionStep, { kind: 'tx' }>): string | undefined {
   return groups[step.group]!.mayDrop(step.tx.hash) ? plans[step.group]?.leftOut?.get(step.tx.hash) : undefined
 }
+
+/** Why a droppable tx mined away from its position is left out there. */
+const NOT_INCLUDABLE_AT_POSITION = 'not includable at its position (nonce gap): the node mined it only after a later tx filled the gap'
 
 /** Why a droppable tx the pool admitted was not mined. */
 function notIncludedReason(toppedUp: boolean): string {
