@@ -200,8 +200,18 @@ function builderPayment(view: SlotView): OracleViolation[] {
     const trace = view.traces[order.hash]!
     // Every tx of the order, a MEV-Share backrun's user tx included: the bundle is the whole body.
     const ordered = positions(view, order).flatMap((at) => view.txs[at] ?? []).filter((tx) => !paysForMempool(view, order, tx.hash))
-    const measured = [...ordered, ...builderTxsOf(view, order)].reduce((sum, tx) => sum + tx.coinbaseDelta, 0n)
     const reported = BigInt(trace.builderPayment)
+    // A droppable tx another landed order also carries, at the edge of this order's span:
+    // either may have run it (the other dropped it), so either attribution is consistent.
+    const placed = new Set(ordered.map((tx) => tx.hash))
+    const ambiguous = order.txs.flatMap((tx) => {
+      const at = view.indexOf.get(tx.hash)
+      const other = tx.mayDrop ? view.carriedBy(tx.hash, order) : undefined
+      return at !== undefined && other && other.kind !== 'publicTx' && !placed.has(tx.hash) ? [view.txs[at]!.coinbaseDelta] : []
+    })
+    const base = [...ordered, ...builderTxsOf(view, order)].reduce((sum, tx) => sum + tx.coinbaseDelta, 0n)
+    const attributions = ambiguous.reduce((totals, delta) => [...totals, ...totals.map((total) => total + delta)], [base])
+    const measured = attributions.find((total) => total === reported) ?? base
     if (measured !== reported) {
       found.push({ rule: 'builderPayment', bundleHash: order.hash, detail: `builderPayment ${reported} wei, but its txs changed the coinbase ${view.block.miner} by ${measured} wei (difference ${reported - measured})` })
     }
