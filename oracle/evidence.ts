@@ -207,7 +207,12 @@ async function simulateAtEndOfBlock(anvil: JsonRpcTransport, evidence: SlotEvide
   const calls: Array<{ hash: Hash; mayRevert: boolean; call: Record<string, unknown> }> = []
   const rawBalances = await anvil.batch<Hex>(order.txs.map((tx) => ({ method: 'eth_getBalance', params: [tx.from, hex(stateBlock)] })))
   const failed = (failure: string): EndOfBlockSimulation => ({ succeeded: false, coinbaseDelta: 0n, gasUsed: 0n, failure })
+  const inBlock = new Set(evidence.txs.map((tx) => tx.hash))
   for (const [i, tx] of order.txs.entries()) {
+    // A tx of the order the block already holds (as the mempool's or another order's) cannot
+    // run again: what would run at the end is a remnant of the order, relying on that tx
+    // having run before it, not the order as sent (fuzz, seed 15025).
+    if (!atTop && inBlock.has(tx.hash)) return failed(`${tx.hash} is already in block ${block.number}: only a remnant of the order could run after it`)
     const nonce = next.get(tx.from) ?? nonces[tx.from] ?? 0
     const reason =
       tx.nonce !== nonce ? `nonce ${tx.nonce}, next is ${nonce}` : tx.maxFeePerGas < block.baseFee ? 'fee cap under the base fee' : BigInt(rawBalances[i]!) < tx.gas * tx.maxFeePerGas + tx.value ? 'sender short of its max cost' : null
