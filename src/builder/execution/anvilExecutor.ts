@@ -2,6 +2,7 @@ import type { Address, Hash } from 'viem'
 import type { ChainClient } from '../../chain/chainClient.js'
 import type { BatchAnswer } from '../../chain/keepAliveTransport.js'
 import { jsonLength } from '../../chain/jsonLength.js'
+import { normalizeHash } from '../../protocol/normalize.js'
 import { BlockLedger, balancesAfter, minerChanges, type LedgerBlock } from './blockLedger.js'
 import { emptyPlan, executeGroups, type ExecutionAttempt, type ExecutionContext, type GroupPlan, type TxGroup } from './execution.js'
 import type { BlockExecutor, CallBlockRequest, ExecutionCount, ExecutionPurpose } from './executor.js'
@@ -39,6 +40,9 @@ export class AnvilExecutor implements BlockExecutor {
     readonly executions: ExecutionCount,
   ) {}
 
+  /** Coinbase changes read so far, per executed block (the block object of an execution's result). */
+  private readonly coinbaseRead = new WeakMap<LedgerBlock, Map<Hash, bigint>>()
+
   async simulate(requests: readonly CallBlockRequest[]): Promise<BatchAnswer[]> {
     const answers: BatchAnswer[] = new Array(requests.length)
     const batches = simulationBatches(requests)
@@ -68,8 +72,17 @@ export class AnvilExecutor implements BlockExecutor {
     }
   }
 
-  coinbaseChanges(block: LedgerBlock, txs: readonly Hash[]): Promise<ReadonlyMap<Hash, bigint>> {
-    return minerChanges(this.chain, block, txs)
+  /**
+   * Read once per executed block and tx: settling a block reads its refund and sponsored
+   * groups' txs, and measuring what every bundle paid there (`paidInPlace`) reads them all
+   * again; each receipt costs Anvil a scan of the block.
+   */
+  async coinbaseChanges(block: LedgerBlock, txs: readonly Hash[]): Promise<ReadonlyMap<Hash, bigint>> {
+    let known = this.coinbaseRead.get(block)
+    if (!known) this.coinbaseRead.set(block, (known = new Map()))
+    const missing = txs.filter((hash) => !known.has(normalizeHash(hash)))
+    if (missing.length > 0) for (const [hash, change] of await minerChanges(this.chain, block, missing)) known.set(hash, change)
+    return new Map(txs.map((hash) => [normalizeHash(hash), known.get(normalizeHash(hash))!]))
   }
 
   balancesAfter(block: LedgerBlock, queries: ReadonlyArray<{ account: Address; tx: Hash }>): Promise<bigint[]> {
