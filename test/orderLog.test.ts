@@ -41,5 +41,7 @@ describe('the order log', () => {
     ])
     expect(entries.every((e, i) => e.at >= (entries[i - 1]?.at ?? 0) && e.at <= Date.now())).toBe(true)
     expect(entries.map((e) => e.head)).toEqual([0, 0, 1, 1, 1, 1])
+    // All accepted on the first Anvil (no restart yet).
+    expect(entries.map((e) => e.chain)).toEqual([0, 0, 0, 0, 0, 0])
   })
 })

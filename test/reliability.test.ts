@@ -86,7 +86,8 @@ describe('Anvil exits', () => {
     expect(h.anvilPid()).not.toBe(pid)
     expect(h.anvilUrl).toBe(anvilUrl)
     expect(await call(anvilUrl, 'eth_blockNumber')).toBe('0x0')
-    expect(await status(h)).toMatchObject({ healthy: true, blockNumber: 0, pendingBundles: 0 })
+    // A new chain, and the status says so: clients (the soak's oracle) tell the chains apart by it.
+    expect(await status(h)).toMatchObject({ healthy: true, blockNumber: 0, pendingBundles: 0, anvilRestarts: 1 })
 
     // Nothing acknowledged is lost: the landed trace of the old chain is served as it was,
     // and the bundle waiting for block 5 of the old chain says why it will never be built.

@@ -121,7 +121,7 @@ export function createRpcMethodServers(
   registerSubscriptionMethods(submission, view.feed)
   registerCallBundleMethod(submission, { chain: chain.chain, lock, chainId: chain.chainId, blobLimits: chain.blobLimits, coinbase, slotSeconds: config.slotTimeSeconds })
   refuseWhileAnvilDown(submission, supervisor)
-  const logOrdersOf = (rpc: JSONRPCServer<RequestContext>, endpoint: string) => config.orderLog && logOrders(rpc, { file: config.orderLog, endpoint, head: () => Number(slot.head.number) })
+  const logOrdersOf = (rpc: JSONRPCServer<RequestContext>, endpoint: string) => config.orderLog && logOrders(rpc, { file: config.orderLog, endpoint, head: () => Number(slot.head.number), chain: () => supervisor.restarts })
   logOrdersOf(submission, '/')
   forwardToAnvil(submission, supervisor.url, lock, config.anvilTimeoutMs)
 

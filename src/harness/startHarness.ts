@@ -162,6 +162,7 @@ export async function startHarnessOn(base: HarnessChain, config: BundlesimConfig
       heldChecks: orders.checksGate.heldCount,
       mempoolTxs: orders.mempool.size,
       healthy: supervisor.healthy,
+      anvilRestarts: supervisor.restarts,
       mevShareUrl: mevShare.url,
       world: world.status(),
       builders: builders.map((b) => ({ name: b.name, url: `${urls.submission}${builderPath(b.name)}`, coinbase: b.coinbase, pubkey: b.pubkey })),

@@ -12,6 +12,12 @@ export interface HarnessStatus {
   heldChecks: number
   mempoolTxs: number
   healthy: boolean
+  /**
+   * How many times bundlesim restarted Anvil after a fault (it exited or stopped answering).
+   * Each restart is a new chain: the old one's blocks are gone, and an order is only ever built
+   * on the chain it was accepted on (the order log's `chain`).
+   */
+  anvilRestarts: number
   /** The MEV-Share hint stream (`streamUrl` for `@flashbots/mev-share-client`; its history at `api/v1/history`). */
   mevShareUrl: string
   /** The DEX world (`--world`), or null without one. */

@@ -23,6 +23,11 @@ export interface OrderLogEntry {
   at: number
   /** The chain's head block number then: an order without a block number targets the next one. */
   head: number
+  /**
+   * Which Anvil chain it was accepted on: bundlesim's Anvil restarts before it (`harness_status.anvilRestarts`).
+   * A restarted Anvil is a new chain, and an order is only built on the chain it was accepted on.
+   */
+  chain: number
   /** The URL path it came to: `/` (the shared URL: every builder the order names), a builder's own (`/builders/<name>`: that builder only), the gateway's. */
   endpoint: string
   method: string
@@ -32,21 +37,21 @@ export interface OrderLogEntry {
 
 /**
  * `--order-log <file>`: appends every order the submission RPC accepted (`LOGGED_ORDER_METHODS`,
- * answered without an error) to `file` as a JSON line `{ at, head, endpoint, method, params, result }`, in the
+ * answered without an error) to `file` as a JSON line `{ at, head, chain, endpoint, method, params, result }`, in the
  * order they were answered — what an independent checker (the soak's oracle) judges blocks
  * against, and a record of the flow a bot sent. Refused requests are not orders and are not
  * logged. Written synchronously, so a line is on disk before the client has its answer. Every
  * endpoint that takes orders (the shared URL, each builder's, the gateway) logs to the one file.
  *
- * @example logOrders(submissionRpc, { file: 'orders.jsonl', endpoint: '/', head: () => Number(slot.head.number) }) // then: tail -f orders.jsonl
+ * @example logOrders(submissionRpc, { file: 'orders.jsonl', endpoint: '/', head: () => Number(slot.head.number), chain: () => supervisor.restarts }) // then: tail -f orders.jsonl
  */
-export function logOrders<Context>(rpc: JSONRPCServer<Context>, { file, endpoint, head }: { file: string; endpoint: string; head: () => number }): void {
+export function logOrders<Context>(rpc: JSONRPCServer<Context>, { file, endpoint, head, chain }: { file: string; endpoint: string; head: () => number; chain: () => number }): void {
   mkdirSync(path.dirname(path.resolve(file)), { recursive: true })
   appendFileSync(file, '') // there from the start, for a reader that follows it
   rpc.applyMiddleware(async (next, request, context) => {
     const response = await next(request, context)
     if (LOGGED_ORDER_METHODS.has(request.method) && response && isJSONRPCResponse(response) && response.error === undefined) {
-      const entry: OrderLogEntry = { at: Date.now(), head: head(), endpoint, method: request.method, params: request.params ?? [], result: response.result ?? null }
+      const entry: OrderLogEntry = { at: Date.now(), head: head(), chain: chain(), endpoint, method: request.method, params: request.params ?? [], result: response.result ?? null }
       appendFileSync(file, `${JSON.stringify(entry)}\n`)
     }
     return response
