@@ -4,7 +4,7 @@ import type { BundleStats } from '../src/protocol/bundleStats.js'
 import { JsonRpcError } from '../src/protocol/jsonRpcError.js'
 import { createJsonRpcTransport, type JsonRpcTransport } from '../src/protocol/jsonRpcTransport.js'
 import { normalizeAddress, normalizeHash } from '../src/protocol/normalize.js'
-import { decodeOrders } from './orders.js'
+import { decodeOrders, rememberSenders } from './orders.js'
 import { effectiveOrders, withdrawals } from './rules.js'
 import type { BlockTx, CancelRecord, DecodedOrder, EndOfBlockSimulation, OracleOrder, OrderTrace, PublicSighting, SlotEvidence } from './types.js'
 
@@ -39,37 +39,38 @@ interface RpcReceipt {
   gasUsed: Hex
   blockNumber: Hex
 }
-type Diff = Record<string, { balance?: Hex }>
+/** Parity's `stateDiff` of one account's balance: unchanged, changed, created, deleted. */
+type BalanceDiff = '=' | { '*': { from: Hex; to: Hex } } | { '+': Hex } | { '-': Hex }
+interface ReplayedTx {
+  transactionHash: Hash
+  stateDiff: Record<string, { balance?: BalanceDiff }> | null
+}
 
 const hex = (n: number | bigint) => `0x${n.toString(16)}` as Hex
 
 /**
  * Reads everything the rules need about one mined block and the orders that could be in it:
  * the block, its receipts, each tx's coinbase change and its sender's balance before it
- * (Anvil's prestateTracer in diff mode), nonces on the parent and after, every order's
+ * (Anvil's replay of the block with `stateDiff`), nonces on the parent and after, every order's
  * trace, and for each order traced `excludedfromblock` its txs appended to the block as
  * `eth_simulateV1` calls on Anvil. Nothing here reads the builder's code.
  */
 export async function collectSlotEvidence(options: CollectSlotEvidenceOptions): Promise<SlotEvidence> {
   const anvil = createJsonRpcTransport({ url: options.anvilUrl })
   const n = options.blockNumber
-  const [block, receipts, diffs] = await Promise.all([
+  const [block, receipts, replayed] = await Promise.all([
     anvil.request<RpcBlock>('eth_getBlockByNumber', [hex(n), true]),
     anvil.request<RpcReceipt[]>('eth_getBlockReceipts', [hex(n)]),
-    anvil.request<Array<{ txHash?: Hash; result: { pre: Diff; post: Diff } }>>('debug_traceBlockByNumber', [hex(n), { tracer: 'prestateTracer', tracerConfig: { diffMode: true } }]),
+    anvil.request<ReplayedTx[]>('trace_replayBlockTransactions', [hex(n), ['stateDiff']]),
   ])
   if (!block) throw new Error(`block ${n} is not on the chain at ${options.anvilUrl}`)
   const miner = normalizeAddress(block.miner)
+  const balances = balancesThroughBlock(block, replayed)
+  const unknownBefore = [...new Set(balances.flatMap((b) => (b.senderBefore === undefined ? [b.from] : [])))]
+  const parentBalances = await balancesAt(anvil, unknownBefore, n - 1)
   const txs: BlockTx[] = block.transactions.map((tx, i) => {
     const receipt = receipts[i]!
-    const { pre, post } = diffs[i]!.result
-    const balance = (diff: Diff, address: Address) => {
-      const entry = Object.entries(diff).find(([key]) => key.toLowerCase() === address)?.[1]
-      return entry?.balance === undefined ? undefined : BigInt(entry.balance)
-    }
     const from = normalizeAddress(tx.from)
-    const before = balance(pre, miner)
-    const after = balance(post, miner)
     return {
       hash: normalizeHash(tx.hash),
       from,
@@ -80,10 +81,11 @@ export async function collectSlotEvidence(options: CollectSlotEvidenceOptions): 
       maxFeePerGas: BigInt(tx.maxFeePerGas ?? tx.gasPrice ?? '0x0'),
       status: receipt.status === '0x1' ? 'success' : 'reverted',
       gasUsed: BigInt(receipt.gasUsed),
-      coinbaseDelta: after === undefined ? 0n : after - (before ?? 0n),
-      senderBalanceBefore: balance(pre, from) ?? 0n,
+      coinbaseDelta: balances[i]!.coinbaseDelta,
+      senderBalanceBefore: balances[i]!.senderBefore ?? parentBalances.get(from) ?? 0n,
     }
   })
+  rememberSenders(txs)
   const orders = await decodeOrders(options.orders)
   const cancels: CancelRecord[] = options.orders.flatMap((order, index) => (order.kind === 'cancel' ? [{ kind: 'cancel' as const, index, replacementUuid: order.replacementUuid.toLowerCase(), replacementSeqNumber: null }] : []))
   const senders = [...new Set([...txs.map((tx) => tx.from), ...orders.flatMap((order) => order.txs.map((tx) => tx.from))])]
@@ -130,6 +132,41 @@ export async function collectSlotEvidence(options: CollectSlotEvidenceOptions): 
   )
   excluded.forEach((order, i) => (evidence.endOfBlock[order.hash] = simulations[i]!))
   return evidence
+}
+
+/**
+ * Each tx's coinbase change and its sender's balance before it, from Anvil's replay of the block
+ * (`trace_replayBlockTransactions` with `stateDiff`: each tx's balance changes, on the state the
+ * txs before it left; linear in the block, where `debug_traceBlockByNumber` replays the block up
+ * to each tx — 5.6 s against 50 ms for 200 transfers). A sender whose balance the tx left as it
+ * was has the balance its last change in the block left, else its balance on the parent block
+ * (`senderBefore` undefined: read by the caller).
+ */
+function balancesThroughBlock(block: RpcBlock, replayed: ReplayedTx[]): Array<{ from: Address; coinbaseDelta: bigint; senderBefore: bigint | undefined }> {
+  const miner = normalizeAddress(block.miner)
+  const latest = new Map<Address, bigint>()
+  return block.transactions.map((tx, i) => {
+    const entry = replayed[i]
+    if (!entry || normalizeHash(entry.transactionHash) !== normalizeHash(tx.hash)) throw new Error(`block ${Number(BigInt(block.number))}: Anvil's replay of tx ${i} is not ${tx.hash}`)
+    const changes = new Map<Address, { before: bigint; after: bigint }>()
+    for (const [address, diff] of Object.entries(entry.stateDiff ?? {})) {
+      const balance = diff.balance
+      if (balance === undefined || balance === '=') continue
+      const change = '*' in balance ? { before: BigInt(balance['*'].from), after: BigInt(balance['*'].to) } : '+' in balance ? { before: 0n, after: BigInt(balance['+']) } : { before: BigInt(balance['-']), after: 0n }
+      changes.set(normalizeAddress(address), change)
+    }
+    const from = normalizeAddress(tx.from)
+    const coinbase = changes.get(miner)
+    const senderBefore = changes.get(from)?.before ?? latest.get(from)
+    for (const [address, change] of changes) latest.set(address, change.after)
+    return { from, coinbaseDelta: coinbase ? coinbase.after - coinbase.before : 0n, senderBefore }
+  })
+}
+
+async function balancesAt(anvil: JsonRpcTransport, addresses: Address[], blockNumber: number): Promise<Map<Address, bigint>> {
+  if (addresses.length === 0) return new Map()
+  const raw = await anvil.batch<Hex>(addresses.map((address) => ({ method: 'eth_getBalance', params: [address, hex(blockNumber)] })))
+  return new Map(addresses.map((address, i) => [address, BigInt(raw[i]!)]))
 }
 
 async function nonces(anvil: JsonRpcTransport, addresses: Address[], blockNumber: number): Promise<Record<Address, number>> {

@@ -95,11 +95,35 @@ function targetBlocks(blockNumber: Hex | undefined): [number, number] | null {
   return [n, n]
 }
 
+/**
+ * Senders of signed txs already known, by tx hash: recovering one costs ~5 ms of CPU (measured:
+ * viem's `recoverTransactionAddress`, 2 cores), an order is judged in every block it may land
+ * in (a private tx in up to 25), and a mined tx's sender is on the chain (`rememberSenders`). A
+ * sender is a function of the signed bytes, which the hash names; the oldest go past `SENDERS_KEPT`.
+ */
+const senders = new Map<Hash, Address>()
+const SENDERS_KEPT = 50_000
+
+function keepSender(hash: Hash, from: Address): void {
+  if (senders.has(hash)) return
+  if (senders.size >= SENDERS_KEPT) senders.delete(senders.keys().next().value!)
+  senders.set(hash, from)
+}
+
+/** The senders of mined txs, as the chain names them: a tx of an order with one of these hashes needs no recovery. */
+export function rememberSenders(txs: ReadonlyArray<{ hash: Hash; from: Address }>): void {
+  for (const tx of txs) keepSender(normalizeHash(tx.hash), normalizeAddress(tx.from))
+}
+
 /** A signed tx's facts; its hash is the node's (keccak256 of the bytes; blob txs are not read). */
 export async function decodeTx(raw: Hex, hashes: { reverting: Set<Hash>; dropping: Set<Hash> }): Promise<OrderTx> {
   const tx = parseTransaction(raw)
   const hash = normalizeHash(keccak256(raw))
-  const from: Address = normalizeAddress(await recoverTransactionAddress({ serializedTransaction: raw as never }))
+  let from = senders.get(hash)
+  if (from === undefined) {
+    from = normalizeAddress(await recoverTransactionAddress({ serializedTransaction: raw as never }))
+    keepSender(hash, from)
+  }
   const maxFeePerGas = tx.maxFeePerGas ?? tx.gasPrice ?? 0n
   return {
     hash,
