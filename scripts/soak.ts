@@ -109,12 +109,11 @@ try {
       await sleep(Math.max(0, runStart + (runMs * k) / (kills + 1) - performance.now()))
       ledger.killing(++epoch)
       market?.killing(epoch)
-      oracle?.killing()
-      killed.push(await killAnvil(serve.pid, control, runStart))
+      // Faults alternate: a kill (the process exits), then a hang bundlesim must notice itself.
+      killed.push(await killAnvil(serve.pid, control, runStart, k % 2 === 1 ? 'killed' : 'hung'))
       await fund(accounts)
       ledger.up(performance.now())
-      await oracle?.up()
-      process.stderr.write(`soak: Anvil killed at ${killed.at(-1)!.atSeconds.toFixed(0)} s, healthy again after ${Math.round(killed.at(-1)!.downMs)} ms\n`)
+      process.stderr.write(`soak: Anvil ${killed.at(-1)!.how} at ${killed.at(-1)!.atSeconds.toFixed(0)} s, healthy again after ${Math.round(killed.at(-1)!.downMs)} ms\n`)
     }
   })()
   // The oracle reads blocks on its own loop: a slow judgement never delays the ledger's reads of traces.
@@ -178,14 +177,14 @@ try {
     { x: s.atSeconds / 60, y: s.anvilMb, series: 'Anvil (RSS; restarts at each kill)' },
   ])
   await writeLineChartSvg(chartPath, {
-    title: `Soak: RSS over ${minutes} min (Anvil killed at ${killed.map((k) => `${(k.atSeconds / 60).toFixed(1)}`).join(' and ')} min)`,
+    title: `Soak: RSS over ${minutes} min (Anvil ${killed.map((k) => `${k.how} at ${(k.atSeconds / 60).toFixed(1)}`).join(' and ')} min)`,
     xTitle: 'minutes',
     yTitle: 'MB',
     points,
   })
   const lines = [
     `run             ${minutes} min: ${connections} connections, ${submitSeconds.toFixed(0)} s of submissions, ${values['slot-time']} s realtime slots, trace retention ${retentionSeconds} s`,
-    `Anvil kills     ${killed.map((k) => `at ${k.atSeconds.toFixed(0)} s (healthy again after ${Math.round(k.downMs)} ms)`).join(', ') || 'none'}`,
+    `Anvil faults    ${killed.map((k) => `${k.how} at ${k.atSeconds.toFixed(0)} s (healthy again after ${Math.round(k.downMs)} ms)`).join(', ') || 'none'}`,
     `accepted        ${report.accepted} (${tally.bundleLatencies.length} bundles, ${tally.txLatencies.length} public txs)`,
     `traced-final    ${finalCount}: ${Object.entries(report.endings).filter(([e]) => e !== 'lost' && !e.startsWith('still')).map(([e, n]) => `${n} ${e}`).join('; ')}`,
     `pending at end  ${pending} (legitimately: target block not built yet, or still in the public mempool)`,
@@ -202,7 +201,7 @@ try {
   const silentMarket = market?.silentEpochs(10) ?? []
   const judged = oracle?.tally()
   if (market) {
-    lines.splice(lines.length - 1, 0, `oracle          ${judged!.slotsChecked} blocks judged (${(judged!.judgeMs / Math.max(1, judged!.slotsChecked)).toFixed(0)} ms each, at most ${judged!.maxLagBlocks} behind the head; ${judged!.slotsSkipped} skipped: mined on a chain a kill replaced before they were read), ${judged!.ordersJudged} orders; ${judged!.violations.length === 0 ? 'no violation' : `violations: ${Object.entries(judged!.byRule).map(([rule, n]) => `${n} ${rule}`).join(', ')}${judged!.violations.slice(0, 10).map((v) => `\n  ${v.rule}${v.bundleHash ? ` ${v.bundleHash}` : ''}: ${v.detail}`).join('')}`}`)
+    lines.splice(lines.length - 1, 0, `oracle          ${judged!.slotsChecked} blocks judged (${(judged!.judgeMs / Math.max(1, judged!.slotsChecked)).toFixed(0)} ms each, at most ${judged!.maxLagBlocks} behind the head; ${judged!.slotsSkipped} skipped: mined on a chain an Anvil restart replaced before they were read; ${judged!.chainsReplaced} restarts), ${judged!.ordersJudged} orders; ${judged!.violations.length === 0 ? 'no violation' : `violations: ${Object.entries(judged!.byRule).map(([rule, n]) => `${n} ${rule}`).join(', ')}${judged!.violations.slice(0, 10).map((v) => `\n  ${v.rule}${v.bundleHash ? ` ${v.bundleHash}` : ''}: ${v.detail}`).join('')}`}`)
     lines.splice(lines.length - 1, 0, `market          ${market.epochs().map((e) => `chain ${e.epoch}: ${e.blocks} blocks, ${e.opportunities} opportunities, ${e.captured} captured (${Object.entries(e.bySearcher).map(([who, n]) => `${who} ${n}`).join(', ') || 'none'})`).join('; ')}`)
   }
   const failures = [

@@ -6,6 +6,8 @@ import type { MevSendBundleParams, SendBundleParams, SendEndOfBlockBundleParams 
 import type { OrderLogEntry } from '../../src/rpc/orderLog.js'
 import type { RpcPool } from './rpcPool.js'
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
 /** An order from the log, with the blocks it may land in. */
 interface LoggedOrder {
   order: OracleOrder
@@ -13,18 +15,33 @@ interface LoggedOrder {
   head: number
   /** The last block it may land in. */
   lastBlock: number
+  /** The Anvil chain it was accepted on (bundlesim's restarts before it): only built there. */
+  chain: number
 }
 
 /** A public tx stays a candidate this many blocks after it was sent (the soak's are mined at once or dropped by a kill). */
 const PUBLIC_TX_BLOCKS = 3
 /** A private tx is tried until head + this many blocks at most (its `maxBlockNumber` is clamped to it; the service's rule). */
 const PRIVATE_TX_BLOCKS = 25
+/**
+ * After a read fails, how long to wait for bundlesim to restart Anvil before calling it the
+ * oracle's failure: bundlesim finds a dead Anvil at once and a hung one within its probe
+ * interval plus `--anvil-timeout` (10 s by default).
+ */
+const RESTART_NOTICE_MS = 30_000
+const POLL_MS = 250
 
 export interface OracleTally {
   slotsChecked: number
   ordersJudged: number
-  /** Blocks not judged: mined on a chain an Anvil kill replaced before they were read. */
+  /**
+   * Blocks not judged: mined on a chain that an Anvil restart (a soak kill, or one bundlesim made
+   * itself after a hang) replaced before they were read. At least this many: the old chain's
+   * last blocks after the last head the oracle saw are not known.
+   */
   slotsSkipped: number
+  /** Anvil restarts the oracle went through (each: a new chain, judged from its first orders). */
+  chainsReplaced: number
   /** Wall time spent judging, ms. */
   judgeMs: number
   /** The most blocks the oracle was behind the head. */
@@ -33,12 +50,24 @@ export interface OracleTally {
   byRule: Partial<Record<OracleRule, number>>
 }
 
+interface ChainHead {
+  healthy: boolean
+  blockNumber: number
+  /** `harness_status.anvilRestarts`: which chain this head is on. */
+  chain: number
+}
+
 /**
  * The oracle (`oracle/`, written apart from the builder) on every block of a `bundlesim serve`
  * process: it reads the orders the server accepted from its `--order-log` as they are appended
  * (every client's: the soak's own traffic and the market's users and searchers alike), and after
  * each new block judges that block against the orders that could be in it — from the chain read
  * on Anvil itself, the stats endpoint, and what a `newPendingTransactions` subscriber saw.
+ *
+ * An Anvil restart (the soak's kill or bundlesim's own, after a hang) is a new chain
+ * (`harness_status.anvilRestarts`, the order log's `chain`): the old chain's unread blocks are
+ * counted as skipped, and the new one is judged from its first orders. A read that fails with no
+ * restart following it is the oracle's failure.
  *
  * @example
  * const watch = await OracleWatch.start({ orderLog, rpcUrl, statsUrl, anvilUrl }, control)
@@ -49,13 +78,13 @@ export class OracleWatch {
   readonly #orders: LoggedOrder[] = []
   /** MEV-Share matching hash → the user's signed tx, from the private txs in the log. */
   readonly #privateTxs = new Map<Hash, Hex>()
-  readonly #tally: OracleTally = { slotsChecked: 0, ordersJudged: 0, slotsSkipped: 0, judgeMs: 0, maxLagBlocks: 0, violations: [], byRule: {} }
+  readonly #tally: OracleTally = { slotsChecked: 0, ordersJudged: 0, slotsSkipped: 0, chainsReplaced: 0, judgeMs: 0, maxLagBlocks: 0, violations: [], byRule: {} }
   #offset = 0
   #partial = ''
-  #checkedTo = 0
-  #epoch = 0
-  /** Orders accepted before this time (ms since the epoch) belong to a chain a kill replaced. */
-  #since = 0
+  /** The chain judged, and on it the last block judged (`null`: a new chain, judged from its first order's head) and the last head seen. */
+  #chain = 0
+  #checkedTo: number | null = 0
+  #lastHead = 0
 
   private constructor(
     private readonly options: { orderLog: string; rpcUrl: string; statsUrl: string; anvilUrl: string },
@@ -65,49 +94,38 @@ export class OracleWatch {
 
   /** `control`: a pool on the submission RPC, for the head (`harness_status`). */
   static async start(options: { orderLog: string; rpcUrl: string; statsUrl: string; anvilUrl: string }, control: RpcPool): Promise<OracleWatch> {
-    return new OracleWatch(options, control, await watchPublicView({ rpcUrl: options.rpcUrl }))
-  }
-
-  /** Called right before Anvil is killed: what was mined or sent so far belongs to the old chain. */
-  killing(): void {
-    this.#epoch++
-    this.#since = Number.POSITIVE_INFINITY
-  }
-
-  /** The new chain is up: orders from now on are judged on it, from its current head on. */
-  async up(): Promise<void> {
-    const epoch = this.#epoch
-    this.#since = Date.now()
-    const head = await this.#head()
-    if (head === undefined || epoch !== this.#epoch) return
-    this.#checkedTo = head
-    this.#orders.length = 0
-    this.watcher.clear()
+    const watch = new OracleWatch(options, control, await watchPublicView({ rpcUrl: options.rpcUrl }))
+    const head = await watch.#head()
+    if (head) [watch.#chain, watch.#checkedTo, watch.#lastHead] = [head.chain, head.blockNumber, head.blockNumber]
+    return watch
   }
 
   /** Judges every block mined since the last call (none while Anvil restarts). */
   async check(): Promise<void> {
-    this.#readLog()
-    const epoch = this.#epoch
-    if (this.#since === Number.POSITIVE_INFINITY) return
     const head = await this.#head()
-    if (head === undefined || epoch !== this.#epoch) return
-    this.#tally.maxLagBlocks = Math.max(this.#tally.maxLagBlocks, head - this.#checkedTo)
-    for (let n = this.#checkedTo + 1; n <= head; n++) {
+    // Read after the head: every order accepted before that head was seen is in the log.
+    this.#readLog()
+    if (!head?.healthy) return
+    if (head.chain !== this.#chain) this.#replaced(head.chain)
+    this.#lastHead = Math.max(this.#lastHead, head.blockNumber)
+    if (this.#checkedTo === null) {
+      const heads = this.#orders.filter((o) => o.chain === this.#chain).map((o) => o.head)
+      this.#checkedTo = heads.length > 0 ? Math.min(...heads) : head.blockNumber
+    }
+    this.#tally.maxLagBlocks = Math.max(this.#tally.maxLagBlocks, head.blockNumber - this.#checkedTo)
+    for (let n = this.#checkedTo + 1; n <= head.blockNumber; n++) {
       const started = performance.now()
-      const orders = this.#orders.filter((o) => o.head < n && o.lastBlock >= n).map((o) => o.order)
+      const orders = this.#orders.filter((o) => o.chain === this.#chain && o.head < n && o.lastBlock >= n).map((o) => o.order)
       let violations: OracleViolation[]
       try {
         violations = await checkSlot({ ...this.options, blockNumber: n, orders, publicSightings: this.watcher.sightings() })
       } catch (error) {
-        // Anvil killed mid-read: that chain's blocks are not judged; anything else is the oracle's failure to read, a failure of the run.
-        if (epoch !== this.#epoch) {
-          this.#tally.slotsSkipped += head - n + 1
-          return
-        }
-        throw error
+        // Anvil restarted mid-read: that chain's blocks are not judged; anything else is the oracle's failure to read, a failure of the run.
+        const after = await this.#restartAfterFailure()
+        if (after === undefined) throw error
+        this.#replaced(after)
+        return
       }
-      if (epoch !== this.#epoch) return
       this.#tally.judgeMs += performance.now() - started
       this.#tally.slotsChecked++
       this.#tally.ordersJudged += orders.length
@@ -115,7 +133,7 @@ export class OracleWatch {
       this.#tally.violations.push(...violations.slice(0, Math.max(0, 50 - this.#tally.violations.length)))
       this.#checkedTo = n
       // Orders that can land in no later block are done with.
-      for (let i = this.#orders.length - 1; i >= 0; i--) if (this.#orders[i]!.lastBlock <= n) this.#orders.splice(i, 1)
+      for (let i = this.#orders.length - 1; i >= 0; i--) if (this.#orders[i]!.lastBlock <= n && this.#orders[i]!.chain === this.#chain) this.#orders.splice(i, 1)
     }
     this.watcher.clear()
   }
@@ -128,9 +146,35 @@ export class OracleWatch {
     return this.watcher.stop()
   }
 
-  async #head(): Promise<number | undefined> {
-    const answer = await this.control.call<{ blockNumber: number; healthy: boolean }>('harness_status')
-    return answer.result?.healthy ? answer.result.blockNumber : undefined
+  /**
+   * Anvil was replaced: the old chain's blocks not yet judged are skipped and its orders dropped;
+   * the new chain is judged from the head its first logged order saw (blocks before any order
+   * of it hold none).
+   */
+  #replaced(chain: number): void {
+    this.#tally.chainsReplaced += chain - this.#chain
+    this.#tally.slotsSkipped += Math.max(0, this.#lastHead - (this.#checkedTo ?? this.#lastHead))
+    for (let i = this.#orders.length - 1; i >= 0; i--) if (this.#orders[i]!.chain < chain) this.#orders.splice(i, 1)
+    this.#chain = chain
+    this.#checkedTo = null
+    this.#lastHead = 0
+    this.watcher.clear()
+  }
+
+  /** After a failed read: the chain Anvil restarted as, if it did within `RESTART_NOTICE_MS` (else `undefined`). */
+  async #restartAfterFailure(): Promise<number | undefined> {
+    const deadline = performance.now() + RESTART_NOTICE_MS
+    while (performance.now() < deadline) {
+      const head = await this.#head()
+      if (head?.healthy && head.chain !== this.#chain) return head.chain
+      await sleep(POLL_MS)
+    }
+    return undefined
+  }
+
+  async #head(): Promise<ChainHead | undefined> {
+    const answer = await this.control.call<{ blockNumber: number; healthy: boolean; anvilRestarts: number }>('harness_status')
+    return answer.result && { healthy: answer.result.healthy, blockNumber: answer.result.blockNumber, chain: answer.result.anvilRestarts }
   }
 
   /** Reads the lines appended to the order log since the last read. */
@@ -154,10 +198,10 @@ export class OracleWatch {
   }
 
   #add(entry: OrderLogEntry): void {
-    if (entry.at < this.#since) return
+    if (entry.chain < this.#chain) return
     const [first] = entry.params as unknown[]
     const next = entry.head + 1
-    const push = (order: OracleOrder, lastBlock: number): void => void this.#orders.push({ order, head: entry.head, lastBlock })
+    const push = (order: OracleOrder, lastBlock: number): void => void this.#orders.push({ order, head: entry.head, lastBlock, chain: entry.chain })
     switch (entry.method) {
       case 'eth_sendBundle':
       case 'svc_boostBundle': {
