@@ -8,8 +8,8 @@ import { REPO_ROOT } from './support/cli.js'
 import { installOffline, packRepo, sh, type PackedPackage } from './support/packedInstall.js'
 
 /*
- * The published package as a searcher's repository uses it: packed once (the build runs in
- * `prepare`), installed offline into an empty project, then imported from plain Node ESM,
+ * The published package as a searcher's repository uses it: packed once (dist/ as the suite's
+ * global set-up built it), installed offline into an empty project, then imported from plain Node ESM,
  * type-checked from TypeScript, imported from CommonJS, used from the project's own vitest
  * (`bundlesim/vitest`), and run as `npx bundlesim`.
  */

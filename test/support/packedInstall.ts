@@ -77,7 +77,9 @@ export interface PackedPackage {
 
 /** `npm pack` of this repository into `dir` (runs `prepare`: the build). */
 export async function packRepo(dir: string): Promise<PackedPackage> {
-  const { stdout } = await sh('npm', ['pack', '--json', '--pack-destination', dir], REPO_ROOT)
+  // --ignore-scripts: dist/ is already built (the suite's global set-up); `prepare` would delete
+  // and rebuild it while other test files run the CLI from it.
+  const { stdout } = await sh('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], REPO_ROOT)
   // npm prints the lifecycle scripts' output first; the JSON report is the last thing.
   const report = JSON.parse(stdout.slice(stdout.lastIndexOf('\n[') + 1)) as Array<{ filename: string; files: Array<{ path: string }> }>
   return { tarball: path.join(dir, report[0]!.filename), files: report[0]!.files.map((f) => f.path) }
