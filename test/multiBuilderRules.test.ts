@@ -4,7 +4,9 @@ import { builderKey, emulatedBuilders, DEFAULT_BUILDER_NAME } from '../src/build
 import { routeBundle, shareDraw } from '../src/builder/fleet/orderFlow.js'
 import { BuilderSpecError, parseBuilderFlag, validateBuilderSpecs } from '../src/builder/fleet/specs.js'
 import { RelayAuction } from '../src/builder/slot/auction.js'
+import { furthestVerdicts, verdictView, type EndOfBlockVerdict } from '../src/builder/slot/endOfBlock.js'
 import { furthestOutcome } from '../src/builder/slot/fleetOutcomes.js'
+import type { BundleTrace } from '../src/bundle/trace.js'
 import { DEFAULT_COINBASE_KEY, resolveConfig } from '../src/config/config.js'
 
 /** The pure rules of several builders (docs/several-builders.md), without Anvil. */
@@ -69,6 +71,35 @@ describe('the furthest outcome among builders', () => {
     expect(furthestOutcome([o('a', 'SubmittedNotLanded'), o('b', 'SubmittedNotLanded')], null)?.builder).toBe('a')
     expect(furthestOutcome([o('a', 'ExcludedFromBlock'), o('b', 'ExcludedFromBlock')], 'b')?.builder).toBe('b')
     expect(furthestOutcome([], 'a')).toBeUndefined()
+  })
+})
+
+describe('the end-of-block verdict recorded among builders', () => {
+  const [hash] = hashes(1) as [Hash]
+  const trace = {} as BundleTrace
+  const failed = (refusal: 'NonceTooLow' | null): EndOfBlockVerdict => ({
+    kind: 'SimulationFailed',
+    trace,
+    failure: refusal ? { kind: 'TransactionRejected', index: 0, hash, reason: 'nonce too low', refusal } : { kind: 'TransactionReverted', index: 1, hash },
+  })
+  const passed = (notBuilt: boolean): EndOfBlockVerdict => ({ kind: 'Passed', trace, builderPayment: 1n, builderPayments: { total: 1n, byTx: {} } as never, gasUsed: 21_000n, notBuilt: notBuilt ? { kind: 'NotChosenByAnyAlgorithm' } as never : null })
+
+  it('the furthest; among equals the winner (the block mined), then the first builder', () => {
+    const alphaNonce = { builder: 'alpha', verdicts: [failed('NonceTooLow')] }
+    const betaReverted = { builder: 'beta', verdicts: [failed(null)] }
+    // fuzz, seed 17001: both failed; beta's block was mined, where the nonce was unused.
+    expect(furthestVerdicts([alphaNonce, betaReverted], 'beta')).toEqual([{ builder: 'beta', verdict: betaReverted.verdicts[0] }])
+    expect(furthestVerdicts([alphaNonce, betaReverted], null)).toEqual([{ builder: 'alpha', verdict: alphaNonce.verdicts[0] }])
+    // One that appended it (and may land it) wins over a winner that failed it.
+    const alphaAppended = { builder: 'alpha', verdicts: [passed(false)] }
+    expect(furthestVerdicts([alphaAppended, betaReverted], 'beta')[0]!.builder).toBe('alpha')
+  })
+
+  it("each builder's view shows its own verdict; an appended one is left to the block's outcome", () => {
+    expect(verdictView('alpha', failed('NonceTooLow'))).toMatchObject({ name: 'alpha', state: 'SimulationFail', errorKind: 'NonceTooLow' })
+    expect(verdictView('beta', failed(null))).toMatchObject({ name: 'beta', state: 'SimulationFail', errorKind: 'BundleReverted' })
+    expect(verdictView('beta', passed(true))).toMatchObject({ name: 'beta', state: 'ExcludedFromBlock' })
+    expect(verdictView('beta', passed(false))).toBeNull()
   })
 })
 

@@ -4,8 +4,8 @@ import { effectiveFrames } from '../execution/effectiveFrames.js'
 import type { SlotCutoffs } from '../../config/config.js'
 import type { BuilderPayments } from '../../bundle/builderPayments.js'
 import { expectedPlan } from '../execution/economicsPlan.js'
-import type { ExecutionFailure, SlotFailure } from '../../bundle/failure.js'
-import type { BundleTrace } from '../../bundle/trace.js'
+import { failureFields, type ExecutionFailure, type SlotFailure } from '../../bundle/failure.js'
+import type { BuilderView, BundleTrace } from '../../bundle/trace.js'
 import { itemGroups, type CandidateBlock } from '../assembly/assemble.js'
 import { bundleGroup } from '../execution/groups.js'
 import type { GroupOutcome } from '../execution/execution.js'
@@ -34,22 +34,57 @@ function reach(verdict: EndOfBlockVerdict): number {
   return verdict.kind === 'SimulationFailed' ? 1 : 0
 }
 
+/** The end-of-block verdicts of one builder's last block. */
+export interface BuilderVerdicts {
+  builder: string
+  verdicts: readonly EndOfBlockVerdict[]
+}
+
+/** The verdict recorded for one end-of-block bundle, and the builder whose block it came from. */
+export interface ChosenVerdict {
+  builder: string
+  verdict: EndOfBlockVerdict
+}
+
 /**
  * The verdict to record for each end-of-block bundle of a slot from every block that tried
  * it (several builders, or one builder's bids through the slot): the one that took it
- * furthest, the first among equals. The trace is one: what one builder appended (and may
- * land) is not undone by another that left it out (fuzz, seed 11021: a bundle landed by
- * one builder kept another's `PaysBuilderNothing`); each builder's own view is in `builders`.
+ * furthest; among equals the winner's (the block mined: a bundle that failed in every block
+ * says why it failed in the one on chain — fuzz, seed 17001: the first builder's NonceTooLow
+ * was kept, a nonce only its block had spent), then the first builder's. The trace is one:
+ * what one builder appended (and may land) is not undone by another that left it out (fuzz,
+ * seed 11021); each builder's own view is in `builders` (`verdictView`).
  *
- * @example for (const verdict of furthestVerdicts(bids.flatMap((b) => b.endOfBlockVerdicts))) record(verdict)
+ * @example for (const { verdict } of furthestVerdicts(bids.map((b) => ({ builder: b.name, verdicts: b.endOfBlockVerdicts })), 'beta')) record(verdict)
  */
-export function furthestVerdicts(verdicts: readonly EndOfBlockVerdict[]): EndOfBlockVerdict[] {
-  const furthest = new Map<BundleTrace, EndOfBlockVerdict>()
-  for (const verdict of verdicts) {
-    const kept = furthest.get(verdict.trace)
-    if (!kept || reach(verdict) > reach(kept)) furthest.set(verdict.trace, verdict)
+export function furthestVerdicts(byBuilder: readonly BuilderVerdicts[], winner: string | null): ChosenVerdict[] {
+  const furthest = new Map<BundleTrace, ChosenVerdict>()
+  for (const { builder, verdicts } of byBuilder) {
+    for (const verdict of verdicts) {
+      const kept = furthest.get(verdict.trace)
+      const further = !kept || reach(verdict) > reach(kept.verdict) || (reach(verdict) === reach(kept.verdict) && builder === winner && kept.builder !== winner)
+      if (further) furthest.set(verdict.trace, { builder, verdict })
+    }
   }
   return [...furthest.values()]
+}
+
+/**
+ * What one builder's verdict on an end-of-block bundle shows in its view of the trace (as the
+ * bundle book records the same verdict); `null` for one it appended, whose block outcome says.
+ *
+ * @example verdictView('beta', { kind: 'SimulationFailed', trace, failure }) // { name: 'beta', state: 'SimulationFail', … }
+ */
+export function verdictView(builder: string, verdict: EndOfBlockVerdict): BuilderView | null {
+  switch (verdict.kind) {
+    case 'NotSimulated':
+      return { name: builder, state: 'Received', ...failureFields(verdict.failure) }
+    case 'SimulationFailed':
+      return { name: builder, state: 'SimulationFail', ...failureFields(verdict.failure) }
+    case 'Passed':
+      if (!verdict.notBuilt) return null
+      return { name: builder, state: verdict.notBuilt.kind === 'ArrivedAfterBuildCutoff' ? 'SimulationPass' : 'ExcludedFromBlock', ...failureFields(verdict.notBuilt) }
+  }
 }
 
 /**

@@ -4,6 +4,7 @@ import { failureFields, NO_FAILURE } from '../../bundle/failure.js'
 import type { CandidateBlock, CandidateSummary } from '../assembly/assemble.js'
 import type { BundleRoute } from '../fleet/orderFlow.js'
 import type { SimulatedBundle } from '../simulation/types.js'
+import { verdictView, type ChosenVerdict, type EndOfBlockVerdict } from './endOfBlock.js'
 import { bundleOutcomes, type BundleOutcome, type SlotResult } from './outcomes.js'
 
 /** How far each outcome got a bundle, for choosing among the builders that saw it. */
@@ -52,6 +53,8 @@ export interface BuilderBidResult {
   candidates: readonly CandidateSummary[]
   best: CandidateBlock
   value: bigint
+  /** What became of the end-of-block bundles its block tried. */
+  endOfBlockVerdicts: readonly EndOfBlockVerdict[]
 }
 
 /** What the book records for a slot of several builders. */
@@ -65,7 +68,8 @@ export interface FleetOutcomes {
 /**
  * Each bundle's outcome with several builders: every builder's own outcomes (its block won,
  * or lost to the winner's bid or the competitor's), then per bundle the furthest one, and
- * per routed bundle the view of each builder that saw it.
+ * per routed bundle the view of each builder that saw it (an end-of-block bundle it did not
+ * append: its own verdict; `endOfBlock`: the verdict recorded, and whose).
  *
  * @example const { outcomes, views } = fleetOutcomes(bids, winner, competitorBid, routes, mined)
  */
@@ -75,6 +79,7 @@ export function fleetOutcomes(
   competitorBid: bigint | null,
   routes: ReadonlyMap<BundleTrace, BundleRoute>,
   mined: SlotResult['mined'],
+  endOfBlock: readonly ChosenVerdict[] = [],
 ): FleetOutcomes {
   const winnerName = winner?.name ?? null
   const byTrace = new Map<BundleTrace, Array<{ builder: string; outcome: BundleOutcome }>>()
@@ -88,12 +93,24 @@ export function fleetOutcomes(
     }
   }
   const outcomes = [...byTrace.values()].map((list) => furthestOutcome(list, winnerName)!.outcome)
+  // An end-of-block bundle a builder tried and did not append: its view is that builder's verdict, not the trace's.
+  const verdictViews = new Map<BundleTrace, Map<string, BuilderView>>()
+  for (const bid of bids) {
+    for (const verdict of bid.endOfBlockVerdicts) {
+      const view = verdictView(bid.name, verdict)
+      if (view) verdictViews.set(verdict.trace, (verdictViews.get(verdict.trace) ?? new Map()).set(bid.name, view))
+    }
+  }
+  const chosen = new Map(endOfBlock.map(({ builder, verdict }) => [verdict.trace, builder]))
   const views = [...routes].map(([trace, route]) => {
     const list = byTrace.get(trace)
     return {
       trace,
-      views: route.seenBy.map((name) => builderView(name, list?.find((o) => o.builder === name)?.outcome, trace)),
-      furthest: list ? furthestOutcome(list, winnerName)!.builder : (route.seenBy[0] ?? null),
+      views: route.seenBy.map((name) => {
+        const outcome = list?.find((o) => o.builder === name)?.outcome
+        return (!outcome && verdictViews.get(trace)?.get(name)) || builderView(name, outcome, trace)
+      }),
+      furthest: list ? furthestOutcome(list, winnerName)!.builder : (chosen.get(trace) ?? route.seenBy[0] ?? null),
       ignored: route.ignored,
     }
   })

@@ -192,11 +192,12 @@ export class SlotBuilder {
         bids.push({ ...bid, history: [{ best: bid.best, msIntoSlot: bid.bidAtMs, afterGetHeader: false }] })
       } else bids.push(await this.bidThroughSlot(builder, own, timestamp, { simulated: seen(simulated), late: seen(late), endOfBlock: seen(endOfBlock), arrivals }, pool, counts))
     }
-    // Recorded once every builder has built: the trace is one, whichever builder took it furthest.
-    for (const verdict of furthestVerdicts(bids.flatMap((bid) => bid.endOfBlockVerdicts))) this.recordEndOfBlock(verdict, buildTime)
     // With a getHeader, among equal top bids the relay keeps the one received first.
     const byArrival = this.deps.cutoffs.getHeaderMs === undefined ? bids : [...bids].sort((a, b) => a.bidAtMs - b.bidAtMs)
     const { top, winner, competitorBid } = auction.decideAmong(byArrival as [BuilderBid, ...BuilderBid[]])
+    // Recorded once every builder has built: the trace is one, whichever builder took it furthest (among equals the winner).
+    const endOfBlockVerdicts = furthestVerdicts(bids.map((bid) => ({ builder: bid.builder.name, verdicts: bid.endOfBlockVerdicts })), winner?.builder.name ?? null)
+    for (const { verdict } of endOfBlockVerdicts) this.recordEndOfBlock(verdict, buildTime)
     timings.assembleMs = performance.now() - mark
 
     mark = performance.now()
@@ -205,7 +206,7 @@ export class SlotBuilder {
     const slotStartMs = clock.nowMs() - clock.msIntoSlot()
     this.recordAtRelay(parent, bids, winner, mined, slotStartMs)
     if (routes) {
-      const fleet = fleetOutcomes(bids, winner, competitorBid, routes, mined)
+      const fleet = fleetOutcomes(bids, winner, competitorBid, routes, mined, endOfBlockVerdicts)
       for (const outcome of fleet.outcomes) this.record(outcome, mined.number, buildTime)
       for (const { trace, views, furthest, ignored } of fleet.views) traces.seenByBuilders(trace, views, furthest, ignored)
     } else for (const outcome of bundleOutcomes(top.simulated, { candidates: top.candidates, best: top.best, mined, won: winner !== null, competitorBid })) this.record(outcome, mined.number, buildTime)
