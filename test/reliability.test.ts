@@ -162,6 +162,18 @@ describe('Anvil hangs', () => {
   })
 })
 
+describe('an Anvil that stopped answering, before a probe has found it out', () => {
+  it('a call to it answers -32000 "Anvil did not answer" after --anvil-timeout, retryable, never an unknown error', async () => {
+    // No probe in this test's time: only the call's own timeout can tell (the soak's hang: a public tx answered with code 0).
+    const h = await start({ anvilTimeoutMs: 1000, anvilProbeIntervalMs: 600_000 })
+    const pid = h.anvilPid()!
+    process.kill(pid, 'SIGSTOP')
+    stoppedPids.push(pid)
+    const sent = await rpc(h.rpcUrl, 'eth_sendRawTransaction', [await signTx({ nonce: 0 })])
+    expect(sent.body.error).toMatchObject({ code: -32000, message: expect.stringMatching(/^Anvil did not answer eth_sendRawTransaction: /), data: { retry: true } })
+  })
+})
+
 describe('graceful stop', () => {
   it('waits for the slot being built and answers its request before stopping Anvil', async () => {
     const h = await startTestHarness({ logLevel: 'silent' })

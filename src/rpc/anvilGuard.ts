@@ -1,5 +1,5 @@
 import { JSONRPCErrorException, type JSONRPCServer } from 'json-rpc-2.0'
-import { HttpRequestError } from 'viem'
+import { BaseError, HttpRequestError, TimeoutError } from 'viem'
 import { RpcErrorCode } from '../protocol/errorCodes.js'
 import { rpcError } from './errors.js'
 import type { RequestContext } from './httpServer.js'
@@ -31,7 +31,7 @@ export interface AnvilHealth {
  * once with `-32000 Anvil is down: restarting (<why>)` instead of hanging or accepting a
  * bundle it could not build. A method already running when Anvil dies answers the same code
  * rather than an internal error, and the caller may retry: `-32000 Anvil did not answer …`
- * when its connection was reset or refused, `-32000 Anvil restarted while answering …` for
+ * when its connection was reset or refused or it did not answer within `--anvil-timeout`, `-32000 Anvil restarted while answering …` for
  * any other failure of a call that spanned a fault (e.g. a read pinned to a block of the old
  * chain, sent to the new Anvil before the service re-read its head). Apply it before the
  * read forwarding.
@@ -47,8 +47,10 @@ export function refuseWhileAnvilDown(rpc: JSONRPCServer<RequestContext>, anvil: 
     try {
       return await next(request, context)
     } catch (error) {
-      if (error instanceof HttpRequestError) {
-        throw rpcError(RpcErrorCode.Unavailable, `Anvil did not answer ${request.method}: ${error.details ?? error.shortMessage}`, { retry: true })
+      // Its connection reset or refused, or no answer within --anvil-timeout (a hung Anvil, before the supervisor's probe has found it out: the soak saw it answered as an unknown error, code 0).
+      const unanswered = error instanceof BaseError ? error.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError) : null
+      if (unanswered instanceof HttpRequestError || unanswered instanceof TimeoutError) {
+        throw rpcError(RpcErrorCode.Unavailable, `Anvil did not answer ${request.method}: ${unanswered.details ?? unanswered.shortMessage}`, { retry: true })
       }
       // An answer that already says Anvil is unavailable (e.g. the slot it aborted) says it better.
       const saysUnavailable = error instanceof JSONRPCErrorException && error.code === RpcErrorCode.Unavailable
