@@ -63,6 +63,7 @@ const orderLog = values.market ? path.join(values['out-dir'], 'soak-orders.jsonl
 if (orderLog) rmSync(orderLog, { force: true })
 const anvilPort = values.market ? await freePort() : 0
 const SAMPLE_MS = 2_000
+const PROGRESS_MINUTES = 10
 const MB = 1024 * 1024
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -95,11 +96,21 @@ try {
   let epoch = 0
   let submitting = true
   const rss: Array<RssSample & { anvilMb: number }> = []
+  // A long run says how it goes every PROGRESS_MINUTES (a 2-hour run is otherwise silent until its report).
+  let nextProgress = PROGRESS_MINUTES * 60
   const sampler = (async () => {
     while (submitting) {
       const anvil = descendantNamed(serve.pid, 'anvil')
       const mb = (rssOf(serve.pid) ?? 0) / MB
-      rss.push({ atSeconds: (performance.now() - runStart) / 1000, mb, anvilMb: anvil ? (rssOf(anvil) ?? 0) / MB : 0 })
+      const atSeconds = (performance.now() - runStart) / 1000
+      rss.push({ atSeconds, mb, anvilMb: anvil ? (rssOf(anvil) ?? 0) / MB : 0 })
+      if (atSeconds >= nextProgress) {
+        nextProgress += PROGRESS_MINUTES * 60
+        const sofar = ledger.report()
+        const judged = oracle?.tally()
+        const oracleNow = judged ? `; oracle ${judged.slotsChecked} blocks judged (${(judged.judgeMs / Math.max(1, judged.slotsChecked)).toFixed(0)} ms each, at most ${judged.maxLagBlocks} behind), ${judged.violations.length} violations` : ''
+        process.stderr.write(`soak: ${(atSeconds / 60).toFixed(0)} min: ${sofar.accepted} accepted, ${sofar.lost} lost so far, bundlesim RSS ${mb.toFixed(0)} MB${oracleNow}\n`)
+      }
       await sleep(SAMPLE_MS)
     }
   })()
