@@ -119,7 +119,6 @@ try {
     for (let k = 1; k <= kills; k++) {
       await sleep(Math.max(0, runStart + (runMs * k) / (kills + 1) - performance.now()))
       ledger.killing(++epoch)
-      market?.killing(epoch)
       // Faults alternate: a kill (the process exits), then a hang bundlesim must notice itself.
       killed.push(await killAnvil(serve.pid, control, runStart, k % 2 === 1 ? 'killed' : 'hung'))
       await fund(accounts)

@@ -1,8 +1,9 @@
 import type { CompetitionReport } from '../../src/protocol/competition.js'
 import type { RpcPool } from './rpcPool.js'
 
-/** The market's record on one chain (an Anvil kill starts a new one). */
+/** The market's record on one chain (each Anvil restart starts a new one). */
 export interface MarketEpoch {
+  /** The chain: `harness_status.anvilRestarts` (0 for the first Anvil). */
   epoch: number
   blocks: number
   opportunities: number
@@ -13,13 +14,17 @@ export interface MarketEpoch {
 
 /**
  * Follows the market (`--world dex --flow default`) through the soak: after each slot it reads
- * `harness_getCompetition` for the blocks it has not read, and keeps a record per chain. A chain
- * that ran many blocks with no opportunity at all means the market stopped trading (say, the world
- * was not deployed again after an Anvil restart): the soak fails on it.
+ * `harness_getCompetition` for the blocks it has not read, and keeps a record per chain — a new
+ * one whenever `harness_status.anvilRestarts` says Anvil was restarted (the soak's kill or hang,
+ * or bundlesim's own restart), never before: a hung Anvil's chain still answers until bundlesim
+ * finds the hang (counting from a fault the soak announced read the old chain's blocks again
+ * into the new record). A chain that ran many blocks with no opportunity at all means the
+ * market stopped trading (say, the world was not deployed again after an Anvil restart): the
+ * soak fails on it.
  *
  * @example
  * const market = new MarketWatch(control)
- * await market.check(); …; market.killing(1); …
+ * await market.check() // after each slot
  * market.epochs() // [{ epoch: 0, blocks: 9, opportunities: 21, captured: 17, bySearcher: { alpha: 10, beta: 7 } }, …]
  */
 export class MarketWatch {
@@ -28,23 +33,20 @@ export class MarketWatch {
 
   constructor(private readonly rpc: RpcPool) {}
 
-  /** Called right before Anvil is killed: the next blocks belong to a new chain. */
-  killing(epoch: number): void {
-    this.#epochs.push({ epoch, blocks: 0, opportunities: 0, captured: 0, bySearcher: {} })
-    this.#readTo = 0
-  }
-
   /** Reads the blocks mined since the last call (none while Anvil restarts). */
   async check(): Promise<void> {
+    const status = await this.rpc.call<{ blockNumber: number; healthy: boolean; anvilRestarts: number }>('harness_status')
+    if (!status.result?.healthy) return
+    const { blockNumber: head, anvilRestarts: chain } = status.result
+    if (chain !== this.#epochs.at(-1)!.epoch) {
+      this.#epochs.push({ epoch: chain, blocks: 0, opportunities: 0, captured: 0, bySearcher: {} })
+      this.#readTo = 0
+    }
     const current = this.#epochs.at(-1)!
-    const status = await this.rpc.call<{ blockNumber: number; healthy: boolean }>('harness_status')
-    if (!status.result?.healthy || this.#epochs.at(-1) !== current) return
-    const head = status.result.blockNumber
-    // A new chain starts again at block 1; the first read of it starts there.
-    if (head < this.#readTo) this.#readTo = 0
     if (head <= this.#readTo) return
     const answer = await this.rpc.call<CompetitionReport>('harness_getCompetition', [{ fromBlock: this.#readTo + 1, toBlock: head }])
-    if (!answer.result || this.#epochs.at(-1) !== current) return
+    // No answer: Anvil restarted in between (the next call starts the new chain's record).
+    if (!answer.result) return
     current.blocks += head - this.#readTo
     current.opportunities += answer.result.opportunities
     current.captured += answer.result.captured
