@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util'
 import { writeLineChartSvg, type ChartPoint } from './bench/chart.js'
 import { percentile } from './bench/support.js'
 import { descendantNamed, rssOf, startServeProcess } from './serveProcess.js'
-import { killAnvil, type Kill } from './soak/faults.js'
+import { takeAnvilDown, type AnvilOutage } from './soak/faults.js'
 import { SoakLedger } from './soak/ledger.js'
 import { MarketWatch } from './soak/market.js'
 import { OracleWatch } from './soak/oracleWatch.js'
@@ -114,13 +114,13 @@ try {
       await sleep(SAMPLE_MS)
     }
   })()
-  const killed: Kill[] = []
+  const killed: AnvilOutage[] = []
   const faults = (async () => {
     for (let k = 1; k <= kills; k++) {
       await sleep(Math.max(0, runStart + (runMs * k) / (kills + 1) - performance.now()))
       ledger.killing(++epoch)
       // Faults alternate: a kill (the process exits), then a hang bundlesim must notice itself.
-      killed.push(await killAnvil(serve.pid, control, runStart, k % 2 === 1 ? 'killed' : 'hung'))
+      killed.push(await takeAnvilDown(serve.pid, control, runStart, k % 2 === 1 ? 'killed' : 'hung'))
       await fund(accounts)
       ledger.up(performance.now())
       process.stderr.write(`soak: Anvil ${killed.at(-1)!.how} at ${killed.at(-1)!.atSeconds.toFixed(0)} s, healthy again after ${Math.round(killed.at(-1)!.downMs)} ms\n`)

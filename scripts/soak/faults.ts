@@ -9,7 +9,7 @@ import type { RpcPool } from './rpcPool.js'
 export type AnvilFault = 'killed' | 'hung'
 
 /** One Anvil fault: when (seconds into the run), and how long until the harness was healthy on a new Anvil. */
-export interface Kill {
+export interface AnvilOutage {
   how: AnvilFault
   atSeconds: number
   downMs: number
@@ -24,9 +24,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
  * (`hung`), and waits until the supervisor has a new Anvil and `harness_status` says healthy again.
  *
  * @example
- * const kill = await killAnvil(serve.pid, rpc, performance.now(), 'hung')
+ * const outage = await takeAnvilDown(serve.pid, rpc, performance.now(), 'hung')
  */
-export async function killAnvil(servePid: number, rpc: RpcPool, runStart: number, how: AnvilFault = 'killed'): Promise<Kill> {
+export async function takeAnvilDown(servePid: number, rpc: RpcPool, runStart: number, how: AnvilFault = 'killed'): Promise<AnvilOutage> {
   const oldPid = descendantNamed(servePid, 'anvil')
   if (oldPid === undefined) throw new Error('soak: no Anvil process below bundlesim serve')
   const killedAt = performance.now()

@@ -71,7 +71,7 @@ export interface FleetOutcomes {
  * per routed bundle the view of each builder that saw it (an end-of-block bundle it did not
  * append: its own verdict; `endOfBlock`: the verdict recorded, and whose).
  *
- * @example const { outcomes, views } = fleetOutcomes(bids, winner, competitorBid, routes, mined)
+ * @example const { outcomes, views } = fleetOutcomes(bids, winner, competitorBid, routes, mined, furthestVerdicts(byBuilder, winner.name))
  */
 export function fleetOutcomes(
   bids: readonly BuilderBidResult[],
@@ -79,7 +79,7 @@ export function fleetOutcomes(
   competitorBid: bigint | null,
   routes: ReadonlyMap<BundleTrace, BundleRoute>,
   mined: SlotResult['mined'],
-  endOfBlock: readonly ChosenVerdict[] = [],
+  endOfBlock: readonly ChosenVerdict[],
 ): FleetOutcomes {
   const winnerName = winner?.name ?? null
   const byTrace = new Map<BundleTrace, Array<{ builder: string; outcome: BundleOutcome }>>()
