@@ -13,8 +13,11 @@ import { SenderRecovery } from '../bundle/senderRecovery.js'
 import type { EmulatedBuilder } from '../builder/fleet/emulatedBuilder.js'
 import type { Shutdown } from './shutdown.js'
 
-/** Anvil under its supervisor, the builder's view of it, and the builder's identity on it. */
-export interface ChainSubsystem {
+/**
+ * Anvil under its supervisor and the builder's view of it: what a warm Anvil keeps from one
+ * harness to the next (src/harness/warmHarness.ts).
+ */
+export interface AnvilChain {
   supervisor: AnvilSupervisor
   chain: ChainClient
   /** Slots write, forwarded reads and cheats read: no one sees a slot's transient blocks. */
@@ -22,11 +25,6 @@ export interface ChainSubsystem {
   chainId: number
   /** The hardfork's blob limits (absent when the node does not say). */
   blobLimits?: BlobLimits
-  /** The (first) builder's key and coinbase, lowercase: Anvil's coinbase between slots. */
-  builderAccount: PrivateKeyAccount
-  coinbase: Address
-  /** Every builder's coinbase: funded on a new chain. */
-  coinbases: Address[]
   /** Anvil came back from the data dir's save at the saved head: the run goes on where it was. */
   resumed: boolean
   /**
@@ -37,9 +35,17 @@ export interface ChainSubsystem {
   senderRecovery: SenderRecovery
 }
 
+/** A harness's chain: Anvil, and its builders' identity on it. */
+export interface ChainSubsystem extends AnvilChain {
+  /** The (first) builder's key and coinbase, lowercase: Anvil's coinbase between slots. */
+  builderAccount: PrivateKeyAccount
+  coinbase: Address
+  /** Every builder's coinbase: funded on a new chain. */
+  coinbases: Address[]
+}
+
 export interface StartChainOptions {
   config: BundlesimConfig
-  builders: readonly [EmulatedBuilder, ...EmulatedBuilder[]]
   source: ChainSource
   /** The data dir's last save, if any. */
   saved: SavedRun | null
@@ -49,10 +55,10 @@ export interface StartChainOptions {
 
 /**
  * Launches Anvil under a supervisor that relaunches it after a fault (same port and chain
- * options, from the data dir's last save when there is one), sets the builder's coinbase and
- * funds it on a new chain.
+ * options, from the data dir's last save when there is one). The builders' coinbases are a
+ * harness's (`useBuilderCoinbases`): harnesses with other builders can share a warm Anvil.
  */
-export async function startChain({ config, builders, source, saved, shutdown, log }: StartChainOptions): Promise<ChainSubsystem> {
+export async function startChain({ config, source, saved, shutdown, log }: StartChainOptions): Promise<AnvilChain> {
   const anvilOptions: LaunchAnvilOptions = {
     host: '127.0.0.1',
     port: config.anvilPort,
@@ -98,15 +104,23 @@ export async function startChain({ config, builders, source, saved, shutdown, lo
   }
   const chainId = await chain.chainId()
   const blobLimits = await readBlobLimits(chain)
+  const resumed = saved !== null && (await chain.latestBlock()).hash === saved.head.hash
+  supervisor.onRecover(async () => chain.nodeRestarted())
+  return { supervisor, chain, lock, chainId, blobLimits, resumed, senderRecovery }
+}
+
+/**
+ * Makes the first builder's coinbase Anvil's (again after every restart, until the harness
+ * stops) and funds every builder's coinbase, unless the run resumed its saved chain (the
+ * coinbases keep their balance there). On a warm Anvil this runs after the checkpoint is
+ * restored, so a harness sees the chain a fresh one would.
+ */
+export async function useBuilderCoinbases(anvil: AnvilChain, builders: readonly [EmulatedBuilder, ...EmulatedBuilder[]], coinbaseFunding: bigint, shutdown: Shutdown): Promise<ChainSubsystem> {
   const { account: builderAccount, coinbase } = builders[0]
   const coinbases = builders.map((b) => b.coinbase)
-  await chain.setCoinbase(coinbase)
-  // A run resumed from the data dir continues its chain: the coinbases keep their balance.
-  const resumed = saved !== null && (await chain.latestBlock()).hash === saved.head.hash
-  if (!resumed) for (const address of coinbases) await chain.setBalance(address, config.coinbaseFunding)
-  supervisor.onRecover(() => {
-    chain.nodeRestarted()
-    return chain.setCoinbase(coinbase)
-  })
-  return { supervisor, chain, lock, chainId, blobLimits, builderAccount, coinbase, coinbases, resumed, senderRecovery }
+  await anvil.chain.setCoinbase(coinbase)
+  if (!anvil.resumed) for (const address of coinbases) await anvil.chain.setBalance(address, coinbaseFunding)
+  const removeRecovery = anvil.supervisor.onRecover(() => anvil.chain.setCoinbase(coinbase))
+  shutdown.add(async () => removeRecovery())
+  return { ...anvil, builderAccount, coinbase, coinbases }
 }

@@ -10,7 +10,7 @@ import { BundleBook } from '../bundle/book.js'
 import { emulatedBuilders } from '../builder/fleet/emulatedBuilder.js'
 import type { SlotReport } from '../protocol/slotReport.js'
 import type { HarnessStatus } from '../protocol/harnessStatus.js'
-import { startChain, type ChainSubsystem } from './chain.js'
+import { startChain, useBuilderCoinbases, type AnvilChain } from './chain.js'
 import { startWorld, type WorldSubsystem } from './world.js'
 import { startMarket, type MarketSubsystem } from './market.js'
 import { createOrderFlow } from './orderFlow.js'
@@ -45,13 +45,13 @@ export interface Harness {
 
 /**
  * The part of a harness that outlives it when it is warm (src/harness/warmHarness.ts): Anvil
- * under its supervisor, the builder's coinbases set and funded on it, and the DEX world
- * deployed. Everything else a harness holds is built on it by `startHarnessOn`.
+ * under its supervisor and the DEX world deployed. Everything else a harness holds is built
+ * on it by `startHarnessOn`, the builders' coinbases first.
  */
 export interface HarnessChain {
   /** The settings it was started with (a harness on it may differ only in what it reads after: `CONFIG_SCOPE`). */
   config: BundlesimConfig
-  chain: ChainSubsystem
+  chain: AnvilChain
   world: WorldSubsystem
   /** The data dir's last save, if any. */
   saved: SavedRun | null
@@ -65,15 +65,16 @@ export interface HarnessChain {
  * resolves the chain source, launches Anvil and deploys the world.
  */
 export async function startHarnessChain(config: BundlesimConfig, chainIdGiven: boolean): Promise<HarnessChain> {
+  // Bad settings fail here, before Anvil starts.
   slotCutoffs(config)
-  const builders = emulatedBuilders(config)
+  emulatedBuilders(config)
   const log = createLogger({ level: config.logLevel, format: config.logFormat, verbose: config.logLevel === 'debug' || config.logLevel === 'trace' })
   const saved = config.dataDir ? await readSavedRun(config.dataDir) : null
   // A fork URL that does not answer, a block it cannot serve, a snapshot of another chain: refused here, in seconds.
   const source = await resolveChainSource(config, chainIdGiven)
   const shutdown = new Shutdown(log)
   try {
-    const chain = await startChain({ config, builders, source, saved, shutdown, log })
+    const chain = await startChain({ config, source, saved, shutdown, log })
     // Before the slot state reads the head: the world's setup blocks come first.
     const world = await startWorld({ config, chain, log })
     return { config, chain, world, saved, log, stop: () => shutdown.run() }
@@ -109,7 +110,7 @@ export async function startHarness(options: Partial<BundlesimConfig> = {}): Prom
  * `CONFIG_SCOPE`.
  */
 export async function startHarnessOn(base: HarnessChain, config: BundlesimConfig, { ownsChain }: { ownsChain: boolean }): Promise<Harness> {
-  const { chain, world, saved, log } = base
+  const { world, saved, log } = base
   const cutoffs = slotCutoffs(config)
   const builders = emulatedBuilders(config)
   if (!isLoopback(config.host) && config.apiKeys.length === 0) {
@@ -119,11 +120,12 @@ export async function startHarnessOn(base: HarnessChain, config: BundlesimConfig
   const shutdown = new Shutdown(log)
   const stop = async () => {
     // No Anvil restart may begin while the harness stops.
-    if (ownsChain) chain.supervisor.halt()
+    if (ownsChain) base.chain.supervisor.halt()
     await shutdown.run()
     if (ownsChain) await base.stop()
   }
   try {
+    const chain = await useBuilderCoinbases(base.chain, builders, config.coinbaseFunding, shutdown)
     const { supervisor, chainId, coinbase } = chain
     const anvilDown = (reason: string) => events.emit('anvilDown', reason)
     supervisor.on('down', anvilDown)

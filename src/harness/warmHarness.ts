@@ -3,9 +3,9 @@ import { ChainCheckpoint } from '../chain/checkpoint.js'
 import { startHarnessChain, startHarnessOn, type Harness, type HarnessChain } from './startHarness.js'
 
 /**
- * Which settings a harness's chain reads (`chain`: Anvil's launch options, the coinbases set
- * and funded on it, the world deployed on it, the supervisor's timings and logger) and which
- * only the subsystems built on it read (`harness`). Two harnesses may share a warm Anvil only
+ * Which settings a harness's chain reads (`chain`: Anvil's launch options, the world deployed
+ * on it, the supervisor's timings and logger) and which only the subsystems built on it read
+ * (`harness`, the builders and their coinbases among them: set and funded after a restore). Two harnesses may share a warm Anvil only
  * when every `chain` setting is equal. A record over every key: a new setting does not
  * compile until it is placed here.
  */
@@ -17,10 +17,9 @@ export const CONFIG_SCOPE: Record<keyof BundlesimConfig, 'chain' | 'harness'> = 
   hardfork: 'chain',
   blockGasLimit: 'chain',
   genesisTimestamp: 'chain',
-  // The coinbases are set and funded on the chain.
-  coinbaseKey: 'chain',
-  coinbaseFunding: 'chain',
-  builders: 'chain',
+  coinbaseKey: 'harness',
+  coinbaseFunding: 'harness',
+  builders: 'harness',
   world: 'chain',
   dataDir: 'chain',
   orderLog: 'harness',
@@ -98,11 +97,11 @@ interface WarmChain {
 /**
  * Harnesses one after another (a lane of `bundlesim run`, the tests of a file) on one warm
  * Anvil. The lane keeps the chain of the last harness — Anvil under its supervisor, the
- * coinbases funded, the world deployed — and a checkpoint of it taken before any harness used
- * it. The next harness with the same chain settings (`warmChainKey`) gets that Anvil put back
- * to the checkpoint (`evm_revert`, the next base fee, Anvil's pool emptied) and every other
- * subsystem built new (`startHarnessOn`): the book, slot state and clock, mempool, MEV-Share
- * history, dashboard, filters, nonce caches, the auction's seeded draws, ports. It shows
+ * world deployed — and a checkpoint of it taken before any harness used it. The next harness
+ * with the same chain settings (`warmChainKey`) gets that Anvil put back to the checkpoint
+ * (`evm_revert`, the next base fee, Anvil's pool emptied) and every other subsystem built new
+ * (`startHarnessOn`): its builders' coinbases set and funded, the book, slot state and clock,
+ * mempool, MEV-Share history, dashboard, filters, nonce caches, the auction's seeded draws, ports. It shows
  * what a fresh harness shows, down to the block hashes (test/warmHarness.test.ts).
  * Other settings, a harness still running, or a chain that cannot be put back get a fresh
  * Anvil; a chain no longer wanted is stopped.

@@ -2,7 +2,7 @@ import type { Logger } from 'pino'
 import type { TokenFunding } from '../world/funding.js'
 import type { BundlesimConfig } from '../config/config.js'
 import type { WorldStatus } from '../protocol/harnessStatus.js'
-import type { ChainSubsystem } from './chain.js'
+import type { AnvilChain } from './chain.js'
 
 const NO_WORLD = 'no DEX world in this run: start bundlesim with --world dex (or a scenario with world: dex)'
 
@@ -14,7 +14,7 @@ export interface WorldSubsystem extends TokenFunding {
 
 export interface StartWorldOptions {
   config: BundlesimConfig
-  chain: ChainSubsystem
+  chain: AnvilChain
   log: Logger
 }
 

@@ -66,13 +66,29 @@ export async function selectScenarios(files: readonly string[], options: Pick<Ru
 }
 
 /**
+ * The order lanes take scenarios in (indexes into `scenarios`): those with a long set-up
+ * first — blob txs (the KZG library loads in this process, and Anvil loads its own KZG
+ * settings on its first blob tx: ~5 s together), then a DEX world (deployed on an Anvil of
+ * its own) — then the rest in file order. The longest first, so no lane starts a 10-s file
+ * while the others are about to run out of work. Results are still reported in file order.
+ *
+ * @example runOrder([landed, blobs, dex]) // [1, 2, 0]
+ */
+export function runOrder(scenarios: readonly LoadedScenario[]): number[] {
+  const setUp = ({ scenario }: LoadedScenario) => (Object.values(scenario.txs).some((tx) => tx.blobs !== undefined) ? 2 : scenario.world !== undefined ? 1 : 0)
+  // Array.prototype.sort is stable: equals keep file order.
+  return scenarios.map((_, index) => index).sort((a, b) => setUp(scenarios[b]!) - setUp(scenarios[a]!))
+}
+
+/**
  * Runs scenario files in parallel, one harness each (on a warm Anvil per lane unless
- * `freshHarness`). Every file is loaded and checked first:
+ * `freshHarness`), the longest set-ups first (`runOrder`). Every file is loaded and checked first:
  * if any is bad, InvalidScenariosError is thrown and nothing runs. Results come in file order.
  */
 export async function runScenarios(files: readonly string[], options: RunManyOptions = {}): Promise<ScenarioResult[]> {
   const selected = await selectScenarios(files, options)
   const results: ScenarioResult[] = new Array(selected.length)
+  const order = runOrder(selected)
   const concurrency = Math.max(1, options.concurrency ?? availableParallelism())
   let next = 0
   let failed = false
@@ -85,8 +101,8 @@ export async function runScenarios(files: readonly string[], options: RunManyOpt
     }
   }
   const runLane = async (lane: WarmHarnessLane | undefined) => {
-    while (next < selected.length) {
-      const index = next++
+    while (next < order.length) {
+      const index = order[next++]!
       const scenario = selected[index]!
       if (failed && options.bail) {
         results[index] = skipped(scenario, 'not run: an earlier scenario failed (--bail)')

@@ -3,7 +3,7 @@ import { hashedForm } from '../protocol/blobEnvelope.js'
 import { AbiValueError, toAbiValues } from './abiValues.js'
 import { unsignableMessage, type ScenarioAccount } from './accounts.js'
 import type { AddressBook } from './addressBook.js'
-import { labelledBlobs, loadKzg } from './blobSidecars.js'
+import { labelledSidecars } from './blobSidecars.js'
 import type { ContractCode } from './contracts.js'
 import type { NonceTracker } from './nonces.js'
 import { parseFunction, type TxTemplate } from './schema.js'
@@ -198,8 +198,7 @@ export class TemplateSigner {
               to: to!,
               type: 'eip4844',
               maxFeePerBlobGas: template.maxFeePerBlobGas ?? DEFAULT_MAX_FEE_PER_BLOB_GAS,
-              blobs: labelledBlobs(name, template.blobs),
-              kzg: await loadKzg(),
+              ...(await labelledSidecars(name, template.blobs)),
             })
           : await signer.signTransaction({ ...common, ...fees, type: 'eip1559' })
     const hash = keccak256(hashedForm(raw))

@@ -1,5 +1,5 @@
 import { keccak256, parseGwei, parseTransaction, serializeTransaction, type Address, type Hash, type Hex, type TransactionSerializableEIP4844 } from 'viem'
-import { labelledBlobs, loadKzg } from '../../src/scenario/blobSidecars.js'
+import { labelledSidecars } from '../../src/scenario/blobSidecars.js'
 import { accountOf, DEV_KEYS } from './harness.js'
 
 export interface BlobTxSpec {
@@ -21,7 +21,7 @@ export interface BlobTxSpec {
  * 21000 gas to a fixed address, 10 gwei fee caps, 2 gwei tip.
  */
 export async function signBlobTx(spec: BlobTxSpec): Promise<Hex> {
-  const blobs = labelledBlobs(`nonce ${spec.nonce}`, spec.blobs ?? 1)
+  const { sidecars, blobVersionedHashes } = await labelledSidecars(`nonce ${spec.nonce}`, spec.blobs ?? 1)
   const account = accountOf(spec.key ?? DEV_KEYS[0])
   const tx = {
     type: 'eip4844',
@@ -33,11 +33,9 @@ export async function signBlobTx(spec: BlobTxSpec): Promise<Hex> {
     maxFeePerGas: spec.maxFeePerGas ?? parseGwei('10'),
     maxPriorityFeePerGas: spec.maxPriorityFeePerGas ?? parseGwei('2'),
     maxFeePerBlobGas: spec.maxFeePerBlobGas ?? parseGwei('10'),
-    blobs,
-    kzg: await loadKzg(),
+    blobVersionedHashes,
   } as const
-  if (spec.sidecar !== false) return account.signTransaction(tx)
-  return account.signTransaction({ ...tx, sidecars: false })
+  return account.signTransaction({ ...tx, sidecars: spec.sidecar === false ? (false as const) : sidecars })
 }
 
 /** A blob tx's hash as a node computes it: keccak256 of the canonical form (viem's own serializer, sidecar left out). */
