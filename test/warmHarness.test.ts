@@ -7,6 +7,7 @@ import { harnessConfig, runLoadedScenarioOn } from '../src/scenario/runner.js'
 import { createBundlesimClient } from '../src/protocol/client.js'
 import { startHarness, type Harness } from '../src/harness/startHarness.js'
 import { WarmHarnessLane } from '../src/harness/warmHarness.js'
+import { runOrder } from '../src/scenario/runMany.js'
 import { HarnessSession } from '../src/vitest/session.js'
 import { TEST_HARNESS_DEFAULTS } from '../src/vitest/testDefaults.js'
 import { ChainCheckpoint } from '../src/chain/checkpoint.js'
@@ -155,6 +156,14 @@ describe('a warm harness lane', () => {
       await other.stop()
     }
   }, 60_000)
+})
+
+describe('runOrder (which file a lane takes next)', () => {
+  it('starts the files with blob txs, then those with a DEX world, then the rest in file order', async () => {
+    const names = ['landed', 'dex-win-rate', 'cancel', 'blobs', 'refund']
+    const loaded = await Promise.all(names.map((name) => loadScenario(path.join(REPO_ROOT, 'scenarios', `${name}.yaml`))))
+    expect(runOrder(loaded).map((index) => names[index])).toEqual(['blobs', 'dex-win-rate', 'landed', 'cancel', 'refund'])
+  })
 })
 
 describe('ChainCheckpoint on a bare Anvil', () => {

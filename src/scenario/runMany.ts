@@ -4,6 +4,7 @@ import { loadScenario, type LoadedScenario } from './load.js'
 import { REGEX_TEXT } from './schema.js'
 import { runScenario, type RunOptions, type ScenarioResult } from './runner.js'
 import { WarmHarnessLane } from '../harness/warmHarness.js'
+import { prepareKzg } from './blobSidecars.js'
 
 /** Scenario files that cannot run; nothing was started. */
 export class InvalidScenariosError extends Error {
@@ -75,9 +76,13 @@ export async function selectScenarios(files: readonly string[], options: Pick<Ru
  * @example runOrder([landed, blobs, dex]) // [1, 2, 0]
  */
 export function runOrder(scenarios: readonly LoadedScenario[]): number[] {
-  const setUp = ({ scenario }: LoadedScenario) => (Object.values(scenario.txs).some((tx) => tx.blobs !== undefined) ? 2 : scenario.world !== undefined ? 1 : 0)
+  const setUp = (loaded: LoadedScenario) => (sendsBlobTxs(loaded) ? 2 : loaded.scenario.world !== undefined ? 1 : 0)
   // Array.prototype.sort is stable: equals keep file order.
   return scenarios.map((_, index) => index).sort((a, b) => setUp(scenarios[b]!) - setUp(scenarios[a]!))
+}
+
+function sendsBlobTxs({ scenario }: LoadedScenario): boolean {
+  return Object.values(scenario.txs).some((tx) => tx.blobs !== undefined)
 }
 
 /**
@@ -89,6 +94,8 @@ export async function runScenarios(files: readonly string[], options: RunManyOpt
   const selected = await selectScenarios(files, options)
   const results: ScenarioResult[] = new Array(selected.length)
   const order = runOrder(selected)
+  // The KZG set-up (a worker thread's ~2.5 s) overlaps the harness's start.
+  if (selected.some(sendsBlobTxs)) prepareKzg()
   const concurrency = Math.max(1, options.concurrency ?? availableParallelism())
   let next = 0
   let failed = false
