@@ -1,4 +1,5 @@
-import { rejectionFailure, type ExecutionFailure } from '../../bundle/failure.js'
+import type { Address } from 'viem'
+import type { ExecutionFailure } from '../../bundle/failure.js'
 import { mayDrop } from '../../bundle/types.js'
 import { usedEarlierReason } from '../execution/execution.js'
 import type { BlockItem, SimulatedBundle } from '../simulation/types.js'
@@ -25,14 +26,17 @@ type LeftOut = Array<{ bundle: SimulatedBundle; failure: ExecutionFailure }>
  * @example const block = selectForBlock(order, parent, limitsLeftOut, nonceLeftOut)
  */
 export function selectForBlock(items: readonly BlockItem[], limits: BlockLimits, limitsLeftOut: LeftOut, nonceLeftOut: LeftOut): BlockItem[] {
-  const used = new Set<string>()
+  // Nonces taken, by sender: called on ~10,000 items for every candidate order, so no key strings.
+  const used = new Map<Address, Set<number>>()
   const left = { gas: limits.gasLimit, blobs: limits.maxBlobs ?? Infinity }
   return items.filter((item) => {
     if (item.kind === 'bundle') {
       const bundle = item.bundle.trace.bundle
       const first = bundle.txs[0]
-      if (first?.sender && !mayDrop(bundle, first.hash) && used.has(`${first.sender}:${first.nonce}`)) {
-        nonceLeftOut.push({ bundle: item.bundle, failure: rejectionFailure(first.index, first.hash, usedEarlierReason(first.nonce, first.sender)) })
+      if (first?.sender && used.get(first.sender)?.has(first.nonce) && !mayDrop(bundle, first.hash)) {
+        // The refusal the pool's admission gives it, classified here where it is made.
+        const failure: ExecutionFailure = { kind: 'TransactionRejected', index: first.index, hash: first.hash, reason: usedEarlierReason(first.nonce, first.sender), refusal: 'NonceTooLow' }
+        nonceLeftOut.push({ bundle: item.bundle, failure })
         return false
       }
     }
@@ -43,7 +47,12 @@ export function selectForBlock(items: readonly BlockItem[], limits: BlockLimits,
     }
     if (item.kind === 'bundle') {
       const bundle = item.bundle.trace.bundle
-      for (const tx of bundle.txs) if (tx.sender && !mayDrop(bundle, tx.hash)) used.add(`${tx.sender}:${tx.nonce}`)
+      for (const tx of bundle.txs) {
+        if (!tx.sender || mayDrop(bundle, tx.hash)) continue
+        const nonces = used.get(tx.sender)
+        if (nonces) nonces.add(tx.nonce)
+        else used.set(tx.sender, new Set([tx.nonce]))
+      }
     }
     return true
   })
