@@ -7,6 +7,7 @@ import { ParentState } from '../src/builder/execution/parentState.js'
 import { simulateByCalls } from '../src/builder/simulation/byCalls.js'
 import { blockValueByCalls } from '../src/builder/simulation/blockValueByCalls.js'
 import { assembleBlock } from '../src/builder/assembly/assemble.js'
+import { minerChanges, minerChangesAsCalled } from '../src/builder/execution/blockLedger.js'
 import { byArrivalOrder } from '../src/builder/assembly/ordering.js'
 import type { BlockItem } from '../src/builder/simulation/types.js'
 import { decodeSignedTx } from '../src/bundle/decode.js'
@@ -170,7 +171,7 @@ describe('top-of-block simulation as eth_simulateV1 calls', () => {
 
     const parent = await ParentState.capture(chain, COINBASE, BUILDER)
     const timestamp = parent.timestamp + 12n
-    const value = await blockValueByCalls({ parent, timestamp }, items)
+    const value = (await blockValueByCalls({ parent, timestamp }, items))?.value
     const clashing = await blockValueByCalls({ parent, timestamp }, [...items, bundleItem(clash)])
     const mined = await assembleBlock(parent, timestamp, byArrivalOrder, [...items])
     await parent.release()
@@ -180,6 +181,48 @@ describe('top-of-block simulation as eth_simulateV1 calls', () => {
     expect(value).toBe(mined.value)
     expect(value! > parseEther('0.02')).toBe(true)
     expect(clashing).toBeUndefined()
+  })
+})
+
+describe('coinbase changes counted from the txs as calls', () => {
+  it('give, for every tx of the executed block, what its receipts give; a block that ran otherwise is refused', async () => {
+    const [k0, k1, k2, k3] = DEV_KEYS
+    const head = await chain.blockNumber()
+    const nonceOf = (key: Hex) => chain.nonce(accountOf(key).address, head)
+    const tip = await bundleOf([await signTx({ key: k1, nonce: await nonceOf(k1), to: TIPPER, value: parseEther('0.01'), data: '0x', maxPriorityFeePerGas: parseGwei('1') })])
+    const parent = await ParentState.capture(chain, COINBASE, BUILDER)
+    // Its fee cap leaves room for 1 gwei of its tip (as high as the cap).
+    const cap = parent.nextBaseFee + parseGwei('1')
+    const capped = await signTx({ key: k3, nonce: await nonceOf(k3), maxFeePerGas: cap, maxPriorityFeePerGas: cap })
+    const pair = await bundleOf([capped, await signTx({ key: k3, nonce: (await nonceOf(k3)) + 1, maxPriorityFeePerGas: parseGwei('3') })])
+    const publicTx = await mempoolTx(await signTx({ key: k2, nonce: await nonceOf(k2), maxPriorityFeePerGas: parseGwei('4') }))
+    // A funded account pays the builder, then an empty one sends: the builder's transfer (signed
+    // only when the block is executed) goes before the empty account's tx.
+    const payer = await signTx({ key: k0, nonce: await nonceOf(k0), to: TIPPER, value: parseEther('0.01'), data: '0x' })
+    const sponsored = await bundleOf([payer, await signTx({ key: EMPTY_KEYS[1], nonce: 0, maxPriorityFeePerGas: parseGwei('5') })])
+    const { gas, maxFeePerGas, value: sent, hash } = sponsored.txs[1]!
+    const sponsoredItem: BlockItem = { kind: 'bundle', bundle: { trace: { bundle: sponsored } as BundleTrace, builderPayment: 0n, gasUsed: 0n, sponsorships: new Map([[hash, gas * maxFeePerGas + sent]]) } }
+    const items: BlockItem[] = [bundleItem(tip), { kind: 'tx', tx: publicTx }, sponsoredItem, bundleItem(pair)]
+
+    const timestamp = parent.timestamp + 12n
+    const valued = await blockValueByCalls({ parent, timestamp }, items)
+    const mined = await assembleBlock(parent, timestamp, byArrivalOrder, [...items])
+    const { block } = mined.execution
+    const fromReceipts = await minerChanges(chain, block, [...block.txs.keys()])
+    await parent.release()
+
+    expect(mined.leftOut).toEqual([])
+    expect(valued!.txsAsCalls.map((call) => call.hash)).toEqual([tip.txs[0]!.hash, publicTx.hash, sponsored.txs[0]!.hash, undefined, hash, ...pair.txs.map((tx) => tx.hash)])
+    expect(block.txs.size).toBe(7)
+    expect(minerChangesAsCalled(block, valued!.txsAsCalls, mined.value)).toEqual(fromReceipts)
+    // 1,000 gas moved from the public tx (4 gwei tip) to pair's second (3 gwei): the header's gas still adds up, the coinbase's gain does not.
+    const calls = valued!.txsAsCalls
+    const shifted = calls.map((call, i) => (i === 1 ? { ...call, gasUsed: call.gasUsed - 1000n } : i === 6 ? { ...call, gasUsed: call.gasUsed + 1000n } : call))
+    expect(minerChangesAsCalled(block, shifted, mined.value)).toBeUndefined()
+    // Another order, another block, or a gain the block did not make: refused.
+    expect(minerChangesAsCalled(block, [calls[1]!, calls[0]!, ...calls.slice(2)], mined.value)).toBeUndefined()
+    expect(minerChangesAsCalled(block, calls.slice(0, 6), mined.value)).toBeUndefined()
+    expect(minerChangesAsCalled(block, calls, mined.value + 1n)).toBeUndefined()
   })
 })
 

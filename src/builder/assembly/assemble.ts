@@ -1,5 +1,6 @@
 import type { Hash } from 'viem'
 import type { ExecutionResult, TxGroup } from '../execution/execution.js'
+import type { TxAsCall } from '../execution/blockLedger.js'
 import type { ExecutionFailure } from '../../bundle/failure.js'
 import { bundleGroup, mempoolGroup } from '../execution/groups.js'
 import type { BlockItem, SimulatedBundle } from '../simulation/types.js'
@@ -20,6 +21,8 @@ export interface CandidateSummary {
   leftOut: Array<{ bundle: SimulatedBundle; failure: ExecutionFailure }>
   /** Builder balance increase over the parent block, in wei. */
   value: bigint
+  /** How its txs ran when the order was valued as calls (absent when it was not). */
+  txsAsCalls?: readonly TxAsCall[]
 }
 
 /** A candidate executed for real: the block that can be kept. */
@@ -50,6 +53,7 @@ export async function assembleBlock(
   timestamp: bigint,
   algorithm: OrderingAlgorithm,
   items: BlockItem[],
+  txsAsCalls?: readonly TxAsCall[],
 ): Promise<CandidateBlock> {
   const failedForReal: CandidateBlock['leftOut'] = []
   // The public mempool's txs this slot: a bundle's droppable copy of one pays for the mempool (`paidInPlace`).
@@ -62,7 +66,8 @@ export async function assembleBlock(
     const block = selectForBlock(items, parent, limitsLeftOut, nonceLeftOut)
     const execution = await parent.execute(timestamp, itemGroups(block), sponsorships)
     if (execution.ok) {
-      const paid = await paidInPlace(parent.executor, block, execution, mempool)
+      const asCalled = txsAsCalls && { txs: txsAsCalls, minerGain: execution.coinbaseBalance - parent.coinbaseBalance }
+      const paid = await paidInPlace(parent.executor, block, execution, mempool, asCalled)
       // SPEC §5.2: a bundle that pays the builder nothing is never put in a block; in place
       // too. The first such is left out and the block executed again (its txs moved state).
       const paysNothing = paid.bundles.find((p) => p.paidWei <= 0n)

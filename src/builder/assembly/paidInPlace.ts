@@ -2,7 +2,7 @@ import type { Hash } from 'viem'
 import { mayDrop } from '../../bundle/types.js'
 import { normalizeHash } from '../../protocol/normalize.js'
 import type { ExecutionResult } from '../execution/execution.js'
-import type { BlockExecutor } from '../execution/executor.js'
+import type { BlockAsCalled, BlockExecutor } from '../execution/executor.js'
 import type { BlockItem } from '../simulation/types.js'
 
 /** What one bundle of an executed block paid the builder where it ran. */
@@ -34,7 +34,9 @@ export interface PaidInBlock {
  * the market soak's oracle saw a private swap land with its top-of-block payment, 10,416 gas
  * more than it used), what it transfers to the coinbase, or which of its droppable txs run
  * (fuzz: a bundle landed with twice what it paid). So a landed trace reports this figure,
- * never the top-of-block one. It costs the receipts of the bundles' txs.
+ * never the top-of-block one. It costs the receipts of the bundles' txs, or none when the
+ * block confirms how its txs ran as calls in the order valued (`asCalled`: the same txs in the
+ * same order, on the same parent; `minerChangesAsCalled`).
  *
  * A tx the bundle lets be dropped (or revert) that the public mempool also carries
  * (`mempool`) pays for the mempool, not for the bundle: the block would have had it without
@@ -49,6 +51,7 @@ export async function paidInPlace(
   items: readonly BlockItem[],
   execution: Extract<ExecutionResult, { ok: true }>,
   mempool: ReadonlySet<Hash>,
+  asCalled?: BlockAsCalled,
 ): Promise<PaidInBlock> {
   const measured = execution.groups.flatMap((outcome, group) => {
     const item = items[group]
@@ -58,7 +61,7 @@ export async function paidInPlace(
     return [{ group, txs: [...outcome.included, ...outcome.builderTxs], publicTxs: outcome.included.filter(isPublic), dropped: outcome.dropped.map((d) => d.hash) }]
   })
   if (measured.length === 0) return { bundles: [], byTx: new Map() }
-  const changes = await executor.coinbaseChanges(execution.block, measured.flatMap((m) => m.txs))
+  const changes = await executor.coinbaseChanges(execution.block, measured.flatMap((m) => m.txs), asCalled)
   // Keyed by lowercase hash, as the executor's readings are.
   const changeOf = (hash: Hash) => changes.get(normalizeHash(hash)) ?? 0n
   return {

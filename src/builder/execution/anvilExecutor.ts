@@ -3,9 +3,9 @@ import type { ChainClient } from '../../chain/chainClient.js'
 import type { BatchAnswer } from '../../chain/keepAliveTransport.js'
 import { jsonLength } from '../../chain/jsonLength.js'
 import { normalizeHash } from '../../protocol/normalize.js'
-import { BlockLedger, balancesAfter, minerChanges, type LedgerBlock } from './blockLedger.js'
+import { BlockLedger, balancesAfter, minerChanges, minerChangesAsCalled, type LedgerBlock } from './blockLedger.js'
 import { emptyPlan, executeGroups, type ExecutionAttempt, type ExecutionContext, type GroupPlan, type TxGroup } from './execution.js'
-import type { BlockExecutor, CallBlockRequest, ExecutionCount, ExecutionPurpose } from './executor.js'
+import type { BlockAsCalled, BlockExecutor, CallBlockRequest, ExecutionCount, ExecutionPurpose } from './executor.js'
 import { BlockStateDiff } from './stateDiff.js'
 
 /** eth_simulateV1 requests per JSON-RPC batch, and batches in flight: Anvil runs them on several threads. */
@@ -42,6 +42,8 @@ export class AnvilExecutor implements BlockExecutor {
 
   /** Coinbase changes read so far, per executed block (the block object of an execution's result). */
   private readonly coinbaseRead = new WeakMap<LedgerBlock, Map<Hash, bigint>>()
+  /** Executed blocks whose txs as calls were checked against them (`coinbaseChanges`' `asCalled`), taken or not. */
+  private readonly triedAsCalled = new WeakSet<LedgerBlock>()
 
   async simulate(requests: readonly CallBlockRequest[]): Promise<BatchAnswer[]> {
     const answers: BatchAnswer[] = new Array(requests.length)
@@ -75,11 +77,17 @@ export class AnvilExecutor implements BlockExecutor {
   /**
    * Read once per executed block and tx: settling a block reads its refund and sponsored
    * groups' txs, and measuring what every bundle paid there (`paidInPlace`) reads them all
-   * again; each receipt costs Anvil a scan of the block.
+   * again; each receipt costs Anvil a scan of the block. With `asCalled`, and the block
+   * confirming it, every tx's change is counted from its run as a call, no receipt read.
    */
-  async coinbaseChanges(block: LedgerBlock, txs: readonly Hash[]): Promise<ReadonlyMap<Hash, bigint>> {
+  async coinbaseChanges(block: LedgerBlock, txs: readonly Hash[], asCalled?: BlockAsCalled): Promise<ReadonlyMap<Hash, bigint>> {
     let known = this.coinbaseRead.get(block)
     if (!known) this.coinbaseRead.set(block, (known = new Map()))
+    // Settling the block (sponsorships, refunds) may have read some of its txs already.
+    if (asCalled && !this.triedAsCalled.has(block)) {
+      this.triedAsCalled.add(block)
+      for (const [hash, change] of minerChangesAsCalled(block, asCalled.txs, asCalled.minerGain) ?? []) known.set(hash, change)
+    }
     const missing = txs.filter((hash) => !known.has(normalizeHash(hash)))
     if (missing.length > 0) for (const [hash, change] of await minerChanges(this.chain, block, missing)) known.set(hash, change)
     return new Map(txs.map((hash) => [normalizeHash(hash), known.get(normalizeHash(hash))!]))

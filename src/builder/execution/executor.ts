@@ -1,6 +1,6 @@
 import type { Address, Hash } from 'viem'
 import type { BatchAnswer } from '../../chain/keepAliveTransport.js'
-import type { BlockLedger, LedgerBlock } from './blockLedger.js'
+import type { BlockLedger, LedgerBlock, TxAsCall } from './blockLedger.js'
 import type { ExecutionAttempt, GroupPlan, TxGroup } from './execution.js'
 
 /**
@@ -24,6 +24,12 @@ export const noExecutions = (): ExecutionCount => ({ blocks: 0, settling: 0 })
  * block's environment as overrides, its calls in order).
  */
 export type CallBlockRequest = unknown[]
+
+/** How an executed block's txs ran as calls (its order valued on the same parent), and what the coinbase gained over the block. */
+export interface BlockAsCalled {
+  txs: readonly TxAsCall[]
+  minerGain: bigint
+}
 
 /**
  * The one way the builder executes blocks and reads what they did: everything in `builder/`
@@ -50,8 +56,12 @@ export interface BlockExecutor {
   simulate(requests: readonly CallBlockRequest[]): Promise<BatchAnswer[]>
   /** Executes the groups, with `plans`' builder txs, as the next block on the parent. */
   execute(timestamp: bigint, groups: readonly TxGroup[], plans: readonly GroupPlan[], purpose: ExecutionPurpose): Promise<ExecutionAttempt>
-  /** The coinbase's balance change caused by each of `txs` of the executed block (lowercase keys). */
-  coinbaseChanges(block: LedgerBlock, txs: readonly Hash[]): Promise<ReadonlyMap<Hash, bigint>>
+  /**
+   * The coinbase's balance change caused by each of `txs` of the executed block (lowercase
+   * keys). `asCalled`: how the block's txs ran as calls on the same parent, taken where the
+   * block confirms it (`minerChangesAsCalled`) instead of reading receipts.
+   */
+  coinbaseChanges(block: LedgerBlock, txs: readonly Hash[], asCalled?: BlockAsCalled): Promise<ReadonlyMap<Hash, bigint>>
   /** Each account's balance right after its tx of the executed block (not the coinbase's). */
   balancesAfter(block: LedgerBlock, queries: ReadonlyArray<{ account: Address; tx: Hash }>): Promise<bigint[]>
   /** Per-tx balance changes of some accounts (not the coinbase) over the executed block. */

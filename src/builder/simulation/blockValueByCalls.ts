@@ -1,4 +1,5 @@
-import type { Address } from 'viem'
+import { hexToBigInt, type Address } from 'viem'
+import type { TxAsCall } from '../execution/blockLedger.js'
 import { builderTransferCall, callOf, followNonces, probedBlockParams, probedCoinbaseBalance, type CallSimulationContext, type CallableTx, type SimulatedBlock } from './callEncoding.js'
 import type { BundleTx } from '../../bundle/types.js'
 import type { BlockItem, InPlaceFailure } from './types.js'
@@ -18,9 +19,12 @@ import type { BlockItem, InPlaceFailure } from './types.js'
  * With `failedInPlace`, the bundles whose calls reverted without being allowed to are listed
  * there, in block order, as real execution would report them (the first such tx of each).
  *
- * @example const value = await blockValueByCalls({ parent, timestamp }, items)
+ * Besides the value, how each tx ran (`txsAsCalls`, in block order): the executed block's
+ * coinbase changes are counted from them where the block confirms them (`minerChangesAsCalled`).
+ *
+ * @example const { value } = (await blockValueByCalls({ parent, timestamp }, items)) ?? {}
  */
-export async function blockValueByCalls(context: CallSimulationContext, items: readonly BlockItem[], failedInPlace?: InPlaceFailure[]): Promise<bigint | undefined> {
+export async function blockValueByCalls(context: CallSimulationContext, items: readonly BlockItem[], failedInPlace?: InPlaceFailure[]): Promise<{ value: bigint; txsAsCalls: TxAsCall[] } | undefined> {
   const { parent } = context
   const baseFee = parent.nextBaseFee
   const txsOf = (item: BlockItem): readonly CallableTx[] => (item.kind === 'tx' ? [item.tx] : item.bundle.trace.bundle.txs)
@@ -33,6 +37,8 @@ export async function blockValueByCalls(context: CallSimulationContext, items: r
   // another value than the calls say, and the block is executed for real.
   let builderNonce = parent.builderNonce
   const calls: Record<string, unknown>[] = []
+  /** Per call, what its run is read into (its gas used is filled in from the answer). */
+  const ran: Array<Omit<TxAsCall, 'gasUsed'>> = []
   const mayRevert: boolean[] = []
   /** Per call: its item's index and, for a bundle tx, the tx. */
   const origin: Array<{ group: number; tx?: BundleTx }> = []
@@ -45,6 +51,7 @@ export async function blockValueByCalls(context: CallSimulationContext, items: r
       if (!call) return undefined
       followNonces([tx], expected)
       calls.push(call)
+      ran.push({ hash: tx.hash, from: tx.sender, maxFeePerGas: tx.maxFeePerGas, maxPriorityFeePerGas: tx.maxPriorityFeePerGas })
       mayRevert.push(true)
       origin.push({ group })
       continue
@@ -58,10 +65,12 @@ export async function blockValueByCalls(context: CallSimulationContext, items: r
       if (sponsorship !== undefined) {
         if (builderNonce === undefined) return undefined
         calls.push(builderTransferCall(parent, tx.sender!, sponsorship, builderNonce++))
+        ran.push({ from: parent.coinbase, maxFeePerGas: baseFee, maxPriorityFeePerGas: 0n })
         mayRevert.push(false)
         origin.push({ group })
       }
       calls.push(call)
+      ran.push({ hash: tx.hash, from: tx.sender!, maxFeePerGas: tx.maxFeePerGas, maxPriorityFeePerGas: tx.maxPriorityFeePerGas })
       mayRevert.push(bundle.revertingTxHashes.has(tx.hash))
       origin.push({ group, tx })
     }
@@ -77,7 +86,8 @@ export async function blockValueByCalls(context: CallSimulationContext, items: r
     return undefined
   }
   const balance = probedCoinbaseBalance(simulated)
-  return balance === undefined ? undefined : balance - parent.coinbaseBalance
+  if (balance === undefined) return undefined
+  return { value: balance - parent.coinbaseBalance, txsAsCalls: ran.map((tx, i) => ({ ...tx, gasUsed: hexToBigInt(simulated[i]!.gasUsed) })) }
 }
 
 /** Each bundle's first call that reverted without being allowed to, as the failure real execution reports. */

@@ -33,7 +33,7 @@ export async function assembleCandidates(
   if (valued) {
     const { order, summary } = valued.best
     // What the calls left out stays out: the block executed is the one they valued.
-    const executed = await assembleBlock(parent, timestamp, order.algorithm, summary.items)
+    const executed = await assembleBlock(parent, timestamp, order.algorithm, summary.items, summary.txsAsCalls)
     const winner = { ...executed, leftOut: [...summary.leftOut, ...executed.leftOut] }
     built.set(order.key, winner)
     if (winner.value === summary.value && executed.leftOut.length === 0) {
@@ -97,8 +97,8 @@ async function valueOrder(parent: ParentState, timestamp: bigint, order: Distinc
     const items = selectForBlock(remaining, parent, fit, conflicting)
     const leftOut = [...fit, ...failed, ...conflicting]
     const inPlace: InPlaceFailure[] = []
-    const value = await blockValueByCalls({ parent, timestamp }, items, inPlace)
-    if (value !== undefined) return { algorithm: order.algorithm.name, items, bundles: items.flatMap((item) => (item.kind === 'bundle' ? [item.bundle] : [])), leftOut, value }
+    const valued = await blockValueByCalls({ parent, timestamp }, items, inPlace)
+    if (valued !== undefined) return { algorithm: order.algorithm.name, items, bundles: items.flatMap((item) => (item.kind === 'bundle' ? [item.bundle] : [])), leftOut, value: valued.value, txsAsCalls: valued.txsAsCalls }
     // Bundles that revert in place leave the order as real execution would make them leave it
     // (`failingTogether`), and the order is valued again: calls, not blocks.
     const leaving = failingTogether(items, inPlace)
