@@ -204,8 +204,8 @@ export async function minerChanges(chain: ChainClient, block: LedgerBlock, txs: 
  * with each tx's gas taken from its run as a call (`txsAsCalls`: the order valued on the same
  * parent, block number, timestamp, coinbase and base fee) instead of its receipt — Anvil scans
  * the block for each receipt: ~0.4 ms a tx, ~250 ms for a mainnet-sized block of ~650 txs.
- * Taken only where the block confirms it: the same txs in the same order (a builder transfer,
- * signed after the calls, at its position), the header's gas used their sum, and the miner's
+ * Taken only where the block confirms it: the same txs in the same order from the same senders
+ * (a builder transfer, signed after the calls, at its position), the header's gas used their sum, and the miner's
  * balance change over the block (`minerGain`) the sum of the changes counted; a tip shifted
  * between two txs, a tx run otherwise than as a call, would break one of these. Otherwise
  * undefined: read the receipts.
@@ -216,6 +216,9 @@ export function minerChangesAsCalled(block: LedgerBlock, txsAsCalls: readonly Tx
   const hashes = [...block.txs.keys()].map(key)
   if (hashes.length !== txsAsCalls.length) return undefined
   if (txsAsCalls.some((call, i) => call.hash !== undefined && key(call.hash) !== hashes[i])) return undefined
+  // A builder transfer has no hash to compare: its sender does (every tx's, from its top-level frame).
+  const senders = new Map(block.frames.flatMap((frame) => (frame.transactionHash && frame.traceAddress.length === 0 && frame.action.from ? [[key(frame.transactionHash), key(frame.action.from)] as const] : [])))
+  if (txsAsCalls.some((call, i) => senders.get(hashes[i]!) !== key(call.from))) return undefined
   if (sum(txsAsCalls.map((call) => call.gasUsed)) !== block.gasUsed) return undefined
   const payments = txsAsCalls.map(({ from, gasUsed, maxFeePerGas, maxPriorityFeePerGas }, i): GasPayment => {
     const tip = maxFeePerGas - block.baseFeePerGas < maxPriorityFeePerGas ? maxFeePerGas - block.baseFeePerGas : maxPriorityFeePerGas
