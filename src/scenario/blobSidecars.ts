@@ -71,7 +71,7 @@ export function prepareKzg(): void {
  *
  * @example labelledBlobs('upload', 2) // blobs with "upload: blob 0" and "upload: blob 1"
  */
-export function labelledBlobs(label: string, count: number): Hex[] {
+function labelledBlobs(label: string, count: number): Hex[] {
   return Array.from({ length: count }, (_, i) => toBlobs({ data: stringToHex(`${label}: blob ${i}`) })[0]!)
 }
 

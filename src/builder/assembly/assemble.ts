@@ -66,8 +66,8 @@ export async function assembleBlock(
     const block = selectForBlock(items, parent, limitsLeftOut, nonceLeftOut)
     const execution = await parent.execute(timestamp, itemGroups(block), sponsorships)
     if (execution.ok) {
-      const asCalled = txsAsCalls && { txs: txsAsCalls, minerGain: execution.coinbaseBalance - parent.coinbaseBalance }
-      const paid = await paidInPlace(parent.executor, block, execution, mempool, asCalled)
+      const value = execution.coinbaseBalance - parent.coinbaseBalance
+      const paid = await paidInPlace(parent.executor, block, execution, mempool, txsAsCalls && { txs: txsAsCalls, minerGain: value })
       // SPEC §5.2: a bundle that pays the builder nothing is never put in a block; in place
       // too. The first such is left out and the block executed again (its txs moved state).
       const paysNothing = paid.bundles.find((p) => p.paidWei <= 0n)
@@ -84,7 +84,7 @@ export async function assembleBlock(
         items: block,
         bundles: block.flatMap((item) => (item.kind === 'bundle' ? [item.bundle] : [])),
         leftOut: [...limitsLeftOut, ...failedForReal, ...nonceLeftOut],
-        value: execution.coinbaseBalance - parent.coinbaseBalance,
+        value,
         execution,
       }
     }

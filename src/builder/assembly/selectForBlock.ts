@@ -1,7 +1,7 @@
 import type { Address } from 'viem'
 import type { ExecutionFailure } from '../../bundle/failure.js'
 import { mayDrop } from '../../bundle/types.js'
-import { usedEarlierReason } from '../execution/execution.js'
+import { usedEarlierFailure } from '../execution/execution.js'
 import type { BlockItem, SimulatedBundle } from '../simulation/types.js'
 import { blobsOf, fitsBlockLimits, type BlockLimits } from './blockLimits.js'
 
@@ -12,7 +12,7 @@ type LeftOut = Array<{ bundle: SimulatedBundle; failure: ExecutionFailure }>
  * The items that go in the block, in order, in one pass as a builder fills a block: a bundle
  * whose first tx takes a sender and nonce that a tx of an earlier *kept* bundle takes is left
  * out (bundles racing for one nonce: a losing backrun of a user tx another bundle took, a bot
- * re-bidding), with the failure the pool's admission gives it (`usedEarlierReason`), before
+ * re-bidding), with the failure the pool's admission gives it (`usedEarlierFailure`), before
  * anything is executed; then an item that does not fit the gas (or blobs) the kept items leave
  * is left out — later, smaller items may still fit. Only what is kept claims gas and nonces:
  * 10,000 backruns racing for a few hundred swaps must not fill the limit with bundles that
@@ -34,9 +34,7 @@ export function selectForBlock(items: readonly BlockItem[], limits: BlockLimits,
       const bundle = item.bundle.trace.bundle
       const first = bundle.txs[0]
       if (first?.sender && used.get(first.sender)?.has(first.nonce) && !mayDrop(bundle, first.hash)) {
-        // The refusal the pool's admission gives it, classified here where it is made.
-        const failure: ExecutionFailure = { kind: 'TransactionRejected', index: first.index, hash: first.hash, reason: usedEarlierReason(first.nonce, first.sender), refusal: 'NonceTooLow' }
-        nonceLeftOut.push({ bundle: item.bundle, failure })
+        nonceLeftOut.push({ bundle: item.bundle, failure: usedEarlierFailure(first.index, first.hash, first.nonce, first.sender) })
         return false
       }
     }

@@ -423,6 +423,17 @@ export function usedEarlierReason(nonce: number, sender: Address): string {
   return `nonce too low: nonce ${nonce} of ${sender} is already used earlier in this block`
 }
 
+/**
+ * The failure of a bundle whose tx takes a sender and nonce an earlier tx of the block
+ * already took, as the pool's admission reports it (`usedEarlierReason`), built as data:
+ * `selectForBlock` leaves thousands of racing bundles out this way before anything runs.
+ *
+ * @example usedEarlierFailure(0, hash, 3, sender) // { kind: 'TransactionRejected', refusal: 'NonceTooLow', … }
+ */
+export function usedEarlierFailure(index: number, hash: Hash, nonce: number, sender: Address): ExecutionFailure {
+  return { kind: 'TransactionRejected', index, hash, reason: usedEarlierReason(nonce, sender), refusal: 'NonceTooLow' }
+}
+
 function nonceKey(tx: GroupTx): string | undefined {
   return tx.sender && tx.nonce !== undefined ? `${tx.sender}:${tx.nonce}` : undefined
 }
