@@ -84,7 +84,8 @@ describe('bundles racing for one nonce', () => {
     for (const [i, trace] of traces.entries()) {
       if (i === 0) continue
       expect(trace.status).not.toBe('landed')
-      expect(trace.error).toBe(`failed in place in every candidate block: BundleRevert. Reverting Hash: ${keccak256(txs[i]!)} (txs[0] reverted and is not in revertingTxHashes)`)
+      expect(trace.error).toBe(`failed in place in every candidate block: BundleRevert. Reverting Hash: ${keccak256(txs[i]!)} (txs[0] reverted and is not in revertingTxHashes): reverted without data`)
+      expect(trace).toMatchObject({ revertingHash: keccak256(txs[i]!), revertReason: 'reverted without data' })
     }
     expect(await call(harness.rpcUrl, 'eth_getStorageAt', [ONE_SHOT_POOL, '0x0', 'latest'])).toMatch(/0x0*1$/)
   })

@@ -10,7 +10,7 @@ import { loadFlow, FlowFileError } from '../src/flow/flowFile.js'
 import { SeededRandom } from '../src/flow/random.js'
 import { planSlot } from '../src/flow/plan.js'
 import { amountOut, bestRoundTrip, type PoolReserves } from '../src/dex/math.js'
-import { classifyBlock } from '../src/competition/classify.js'
+import { accountBackrun, classifyBlock } from '../src/competition/classify.js'
 import { launchAnvil } from '../src/chain/launchAnvil.js'
 import { deployDexWorld } from '../src/world/deploy.js'
 import { loadWorldFile } from '../src/world/worldFile.js'
@@ -72,7 +72,7 @@ describe('the market (pure parts)', () => {
     expect(bestRoundTrip(WETH, pool(V2, 'uniswap-v2', 3000, 2_995_000, 1000), v3)).toBeNull()
   })
 
-  it('classifies a block: the user swap that left a gap, and the backrun right after it with its profit and payment', () => {
+  it('classifies a block: the user swap that left a gap, the backrun right after it, and its searcher\'s profit and payment', () => {
     const sync = toEventSelector('Sync(uint112,uint112)')
     const transfer = toEventSelector('Transfer(address,address,uint256)')
     const v2 = pool(V2, 'uniswap-v2', 3000, 3_000_000, 1000)
@@ -88,17 +88,26 @@ describe('the market (pure parts)', () => {
     const leg1 = { hash: '0x02'.padEnd(66, '0') as Hash, from: searcher, gasUsed: 120_000n, effectiveGasPrice: 11n * 10n ** 9n, logs: [wethTransfer(searcher, V3, parseEther('10'))] }
     const leg2 = { hash: '0x03'.padEnd(66, '0') as Hash, from: searcher, gasUsed: 100_000n, effectiveGasPrice: 11n * 10n ** 9n, logs: [syncLog(afterUser.usdc + 29_000n * 10n ** 6n, afterUser.weth - parseEther('10.2')), wethTransfer(V2, searcher, parseEther('10.2'))] }
     const lonely = { ...victim, hash: '0x04'.padEnd(66, '0') as Hash, logs: [syncLog(afterUser.usdc - 100_000n * 10n ** 6n, afterUser.weth + parseEther('40'))] }
-    const found = classifyBlock(
+    const { opportunities: found, poolsAfter } = classifyBlock(
       { number: 7, baseFee: 10n ** 9n, txs: [victim, leg1, leg2, lonely] },
-      { weth: WETH, parentPools: [v2, v3], isUserSwap: (h) => h === victim.hash || h === lonely.hash, signerOf: (h) => (h === leg1.hash ? ('0x00000000000000000000000000000000000000c0' as Address) : null), nameOf: () => 'alpha', minGapWei: 10n ** 15n },
+      { weth: WETH, parentPools: [v2, v3], isUserSwap: (h) => h === victim.hash || h === lonely.hash, minGapWei: 10n ** 15n },
     )
     expect(found).toHaveLength(2)
-    expect(found[0]).toMatchObject({ victim: victim.hash, searcher: '0x00000000000000000000000000000000000000c0', name: 'alpha', backrunTxs: [leg1.hash, leg2.hash] })
-    // 0.2 WETH gained, less 220,000 gas at 11 gwei; 10 gwei a gas of it was tip.
-    expect(found[0]!.profitWei).toBe((parseEther('0.2') - 220_000n * 11n * 10n ** 9n).toString())
-    expect(found[0]!.builderPaymentWei).toBe((220_000n * 10n * 10n ** 9n).toString())
-    expect(BigInt(found[0]!.gapWei)).toBeGreaterThan(parseEther('0.2'))
-    expect(found[1]).toMatchObject({ victim: lonely.hash, searcher: null, backrunTxs: [], profitWei: null })
+    expect(found[0]).toMatchObject({ victim: victim.hash, backrun: [leg1, leg2] })
+    expect(found[0]!.gapWei).toBeGreaterThan(parseEther('0.2'))
+    expect(found[1]).toMatchObject({ victim: lonely.hash, backrun: [] })
+    // The node's state diff: the sender paid 220,000 gas at 11 gwei, 10 gwei a gas of it to the coinbase as tip.
+    const coinbase = '0x00000000000000000000000000000000000000cb' as Address
+    const ethChange = (tx: Hash, account: Address) => {
+      const gas = tx === leg1.hash ? 120_000n : 100_000n
+      if (account.toLowerCase() === searcher) return -gas * 11n * 10n ** 9n
+      return account === coinbase ? gas * 10n * 10n ** 9n : 0n
+    }
+    const account = accountBackrun(found[0]!.backrun, { weth: WETH, baseFee: 10n ** 9n, coinbase, controlled: new Set([searcher]), balanceChange: ethChange, poolsAfter })
+    // 0.2 WETH gained, less 220,000 gas at 11 gwei (the tips included).
+    expect(account.profit).toBe(parseEther('0.2') - 220_000n * 11n * 10n ** 9n)
+    expect(account.builderPayment).toBe(220_000n * 10n * 10n ** 9n)
+    expect(account.gas).toBe(220_000n * 10n ** 9n)
   })
 })
 

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest'
 import { JsonRpcProvider, Network, Wallet } from 'ethers'
 import MevShareClientModule, { type IPendingTransaction } from '@flashbots/mev-share-client'
-import { concat, keccak256, pad, parseEther, parseGwei, parseTransaction, type Address, type Hash, type Hex } from 'viem'
+import { concat, formatEther, keccak256, pad, parseEther, parseGwei, parseTransaction, type Address, type Hash, type Hex } from 'viem'
 import { generatePrivateKey } from 'viem/accounts'
 import { matchingHashOf } from '../src/protocol/mevShareHashes.js'
 import { DEV_KEYS, REVERTER_CODE, addressOf, call, rpc, setCode, signTx, signedRpc, stats, useTestHarness } from './support/harness.js'
@@ -149,11 +149,18 @@ describe('MEV-Share backruns', () => {
     const { bundleHash: winner } = await clientOf(generatePrivateKey()).sendBundle({ inclusion, body: [{ hash: eventHash }, { tx: rich, canRevert: false }] })
     await harness.advanceSlot()
 
-    expect(await stats(harness, winner as Hash)).toMatchObject({ status: 'landed', blockNumber: Number(next) })
+    const won = await stats(harness, winner as Hash)
+    expect(won).toMatchObject({ status: 'landed', blockNumber: Number(next) })
     const lost = await stats(harness, loser as Hash)
     expect(lost.status).not.toBe('landed')
     expect(lost.errorKind).toBe('BackrunTargetLandedWithout')
-    expect(lost.error).toBe(`backrun of ${eventHash}: the user tx landed in block ${next} with another backrun, ${winner}, worth more to the block; this backrun is tried no more`)
+    // Who took its place, and what each paid: the winner's measured payment against the loser's simulated one.
+    expect(lost.lostTo).toEqual({ bundleHash: winner, searcher: won.searcher, name: null, builderPayment: won.builderPayment })
+    expect(BigInt(won.builderPayment)).toBeGreaterThan(BigInt(lost.builderPayment))
+    expect(lost.error).toBe(
+      `backrun of ${eventHash}: the user tx landed in block ${next} with another backrun, ${winner}, worth more to the block; this backrun is tried no more; ` +
+        `lost to ${winner} (${won.searcher}), which paid the builder ${formatEther(BigInt(won.builderPayment))} ETH against this bundle's ${formatEther(BigInt(lost.builderPayment))} ETH`,
+    )
     expect(await call(harness.rpcUrl, 'eth_getTransactionReceipt', [keccak256(cheap)])).toBeNull()
     // Not tried again in the next block.
     await harness.advanceSlot()
@@ -186,7 +193,7 @@ describe('MEV-Share backruns', () => {
     expect(again.body.error).toMatchObject({ code: -32602, message: expect.stringMatching(/^body\[0\]\.hash: unknown hash/) })
   })
 
-  it('a private tx whose only backrun fails still lands alone; the backrun says its user tx landed without it', async () => {
+  it('a private tx whose only backrun reverts still lands alone; the backrun says it reverted (not that it was outbid), and is tried no more', async () => {
     await setCode(harness, REVERTER, REVERTER_CODE)
     const { txHash, eventHash } = await sendUserTx()
     const reverting = await signTx({ key: SEARCHER_TX_KEYS[0], nonce: await nonceOf(SEARCHER_TX_KEYS[0]), to: REVERTER, data: '0x01' })
@@ -194,10 +201,11 @@ describe('MEV-Share backruns', () => {
     const { bundleHash } = await clientOf().sendBundle({ inclusion: { block: Number(next), maxBlock: Number(next) + 3 }, body: [{ hash: eventHash }, { tx: reverting, canRevert: false }] })
     const [report] = await harness.advanceSlot()
     expect(await stats(harness, txHash)).toMatchObject({ status: 'landed', blockNumber: report!.blockNumber })
-    expect(await stats(harness, bundleHash as Hash)).toMatchObject({
-      status: 'simulationfail',
-      error: `backrun of ${eventHash}: the user tx landed in block ${next} without any backrun (the block was worth more that way); this backrun is tried no more`,
-    })
+    const traced = await stats(harness, bundleHash as Hash)
+    expect(traced).toMatchObject({ status: 'simulationfail', errorKind: 'BundleReverted', revertingHash: keccak256(reverting), revertReason: 'reverted without data', lostTo: null })
+    expect(traced.error).toBe(`BundleRevert. Reverting Hash: ${keccak256(reverting)} (txs[1] reverted and is not in revertingTxHashes): reverted without data`)
+    await harness.advanceSlot()
+    expect(await stats(harness, bundleHash as Hash)).toEqual(traced)
   })
 
   it('a backrun whose user tx expires (it reverts until its maxBlockNumber) says so, and nothing of the user tx', async () => {
@@ -339,7 +347,8 @@ describe('mev_simBundle on a past state (as calls at that block; the chain does 
 
     expect((await sim([reverting], past)).body.result).toEqual({
       success: false,
-      error: `BundleRevert. Reverting Hash: ${keccak256(reverting)} (txs[0] reverted and is not in revertingTxHashes)`,
+      error: `BundleRevert. Reverting Hash: ${keccak256(reverting)} (txs[0] reverted and is not in revertingTxHashes): reverted without data`,
+      revertReason: 'reverted without data',
       stateBlock: hex(stateBlock),
       mevGasPrice: '0x0',
       profit: '0x0',

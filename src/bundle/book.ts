@@ -1,6 +1,7 @@
 import type { Hash } from 'viem'
 import type { BuilderPayments } from './builderPayments.js'
-import { failureFields, NO_FAILURE, type BundleFailure, type CarryLimit, type BundleProblem, type ExecutionFailure, type SlotFailure, type WithdrawalReason } from './failure.js'
+import type { LostTo } from '../protocol/competition.js'
+import { failureFields, lostToMessage, revertFields, NO_FAILURE, type BundleFailure, type CarryLimit, type BundleProblem, type ExecutionFailure, type SlotFailure, type WithdrawalReason } from './failure.js'
 import type { BuilderView, BundleTrace, PrivateTxTerms, TraceLookup } from './trace.js'
 import { BUNDLE_STATES, type BundleState } from '../protocol/bundleStates.js'
 import { normalizeHash } from '../protocol/normalize.js'
@@ -84,7 +85,8 @@ export class BundleBook {
    */
   backrunOrphaned(trace: BundleTrace, failure: Extract<SlotFailure, { kind: 'BackrunTargetGone' | 'BackrunTargetLandedWithout' }>): void {
     if (trace.state === 'Landed') return
-    Object.assign(trace, failureFields(failure))
+    // A backrun that failed on its own (reverted, refused) keeps why: it was not outbid, it could not run.
+    if (!failedOnItsOwn(trace)) Object.assign(trace, failureFields(failure))
     trace.live = false
     this.carriedOrders.delete(trace.bundle.hash)
     this.unindex(trace)
@@ -162,11 +164,7 @@ export class BundleBook {
   }
 
   simulationFailed(trace: BundleTrace, failure: ExecutionFailure, simulatedAt: number): void {
-    this.advance(trace, 'SimulationFail', {
-      simulatedAt,
-      ...failureFields(failure),
-      revertingHash: failure.kind === 'TransactionReverted' ? failure.hash : null,
-    })
+    this.advance(trace, 'SimulationFail', { simulatedAt, ...failureFields(failure), ...revertFields(failure) })
   }
 
   simulationPassed(trace: BundleTrace, { gasUsed, ...result }: { simulatedAt: number; builderPayment: bigint; builderPayments: BuilderPayments; gasUsed: bigint }): void {
@@ -181,13 +179,23 @@ export class BundleBook {
   /** No candidate block holds it. */
   excluded(trace: BundleTrace, failure: Extract<SlotFailure, { kind: 'PaysBuilderNothing' | 'FailedInPlace' | 'NotChosenByAnyAlgorithm' }>): void {
     // A tx that reverted in place names itself, as at the top of the block (fuzz: `revertingHash` was null beside BundleReverted).
-    const reverted = failure.kind === 'FailedInPlace' && failure.failure.kind === 'TransactionReverted' ? failure.failure.hash : null
-    this.advance(trace, 'ExcludedFromBlock', { ...failureFields(failure), revertingHash: reverted })
+    this.advance(trace, 'ExcludedFromBlock', { ...failureFields(failure), ...revertFields(failure) })
   }
 
   /** In a candidate block other than the one submitted. */
   includedElsewhere(trace: BundleTrace, blockNumber: bigint, failure: Extract<SlotFailure, { kind: 'MoreValuableBlockWithout' }>): void {
     this.advance(trace, 'IncludedInBlock', { blockNumber, ...failureFields(failure) })
+  }
+
+  /**
+   * It did not land, and `by`, an order of the mined block, took what it went for (a tx of
+   * it, or its backrun's user tx): recorded beside its failure, whose text gains what `by`
+   * paid against this bundle's own payment.
+   */
+  lostTo(trace: BundleTrace, by: LostTo): void {
+    if (trace.state === 'Landed') return
+    trace.lostTo = by
+    if (trace.error !== null) trace.error += `; ${lostToMessage(by, trace.builderPayment)}`
   }
 
   /** In the block submitted to the relay. */
@@ -271,6 +279,8 @@ export class BundleBook {
         state: 'Received',
         ...failureFields({ kind: 'PrivateTxRetried', block, outcome, maxBlockNumber, limit }),
         revertingHash: null,
+        revertReason: null,
+        lostTo: undefined,
         builderPayment: 0n,
         submittedAt: null,
         blockNumber: null,
@@ -425,4 +435,16 @@ function carryTerms(trace: BundleTrace): (Pick<PrivateTxTerms, 'maxBlockNumber' 
   if (trace.privateTx) return trace.privateTx
   if (trace.bundle.mevShare) return { maxBlockNumber: Number(trace.bundle.mevShare.maxBlock), limit: 'inclusion.maxBlock' }
   return undefined
+}
+
+/**
+ * Did a backrun's last try fail by itself (its simulation failed, or a tx of its own reverted
+ * in place), not because of another order nor of its user's tx (a failure of the user tx
+ * names the event hash the backrun was sent with)?
+ */
+function failedOnItsOwn(trace: BundleTrace): boolean {
+  if (trace.state !== 'SimulationFail' && trace.errorKind !== 'BundleReverted') return false
+  const terms = trace.bundle.mevShare
+  const userTx = [terms?.backrunOf, terms?.backrunEventHash].filter((hash) => hash !== undefined).map((hash) => hash.toLowerCase())
+  return trace.revertingHash === null || !userTx.includes(trace.revertingHash.toLowerCase())
 }

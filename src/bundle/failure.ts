@@ -2,6 +2,8 @@ import { formatEther, type Address, type Hash } from 'viem'
 import type { BlobLimits } from '../chain/blobLimits.js'
 import { classifyNodeRefusal, type NodeRefusalKind } from '../chain/nodeRefusal.js'
 import type { ErrorKind } from '../protocol/errorKinds.js'
+import type { LostTo } from '../protocol/competition.js'
+import { revertReasonText, type RevertReason } from '../protocol/revertReason.js'
 import type { Bundle } from './types.js'
 
 /**
@@ -13,7 +15,8 @@ export type BundleFailure = ExecutionFailure | SlotFailure | WithdrawalReason | 
 
 /** A bundle that cannot be executed as it asks, found by simulation or by executing a block. */
 export type ExecutionFailure =
-  | { kind: 'TransactionReverted'; index: number; hash: Hash }
+  /** `reason`: decoded from the tx's return data or trace, where the run that found it had them. */
+  | { kind: 'TransactionReverted'; index: number; hash: Hash; reason?: RevertReason }
   | { kind: 'LackOfFundForGasLimit'; index: number; hash: Hash; reason: string }
   /** `refusal`: the node's reason as a stable kind (`classifyNodeRefusal`), `reason` its text. */
   | { kind: 'TransactionRejected'; index: number; hash: Hash; reason: string; refusal: NodeRefusalKind }
@@ -102,7 +105,7 @@ const eth = (wei: bigint) => `${formatEther(wei)} ETH`
 export function failureMessage(failure: BundleFailure): string {
   switch (failure.kind) {
     case 'TransactionReverted':
-      return `BundleRevert. Reverting Hash: ${failure.hash} (txs[${failure.index}] reverted and is not in revertingTxHashes)`
+      return `BundleRevert. Reverting Hash: ${failure.hash} (txs[${failure.index}] reverted and is not in revertingTxHashes)${failure.reason ? `: ${revertReasonText(failure.reason)}` : ''}`
     case 'LackOfFundForGasLimit':
       return `LackOfFundForGasLimit: txs[${failure.index}] ${failure.hash}: sender cannot pay gasLimit × maxFeePerGas + value (${failure.reason})`
     case 'TransactionRejected':
@@ -206,6 +209,19 @@ export function failureKind(failure: BundleFailure): ErrorKind {
 /** The trace's `error` and `errorKind` for a failure, written together. */
 export function failureFields(failure: BundleFailure): { error: string; errorKind: ErrorKind } {
   return { error: failureMessage(failure), errorKind: failureKind(failure) }
+}
+
+/** The reverting tx and its reason, as the trace records them (both null unless a tx of the bundle reverted). */
+export function revertFields(failure: BundleFailure): { revertingHash: Hash | null; revertReason: string | null } {
+  const reverted = failure.kind === 'FailedInPlace' ? failure.failure : failure
+  if (reverted.kind !== 'TransactionReverted') return { revertingHash: null, revertReason: null }
+  return { revertingHash: reverted.hash, revertReason: reverted.reason ? revertReasonText(reverted.reason) : null }
+}
+
+/** What a lost bundle's text adds: who took its place and what each paid. */
+export function lostToMessage(by: LostTo, ownPaymentWei: bigint): string {
+  const who = by.name ?? by.searcher ?? 'an unsigned order'
+  return `lost to ${by.bundleHash} (${who}), which paid the builder ${eth(BigInt(by.builderPayment))} against this bundle's ${eth(ownPaymentWei > 0n ? ownPaymentWei : 0n)}`
 }
 
 /** The trace's fields when nothing failed. */

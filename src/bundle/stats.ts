@@ -24,6 +24,8 @@ export function toBundleStats(trace: BundleTrace, statusCase: StatusCase, severa
     error: trace.error,
     errorKind: trace.errorKind,
     revertingHash: trace.revertingHash,
+    revertReason: trace.revertReason ?? null,
+    lostTo: trace.lostTo ?? null,
     receivedAt: trace.receivedAt,
     simulatedAt: trace.simulatedAt,
     submittedAt: trace.submittedAt,

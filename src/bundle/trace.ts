@@ -3,6 +3,7 @@ import type { BuilderPayments } from './builderPayments.js'
 import type { Bundle } from './types.js'
 import type { BundleState } from '../protocol/bundleStates.js'
 import type { ErrorKind } from '../protocol/errorKinds.js'
+import type { LostTo } from '../protocol/competition.js'
 
 /** Everything the builder learns about one bundle; served as the stats object (`toBundleStats`). */
 export interface BundleTrace {
@@ -12,6 +13,10 @@ export interface BundleTrace {
   error: string | null
   errorKind: ErrorKind | null
   revertingHash: Hash | null
+  /** Why `revertingHash` reverted (`revertReasonText`), when the run that found it could tell. */
+  revertReason?: string | null
+  /** The order of the mined block that took what this bundle went for (its tx, or its backrun's user tx). */
+  lostTo?: LostTo
   builderPayment: bigint
   /** Chain-clock unix seconds. */
   receivedAt: number

@@ -12,6 +12,7 @@ import {
   type TestClient,
 } from 'viem'
 import { webSocketCall } from './webSocketCall.js'
+import { revertReasonOfFrame, type RevertReason } from '../protocol/revertReason.js'
 import { keepAliveRpc, type BatchAnswer, type KeepAliveRpc } from './keepAliveTransport.js'
 import { pipelinedCalls } from './pipelinedRpc.js'
 
@@ -37,6 +38,8 @@ export interface MinedBlock {
 /** A tx in a mined block: whether its execution succeeded (a receipt's status). */
 export interface MinedTx {
   status: 'success' | 'reverted'
+  /** Why it reverted, from its top-level trace frame (absent when it succeeded, or when only its receipt was read). */
+  revertReason?: RevertReason
 }
 
 /**
@@ -58,7 +61,7 @@ export interface TraceFrame {
     refundAddress?: Address
     balance?: Hex
   }
-  result?: { address?: Address } | null
+  result?: { address?: Address; output?: Hex } | null
   error?: string
 }
 
@@ -220,14 +223,20 @@ export class ChainClient {
       this.public.request({ method: 'trace_block' as never, params: ['latest'] as never }) as Promise<TraceFrame[]>,
       balanceOf === undefined ? undefined : this.balance(balanceOf),
     ])
-    const reverted = new Map<Hash, boolean>()
+    const topFrames = new Map<Hash, TraceFrame>()
     for (const frame of txFrames) {
-      if (frame.traceAddress.length === 0 && frame.transactionHash) reverted.set(frame.transactionHash, frame.error !== undefined)
+      if (frame.traceAddress.length === 0 && frame.transactionHash) topFrames.set(frame.transactionHash, frame)
     }
     const txs = new Map<Hash, MinedTx>()
     for (const hash of block.transactions) {
-      const failed = reverted.get(hash) ?? (await this.public.getTransactionReceipt({ hash })).status === 'reverted'
-      txs.set(hash, { status: failed ? 'reverted' : 'success' })
+      const top = topFrames.get(hash)
+      if (!top) {
+        const failed = (await this.public.getTransactionReceipt({ hash })).status === 'reverted'
+        txs.set(hash, { status: failed ? 'reverted' : 'success' })
+        continue
+      }
+      const revertReason = revertReasonOfFrame(top)
+      txs.set(hash, revertReason ? { status: 'reverted', revertReason } : { status: 'success' })
     }
     return {
       number: block.number,

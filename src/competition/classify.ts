@@ -3,7 +3,6 @@ import { normalizeAddress } from '../protocol/normalize.js'
 import { reservesFromLog } from '../dex/decode.js'
 import { bestRoundTrip, type PoolReserves } from '../dex/math.js'
 import { samePair } from '../dex/read.js'
-import type { CompetitionOpportunity } from '../protocol/competition.js'
 
 /** A mined tx as the classifier reads it: its receipt's facts and its logs. */
 export interface MinedTxFacts {
@@ -27,23 +26,35 @@ export interface ClassifyOptions {
   parentPools: readonly PoolReserves[]
   /** Is this tx a user's swap (the flow's), i.e. a candidate opportunity? */
   isUserSwap(hash: Hash): boolean
-  /** The searcher behind a tx: the signing key of the bundle it landed in, else null (then its sender counts). */
-  signerOf(hash: Hash): Address | null
-  nameOf(searcher: Address): string | null
   /** Smallest gap worth counting (wei): a backrun's gas at the block's base fee. */
   minGapWei: bigint
 }
 
-const ERC20_TRANSFER = toEventSelector('Transfer(address,address,uint256)')
+/** A user swap that left a gap, and the backrun that closed it (if any), before any accounting. */
+export interface FoundOpportunity {
+  blockNumber: number
+  victim: Hash
+  pool: Address
+  gapWei: bigint
+  /** The txs right after the swap, from one sender, trading the same pair; empty when nobody backran it. */
+  backrun: MinedTxFacts[]
+}
+
+/** What the classifier knows of the mined block once it is read: the pools after it, for pricing tokens. */
+export interface ClassifiedBlock {
+  opportunities: FoundOpportunity[]
+  /** The world's pools after the block's last tx. */
+  poolsAfter: PoolReserves[]
+}
 
 /**
  * Every opportunity of a mined block, replayed from its pools' logs over the parent state: a
  * user swap after which a V2↔V3 round trip earned more than `minGapWei`, and the backrun —
  * the next txs, from one sender, trading the same pair — that closed it, if any.
  *
- * @example classifyBlock(block, { weth, parentPools, isUserSwap, signerOf, nameOf, minGapWei })
+ * @example const { opportunities, poolsAfter } = classifyBlock(block, { weth, parentPools, isUserSwap, minGapWei })
  */
-export function classifyBlock(block: BlockFacts, options: ClassifyOptions): CompetitionOpportunity[] {
+export function classifyBlock(block: BlockFacts, options: ClassifyOptions): ClassifiedBlock {
   const state = new Map(options.parentPools.map((p) => [p.address.toLowerCase(), p]))
   const touched = (tx: MinedTxFacts) => {
     const moved: PoolReserves[] = []
@@ -72,34 +83,99 @@ export function classifyBlock(block: BlockFacts, options: ClassifyOptions): Comp
       if (gap > options.minGapWei) gaps.push({ index, pool, gap })
     }
   })
-  return gaps.map(({ index, pool, gap }) => {
+  const opportunities = gaps.map(({ index, pool, gap }): FoundOpportunity => {
     const victim = block.txs[index]!
-    const samePairPool = (p: PoolReserves) => p.token0 === pool.token0 && p.token1 === pool.token1
+    const base = { blockNumber: block.number, victim: victim.hash, pool: pool.address, gapWei: gap, backrun: [] }
     const follower = block.txs[index + 1]
-    const base: CompetitionOpportunity = { blockNumber: block.number, victim: victim.hash, pool: pool.address, gapWei: gap.toString(), searcher: null, name: null, backrunTxs: [], profitWei: null, builderPaymentWei: null }
     if (!follower || options.isUserSwap(follower.hash)) return base
-    // The backrun: the txs right after the swap from one sender, trading the same pair.
+    const samePairPool = (p: PoolReserves) => p.token0 === pool.token0 && p.token1 === pool.token1
     let end = index + 1
     while (end < block.txs.length && block.txs[end]!.from.toLowerCase() === follower.from.toLowerCase()) end++
     if (!touchedByTx.slice(index + 1, end).some((pools) => pools.some(samePairPool))) return base
-    const backrun = block.txs.slice(index + 1, end)
-    const sender = normalizeAddress(follower.from)
-    let weth = 0n
-    let gas = 0n
-    let tips = 0n
-    for (const tx of backrun) {
-      gas += tx.gasUsed * tx.effectiveGasPrice
-      tips += tx.gasUsed * (tx.effectiveGasPrice - block.baseFee)
-      for (const log of tx.logs) {
-        if (log.address.toLowerCase() !== options.weth.toLowerCase() || log.topics[0] !== ERC20_TRANSFER || log.topics.length < 3) continue
-        const from = `0x${log.topics[1]!.slice(26)}`
-        const to = `0x${log.topics[2]!.slice(26)}`
-        const value = BigInt(log.data)
-        if (to === sender) weth += value
-        if (from === sender) weth -= value
-      }
-    }
-    const searcher = normalizeAddress(options.signerOf(follower.hash) ?? sender)
-    return { ...base, searcher, name: options.nameOf(searcher), backrunTxs: backrun.map((t) => t.hash), profitWei: (weth - gas).toString(), builderPaymentWei: tips.toString() }
+    return { ...base, backrun: block.txs.slice(index + 1, end) }
   })
+  return { opportunities, poolsAfter: [...state.values()] }
+}
+
+/** Canonical WETH9's and ERC-20's events, as the accounting reads token moves. */
+const TRANSFER = toEventSelector('Transfer(address,address,uint256)')
+const DEPOSIT = toEventSelector('Deposit(address,uint256)')
+const WITHDRAWAL = toEventSelector('Withdrawal(address,uint256)')
+
+/** What the accounting needs beside the backrun's receipts. */
+export interface AccountingFacts {
+  weth: Address
+  /** The block's base fee: the part of each tx's gas price that is burned. */
+  baseFee: bigint
+  /** The block's fee recipient. */
+  coinbase: Address
+  /** Every address the searcher controls (lowercase): senders, their contracts, registered addresses. */
+  controlled: ReadonlySet<string>
+  /** The ETH balance change a tx made to an account (from the node's state diff of the tx). */
+  balanceChange(txHash: Hash, account: Address): bigint
+  /** Pools after the block, for the price of a token in WETH (the token's deepest V2 pool against WETH). */
+  poolsAfter: readonly PoolReserves[]
+}
+
+/** A backrun's money, decimal-free (wei). */
+export interface BackrunAccount {
+  /** Value change of every controlled address: ETH, WETH 1:1, other tokens at the pool price. Net of gas and payment. */
+  profit: bigint
+  /** What the backrun's txs gave the coinbase: priority fees and direct transfers. */
+  builderPayment: bigint
+  /** The base fee its txs burned. */
+  gas: bigint
+}
+
+/**
+ * The searcher's money over its backrun's txs (docs/market.md, Accounting): the value change
+ * of every address it controls — ETH from the txs' state diffs (so gas, priority fees and
+ * direct coinbase transfers are already taken out), WETH and other tokens from their
+ * `Transfer` logs and WETH's `Deposit`/`Withdrawal`, tokens priced in WETH at the block's
+ * pools. The payment is the coinbase's balance change over the same txs; the gas, the base fee
+ * they burned.
+ *
+ * @example const { profit, builderPayment } = accountBackrun(backrunTxs, { weth, baseFee, coinbase, controlled, balanceChange, poolsAfter })
+ */
+export function accountBackrun(txs: readonly MinedTxFacts[], facts: AccountingFacts): BackrunAccount {
+  const weth = facts.weth.toLowerCase()
+  const tokenChange = new Map<string, bigint>()
+  const add = (token: string, amount: bigint) => tokenChange.set(token, (tokenChange.get(token) ?? 0n) + amount)
+  const mine = (topic: Hex | undefined) => topic !== undefined && facts.controlled.has(`0x${topic.slice(26)}`.toLowerCase())
+  let ether = 0n
+  let builderPayment = 0n
+  let gas = 0n
+  for (const tx of txs) {
+    for (const account of facts.controlled) ether += facts.balanceChange(tx.hash, account as Address)
+    builderPayment += facts.balanceChange(tx.hash, facts.coinbase)
+    gas += tx.gasUsed * facts.baseFee
+    for (const log of tx.logs) {
+      const token = log.address.toLowerCase()
+      const [topic, first, second] = log.topics
+      if (topic === TRANSFER && log.topics.length === 3) {
+        const value = BigInt(log.data)
+        if (mine(first)) add(token, -value)
+        if (mine(second)) add(token, value)
+      } else if (token === weth && topic === DEPOSIT && mine(first)) add(token, BigInt(log.data))
+      else if (token === weth && topic === WITHDRAWAL && mine(first)) add(token, -BigInt(log.data))
+    }
+  }
+  let tokens = 0n
+  for (const [token, amount] of tokenChange) tokens += token === weth ? amount : priceInWeth(token as Address, amount, facts)
+  return { profit: ether + tokens, builderPayment, gas }
+}
+
+/** A token amount in WETH at the mid price of its deepest V2 pool against WETH after the block; 0 without one. */
+export function priceInWeth(token: Address, amount: bigint, facts: Pick<AccountingFacts, 'weth' | 'poolsAfter'>): bigint {
+  const weth = normalizeAddress(facts.weth)
+  const key = normalizeAddress(token)
+  const reservesOf = (pool: PoolReserves) =>
+    normalizeAddress(pool.token0) === key ? { token: pool.reserve0, weth: pool.reserve1 } : { token: pool.reserve1, weth: pool.reserve0 }
+  const pools = facts.poolsAfter
+    .filter((p) => p.dex === 'uniswap-v2')
+    .filter((p) => (normalizeAddress(p.token0) === key && normalizeAddress(p.token1) === weth) || (normalizeAddress(p.token1) === key && normalizeAddress(p.token0) === weth))
+    .map(reservesOf)
+    .filter((r) => r.token > 0n)
+  const deepest = pools.sort((a, b) => (b.weth > a.weth ? 1 : -1))[0]
+  return deepest ? (amount * deepest.weth) / deepest.token : 0n
 }

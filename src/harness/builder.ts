@@ -3,6 +3,8 @@ import type { BundlesimConfig, SlotCutoffs } from '../config/config.js'
 import type { SlotState } from '../clock/slotState.js'
 import { SlotTicker } from '../clock/slotTicker.js'
 import type { BundleBook } from '../bundle/book.js'
+import type { SearcherNames } from '../bundle/searcherNames.js'
+import type { BundleTrace } from '../bundle/trace.js'
 import type { EmulatedBuilder } from '../builder/fleet/emulatedBuilder.js'
 import { RelayAuction } from '../builder/slot/auction.js'
 import { RelayLog } from '../relay/bidTraces.js'
@@ -42,7 +44,8 @@ export interface BuilderSubsystem {
  */
 export interface SlotParticipant {
   beforeBuild?(): Promise<void>
-  onMined?(report: SlotReport): Promise<void>
+  /** `considered`: every bundle and order the slot considered, in its state after the block. */
+  onMined?(report: SlotReport, considered: ReadonlyArray<Readonly<BundleTrace>>): Promise<void>
   afterSlot?(report: SlotReport): Promise<void>
 }
 
@@ -53,6 +56,8 @@ export interface BuilderOptions {
   chain: ChainSubsystem
   slot: SlotState
   traces: BundleBook
+  /** The searchers' names (`harness_nameSearcher`, the market's emulated searchers). */
+  names: SearcherNames
   orders: OrderFlow
   events: HarnessEvents
   shutdown: Shutdown
@@ -64,7 +69,7 @@ export interface BuilderOptions {
  * runs a slot whenever the realtime clock's slot ends. After an Anvil restart the builder
  * re-reads the head; a new chain (fresh devnet or re-fork) closes the traces of the old one.
  */
-export async function createBuilder({ config, cutoffs, builders, chain, slot, traces, orders, events, shutdown, log }: BuilderOptions): Promise<BuilderSubsystem> {
+export async function createBuilder({ config, cutoffs, builders, chain, slot, traces, names, orders, events, shutdown, log }: BuilderOptions): Promise<BuilderSubsystem> {
   const { supervisor, coinbases } = chain
   const auction = new RelayAuction({
     fixedBidWei: config.competitorBidWei,
@@ -110,6 +115,7 @@ export async function createBuilder({ config, cutoffs, builders, chain, slot, tr
     releaseDeferredChecks: () => orders.checksGate.open(),
     checksSettled: (block) => orders.ingest.checksSettled(block),
     arrivals: arrivals || undefined,
+    names,
   })
   await builder.init()
 
@@ -121,7 +127,7 @@ export async function createBuilder({ config, cutoffs, builders, chain, slot, tr
       for (const participant of participants) await participant.beforeBuild?.()
       const report = await builder.runSlot()
       slotsRun++
-      for (const participant of participants) await participant.onMined?.(report)
+      for (const participant of participants) await participant.onMined?.(report, builder.lastConsidered())
       events.emit('slot', report)
       for (const participant of participants) await participant.afterSlot?.(report)
       return report

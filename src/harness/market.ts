@@ -2,6 +2,7 @@ import type { Logger } from 'pino'
 import { createPublicClient, http, type Address, type Hash, type PublicClient } from 'viem'
 import type { BundlesimConfig } from '../config/config.js'
 import type { BundleBook } from '../bundle/book.js'
+import type { SearcherNames } from '../bundle/searcherNames.js'
 import { createBundlesimClient } from '../protocol/client.js'
 import type { CompetitionReport } from '../protocol/competition.js'
 import type { SlotReport } from '../protocol/slotReport.js'
@@ -25,6 +26,8 @@ export interface StartMarketOptions {
   world: WorldSubsystem
   builder: BuilderSubsystem
   traces: BundleBook
+  /** The searchers' names: the emulated searchers are registered here, and the accounting reads whose addresses are whose. */
+  names: SearcherNames
   orders: OrderFlow
   events: HarnessEvents
   /** The submission RPC: users and searchers are its clients, like any bot. */
@@ -40,18 +43,18 @@ export interface StartMarketOptions {
  * so a run is the same every time; with the realtime clock, users send a fifth into the slot
  * and each searcher reacts after its `reactionDelayMs`.
  */
-export async function startMarket({ config, chain, world, builder, traces, orders, events, rpcUrl, shutdown, log }: StartMarketOptions): Promise<MarketSubsystem> {
+export async function startMarket({ config, chain, world, builder, names, orders, events, rpcUrl, shutdown, log }: StartMarketOptions): Promise<MarketSubsystem> {
   if (config.flow === undefined) return { competition: () => null }
   const worldStatus = world.status()
   if (!worldStatus) throw new Error('flow: the market trades on the DEX world; start with --world dex as well (or a scenario with world: dex)')
   // Loaded only for a market: a run without one never reads them.
-  const [{ loadFlow }, { FlowUsers }, { Searcher, BACKRUN_GAS }, { CompetitionTracker }, { classifyBlock }, { readReserves }] = await Promise.all([
+  const [{ loadFlow }, { FlowUsers }, { Searcher }, { CompetitionTracker }, { CompetitionRecorder }, { BlockStateDiff }] = await Promise.all([
     import('../flow/flowFile.js'),
     import('../flow/users.js'),
     import('../rivals/searcher.js'),
     import('../competition/tracker.js'),
-    import('../competition/classify.js'),
-    import('../dex/read.js'),
+    import('../competition/recorder.js'),
+    import('../builder/execution/stateDiff.js'),
   ])
   const spec = loadFlow(config.flow)
   const client = createBundlesimClient({ rpcUrl })
@@ -59,8 +62,22 @@ export async function startMarket({ config, chain, world, builder, traces, order
   const node = createPublicClient({ transport: http(chain.supervisor.url, { batch: true }) }) as PublicClient
   const users = new FlowUsers(spec, worldStatus, client, reader, chain.chainId)
   const searchers = spec.searchers.map((s) => new Searcher(s, spec.seed, worldStatus, client, reader, chain.chainId))
-  const tracker = new CompetitionTracker(searchers.map((s) => ({ searcher: s.identity.address, name: s.spec.name })))
-  const nameOf = (address: Address) => searchers.find((s) => s.identity.address.toLowerCase() === address.toLowerCase())?.spec.name ?? null
+  // The emulated searchers' signing keys and executors are theirs, named as in the flow file.
+  for (const s of searchers) names.register(s.spec.name, [s.identity.address, ...s.executors.map((e) => e.address)])
+  const tracker = new CompetitionTracker(
+    () => names.all().map(({ name, addresses }) => ({ searcher: addresses[0]!, name })),
+    (address) => names.nameOf(address),
+  )
+  const recorder = new CompetitionRecorder({
+    node,
+    balanceChanges: async (hashes) => {
+      const diff = await BlockStateDiff.ofTxs(chain.chain, hashes)
+      return (hash, account) => diff.balanceChange(hash, account)
+    },
+    world: worldStatus,
+    names,
+    isUserSwap: (hash) => users.isUserTx(hash),
+  })
   const cheats = {
     setBalance: (address: Address, wei: bigint) => chain.lock.write(() => chain.chain.setBalance(address, wei)),
     setTokenBalance: world.setTokenBalance,
@@ -130,39 +147,14 @@ export async function startMarket({ config, chain, world, builder, traces, order
     }),
   })
   builder.addParticipant({
-    onMined: async (report: SlotReport) => {
+    onMined: async (report: SlotReport, considered) => {
       try {
-        report.competition = tracker.record(report.blockNumber, await classifyMined(report))
+        report.competition = tracker.record(report.blockNumber, await recorder.opportunitiesOf(report.blockNumber, considered))
       } catch (error) {
         log.warn({ err: error }, 'the market: the competition tracker could not read the block')
       }
     },
   })
-
-  const classifyMined = async (report: SlotReport) => {
-    const number = BigInt(report.blockNumber)
-    const block = await node.getBlock({ blockNumber: number, includeTransactions: true })
-    const receipts = await Promise.all(block.transactions.map((tx) => node.getTransactionReceipt({ hash: tx.hash })))
-    const parentPools = await readReserves(node, worldStatus.pools as never, number - 1n)
-    const signer = new Map<string, Address>()
-    for (const bundleHash of report.bundles) {
-      const trace = traces.get(bundleHash)
-      if (trace?.searcher) for (const tx of trace.bundle.txs) signer.set(tx.hash.toLowerCase(), trace.searcher)
-    }
-    const baseFee = block.baseFeePerGas ?? 0n
-    return classifyBlock(
-      { number: report.blockNumber, baseFee, txs: receipts.map((r) => ({ hash: r.transactionHash, from: r.from, gasUsed: r.gasUsed, effectiveGasPrice: r.effectiveGasPrice, logs: r.logs })) },
-      {
-        weth: worldStatus.contracts.weth as Address,
-        parentPools,
-        isUserSwap: (hash) => users.isUserTx(hash),
-        // A backrun landed through a signed bundle counts for its signer; a user's own tx never is a backrun.
-        signerOf: (hash) => signer.get(hash.toLowerCase()) ?? null,
-        nameOf,
-        minGapWei: baseFee * BACKRUN_GAS,
-      },
-    )
-  }
 
   // The first slot's swaps: sent now, as after a slot.
   if (realtime) later(Math.round(slotMs / 5), sendUsersSwaps)

@@ -19,6 +19,7 @@ import { registerFlashbotsStatsMethods } from '../rpc/flashbotsStatsMethods.js'
 import { registerHarnessMethods } from '../rpc/harnessMethods.js'
 import { registerWorldMethods } from '../rpc/worldMethods.js'
 import { registerCompetitionMethods, type CompetitionMethodDeps } from '../rpc/competitionMethods.js'
+import type { SearcherNames } from '../bundle/searcherNames.js'
 import { registerFilterMethods } from '../rpc/filterMethods.js'
 import { registerMempoolReads } from '../rpc/mempoolReads.js'
 import { registerSubscriptionMethods } from '../ws/subscriptions.js'
@@ -41,6 +42,8 @@ export interface RpcServersOptions {
   chain: ChainSubsystem
   slot: SlotState
   traces: BundleBook
+  /** The searchers' names (`harness_nameSearcher` writes them). */
+  names: SearcherNames
   orders: OrderFlow
   builder: BuilderSubsystem
   view: PublicView
@@ -71,7 +74,7 @@ export const GATEWAY_PATH = 'bloxroute'
  * both listen: `urls` is read when an unknown method is answered.
  */
 export function createRpcMethodServers(
-  { config, chain, slot, traces, orders, builder, view, world, market, status, events, log }: RpcServersOptions,
+  { config, chain, slot, traces, names, orders, builder, view, world, market, status, events, log }: RpcServersOptions,
   urls: { submission: string; stats: string },
 ): RpcMethodServers {
   const { supervisor, lock, coinbase } = chain
@@ -115,7 +118,7 @@ export function createRpcMethodServers(
     },
   })
   registerWorldMethods(submission, { world: world.status, setTokenBalance: world.setTokenBalance })
-  registerCompetitionMethods(submission, market)
+  registerCompetitionMethods(submission, { competition: (fromBlock, toBlock) => market.competition(fromBlock, toBlock), register: (name, addresses) => names.register(name, addresses) })
   registerMempoolReads(submission, { mempool: orders.mempool, read: view.read, nextBlockTimestamp: () => slot.clock.nextBlockTimestamp() })
   registerFilterMethods(submission, view.filters)
   registerSubscriptionMethods(submission, view.feed)

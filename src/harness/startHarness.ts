@@ -7,6 +7,7 @@ import { RunSaver, readSavedRun, restoreTraces, type SavedRun } from '../persist
 import { SlotClock } from '../clock/slotClock.js'
 import { SlotState } from '../clock/slotState.js'
 import { BundleBook } from '../bundle/book.js'
+import { SearcherNames } from '../bundle/searcherNames.js'
 import { emulatedBuilders } from '../builder/fleet/emulatedBuilder.js'
 import type { SlotReport } from '../protocol/slotReport.js'
 import type { HarnessStatus } from '../protocol/harnessStatus.js'
@@ -143,8 +144,9 @@ export async function startHarnessOn(base: HarnessChain, config: BundlesimConfig
       events.on('slot', () => saver.requestSave())
       events.on('impersonatedBlock', () => saver.requestSave())
     }
+    const names = new SearcherNames()
     const orders = createOrderFlow({ chain, slot, traces, events, log })
-    const builder = await createBuilder({ config, cutoffs, builders, chain, slot, traces, orders, events, shutdown, log })
+    const builder = await createBuilder({ config, cutoffs, builders, chain, slot, traces, names, orders, events, shutdown, log })
     if (saved) {
       const count = restoreTraces(traces, saved, chain.resumed, `the saved Anvil state could not be resumed (bundlesim restarted on a new chain at block ${slot.head.number})`)
       log.info({ dataDir: config.dataDir, traces: count, resumed: chain.resumed }, `restored ${count} traces from the data dir`)
@@ -176,10 +178,10 @@ export async function startHarnessOn(base: HarnessChain, config: BundlesimConfig
     const view = createPublicView({ config, chain, slot, orders, events, log })
     // A slot is over when its block is announced: then filters and subscriptions have it when harness_advanceSlot returns.
     builder.addParticipant({ afterSlot: () => view.feed.settled() })
-    const servers = await startRpcServers({ config, chain, slot, traces, orders, builder, view, world, market, status, events, shutdown, log })
+    const servers = await startRpcServers({ config, chain, slot, traces, names, orders, builder, view, world, market, status, events, shutdown, log })
     urls.submission = servers.submission.url
     urls.stats = servers.stats.url
-    Object.assign(market, await startMarket({ config, chain, world, builder, traces, orders, events, rpcUrl: servers.submission.url, shutdown, log }))
+    Object.assign(market, await startMarket({ config, chain, world, builder, traces, names, orders, events, rpcUrl: servers.submission.url, shutdown, log }))
     builder.start()
     return {
       rpcUrl: servers.submission.url,

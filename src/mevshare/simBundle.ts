@@ -9,7 +9,7 @@ import { ParentState } from '../builder/execution/parentState.js'
 import { BlockStateDiff } from '../builder/execution/stateDiff.js'
 import type { SimOptions } from './sendBundleSchema.js'
 import { pendingBaseFee, setNextBaseFee } from '../chain/pendingBaseFee.js'
-import { failedSim, shareSimAnswer, SimOptionRefused, type RpcLog, type SimBundleAnswer } from './simBundleAnswer.js'
+import { failedSim, failedSimOn, shareSimAnswer, SimOptionRefused, type RpcLog, type SimBundleAnswer } from './simBundleAnswer.js'
 import { simShareBundleOnPastState } from './simBundleOnPastState.js'
 import { normalizeAddress } from '../protocol/normalize.js'
 
@@ -98,7 +98,7 @@ async function simulateOnHead(deps: SimBundleDeps, bundle: Bundle, options: SimO
     // No builder key here: the refunds are computed from the execution, not paid.
     const execution = await parent.execute(timestamp, [{ ...bundleGroup(bundle), mayDrop: () => false, bundle: {} }])
     // A backrun's user tx that fails is named by its event hash, as in the backrun's trace.
-    if (!execution.ok) return failedSim(parent.number, failureMessage(inBackrunTerms({ bundle }, execution.failure)))
+    if (!execution.ok) return failedSimOn(parent.number, inBackrunTerms({ bundle }, execution.failure))
     const { block } = execution
     const [diff, receipts] = await Promise.all([
       BlockStateDiff.of(chain, block.number),

@@ -1,5 +1,6 @@
 import { toHex, type Hash, type Hex } from 'viem'
 import type { Bundle, ShareBody } from '../bundle/types.js'
+import { failureMessage, revertFields, type ExecutionFailure } from '../bundle/failure.js'
 import { shareRefunds } from '../builder/execution/shareRefunds.js'
 import type { MevSimBodyLogs, MevSimBundleResult, RpcLog } from '../protocol/methods.js'
 import type { SimOptions } from './sendBundleSchema.js'
@@ -60,6 +61,12 @@ export function shareSimAnswer(bundle: Bundle, sim: ShareSimulation, options: Pi
  */
 export function failedSim(stateBlock: bigint, error: string): SimBundleAnswer {
   return { success: false, error, stateBlock: toHex(stateBlock), mevGasPrice: '0x0', profit: '0x0', refundableValue: '0x0', gasUsed: '0x0' }
+}
+
+/** A simulation that failed on a tx of the bundle: its text, and its revert reason when a tx reverted. */
+export function failedSimOn(stateBlock: bigint, failure: ExecutionFailure): SimBundleAnswer {
+  const { revertReason } = revertFields(failure)
+  return { ...failedSim(stateBlock, failureMessage(failure)), ...(revertReason !== null && { revertReason }) }
 }
 
 /**

@@ -5,8 +5,9 @@ import { failureMessage, inBackrunTerms, type ExecutionFailure } from '../bundle
 import type { Bundle } from '../bundle/types.js'
 import { callsProblemMessage, simulateAsCallsAt } from '../builder/simulation/index.js'
 import type { SimOptions } from './sendBundleSchema.js'
-import { failedSim, shareSimAnswer, SimOptionRefused, type RpcLog, type SimBundleAnswer } from './simBundleAnswer.js'
+import { failedSim, failedSimOn, shareSimAnswer, SimOptionRefused, type RpcLog, type SimBundleAnswer } from './simBundleAnswer.js'
 import { normalizeAddress } from '../protocol/normalize.js'
+import { decodeRevertReason } from '../protocol/revertReason.js'
 
 /**
  * `mev_simBundle` on the state of a block older than the head (what the official client's
@@ -29,7 +30,7 @@ export async function simShareBundleOnPastState(
   const coinbase = options.coinbase ?? normalizeAddress(deps.coinbase)
   const run = await simulateAsCallsAt(deps.chain, { stateBlock, coinbase, timestamp: options.timestamp, baseFee: options.baseFee, slotSeconds: deps.slotSeconds }, bundle.txs)
   // A backrun's user tx that fails is named by its event hash, as in the backrun's trace.
-  const failed = (failure: ExecutionFailure) => failedSim(stateBlock, failureMessage(inBackrunTerms({ bundle }, failure)))
+  const failed = (failure: ExecutionFailure) => failedSimOn(stateBlock, inBackrunTerms({ bundle }, failure))
   if (!run.ok) {
     const { problem } = run
     switch (problem.kind) {
@@ -46,7 +47,11 @@ export async function simShareBundleOnPastState(
     }
   }
   const revertedAt = run.txs.findIndex((tx) => !tx.success && !bundle.revertingTxHashes.has(tx.hash))
-  if (revertedAt >= 0) return failed({ kind: 'TransactionReverted', index: revertedAt, hash: run.txs[revertedAt]!.hash })
+  if (revertedAt >= 0) {
+    const reverted = run.txs[revertedAt]!
+    const reason = decodeRevertReason({ returnData: reverted.returnData, gasUsed: reverted.gasUsed, gasLimit: bundle.txs[revertedAt]!.gas })
+    return failed({ kind: 'TransactionReverted', index: revertedAt, hash: reverted.hash, reason })
+  }
 
   const blockNumber = toHex(stateBlock + 1n)
   let logIndex = 0

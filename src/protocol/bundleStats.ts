@@ -1,5 +1,6 @@
 import type { Address, Hash } from 'viem'
 import type { ErrorKind } from './errorKinds.js'
+import type { LostTo } from './competition.js'
 
 /**
  * Why a bundle went no further: `error` for people (its text may gain detail), `errorKind` for
@@ -15,6 +16,13 @@ export interface BundleStats extends FailureFields {
   status: string
   builderPayment: string
   revertingHash: Hash | null
+  /** Extra: why `revertingHash` reverted — the `Error(string)` message, `Panic(0x…): meaning`, `custom error 0x…`, `out of gas` (docs/reference/errors.md) — or null. */
+  revertReason: string | null
+  /**
+   * Extra: the order of the mined block that took what this bundle went for (a tx of it, or
+   * its backrun's user tx) while it did not land, with what that order paid the builder; else null.
+   */
+  lostTo: LostTo | null
   receivedAt: number
   simulatedAt: number | null
   submittedAt: number | null

@@ -1,6 +1,29 @@
 import type { Address, Hash } from 'viem'
+import type { ErrorKind } from './errorKinds.js'
 
-/** A user swap that left a V2↔V3 gap in a mined block, and who closed it. Amounts: decimal wei. */
+/**
+ * One bundle that went for an opportunity: it carried the victim tx, or backran it by hash
+ * (MEV-Share), for the victim's block. Amounts: decimal wei.
+ */
+export interface CompetitionContender {
+  bundleHash: Hash
+  /** The bundle's signing key (X-Flashbots-Signature), else its first tx's sender. */
+  searcher: Address | null
+  /** The searcher's name (`harness_nameSearcher`, a scenario's `searchers`, the flow file), else null. */
+  name: string | null
+  /**
+   * What it paid the builder: landed, as measured in the mined block (its stats'
+   * `builderPayment`); otherwise what its last simulation said it would pay (its bid).
+   */
+  builderPaymentWei: string
+  /** Its state after the block, lowercase (`landed`, `excludedfromblock`, …). */
+  status: string
+  errorKind: ErrorKind | null
+  /** Did this bundle capture the opportunity (its backrun is the one in the block)? */
+  captured: boolean
+}
+
+/** A user swap that left a V2↔V3 gap in a mined block, who closed it, and who else tried. Amounts: decimal wei. */
 export interface CompetitionOpportunity {
   blockNumber: number
   /** The swap (a user's tx) that left the gap. */
@@ -11,13 +34,26 @@ export interface CompetitionOpportunity {
   gapWei: string
   /** Who backran it: the bundle's signing key (X-Flashbots-Signature), else the backrun's sender; null when nobody did. */
   searcher: Address | null
-  /** The emulated searcher's name (`--flow`), null for anyone else. */
+  /** The searcher's name (emulated searchers', and any named with `harness_nameSearcher`), else null. */
   name: string | null
+  /** The bundle whose backrun closed the gap, when it came in one. */
+  bundleHash: Hash | null
   backrunTxs: Hash[]
-  /** The searcher's WETH gain from the backrun less its gas (null when not captured). */
+  /**
+   * The searcher's profit (docs/market.md, Accounting): the value change, over the backrun's
+   * txs, of every address the searcher controls — WETH and ETH 1:1, other tokens at the
+   * block's WETH pool price — which is already net of its gas and of what it paid the
+   * builder. Null when not captured.
+   */
   profitWei: string | null
-  /** Priority fees the backrun paid the block's coinbase (null when not captured). */
+  /** Everything the backrun gave the block's coinbase: priority fees and direct transfers (null when not captured). */
   builderPaymentWei: string | null
+  /** The base fee its txs burned (null when not captured). */
+  gasWei: string | null
+  /** The winner's payment less the best losing contender's bid (null without a winner and a loser). */
+  marginWei: string | null
+  /** Every bundle that went for it, the winner first, then by bid. */
+  contenders: CompetitionContender[]
 }
 
 /** One searcher's record over the blocks asked for. */
@@ -25,6 +61,8 @@ export interface CompetitionSearcher {
   searcher: Address
   name: string | null
   captured: number
+  /** Opportunities it contended (a bundle for them) and did not capture. */
+  lost: number
   /** captured / every opportunity in the range (0 when there was none). */
   captureRate: number
   profitWei: string
@@ -48,4 +86,20 @@ export interface CompetitionReport extends CompetitionSummary {
 export interface GetCompetitionParams {
   fromBlock?: number
   toBlock?: number
+}
+
+/** harness_nameSearcher's params: a name for a searcher's addresses (signing keys, senders, executor contracts). */
+export interface NameSearcherParams {
+  name: string
+  /** Every address of it: the first is the one reports list it under, unless it signs its bundles with another. */
+  addresses: Address[]
+}
+
+/** Why a bundle lost: the order of the mined block that took the tx or the opportunity it went for. */
+export interface LostTo {
+  bundleHash: Hash
+  searcher: Address | null
+  name: string | null
+  /** What that order paid the builder in the block (decimal wei). */
+  builderPayment: string
 }

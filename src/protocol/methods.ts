@@ -189,6 +189,8 @@ export interface MevSimOptions {
 export interface MevSimBundleResult {
   success: boolean
   error?: string
+  /** Extra: why the reverting tx reverted (docs/reference/errors.md, Revert reasons), when one did. */
+  revertReason?: string
   stateBlock: Hex
   mevGasPrice: Hex
   profit: Hex

@@ -1,5 +1,5 @@
 import type { Hash } from 'viem'
-import type { CompetitionSummary } from './competition.js'
+import type { CompetitionReport } from './competition.js'
 
 /** What `harness_advanceSlot` returns for each slot (and what the log line says). */
 export interface SlotReport {
@@ -55,8 +55,8 @@ export interface SlotReport {
   bids?: Array<{ builder: string; value: string; msIntoSlot: number; afterGetHeader: boolean; delivered: boolean }>
   /** With `--get-header-ms`: when the proposer asked the relay for the header, ms into the slot. */
   getHeaderMs?: number
-  /** With a market (`--flow`): the block's opportunities and who captured them (harness_getCompetition has the detail). */
-  competition?: CompetitionSummary
+  /** With a market (`--flow`): the block's opportunities, who captured each, who else went for it, and each searcher's record for the block. */
+  competition?: CompetitionReport
   /**
    * How the top-of-block simulations ran: as `eth_simulateV1` calls, or as real mined blocks;
    * `beforeCutoff`: of the calls, those run as the bundles arrived, on this same parent, so

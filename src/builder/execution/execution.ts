@@ -213,7 +213,7 @@ export async function executeGroups(
       }
       outcomes[g]!.dropped.push({ hash, reason: notIncludedReason(toppedUp) })
     } else if (mined.status === 'reverted' && !group.mayRevert(hash)) {
-      failures.push({ group: g, failure: { kind: 'TransactionReverted', index, hash }, sentBefore: new Set(sentBefore), inert: false })
+      failures.push({ group: g, failure: { kind: 'TransactionReverted', index, hash, ...(mined.revertReason && { reason: mined.revertReason }) }, sentBefore: new Set(sentBefore), inert: false })
       failed.add(g)
     } else {
       outcomes[g]!.included.push(hash)

@@ -1,6 +1,6 @@
 import { hexToBigInt, type Address } from 'viem'
 import type { TxAsCall } from '../execution/blockLedger.js'
-import { builderTransferCall, callOf, followNonces, probedBlockParams, probedCoinbaseBalance, type CallSimulationContext, type CallableTx, type SimulatedBlock } from './callEncoding.js'
+import { builderTransferCall, callOf, followNonces, probedBlockParams, probedCoinbaseBalance, revertReasonOfCall, type CallSimulationContext, type CallableTx, type SimulatedBlock } from './callEncoding.js'
 import type { BundleTx } from '../../bundle/types.js'
 import type { BlockItem, InPlaceFailure } from './types.js'
 
@@ -97,7 +97,7 @@ function revertedInPlace(calls: SimulatedBlock['calls'], mayRevert: readonly boo
   calls.forEach((call, i) => {
     const { group, tx } = origin[i]!
     if (call.status === '0x1') succeeded.add(group)
-    else if (tx && !mayRevert[i] && !failures.has(group)) failures.set(group, { group, failure: { kind: 'TransactionReverted', index: tx.index, hash: tx.hash }, inert: false })
+    else if (tx && !mayRevert[i] && !failures.has(group)) failures.set(group, { group, failure: { kind: 'TransactionReverted', index: tx.index, hash: tx.hash, reason: revertReasonOfCall(call, tx.gas) }, inert: false })
   })
   return [...failures.values()].map((f) => ({ ...f, inert: !succeeded.has(f.group) }))
 }

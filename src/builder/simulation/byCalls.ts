@@ -1,7 +1,7 @@
 import type { Address } from 'viem'
 import type { Bundle, BundleTx } from '../../bundle/types.js'
 import type { ParentState } from '../execution/parentState.js'
-import { accountBalanceProbeCall, builderTransferCall, callOf, followNonces, probedBlockParams, probedCoinbaseBalance, type CallSimulationContext, type SimulatedBlock } from './callEncoding.js'
+import { accountBalanceProbeCall, builderTransferCall, callOf, followNonces, probedBlockParams, probedCoinbaseBalance, revertReasonOfCall, type CallSimulationContext, type SimulatedBlock } from './callEncoding.js'
 import type { SimulationResult } from './types.js'
 import { normalizeAddress } from '../../protocol/normalize.js'
 
@@ -151,7 +151,7 @@ async function judge(
       if (call.status !== '0x1') return undefined
       sponsored.push({ tx: step.tx, amount: step.amount, nonce: parent.builderNonce! + sponsored.length })
     } else if (call.status !== '0x1' && !bundle.revertingTxHashes.has(step.tx.hash)) {
-      return { ok: false, failure: { kind: 'TransactionReverted', index: step.tx.index, hash: step.tx.hash } }
+      return { ok: false, failure: { kind: 'TransactionReverted', index: step.tx.index, hash: step.tx.hash, reason: revertReasonOfCall(call, step.tx.gas) } }
     }
     gasUsed += BigInt(call.gasUsed)
   }

@@ -1,4 +1,5 @@
-import { pad, parseTransaction, toHex, type Address, type Hex } from 'viem'
+import { hexToBigInt, pad, parseTransaction, toHex, type Address, type Hex } from 'viem'
+import { decodeRevertReason, type RevertReason } from '../../protocol/revertReason.js'
 import { BUILDER_TRANSFER_GAS } from '../execution/builderTxs.js'
 import type { BundleTx } from '../../bundle/types.js'
 import { readPlainEip1559 } from '../../bundle/plainTx.js'
@@ -32,6 +33,14 @@ export interface SimulatedCall {
 }
 export interface SimulatedBlock {
   calls: SimulatedCall[]
+}
+
+/**
+ * Why a simulated call reverted: its return data, or out of gas when it returned nothing
+ * having used its whole limit (`eth_simulateV1` says only "execution failed" for both).
+ */
+export function revertReasonOfCall(call: SimulatedCall, gasLimit: bigint): RevertReason {
+  return decodeRevertReason({ returnData: call.returnData, gasUsed: hexToBigInt(call.gasUsed), gasLimit })
 }
 
 /**

@@ -30,6 +30,9 @@ import { eligibility } from './eligibility.js'
 import { normalizeHash } from '../../protocol/normalize.js'
 import { furthestVerdicts, placeEndOfBlock, type EndOfBlockBundle, type EndOfBlockVerdict } from './endOfBlock.js'
 import { backrunTargetGone, settleBackruns } from './backruns.js'
+import { placesTaken } from './lostTo.js'
+import type { SearcherNames } from '../../bundle/searcherNames.js'
+import type { LostTo } from '../../protocol/competition.js'
 import { fleetOutcomes, type BuilderBidResult } from './fleetOutcomes.js'
 import { bundleOutcomes, paymentsOf, type BundleOutcome } from './outcomes.js'
 import { slotReport, slotSummary, staleMempoolTxs } from './report.js'
@@ -71,6 +74,8 @@ export interface SlotBuilderDeps {
   arrivals?: ArrivalSimulations
   /** The relay's record of bids and delivered payloads (its data API reads it). */
   relay?: RelayLog
+  /** The names searchers gave their addresses (a lost bundle's `lostTo` names who took its place). */
+  names?: Pick<SearcherNames, 'nameOf'>
 }
 
 /** One builder's bid in a slot: the block it built over the bundles it saw (and the end-of-block bundles it appended), on its own parent state. */
@@ -127,6 +132,8 @@ export class SlotBuilder {
   private parent: ParentState | undefined
   /** The bundles the running slot took for its block (marked if the slot aborts). */
   private taken: BundleTrace[] = []
+  /** The last mined slot's bundles and orders (what `lastConsidered` hands the market once the slot is over). */
+  private considered: readonly BundleTrace[] = []
   /** Blocks the running slot executed, over every builder's parent. */
   private executions: ExecutionCount = noExecutions()
 
@@ -218,6 +225,7 @@ export class SlotBuilder {
       traces.landedInBackrun(trace, mined.number, paid, routes && winner?.builder.name)
     }
     for (const { trace, failure } of backruns.orphaned) traces.backrunOrphaned(trace, failure)
+    for (const { trace, by } of placesTaken(this.taken, mined.number)) traces.lostTo(trace, this.lostToOf(by))
     mempool.remove(mined.txs.keys())
     mempool.remove(staleMempoolTxs(top.best))
 
@@ -228,6 +236,7 @@ export class SlotBuilder {
       const gone = backrunTargetGone(trace, traces.get(trace.bundle.mevShare!.backrunOf!))
       if (gone) traces.backrunOrphaned(trace, gone)
     }
+    this.considered = this.taken
     this.deps.slot.advanceTo({ number: mined.number, timestamp: mined.timestamp, hash: mined.hash })
     this.minedHere = mined.hash
     traces.expire(clock.nowSeconds())
@@ -237,6 +246,17 @@ export class SlotBuilder {
     const report = { ...slotReport({ mined, best: top.best, candidates: top.reported ?? top.candidates, won: winner !== null, competitorBid, considered: this.taken.length, simulations: counts, executions: this.executions, timings, fleet }), ...this.bidsOverTime(bids, winner) }
     log.info({ slot: report }, slotSummary(report))
     return report
+  }
+
+  /** Every bundle and order the last mined slot considered, in their final state for that block (the competition's contenders). */
+  lastConsidered(): ReadonlyArray<Readonly<BundleTrace>> {
+    return this.considered
+  }
+
+  /** How a lost bundle's stats name the landed order that took its place: its signer (else its first sender), name and payment. */
+  private lostToOf(by: BundleTrace): LostTo {
+    const searcher = by.searcher ?? by.bundle.txs[0]?.sender ?? null
+    return { bundleHash: by.bundle.hash, searcher, name: this.deps.names?.nameOf(searcher) ?? null, builderPayment: by.builderPayment.toString() }
   }
 
   /** The parent state as `builder` builds on it (its coinbase and key); the slot puts it back if it aborts. */
