@@ -1,11 +1,50 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import type { Hex } from 'viem'
+import { createPublicClient, formatEther, http, parseAbi, type Address, type Hex } from 'viem'
 import { DEV_KEYS, accountOf, rpc, startTestHarness } from './support/harness.js'
 import { startExample } from './support/exampleProcess.js'
 import type { Harness } from '../src/index.js'
 
 /** `examples/backrun-bot/bot.ts` as a user runs it (tsx), its JSON lines collected as they come. */
-const startBot = (rpcUrl: string, key: Hex, bidShare: string) => startExample('examples/backrun-bot/bot.ts', { RPC_URL: rpcUrl, BOT_KEY: key, BID_SHARE: bidShare })
+const startBot = (rpcUrl: string, key: Hex, bidShare: string, extra: Record<string, string> = {}) => startExample('examples/backrun-bot/bot.ts', { RPC_URL: rpcUrl, BOT_KEY: key, BID_SHARE: bidShare, ...extra })
+
+const WETH: Address = '0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2'
+const USDC: Address = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48'
+const PAIR: Address = '0xB4e16d0168e52d35CaCD2c6185b44281Ec28C9Dc'
+const erc20 = parseAbi(['function balanceOf(address) view returns (uint256)', 'function getReserves() view returns (uint112, uint112, uint32)'])
+
+interface Opportunity {
+  blockNumber: number
+  victim: Hex
+  searcher: string | null
+  name: string | null
+  bundleHash: Hex | null
+  profitWei: string | null
+  builderPaymentWei: string | null
+  contenders: Array<{ bundleHash: Hex; searcher: string | null; name: string | null; builderPaymentWei: string; status: string; captured: boolean }>
+}
+
+/**
+ * Runs slots until `done` says so (or 25 slots), each after the bot handled every public swap
+ * of the coming slot: the bot reacts to the pending stream, the slot waits for its answer.
+ */
+async function runUntil(harness: Harness, bot: ReturnType<typeof startBot>, done: (competition: any) => boolean): Promise<any> {
+  const pendingHashes = async () => {
+    const pool = (await rpc(harness.rpcUrl, 'txpool_content')).body.result.pending as Record<string, Record<string, { hash: string }>>
+    return Object.values(pool).flatMap((byNonce) => Object.values(byNonce).map((tx) => tx.hash))
+  }
+  // Swaps sent before the bot subscribed are not on its stream: only later ones are waited for.
+  const before = new Set(await pendingHashes())
+  let competition = (await rpc(harness.rpcUrl, 'harness_getCompetition', [])).body.result
+  for (let slot = 0; slot < 25 && !done(competition); slot++) {
+    await harness.advanceSlot()
+    const pending = (await pendingHashes()).filter((hash) => !before.has(hash))
+    await bot.until((all) => pending.every((hash) => all.some((l) => l.hash === hash && ['sent', 'skipped', 'error'].includes(l.event))), 'handle every pending swap')
+    competition = (await rpc(harness.rpcUrl, 'harness_getCompetition', [])).body.result
+  }
+  // One more slot: the bundles sent for the swaps of the last one are judged too.
+  await harness.advanceSlot()
+  return (await rpc(harness.rpcUrl, 'harness_getCompetition', [])).body.result
+}
 
 describe('examples/backrun-bot: a mainnet bot, unchanged, against --world dex --flow default', () => {
   let harness: Harness | undefined
@@ -46,6 +85,89 @@ describe('examples/backrun-bot: a mainnet bot, unchanged, against --world dex --
     expect(BigInt(record.profitWei)).toBeGreaterThan(0n)
     // The emulated searchers still take what the bot does not trade (other pairs, other pools, MEV-Share).
     expect(competition.searchers.filter((s: { name: string | null }) => s.name !== null).reduce((n: number, s: { captured: number }) => n + s.captured, 0)).toBeGreaterThan(0)
+  })
+
+  it('trading through its own executor contract and paying the builder by coinbase transfer: its profit and payment are the chain’s, to the wei', async () => {
+    harness = await startTestHarness({ world: 'dex', flow: 'default', genesisTimestamp: 1_700_000_000 })
+    const key = DEV_KEYS[3]
+    const me = accountOf(key).address.toLowerCase() as Address
+    // Only the signing account is named: the executor counts as the bot's because that account deployed it.
+    await rpc(harness.rpcUrl, 'harness_nameSearcher', [{ name: 'exec-bot', addresses: [me] }])
+    bot = startBot(harness.rpcUrl, key, '0.9', { EXECUTOR: '1' })
+    await bot.until((all) => all.some((l) => l.event === 'watching'), 'start watching', 60_000)
+    const executor = bot.lines.find((l) => l.event === 'ready')!.executor as Address
+    const competition = await runUntil(harness, bot, (c) => (c.searchers.find((s: { name: string }) => s.name === 'exec-bot')?.captured ?? 0) >= 2)
+
+    const record = competition.searchers.find((s: { name: string }) => s.name === 'exec-bot')
+    expect(record.captured).toBeGreaterThanOrEqual(1)
+    const mine: Opportunity[] = competition.list.filter((o: Opportunity) => o.name === 'exec-bot')
+    expect(mine).toHaveLength(record.captured)
+    const chain = createPublicClient({ transport: http(harness.rpcUrl) })
+    const at = (blockNumber: bigint) => ({
+      weth: chain.readContract({ address: WETH, abi: erc20, functionName: 'balanceOf', args: [executor], blockNumber }),
+      usdc: chain.readContract({ address: USDC, abi: erc20, functionName: 'balanceOf', args: [executor], blockNumber }),
+      ether: Promise.all([chain.getBalance({ address: executor, blockNumber }), chain.getBalance({ address: me, blockNumber })]).then(([a, b]) => a + b),
+    })
+    let profit = 0n
+    let payment = 0n
+    for (const blockNumber of new Set(mine.map((o) => o.blockNumber))) {
+      const n = BigInt(blockNumber)
+      const [after, before] = [at(n), at(n - 1n)]
+      // What the chain says: the executor's WETH and USDC (at the V2 pair's price after the block, as documented), and the ETH of the executor and of the account.
+      const [reserve0, reserve1] = await chain.readContract({ address: PAIR, abi: erc20, functionName: 'getReserves', blockNumber: n })
+      const usdcChange = (await after.usdc) - (await before.usdc)
+      const chainProfit = (await after.weth) - (await before.weth) + (usdcChange * reserve1) / reserve0 + (await after.ether) - (await before.ether)
+      const inBlock = mine.filter((o) => o.blockNumber === blockNumber)
+      expect(inBlock.reduce((sum, o) => sum + BigInt(o.profitWei!), 0n)).toBe(chainProfit)
+      for (const o of inBlock) {
+        // Its landed bundle's builderPayment counts the user's swap it carried too: less that swap's priority fee, it is the bot's own payment.
+        const stats = (await rpc(harness.statsUrl, 'svc_getBundleStats', [{ bundle_hash: o.bundleHash }])).body.result
+        expect(stats.status).toBe('landed')
+        const victim = await chain.getTransactionReceipt({ hash: o.victim })
+        const block = await chain.getBlock({ blockNumber: n })
+        const victimTip = victim.gasUsed * (victim.effectiveGasPrice - block.baseFeePerGas!)
+        expect(BigInt(o.builderPaymentWei!)).toBe(BigInt(stats.builderPayment) - victimTip)
+        // The bot paid no priority fee: all of it is the executor's transfer to the coinbase.
+        expect(BigInt(o.builderPaymentWei!)).toBeGreaterThan(0n)
+        profit += BigInt(o.profitWei!)
+        payment += BigInt(o.builderPaymentWei!)
+      }
+    }
+    expect(BigInt(record.profitWei)).toBe(profit)
+    expect(BigInt(record.builderPaymentWei)).toBe(payment)
+    expect(profit).toBeGreaterThan(0n)
+  })
+
+  it('a bot that bids too little loses its rounds: it is listed with lost > 0, and each lost bundle names the winning bundle and what it paid', async () => {
+    harness = await startTestHarness({ world: 'dex', flow: 'default', genesisTimestamp: 1_700_000_000 })
+    const key = DEV_KEYS[4]
+    const me = accountOf(key).address.toLowerCase()
+    await rpc(harness.rpcUrl, 'harness_setTokenBalance', [{ address: me, token: 'WETH', amount: '1000' }])
+    await rpc(harness.rpcUrl, 'harness_nameSearcher', [{ name: 'stingy', addresses: [me] }])
+    // The emulated searchers bid 50 % and 30 % of the profit: 2 % loses to them.
+    bot = startBot(harness.rpcUrl, key, '0.02')
+    await bot.until((all) => all.some((l) => l.event === 'watching'), 'start watching')
+    const competition = await runUntil(harness, bot, (c) => (c.searchers.find((s: { name: string }) => s.name === 'stingy')?.lost ?? 0) >= 2)
+
+    const record = competition.searchers.find((s: { name: string }) => s.name === 'stingy')
+    expect(record).toBeDefined()
+    expect(record.lost).toBeGreaterThan(0)
+    const lostRounds = competition.list.filter((o: Opportunity) => o.contenders.some((c) => c.name === 'stingy' && !c.captured))
+    expect(lostRounds).toHaveLength(record.lost)
+    for (const o of lostRounds as Opportunity[]) {
+      const winner = o.contenders.find((c) => c.captured)
+      const mine = o.contenders.find((c) => c.name === 'stingy')!
+      expect(mine.status).not.toBe('landed')
+      if (!winner) continue
+      expect(o.contenders[0]).toBe(winner)
+      const stats = (await rpc(harness.statsUrl, 'svc_getBundleStats', [{ bundle_hash: mine.bundleHash }])).body.result
+      const won = (await rpc(harness.statsUrl, 'svc_getBundleStats', [{ bundle_hash: winner.bundleHash }])).body.result
+      expect(stats.lostTo).toEqual({ bundleHash: winner.bundleHash, searcher: won.searcher, name: winner.name, builderPayment: won.builderPayment })
+      expect(winner.builderPaymentWei).toBe(won.builderPayment)
+      expect(BigInt(won.builderPayment)).toBeGreaterThan(BigInt(stats.builderPayment))
+      expect(stats.error).toContain(`lost to ${winner.bundleHash} (${winner.name}), which paid the builder ${formatEther(BigInt(won.builderPayment))} ETH against this bundle's ${formatEther(BigInt(stats.builderPayment))} ETH`)
+    }
+    expect(lostRounds.some((o: Opportunity) => o.contenders.some((c) => c.captured))).toBe(true)
   })
 
   it('with the realtime clock, the bot sees the users’ swaps to the routers on the WebSocket pending stream within a few slots', async () => {

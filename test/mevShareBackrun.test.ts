@@ -18,6 +18,9 @@ const SEARCHER_TX_KEYS = [DEV_KEYS[2], DEV_KEYS[3]] as const
 const AUTH = generatePrivateKey()
 const REVERTER: Address = '0x00000000000000000000000000000000000000bb'
 const EMITTER: Address = '0x00000000000000000000000000000000000000e1'
+/** Loops until its gas runs out (JUMPDEST PUSH1 0 JUMP). */
+const SPINNER: Address = '0x00000000000000000000000000000000000000f1'
+const SPINNER_CODE: Hex = '0x5b600056'
 /** LOG1(0, 0, 0x2a), then STOP. */
 const EMITTER_CODE: Hex = '0x602a60006000a100'
 
@@ -206,6 +209,17 @@ describe('MEV-Share backruns', () => {
     expect(traced.error).toBe(`BundleRevert. Reverting Hash: ${keccak256(reverting)} (txs[1] reverted and is not in revertingTxHashes): reverted without data`)
     await harness.advanceSlot()
     expect(await stats(harness, bundleHash as Hash)).toEqual(traced)
+  })
+
+  it('a backrun with too little gas is BundleReverted with "out of gas", never reported as outbid', async () => {
+    await setCode(harness, SPINNER, SPINNER_CODE)
+    const { txHash, eventHash } = await sendUserTx()
+    const starved = await signTx({ key: SEARCHER_TX_KEYS[0], nonce: await nonceOf(SEARCHER_TX_KEYS[0]), to: SPINNER, gas: 60_000n })
+    const next = (await head()) + 1n
+    const { bundleHash } = await clientOf().sendBundle({ inclusion: { block: Number(next), maxBlock: Number(next) + 3 }, body: [{ hash: eventHash }, { tx: starved, canRevert: false }] })
+    await harness.advanceSlot()
+    expect(await stats(harness, txHash)).toMatchObject({ status: 'landed' })
+    expect(await stats(harness, bundleHash as Hash)).toMatchObject({ errorKind: 'BundleReverted', revertingHash: keccak256(starved), revertReason: 'out of gas (gas limit 60000)', lostTo: null })
   })
 
   it('a backrun whose user tx expires (it reverts until its maxBlockNumber) says so, and nothing of the user tx', async () => {

@@ -7,6 +7,11 @@
  *
  *   RPC_URL=http://127.0.0.1:8645 BOT_KEY=0x… BID_SHARE=0.9 npx tsx examples/backrun-bot/bot.ts
  *
+ * With `EXECUTOR=1` it works as most searchers do: it deploys its own executor contract
+ * (`Executor.sol`, funded with `EXECUTOR_ETH` ether as WETH), trades through it in one tx, and
+ * pays the builder `BID_SHARE` of the WETH gained by a direct transfer to `block.coinbase`
+ * instead of a priority fee.
+ *
  * It prints one JSON line per event (`ready`, `saw`, `sent`, `skipped`) for people and tests.
  */
 import {
@@ -16,6 +21,7 @@ import {
   encodeFunctionData,
   encodePacked,
   formatTransaction,
+  getContractAddress,
   getCreate2Address,
   http,
   keccak256,
@@ -31,6 +37,7 @@ import {
   type Transaction,
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
+import { readFileSync } from 'node:fs'
 
 const ROUTER02: Address = '0x7a250d5630B4cF539739dF2C5dAcb4c659F2488D'
 const SWAP_ROUTER: Address = '0xE592427A0AEce92De3Edee1F18E0157C05861564'
@@ -57,6 +64,7 @@ const abi = parseAbi([
 const rpcUrl = process.env.RPC_URL ?? 'http://127.0.0.1:8645'
 const account = privateKeyToAccount((process.env.BOT_KEY ?? '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d') as Hex)
 const bidShare = Number(process.env.BID_SHARE ?? '0.9')
+const useExecutor = process.env.EXECUTOR === '1'
 const say = (event: string, fields: Record<string, unknown> = {}) => console.log(JSON.stringify({ event, ...fields }, (_, v) => (typeof v === 'bigint' ? v.toString() : v)))
 
 const client = createPublicClient({ transport: http(rpcUrl) })
@@ -75,16 +83,33 @@ const v2Out = (amountIn: bigint, reserveIn: bigint, reserveOut: bigint) => (amou
 const quoteV3 = async (tokenIn: Address, tokenOut: Address, amountIn: bigint) =>
   (await client.simulateContract({ address: QUOTER_V2, abi, functionName: 'quoteExactInputSingle', args: [{ tokenIn, tokenOut, amountIn, fee: V3_FEE, sqrtPriceLimitX96: 0n }] })).result[0]
 
-// Both routers may spend the bot's WETH and USDC (one-off approvals, landed like any tx).
+const executorAbi = parseAbi(['function approve(address token, address spender)', 'function run(address[] targets, bytes[] calls, uint256 builderShareBps)'])
+
+/** Compiles `Executor.sol` (solc from npm) and deploys it from the bot's account, funded with WETH. */
+async function deployExecutor(): Promise<Address> {
+  const { default: solc } = (await import('solc')) as unknown as { default: { compile(input: string): string } }
+  const content = readFileSync(new URL('./Executor.sol', import.meta.url), 'utf8')
+  const settings = { optimizer: { enabled: true, runs: 200 }, evmVersion: 'cancun', outputSelection: { '*': { Executor: ['abi', 'evm.bytecode.object'] } } }
+  const output = JSON.parse(solc.compile(JSON.stringify({ language: 'Solidity', sources: { 'Executor.sol': { content } }, settings })))
+  const { abi: deployAbi, evm } = output.contracts['Executor.sol'].Executor
+  // Sent, not waited for (a block may be a slot away): its address follows from the account's nonce, and the approvals queue behind it.
+  const nonce = await client.getTransactionCount({ address: account.address, blockTag: 'pending' })
+  await wallet.deployContract({ abi: deployAbi, bytecode: `0x${evm.bytecode.object}`, args: [WETH], value: parseEther(process.env.EXECUTOR_ETH ?? '1000'), gas: 1_500_000n, nonce })
+  return getContractAddress({ from: account.address, nonce: BigInt(nonce) })
+}
+
+// Who trades: the bot's own account, or its executor contract; both routers may spend its WETH and USDC (one-off approvals, landed like any tx).
+const executor = useExecutor ? await deployExecutor() : null
+const trader = executor ?? account.address
 for (const token of [WETH, USDC]) {
   for (const spender of [ROUTER02, SWAP_ROUTER]) {
-    if ((await client.readContract({ address: token, abi, functionName: 'allowance', args: [account.address, spender] })) === 0n) {
-      await wallet.writeContract({ address: token, abi, functionName: 'approve', args: [spender, maxUint256], gas: 100_000n })
-    }
+    if ((await client.readContract({ address: token, abi, functionName: 'allowance', args: [trader, spender] })) !== 0n) continue
+    if (executor) await wallet.writeContract({ address: executor, abi: executorAbi, functionName: 'approve', args: [token, spender], gas: 100_000n })
+    else await wallet.writeContract({ address: token, abi, functionName: 'approve', args: [spender, maxUint256], gas: 100_000n })
   }
 }
 const start = await reserves()
-say('ready', { pair: PAIR, priceUsdc: Number(start.usdc * 10n ** 12n * 1000n / start.weth) / 1000, quote1Eth: await quoteV3(WETH, USDC, parseEther('1')) })
+say('ready', { pair: PAIR, executor, priceUsdc: Number(start.usdc * 10n ** 12n * 1000n / start.weth) / 1000, quote1Eth: await quoteV3(WETH, USDC, parseEther('1')) })
 
 /** The raw signed tx a bundle carries, rebuilt from the node's tx object (and checked against its hash). */
 function rawOf(tx: Transaction): Hex {
@@ -135,21 +160,27 @@ async function backrun(tx: Transaction): Promise<void> {
   const profit = best.back - best.x
   const head = await client.getBlock()
   const gas = 230_000n
-  const tip = (profit * BigInt(Math.round(bidShare * 1000))) / 1000n / gas
-  if (profit <= (head.baseFeePerGas! + tip) * gas) return say('skipped', { hash: tx.hash, why: 'no profit after gas', profit })
+  // The bid: as priority fee from the bot's account, or as the executor's coinbase transfer.
+  const bid = (profit * BigInt(Math.round(bidShare * 1000))) / 1000n
+  const tip = executor ? 0n : bid / gas
+  if (profit <= head.baseFeePerGas! * gas + (executor ? bid : tip * gas)) return say('skipped', { hash: tx.hash, why: 'no profit after gas', profit })
   const deadline = head.timestamp + 600n
   const [sell, buy] = swap.wethIn
     ? [
-        { to: SWAP_ROUTER, data: encodeFunctionData({ abi, functionName: 'exactInputSingle', args: [{ tokenIn: WETH, tokenOut: USDC, fee: V3_FEE, recipient: account.address, deadline, amountIn: best.x, amountOutMinimum: best.middle, sqrtPriceLimitX96: 0n }] }) },
-        { to: ROUTER02, data: encodeFunctionData({ abi, functionName: 'swapExactTokensForTokens', args: [best.middle, best.x + 1n, [USDC, WETH], account.address, deadline] }) },
+        { to: SWAP_ROUTER, data: encodeFunctionData({ abi, functionName: 'exactInputSingle', args: [{ tokenIn: WETH, tokenOut: USDC, fee: V3_FEE, recipient: trader, deadline, amountIn: best.x, amountOutMinimum: best.middle, sqrtPriceLimitX96: 0n }] }) },
+        { to: ROUTER02, data: encodeFunctionData({ abi, functionName: 'swapExactTokensForTokens', args: [best.middle, best.x + 1n, [USDC, WETH], trader, deadline] }) },
       ]
     : [
-        { to: ROUTER02, data: encodeFunctionData({ abi, functionName: 'swapExactTokensForTokens', args: [best.x, best.middle, [WETH, USDC], account.address, deadline] }) },
-        { to: SWAP_ROUTER, data: encodeFunctionData({ abi, functionName: 'exactInputSingle', args: [{ tokenIn: USDC, tokenOut: WETH, fee: V3_FEE, recipient: account.address, deadline, amountIn: best.middle, amountOutMinimum: best.x + 1n, sqrtPriceLimitX96: 0n }] }) },
+        { to: ROUTER02, data: encodeFunctionData({ abi, functionName: 'swapExactTokensForTokens', args: [best.x, best.middle, [WETH, USDC], trader, deadline] }) },
+        { to: SWAP_ROUTER, data: encodeFunctionData({ abi, functionName: 'exactInputSingle', args: [{ tokenIn: USDC, tokenOut: WETH, fee: V3_FEE, recipient: trader, deadline, amountIn: best.middle, amountOutMinimum: best.x + 1n, sqrtPriceLimitX96: 0n }] }) },
       ]
   const nonce = await client.getTransactionCount({ address: account.address })
+  // Through the executor: one tx running both legs and paying the coinbase; else one tx per leg.
+  const calls = executor
+    ? [{ to: executor, data: encodeFunctionData({ abi: executorAbi, functionName: 'run', args: [[sell.to, buy.to], [sell.data, buy.data], BigInt(Math.round(bidShare * 10_000))] }), gas: 500_000n }]
+    : [sell, buy].map((leg) => ({ ...leg, gas: 300_000n }))
   const legs = await Promise.all(
-    [sell, buy].map((leg, i) => account.signTransaction({ type: 'eip1559', chainId, nonce: nonce + i, ...leg, gas: 300_000n, maxPriorityFeePerGas: tip, maxFeePerGas: head.baseFeePerGas! * 2n + tip })),
+    calls.map((call, i) => account.signTransaction({ type: 'eip1559', chainId, nonce: nonce + i, ...call, maxPriorityFeePerGas: tip, maxFeePerGas: head.baseFeePerGas! * 2n + tip })),
   )
   // eth_sendBundle, signed as Flashbots' clients sign: X-Flashbots-Signature over the body's hash.
   const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_sendBundle', params: [{ txs: [rawOf(tx), ...legs], blockNumber: toHex(head.number + 1n) }] })

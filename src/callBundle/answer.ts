@@ -24,6 +24,8 @@ export interface CallBundleTxResult {
   error?: string
   /** Set when the tx reverted: the decoded `Error(string)` reason, else the revert data as hex. */
   revert?: string
+  /** Extra, set when the tx reverted: why, as stats' `revertReason` says it (Error(string), Panic, custom error, out of gas). */
+  revertReason?: string
 }
 
 export interface CallBundleResult {

@@ -2,6 +2,7 @@ import type { Hex } from 'viem'
 import { decodeBundle } from '../bundle/decode.js'
 import { recoverSenders } from '../bundle/verifySenders.js'
 import { BlockStateDiff, tracerPerTx } from '../builder/execution/stateDiff.js'
+import { revertReasonOfFrame, revertReasonText } from '../protocol/revertReason.js'
 import type { Bundle } from '../bundle/types.js'
 import type { TxGroup } from '../builder/execution/execution.js'
 import { failureMessage } from '../bundle/failure.js'
@@ -80,6 +81,7 @@ async function simulate(deps: CallBundleDeps, request: CallBundleRequest, bundle
       if (receipt.status === 'reverted') {
         result.error = call?.error ?? 'execution reverted'
         result.revert = call?.revertReason ?? call?.output ?? '0x'
+        result.revertReason = revertReasonText(revertReasonOfFrame({ ...call, error: result.error }, tx.gas)!)
       } else {
         result.value = call?.output ?? '0x'
       }

@@ -6,6 +6,7 @@ import { simulateAsCallsAt } from '../builder/simulation/index.js'
 import { bundleAnswer, txAnswer, type CallBundleResult, type CallBundleTxResult } from './answer.js'
 import { CallBundleError, type CallBundleDeps, type CallBundleRequest } from './request.js'
 import { normalizeAddress } from '../protocol/normalize.js'
+import { decodeRevertReason, revertReasonText } from '../protocol/revertReason.js'
 
 /**
  * `eth_callBundle` on the state of a block older than the head: the head path's real block
@@ -42,6 +43,7 @@ export async function callBundleOnPastState(deps: CallBundleDeps, request: CallB
     else {
       result.error = call.error
       result.revert = revertReason(call.returnData)
+      result.revertReason = revertReasonText(decodeRevertReason({ returnData: call.returnData, gasUsed: call.gasUsed, gasLimit: tx.gas }))
     }
     return result
   })

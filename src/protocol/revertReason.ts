@@ -127,15 +127,20 @@ export function revertReasonText(reason: RevertReason): string {
   }
 }
 
+/** How the node's tracers name a revert and out of gas: parity-style `trace_block` and geth-style `callTracer`. */
+const REVERTED_ERRORS = new Set(['Reverted', 'execution reverted'])
+const OUT_OF_GAS_ERRORS = new Set(['Out of gas', 'out of gas'])
+
 /**
- * The reason from a parity-style trace's top-level frame of a mined tx (Anvil's `trace_block`):
- * `Reverted` with its output, `Out of gas`, or another halt in the node's words.
+ * The reason from a traced top-level call of a tx: a parity-style frame (Anvil's `trace_block`,
+ * output in `result.output`) or a `callTracer` frame (`output`); a revert with its output, out
+ * of gas, or another halt in the node's words.
  *
  * @example revertReasonOfFrame({ error: 'Reverted', result: { output: '0x08c3…' } }, 100_000n)
  */
-export function revertReasonOfFrame(frame: { error?: string; result?: { output?: Hex } | null }, gasLimit?: bigint): RevertReason | undefined {
+export function revertReasonOfFrame(frame: { error?: string; output?: Hex; result?: { output?: Hex } | null }, gasLimit?: bigint): RevertReason | undefined {
   if (frame.error === undefined) return undefined
-  if (frame.error === 'Reverted') return decodeRevertReason({ returnData: frame.result?.output ?? '0x' })
-  if (frame.error.toLowerCase() === 'out of gas') return gasLimit === undefined ? { kind: 'OutOfGas' } : { kind: 'OutOfGas', gasLimit }
+  if (REVERTED_ERRORS.has(frame.error)) return decodeRevertReason({ returnData: frame.result?.output ?? frame.output ?? '0x' })
+  if (OUT_OF_GAS_ERRORS.has(frame.error)) return gasLimit === undefined ? { kind: 'OutOfGas' } : { kind: 'OutOfGas', gasLimit }
   return { kind: 'Halted', error: frame.error }
 }

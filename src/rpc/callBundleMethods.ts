@@ -58,7 +58,7 @@ export function formatCallBundleResult(result: CallBundleResult): CallBundleResp
       fromAddress: tx.fromAddress,
       toAddress: tx.toAddress ?? '0x',
       ...(tx.blobGasUsed !== undefined && { blobGasUsed: Number(tx.blobGasUsed), blobGasPrice: (tx.blobGasPrice ?? 0n).toString() }),
-      ...(tx.error === undefined ? { value: tx.value } : { error: tx.error, revert: tx.revert }),
+      ...(tx.error === undefined ? { value: tx.value } : { error: tx.error, revert: tx.revert, revertReason: tx.revertReason }),
     })),
     stateBlockNumber: Number(result.stateBlockNumber),
     totalGasUsed: Number(result.totalGasUsed),

@@ -1,4 +1,5 @@
-import { toHex, type Address, type Hash, type Hex } from 'viem'
+import { parseTransaction, toHex, type Address, type Hash, type Hex } from 'viem'
+import type { RevertReason } from '../../protocol/revertReason.js'
 import type { ChainClient, MinedBlock, SendOutcome } from '../../chain/chainClient.js'
 import { setNextBaseFee } from '../../chain/pendingBaseFee.js'
 import { BuilderTransferFailed } from './builderTxErrors.js'
@@ -213,7 +214,7 @@ export async function executeGroups(
       }
       outcomes[g]!.dropped.push({ hash, reason: notIncludedReason(toppedUp) })
     } else if (mined.status === 'reverted' && !group.mayRevert(hash)) {
-      failures.push({ group: g, failure: { kind: 'TransactionReverted', index, hash, ...(mined.revertReason && { reason: mined.revertReason }) }, sentBefore: new Set(sentBefore), inert: false })
+      failures.push({ group: g, failure: { kind: 'TransactionReverted', index, hash, ...(mined.revertReason && { reason: withGasLimit(mined.revertReason, group, hash) }) }, sentBefore: new Set(sentBefore), inert: false })
       failed.add(g)
     } else {
       outcomes[g]!.included.push(hash)
@@ -522,4 +523,10 @@ async function admitWithTopUp(chain: ChainClient, raw: Hex, sender: Address, max
 /** What a builder transfer costs the builder in gas at this base fee. */
 export function builderTransferGasCost(baseFee: bigint): bigint {
   return BUILDER_TRANSFER_GAS * baseFee
+}
+
+/** Out of gas names the tx's gas limit (the trace's frame has only the gas left after intrinsic gas); read from the raw tx, on this failure path only. */
+function withGasLimit(reason: RevertReason, group: TxGroup, hash: Hash): RevertReason {
+  const raw = group.txs.find((tx) => tx.hash === hash)?.raw
+  return reason.kind === 'OutOfGas' && raw ? { ...reason, gasLimit: parseTransaction(raw).gas } : reason
 }
