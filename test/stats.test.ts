@@ -532,14 +532,13 @@ describe('realtime clock (slotTimeSeconds 1)', () => {
     const tx = await transfer(h, key)
     const bundleHash = await sendBundle(h, { txs: [tx.raw] })
 
-    let last: unknown
-    const until = Date.now() + 5000
-    while (Date.now() < until) {
-      const reply = await statsReply(h, bundleHash)
-      last = reply.body.result ?? reply.body.error
-      if ((reply.body.result as { status?: string } | undefined)?.status === 'landed') break
-      await sleep(200)
+    // Waits for slots, not for a guessed time: the trace is served once the chain passes its availableAtBlock.
+    const delayed = (await statsReply(h, bundleHash)).body.error as { code: number; data: { availableAtBlock: number } } | undefined
+    if (delayed) {
+      expect(delayed.code).toBe(-32010)
+      await h.events.until('slot', () => h.status().blockNumber >= delayed.data.availableAtBlock, 30_000)
     }
+    const last = (await statsReply(h, bundleHash)).body.result
     expect(last).toMatchObject({ status: 'landed' })
     const receipt = await getReceipt(h, tx.hash)
     expect(receipt).not.toBeNull()

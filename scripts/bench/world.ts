@@ -23,13 +23,15 @@ export async function benchWorld({ quick }: BenchOptions): Promise<BenchResult> 
   const market = await startMs({ world: 'dex', flow: 'default' })
   const harness = await benchHarness({ world: 'dex', flow: 'default' })
   let slotMs = 0
+  let competitionMs = 0
   const slots = quick ? 2 : 10
   try {
     // Wall time of the whole call: the users' and searchers' turns run around the builder's slot.
     for (let i = 0; i < slots; i++) {
       const started = performance.now()
-      await advanceSlot(harness)
+      const report = await advanceSlot(harness)
       slotMs += performance.now() - started
+      competitionMs += report.timings.competitionMs ?? 0
     }
   } finally {
     await harness.stop()
@@ -41,6 +43,7 @@ export async function benchWorld({ quick }: BenchOptions): Promise<BenchResult> 
       versus('DEX world start (harness with --world dex → ready)', world, 'ms', { name: 'an empty harness → ready', value: empty }),
       versus('market start (--world dex --flow default → ready)', market, 'ms', { name: 'an empty harness → ready', value: empty }),
       plain('harness_advanceSlot with the default market (searchers, slot, tracker, next swaps)', slotMs / slots, 'ms'),
+      versus('of which the competition (opportunities, contenders, accounting: one block read)', competitionMs / slots, 'ms', { name: 'the whole harness_advanceSlot', value: slotMs / slots }),
     ],
     notes: [`best of ${rounds} starts each; the slot figure is the mean wall time of ${slots} manual advanceSlot calls with the default flow.`],
   }

@@ -7,6 +7,7 @@ import { BundleIndex } from './bundleIndex.js'
 import { disclose, isDisclosed, type ChainNow } from './disclosure.js'
 import { bundleRow, countStates, slotRow, type BundleRow, type SlotRow } from './rows.js'
 import type { SlotLog } from './slotLog.js'
+import { competitionView, opportunitiesPage, type CompetitionBlock, type CompetitionView, type DisclosureOf, type OpportunitiesPage } from './competitionView.js'
 import { builderTxDetails, txDetails, type BuilderTxDetail, type TxDetail } from './txDetails.js'
 
 export interface DashboardData {
@@ -42,7 +43,18 @@ export interface BundlesPage {
 }
 
 export type BundlePage =
-  | { shown: true; bundle: BundleRow; txs: TxDetail[]; builderTxs: BuilderTxDetail[]; receivedForBlock: number; receivedMsIntoSlot: number; live: boolean; boosted: boolean }
+  | {
+      shown: true
+      bundle: BundleRow
+      txs: TxDetail[]
+      builderTxs: BuilderTxDetail[]
+      receivedForBlock: number
+      receivedMsIntoSlot: number
+      live: boolean
+      boosted: boolean
+      /** The bundle it lost to (its stats' `lostTo`) may be opened: its hash links to its page. */
+      lostToDisclosed: boolean
+    }
   | { shown: false; availableAtBlock: number | null }
 
 export type SearchResult =
@@ -51,15 +63,9 @@ export type SearchResult =
   | { kind: 'bundles'; title: string; rows: BundleRow[]; total: number }
   | { kind: 'none'; message: string }
 
-/** The competition view: who captured the market's opportunities, in total and slot by slot (newest first). */
-export interface CompetitionView {
-  opportunities: number
-  captured: number
-  searchers: Array<{ searcher: string; name: string | null; captured: number; captureRate: number; profitWei: string; builderPaymentWei: string }>
-  slots: Array<{ blockNumber: number; opportunities: number; captured: number; winners: Array<{ name: string; captured: number }> }>
-}
-
 export const PAGE_SIZE = 50
+/** Opportunities a page: fewer than bundles, since each brings a row per contender. */
+export const OPPORTUNITIES_PAGE_SIZE = 20
 const SEARCH_LIMIT = 200
 
 /** What the dashboard's JSON endpoints answer (and the static report writes): the public view of slots and disclosed bundles. */
@@ -115,43 +121,23 @@ export class DashboardQueries {
       receivedMsIntoSlot: trace.receivedMsIntoSlot,
       live: trace.live,
       boosted: trace.bundle.boosted,
+      lostToDisclosed: trace.lostTo ? this.disclosureOf(trace.lostTo.bundleHash).shown : false,
     }
+  }
+
+  /** The market's record over the run, from the slot reports' `competition` (null without a market). */
+  competition(): CompetitionView | null {
+    const blocks = this.competitionBlocks()
+    return blocks.length === 0 ? null : competitionView(blocks)
+  }
+
+  /** A page of the market's opportunities, newest first, each with its disclosed contenders (null without a market). */
+  opportunities(page = 0): OpportunitiesPage | null {
+    const blocks = this.competitionBlocks()
+    return blocks.length === 0 ? null : opportunitiesPage(blocks, page, OPPORTUNITIES_PAGE_SIZE, this.disclosureOf)
   }
 
   /** A bundle hash, a tx hash, a block hash, a searcher (or sender) address, or a block number. */
-  /** The market's record from the slot reports' `competition` (null without a market). */
-  competition(): CompetitionView | null {
-    const reports = this.data.slots.page(Number.MAX_SAFE_INTEGER).filter((r) => r.competition)
-    if (reports.length === 0) return null
-    const totals = new Map<string, { searcher: string; name: string | null; captured: number; profit: bigint; payment: bigint }>()
-    let opportunities = 0
-    let captured = 0
-    for (const { competition } of reports) {
-      opportunities += competition!.opportunities
-      captured += competition!.captured
-      for (const s of competition!.searchers) {
-        const row = totals.get(s.searcher) ?? { searcher: s.searcher, name: s.name, captured: 0, profit: 0n, payment: 0n }
-        row.captured += s.captured
-        row.profit += BigInt(s.profitWei)
-        row.payment += BigInt(s.builderPaymentWei)
-        totals.set(s.searcher, row)
-      }
-    }
-    return {
-      opportunities,
-      captured,
-      searchers: [...totals.values()]
-        .sort((a, b) => b.captured - a.captured || a.searcher.localeCompare(b.searcher))
-        .map((r) => ({ searcher: r.searcher, name: r.name, captured: r.captured, captureRate: opportunities === 0 ? 0 : r.captured / opportunities, profitWei: r.profit.toString(), builderPaymentWei: r.payment.toString() })),
-      slots: reports.map(({ blockNumber, competition }) => ({
-        blockNumber,
-        opportunities: competition!.opportunities,
-        captured: competition!.captured,
-        winners: competition!.searchers.filter((s) => s.captured > 0).map((s) => ({ name: s.name ?? s.searcher, captured: s.captured })),
-      })),
-    }
-  }
-
   search(query: string): SearchResult {
     const q = query.trim().toLowerCase()
     if (/^\d+$/.test(q)) return { kind: 'slot', blockNumber: Number(q) }
@@ -170,6 +156,19 @@ export class DashboardQueries {
       return { kind: 'none', message: `no disclosed bundle was signed or sent by ${q}` }
     }
     return { kind: 'none', message: 'search by bundle hash, tx hash, block hash (0x + 64 hex), searcher address (0x + 40 hex) or block number' }
+  }
+
+  /** The slot reports with a competition record, oldest first. */
+  private competitionBlocks(): CompetitionBlock[] {
+    return this.data.slots
+      .page(Number.MAX_SAFE_INTEGER)
+      .reverse()
+      .flatMap(({ blockNumber, competition }) => (competition ? [{ blockNumber, competition }] : []))
+  }
+
+  private readonly disclosureOf: DisclosureOf = (hash) => {
+    const found = disclose(this.data.book, this.data.now, hash)
+    return found.shown ? { shown: true } : { shown: false, availableAtBlock: found.availableAtBlock === null ? null : Number(found.availableAtBlock) }
   }
 
   private list(title: string, traces: readonly BundleTrace[]): SearchResult {

@@ -23,6 +23,7 @@ export interface Dashboard {
 }
 
 const HASH = /^0x[0-9a-fA-F]{64}$/
+const NO_MARKET = 'no market in this run: start with --world dex --flow default'
 
 /** The live dashboard: read-only, GET only, what the public methods tell plus disclosed bundles. */
 export function createDashboard(options: DashboardOptions): Dashboard {
@@ -70,8 +71,13 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   })
   router.get('/api/competition', (_req, res) => {
     const view = queries.competition()
-    if (!view) return res.status(404).json({ error: 'no market in this run: start with --world dex --flow default' })
+    if (!view) return res.status(404).json({ error: NO_MARKET })
     res.json(view)
+  })
+  router.get('/api/competition/opportunities', (req, res) => {
+    const page = queries.opportunities(intParam(req, 'page') ?? 0)
+    if (!page) return res.status(404).json({ error: NO_MARKET })
+    res.json(page)
   })
   router.get('/api/search', (req, res) => {
     res.json(queries.search(typeof req.query.q === 'string' ? req.query.q : ''))

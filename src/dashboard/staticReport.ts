@@ -6,12 +6,15 @@ import type { DashboardQueries } from './queries.js'
 export const SLOTS_PER_PAGE = 50
 /** Bundle pages read the chain (receipts, blocks, call traces): a report holds at most this many, the best of each slot first. */
 export const REPORT_MAX_BUNDLES = 2_000
+/** The market's opportunities: a report holds this many pages of them, the newest (`OPPORTUNITIES_PAGE_SIZE` a page). */
+export const REPORT_MAX_OPPORTUNITY_PAGES = 100
 
 /**
  * Every answer the page can ask for about a finished run, keyed by the path it would fetch:
  * each page of the timeline, each page of each slot's bundles (all, and per state), and each
  * disclosed bundle (up to `REPORT_MAX_BUNDLES`; a page it leaves out says it is not in the
- * report). Inlined in a static report, these answer the page with no server behind it.
+ * report), and with a market the competition and its newest opportunities. Inlined in a
+ * static report, these answer the page with no server behind it.
  */
 export async function reportData(queries: DashboardQueries): Promise<Record<string, unknown>> {
   const data: Record<string, unknown> = {}
@@ -33,7 +36,14 @@ export async function reportData(queries: DashboardQueries): Promise<Record<stri
     before = page.next
   } while (before !== null)
   const competition = queries.competition()
-  if (competition) data['/api/competition'] = competition
+  if (competition) {
+    data['/api/competition'] = competition
+    for (let p = 0, pages = 1; p < Math.min(pages, REPORT_MAX_OPPORTUNITY_PAGES); p++) {
+      const answer = queries.opportunities(p)!
+      data[`/api/competition/opportunities?page=${p}`] = answer
+      pages = Math.ceil(answer.total / answer.pageSize)
+    }
+  }
   for (const hash of [...bundles].slice(0, REPORT_MAX_BUNDLES)) data[`/api/bundle/${hash}`] = await queries.bundle(hash)
   return data
 }

@@ -84,8 +84,16 @@ const flowFile = strict(
           seen.add(s.name)
         })
       }),
+    /** Names for other searchers (your bot): each name's addresses — signing key, senders, executor contracts — shown in every view. */
+    names: z
+      .record(
+        z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'expected 1–64 letters, digits, ".", "_" or "-"'),
+        z.array(z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 20-byte 0x address'), { error: 'expected a list of addresses' }).min(1, 'expected at least one address'),
+        { error: 'expected a mapping of names to lists of addresses' },
+      )
+      .default({}),
   },
-  'seed, users, searchers',
+  'seed, users, searchers, names',
 )
 
 export type FlowSpec = z.output<typeof flowFile> & { name: string }

@@ -64,6 +64,7 @@ export async function startMarket({ config, chain, world, builder, names, orders
   const searchers = spec.searchers.map((s) => new Searcher(s, spec.seed, worldStatus, client, reader, chain.chainId))
   // The emulated searchers' signing keys and executors are theirs, named as in the flow file.
   for (const s of searchers) names.register(s.spec.name, [s.identity.address, ...s.executors.map((e) => e.address)])
+  for (const [name, addresses] of Object.entries(spec.names)) names.register(name, addresses as Address[])
   const tracker = new CompetitionTracker(
     () => names.all().map(({ name, addresses }) => ({ searcher: addresses[0]!, name })),
     (address) => names.nameOf(address),
@@ -149,7 +150,9 @@ export async function startMarket({ config, chain, world, builder, names, orders
   builder.addParticipant({
     onMined: async (report: SlotReport, considered) => {
       try {
+        const started = performance.now()
         report.competition = tracker.record(report.blockNumber, await recorder.opportunitiesOf(report.blockNumber, considered))
+        report.timings.competitionMs = performance.now() - started
       } catch (error) {
         log.warn({ err: error }, 'the market: the competition tracker could not read the block')
       }

@@ -84,4 +84,6 @@ export interface SlotTimings {
   mineMs: number
   /** The whole slot, parent capture and bookkeeping included. */
   totalMs: number
+  /** With a market: reading the mined block for the competition (opportunities, contenders, accounting), after the slot. */
+  competitionMs?: number
 }

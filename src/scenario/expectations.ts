@@ -76,6 +76,7 @@ async function checkBundle(context: RunContext, failures: Failures, id: string, 
     const wanted = expected.revertingHash === null ? null : ((await hashOf(context, expected.revertingHash)) ?? null)
     if (wanted !== trace.revertingHash) failures.add([...at, 'revertingHash'], describeTx(context, wanted) + (wanted === null && expected.revertingHash ? ` (${expected.revertingHash} was never sent)` : ''), describeTx(context, trace.revertingHash), trace)
   }
+  failures.text([...at, 'revertReason'], trace.revertReason, expected.revertReason, trace)
   failures.bounds([...at, 'builderPayment'], BigInt(trace.builderPayment), expected.builderPayment, formatAmount, trace)
   if (expected.builder !== undefined && expected.builder !== (trace.builder ?? null)) failures.add([...at, 'builder'], String(expected.builder), String(trace.builder ?? null), trace)
   if (expected.seenBy) {
@@ -244,6 +245,10 @@ async function checkCompetition(context: RunContext, failures: Failures, expecte
   const describe = (bounds: { min?: number; max?: number }) => [bounds.min !== undefined && `≥ ${bounds.min}`, bounds.max !== undefined && `≤ ${bounds.max}`].filter(Boolean).join(' and ')
   if (expected.captured && outside(captured, expected.captured)) failures.add(['competition', 'captured'], describe(expected.captured), of)
   if (expected.captureRate && outside(rate, expected.captureRate)) failures.add(['competition', 'captureRate'], describe(expected.captureRate), of)
+  const lost = record?.lost ?? 0
+  if (expected.lost && outside(lost, expected.lost)) failures.add(['competition', 'lost'], describe(expected.lost), `${lost} lost; ${report.searchers.map((s) => `${s.name ?? s.searcher} ${s.captured} captured, ${s.lost} lost`).join('; ')}`)
+  failures.bounds(['competition', 'profit'], BigInt(record?.profitWei ?? '0'), expected.profit)
+  failures.bounds(['competition', 'builderPayment'], BigInt(record?.builderPaymentWei ?? '0'), expected.builderPayment)
 }
 
 /** Runs every check of an `expect` step; returns the ones that failed. */

@@ -51,6 +51,12 @@ export function checkReferences(scenario: Scenario, codes: ReadonlyMap<string, C
     } else template(ref, path)
   }
 
+  for (const [name, refs] of Object.entries(scenario.searchers)) {
+    refs.forEach((ref, i) => {
+      if (!ref.startsWith('0x')) address(ref, ['searchers', name, i])
+      else if (!WIRE_PATTERNS.address.test(ref)) issue(['searchers', name, i], `"${ref}" is not a 20-byte 0x address (expected an account, a contract or an address)`)
+    })
+  }
   for (const name of Object.keys(scenario.accounts)) {
     if (name === BUILDER) issue(['accounts', name], `"${BUILDER}" is reserved for the builder's coinbase (expected another name)`)
   }

@@ -196,6 +196,9 @@ export async function runLoadedScenarioOn(loaded: LoadedScenario, harness: Pick<
     const head = await client.request<{ baseFeePerGas?: Hex }>('eth_getBlockByNumber', ['latest', false])
     const headroom = feeCapHeadroom(BigInt(head.baseFeePerGas ?? 0))
     const book = await setUp(loaded, client, nonces, status, headroom)
+    for (const [name, refs] of Object.entries(loaded.scenario.searchers)) {
+      await client.request('harness_nameSearcher', [{ name, addresses: refs.map((ref) => (ref.startsWith('0x') ? ref : book.resolve(ref))) }])
+    }
     context = {
       loaded,
       client,

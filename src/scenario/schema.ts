@@ -416,6 +416,8 @@ const bundleExpectation = strict(
     /** The stable kind of the error (null: no error); prefer it to matching the text. */
     errorKind: errorKind.nullable().optional(),
     revertingHash: txRef.nullable().optional(),
+    /** Why the reverting tx reverted (`x` for require(false, "x"), `out of gas …`, `custom error 0x…`): text or /regex/; null: none. */
+    revertReason: textMatch.nullable().optional(),
     builderPayment: bounds.optional(),
     refund: strict({ recipient: addressRef.optional(), amount: bounds.optional() }, '{ recipient?, amount? } or null').nullable().optional(),
     sponsorships: z.array(strict({ tx: txRef, amount: bounds.optional() }, '{ tx, amount? }'), { error: expecting('a list of { tx, amount? }') }).optional(),
@@ -520,8 +522,14 @@ const expect = strict(
         searcher: text('a searcher: a flow searcher\'s name, an account name, or a 0x address'),
         captured: strict({ min: int('a count').optional(), max: int('a count').optional() }, '{ min?, max? }').optional(),
         captureRate: strict({ min: rate.optional(), max: rate.optional() }, '{ min?, max? } (shares from 0 to 1)').optional(),
+        /** Opportunities it went for (a bundle for them) and did not capture. */
+        lost: strict({ min: int('a count').optional(), max: int('a count').optional() }, '{ min?, max? }').optional(),
+        /** Its profit over every address it controls, net of gas and payment (docs/market.md, Accounting). */
+        profit: bounds.optional(),
+        /** What its captures paid the builder: priority fees and coinbase transfers. */
+        builderPayment: bounds.optional(),
       },
-      '{ searcher, captured?, captureRate? }',
+      '{ searcher, captured?, captureRate?, lost?, profit?, builderPayment? }',
     ).optional(),
   },
   '{ bundles?, balances?, receipts?, events?, block?, hintEvents?, competition? }',
@@ -590,6 +598,15 @@ export const scenarioSchema = strict(
     /** A market on the world: `default`, a flow file (relative to the scenario), or the flow itself. */
     flow: z.union([z.string(), z.record(z.string(), z.unknown())], { error: expecting('"default", a flow file, or a flow mapping { users, searchers }') }).optional(),
     accounts: z.record(name('an account'), account, { error: expecting('a mapping of account names to { balance, key? }') }).default({}),
+    /**
+     * Names for searchers: each name's accounts, contracts or 0x addresses (its signing key, its
+     * senders, its executor contracts), shown in every view and counted as its own by the competition.
+     */
+    searchers: z
+      .record(name('a searcher'), z.array(text('an account, a contract or a 0x address'), { error: expecting('a list of accounts, contracts or addresses') }).min(1, 'expected at least one address'), {
+        error: expecting('a mapping of searcher names to their accounts, contracts or addresses'),
+      })
+      .default({}),
     contracts: z.record(name('a contract'), contract, { error: expecting('a mapping of contract names to contracts') }).default({}),
     txs: z.record(name('a template'), template, { error: expecting('a mapping of template names to transactions') }).default({}),
     steps: z.array(step, { error: expecting('a list of steps') }).min(1, 'expected at least one step'),

@@ -55,7 +55,7 @@ function App() {
   let view
   if (name === 'slot') view = html`<${SlotPage} key=${arg} block=${Number(arg)} page=${Number(params.get('page') ?? 0)} state=${params.get('state') ?? ''} refresh=${refresh} />`
   else if (name === 'bundle') view = html`<${BundlePage} key=${arg} hash=${arg} refresh=${refresh} />`
-  else if (name === 'competition') view = html`<${CompetitionPage} refresh=${refresh} />`
+  else if (name === 'competition') view = html`<${CompetitionPage} page=${Number(params.get('page') ?? 0)} refresh=${refresh} />`
   else if (name === 'search') view = html`<${SearchResults} key=${arg} query=${arg} refresh=${refresh} />`
   else view = html`<${Home} params=${params} refresh=${refresh} />`
   return html`<header>

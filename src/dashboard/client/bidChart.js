@@ -1,9 +1,8 @@
 // A slot's bids over time (--get-header-ms): each builder's bids as a rising step line, the
 // proposer's getHeader as a dashed line, the delivered bid ringed, bids after it faded.
 import { html } from 'dashboard/html.js'
-import { eth } from 'dashboard/format.js'
+import { eth, SERIES_COLOURS as COLOURS } from 'dashboard/format.js'
 
-const COLOURS = ['#2563eb', '#d97706', '#059669', '#db2777', '#7c3aed', '#0891b2']
 const W = 640
 const H = 200
 const PAD = { left: 12, right: 12, top: 12, bottom: 24 }

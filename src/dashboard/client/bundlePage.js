@@ -1,4 +1,4 @@
-// One bundle: its trace and its txs (gas, status, revert reason, coinbase difference, place in the block).
+// One bundle: its trace (the block it reached, by state; whom it lost to) and its txs (gas, status, revert reason, coinbase difference, place in the block).
 import { html } from 'dashboard/html.js'
 import { useJson } from 'dashboard/useJson.js'
 import { StatePill } from 'dashboard/bundleTable.js'
@@ -17,10 +17,11 @@ export function BundlePage({ hash, refresh }) {
       <dl class="facts">
         <dt>state</dt><dd><${StatePill} state=${b.state} status=${b.status} />${data.live ? '' : ' (withdrawn: never built again)'}</dd>
         <dt>error</dt><dd class="error">${b.error ?? '—'}</dd>
-        <dt>reverting tx</dt><dd class="mono">${b.revertingHash ?? '—'}</dd>
+        <dt>reverting tx</dt><dd class="reverting"><span class="mono">${b.revertingHash ?? '—'}</span>${b.revertReason ? html` <span class="error revert-reason">${b.revertReason}</span>` : null}</dd>
         <dt>builder payment</dt><dd>${eth(b.builderPayment)}</dd>
+        ${b.lostTo ? html`<dt>lost to</dt><dd class="lost-to"><${LostTo} lostTo=${b.lostTo} disclosed=${data.lostToDisclosed} own=${b.builderPayment} /></dd>` : null}
         <dt>target block</dt><dd><a href=${`#/slot/${b.targetBlock}`}>${b.targetBlock}</a>${b.minTimestamp || b.maxTimestamp ? ` (window ${b.minTimestamp ?? '…'}–${b.maxTimestamp ?? '…'})` : ''}</dd>
-        <dt>landed in</dt><dd>${b.blockNumber === null ? '—' : html`<a href=${`#/slot/${b.blockNumber}`}>block ${b.blockNumber}</a>`}</dd>
+        <${BlockFact} bundle=${b} />
         <dt>received</dt><dd>${time(b.receivedAt)} — for block ${data.receivedForBlock}, ${data.receivedMsIntoSlot} ms into the slot${data.boosted ? ' (boosted)' : ''}</dd>
         <dt>simulated</dt><dd>${time(b.simulatedAt)}</dd>
         <dt>submitted</dt><dd>${time(b.submittedAt)}</dd>
@@ -35,7 +36,7 @@ export function BundlePage({ hash, refresh }) {
       <h2>Transactions</h2>
       <table class="txs">
         <thead><tr><th>#</th><th>tx</th><th>from → to</th><th>gas limit / used</th><th>status</th><th>revert reason</th><th>coinbase diff</th><th>in block</th></tr></thead>
-        <tbody>${data.txs.map((tx) => html`<${TxRow} key=${tx.hash} tx=${tx} />`)}</tbody>
+        <tbody>${data.txs.map((tx) => html`<${TxRow} key=${tx.hash} tx=${tx} revertReason=${tx.hash === b.revertingHash ? b.revertReason : null} />`)}</tbody>
       </table>
     </section>
     ${data.builderTxs.length
@@ -51,7 +52,33 @@ export function BundlePage({ hash, refresh }) {
       : null}`
 }
 
-function TxRow({ tx }) {
+/**
+ * A bundle's `blockNumber` means a different block in each state: only a landed bundle's block
+ * holds it on chain; an included one's is a candidate block the builder did not submit; a
+ * submitted one's went to the relay and lost the auction (or not every tx was mined).
+ */
+const BLOCK_FACTS = {
+  Landed: { label: 'landed in', note: '' },
+  IncludedInBlock: { label: 'included in', note: 'a candidate block that was not submitted' },
+  Submitted: { label: 'submitted in', note: 'sent to the relay; it did not land' },
+}
+
+function BlockFact({ bundle }) {
+  const fact = BLOCK_FACTS[bundle.state] ?? { label: bundle.blockNumber === null ? 'landed in' : 'block', note: '' }
+  return html`<dt class="block-label">${fact.label}</dt>
+    <dd class="block-fact">${bundle.blockNumber === null ? '—' : html`<a href=${`#/slot/${bundle.blockNumber}`}>block ${bundle.blockNumber}</a>${fact.note ? html` <span class="muted">(${fact.note})</span>` : null}`}</dd>`
+}
+
+/** The order that took what this bundle went for, and what it paid the builder against this bundle's own payment. */
+function LostTo({ lostTo, disclosed, own }) {
+  const hash = lostTo.bundleHash
+  const link = disclosed ? html`<a class="mono" href=${`#/bundle/${hash}`} title=${hash}>${short(hash)}</a>` : html`<span class="mono" title=${hash}>${short(hash)}</span>`
+  const who = lostTo.name ? html` (${lostTo.name})` : lostTo.searcher ? html` (<span class="mono" title=${lostTo.searcher}>${short(lostTo.searcher)}</span>)` : null
+  return html`${link}${who}, which paid the builder ${eth(lostTo.builderPayment)} against this bundle’s ${eth(own)}`
+}
+
+/** `revertReason`: the stats' decoded reason when this is the bundle's reverting tx (a tx reverted in simulation has no receipt to read one from). */
+function TxRow({ tx, revertReason }) {
   const c = tx.onChain
   const status = c ? c.status : tx.revertedInSimulation ? 'reverted in simulation' : 'not on chain'
   return html`<tr class="tx-row" data-hash=${tx.hash}>
@@ -60,7 +87,7 @@ function TxRow({ tx }) {
     <td class="mono">${short(tx.from)} → ${tx.to ? short(tx.to) : 'create'}</td>
     <td class="num">${gas(tx.gasLimit)}${c ? html` / ${gas(c.gasUsed)}` : null}</td>
     <td class=${`tx-status ${c?.status ?? (tx.revertedInSimulation ? 'reverted' : '')}`}>${status}</td>
-    <td class="error">${c?.revertReason ?? (tx.revertedInSimulation ? 'see the bundle’s error' : '—')}</td>
+    <td class="error">${c?.revertReason ?? revertReason ?? (tx.revertedInSimulation ? 'see the bundle’s error' : '—')}</td>
     <td class="num">${c ? eth(c.coinbaseDiff) : '—'}</td>
     <td><${Placement} onChain=${c} /></td>
   </tr>`

@@ -1,40 +1,133 @@
-// The competition view (a market run, --flow): who captured the users' opportunities, their profit and builder payment, and slot by slot.
+// The competition view (a market run, --flow): each searcher's record and profit over time, then
+// every opportunity newest first with the bundles that went for it: their bids, outcomes, the winner.
 import { html } from 'dashboard/html.js'
 import { useJson } from 'dashboard/useJson.js'
-import { eth, short } from 'dashboard/format.js'
+import { StatePill } from 'dashboard/bundleTable.js'
+import { ProfitChart } from 'dashboard/profitChart.js'
+import { count, eth, short, stateOf } from 'dashboard/format.js'
 
-export function CompetitionPage({ refresh }) {
+export function CompetitionPage({ page, refresh }) {
   const { data, error } = useJson('/api/competition', refresh)
   if (!data) return html`<p class="muted">${error ?? 'Loading…'}</p>`
   if (data.error) return html`<section class="card"><h2>Competition</h2><p class="muted">${data.error}</p></section>`
+  return html`<${Searchers} view=${data} />
+    <${ProfitChart} profit=${data.profitOverTime} />
+    <${Opportunities} page=${page} refresh=${refresh} />`
+}
+
+/** A searcher by its name (its address beside it), else its address. */
+function Searcher({ name, address }) {
+  if (name) return html`<b>${name}</b> <span class="muted mono" title=${address}>${short(address)}</span>`
+  return address ? html`<span class="mono" title=${address}>${short(address)}</span>` : html`<span class="muted">unsigned</span>`
+}
+
+function Searchers({ view }) {
   const rate = (r) => `${(r * 100).toFixed(1)} %`
   return html`<section class="card competition">
-      <h2>Competition <span class="muted">${data.captured} of ${data.opportunities} opportunities captured</span></h2>
-      <table class="competition-searchers">
-        <thead><tr><th>searcher</th><th>captured</th><th>capture rate</th><th>profit</th><th>paid the builder</th></tr></thead>
-        <tbody>${data.searchers.map(
-          (s) => html`<tr class="searcher-row" data-searcher=${s.name ?? s.searcher}>
-            <td>${s.name ? html`<b>${s.name}</b> <span class="muted mono">${short(s.searcher)}</span>` : html`<span class="mono">${s.searcher}</span>`}</td>
-            <td class="num">${s.captured}</td>
-            <td class="num">${rate(s.captureRate)}</td>
-            <td class="num">${eth(s.profitWei)}</td>
-            <td class="num">${eth(s.builderPaymentWei)}</td>
-          </tr>`,
-        )}</tbody>
-      </table>
-    </section>
-    <section class="card">
-      <h2>By slot</h2>
-      <table class="competition-slots">
-        <thead><tr><th>block</th><th>opportunities</th><th>captured</th><th>by</th></tr></thead>
-        <tbody>${data.slots.map(
-          (slot) => html`<tr>
-            <td><a href=${`#/slot/${slot.blockNumber}`}>${slot.blockNumber}</a></td>
-            <td class="num">${slot.opportunities}</td>
-            <td class="num">${slot.captured}</td>
-            <td>${slot.winners.map((w) => `${w.name} ×${w.captured}`).join(', ') || html`<span class="muted">nobody</span>`}</td>
-          </tr>`,
-        )}</tbody>
-      </table>
-    </section>`
+    <h2>Competition <span class="muted">${view.captured} of ${view.opportunities} opportunities captured, blocks ${view.fromBlock}–${view.toBlock}</span></h2>
+    <table class="competition-searchers">
+      <thead><tr><th>searcher</th><th>captured</th><th>lost</th><th>capture rate</th><th>profit</th><th>paid the builder</th></tr></thead>
+      <tbody>${view.searchers.map(
+        (s) => html`<tr class="searcher-row" data-searcher=${s.name ?? s.searcher}>
+          <td><${Searcher} name=${s.name} address=${s.searcher} /></td>
+          <td class="num">${s.captured}</td>
+          <td class="num">${s.lost}</td>
+          <td class="num">${rate(s.captureRate)}</td>
+          <td class="num">${eth(s.profitWei)}</td>
+          <td class="num">${eth(s.builderPaymentWei)}</td>
+        </tr>`,
+      )}</tbody>
+    </table>
+  </section>`
+}
+
+function Opportunities({ page, refresh }) {
+  const { data, error } = useJson(`/api/competition/opportunities?page=${page}`, refresh)
+  if (!data) return html`<section class="card"><p class="muted">${error ?? 'Loading…'}</p></section>`
+  const pages = Math.max(1, Math.ceil(data.total / data.pageSize))
+  return html`<section class="card">
+    <h2>Opportunities <span class="muted">${data.total}, newest first; the winner in green, the margin is its bid less the best losing one</span></h2>
+    ${data.rows.length === 0
+      ? html`<p class="muted">No user swap has left a gap yet.</p>`
+      : html`<table class="opportunities">
+          <thead><tr><th>block</th><th>victim tx</th><th>gap</th><th>contender</th><th>searcher</th><th>bid</th><th>outcome</th><th>margin</th></tr></thead>
+          ${data.rows.map((o) => html`<${OpportunityRows} key=${o.victim} o=${o} />`)}
+        </table>`}
+    ${pages > 1
+      ? html`<nav class="pager">
+          ${data.page > 0 ? html`<a href=${`#/competition?page=${data.page - 1}`}>← newer</a>` : null}
+          <span>page ${data.page + 1} of ${pages}</span>
+          ${data.page + 1 < pages ? html`<a href=${`#/competition?page=${data.page + 1}`}>older →</a>` : null}
+        </nav>`
+      : null}
+  </section>`
+}
+
+/** One opportunity: a row per contender; block, victim, gap and margin span them all. */
+function OpportunityRows({ o }) {
+  const rows = contenderRows(o)
+  const span = rows.length
+  return html`<tbody class="opportunity" data-victim=${o.victim} data-block=${o.blockNumber}>
+    ${rows.map(
+      (row, i) => html`<tr class=${row.className} data-bundle=${row.bundleHash}>
+        ${i === 0
+          ? html`<td rowspan=${span}><a href=${`#/slot/${o.blockNumber}`}>${o.blockNumber}</a></td>
+              <td rowspan=${span}><span class="mono" title=${o.victim}>${short(o.victim)}</span><div class="muted">pool <span class="mono" title=${o.pool}>${short(o.pool)}</span></div></td>
+              <td rowspan=${span} class="num">${eth(o.gapWei)}</td>`
+          : null}
+        ${row.cells}
+        ${i === 0 ? html`<td rowspan=${span} class="num margin">${margin(o)}</td>` : null}
+      </tr>`,
+    )}
+  </tbody>`
+}
+
+/**
+ * The contender columns of each row (contender, searcher, bid, outcome): the listed contenders
+ * (the winner first), a winner that came in no bundle, and a note for those not disclosed yet.
+ */
+function contenderRows(o) {
+  const rows = o.contenders.map((c) => ({
+    className: c.captured ? 'contender-row winner' : 'contender-row',
+    bundleHash: c.bundleHash,
+    cells: html`<td><${BundleLink} hash=${c.bundleHash} disclosed=${c.disclosed} /></td>
+      <td><${Searcher} name=${c.name} address=${c.searcher} /></td>
+      <td class="num">${eth(c.builderPaymentWei)}</td>
+      <td>${c.captured ? html`<${Won} o=${o} />` : html`<${StatePill} state=${stateOf(c.status)} status=${c.status} />${c.errorKind ? html` <span class="tag">${c.errorKind}</span>` : null}`}</td>`,
+  }))
+  if (o.searcher && !o.contenders.some((c) => c.captured)) rows.unshift(winnerOutsideBundle(o))
+  if (o.undisclosed > 0) rows.push(note(o.availableAtBlock === null ? `${count(o.undisclosed, 'more contender')}, not shown (traces expired)` : `${count(o.undisclosed, 'more contender')}, shown from block ${o.availableAtBlock} on (the stats delay)`, 'undisclosed-row'))
+  if (rows.length === 0) rows.push(note('nobody went for it', 'nobody-row'))
+  return rows
+}
+
+/** Captured by txs that came in no bundle (the public mempool, a private tx): the winner all the same. */
+function winnerOutsideBundle(o) {
+  return {
+    className: 'contender-row winner',
+    bundleHash: undefined,
+    cells: html`<td class="muted">not a bundle: <span class="mono" title=${o.backrunTxs[0]}>${short(o.backrunTxs[0])}</span></td>
+      <td><${Searcher} name=${o.name} address=${o.searcher} /></td>
+      <td class="num">${eth(o.builderPaymentWei)}</td>
+      <td><${Won} o=${o} /></td>`,
+  }
+}
+
+function note(text, className) {
+  return { className, bundleHash: undefined, cells: html`<td colspan="4" class="muted">${text}</td>` }
+}
+
+function Won({ o }) {
+  return html`<span class="won">✓ won</span> <span class="muted">profit ${eth(o.profitWei)}, gas ${eth(o.gasWei)}</span>`
+}
+
+/** A contender's hash: a link to its page once its stats are served (disclosure.ts), else just the hash. */
+function BundleLink({ hash, disclosed }) {
+  if (disclosed) return html`<a class="mono" href=${`#/bundle/${hash}`} title=${hash}>${short(hash)}</a>`
+  return html`<span class="mono" title=${`${hash} (not disclosed yet)`}>${short(hash)}</span>`
+}
+
+function margin(o) {
+  if (o.marginWei !== null) return eth(o.marginWei)
+  return o.undisclosed > 0 ? html`<span class="muted">once disclosed</span>` : '—'
 }

@@ -41,3 +41,9 @@ export const STATE_COLOURS = {
   Submitted: '#2a5db0',
   Landed: '#2e9e5b',
 }
+
+/** Lines and points of charts that draw one series per participant (builders' bids, searchers' profit). */
+export const SERIES_COLOURS = ['#2563eb', '#d97706', '#059669', '#db2777', '#7c3aed', '#0891b2']
+
+/** The bundle state (`STATES`' spelling, for the pill's colour) of a status as the wire writes it, whatever its case. */
+export const stateOf = (status) => STATES.find((state) => state.toLowerCase() === String(status).toLowerCase()) ?? status

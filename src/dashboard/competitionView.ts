@@ -1,0 +1,164 @@
+import type { Address, Hash } from 'viem'
+import type { CompetitionContender, CompetitionOpportunity, CompetitionReport, CompetitionSearcher } from '../protocol/competition.js'
+
+/** A slot report that carries its block's competition (a market run). */
+export interface CompetitionBlock {
+  blockNumber: number
+  competition: CompetitionReport
+}
+
+/** Each searcher's cumulative profit after each block, oldest block first: the profit-over-time chart. */
+export interface ProfitOverTime {
+  blocks: number[]
+  searchers: Array<{ searcher: Address; name: string | null; cumulativeWei: string[] }>
+}
+
+/** The competition view's summary: every searcher's record over the run and its profit over time. */
+export interface CompetitionView {
+  fromBlock: number
+  toBlock: number
+  opportunities: number
+  captured: number
+  /** Most captures first, then most losses: a searcher that only lost is listed too. */
+  searchers: CompetitionSearcher[]
+  profitOverTime: ProfitOverTime
+}
+
+/** A contender as the page lists it. */
+export interface ContenderRow extends CompetitionContender {
+  /** Its stats are served (disclosure.ts), so its hash links to its bundle page. */
+  disclosed: boolean
+}
+
+/**
+ * An opportunity as the page lists it: the losing contenders whose stats are not served yet
+ * are left out (only counted), like a slot's undisclosed bundles; the winner is always listed,
+ * since its bundle is on chain.
+ */
+export interface OpportunityRow extends Omit<CompetitionOpportunity, 'contenders' | 'marginWei'> {
+  contenders: ContenderRow[]
+  /** Null too while a losing contender is undisclosed: the margin would tell the best losing bid. */
+  marginWei: string | null
+  /** Contenders left out, not disclosed yet (or whose traces expired). */
+  undisclosed: number
+  /** From which block the left-out contenders are shown (null: none is left out, or one never will be: its trace expired). */
+  availableAtBlock: number | null
+}
+
+export interface OpportunitiesPage {
+  page: number
+  pageSize: number
+  /** Opportunities over the run. */
+  total: number
+  /** Newest block first; within a block, in block order. */
+  rows: OpportunityRow[]
+}
+
+/** Whether a bundle may be shown now, else from which block (null: never, its trace expired). */
+export type DisclosureOf = (hash: Hash) => { shown: true } | { shown: false; availableAtBlock: number | null }
+
+/** The run's record from the slot reports' per-block competition, `blocks` oldest first. */
+export function competitionView(blocks: readonly CompetitionBlock[]): CompetitionView {
+  const searchers = searcherTotals(blocks)
+  // The chart's lines in the table's order, so both give each searcher the same place.
+  const rank = new Map(searchers.map((s, i) => [searcherKey(s), i]))
+  const profit = profitOverTime(blocks)
+  profit.searchers.sort((a, b) => rank.get(searcherKey(a))! - rank.get(searcherKey(b))!)
+  return {
+    fromBlock: blocks[0]?.blockNumber ?? 0,
+    toBlock: blocks[blocks.length - 1]?.blockNumber ?? 0,
+    opportunities: sum(blocks, (b) => b.competition.opportunities),
+    captured: sum(blocks, (b) => b.competition.captured),
+    searchers,
+    profitOverTime: profit,
+  }
+}
+
+/** One page of the opportunities, newest block first, `blocks` oldest first. */
+export function opportunitiesPage(blocks: readonly CompetitionBlock[], page: number, pageSize: number, disclosureOf: DisclosureOf): OpportunitiesPage {
+  const newestFirst = [...blocks].reverse().flatMap((b) => b.competition.list)
+  const first = Math.max(0, page) * pageSize
+  return {
+    page: Math.max(0, page),
+    pageSize,
+    total: newestFirst.length,
+    rows: newestFirst.slice(first, first + pageSize).map((o) => opportunityRow(o, disclosureOf)),
+  }
+}
+
+function opportunityRow({ contenders, marginWei, ...opportunity }: CompetitionOpportunity, disclosureOf: DisclosureOf): OpportunityRow {
+  const judged = contenders.map((c) => ({ contender: c, disclosure: disclosureOf(c.bundleHash) }))
+  // The captor's bundle is in the mined block (public): listed even before its stats are served.
+  const listed = judged.filter(({ contender, disclosure }) => disclosure.shown || contender.captured)
+  const hidden = judged.flatMap(({ contender, disclosure }) => (disclosure.shown || contender.captured ? [] : [disclosure.availableAtBlock]))
+  return {
+    ...opportunity,
+    contenders: listed.map(({ contender, disclosure }) => ({ ...contender, disclosed: disclosure.shown })),
+    marginWei: hidden.length === 0 ? marginWei : null,
+    undisclosed: hidden.length,
+    availableAtBlock: hidden.length === 0 || hidden.includes(null) ? null : Math.max(...(hidden as number[])),
+  }
+}
+
+interface SearcherTotal {
+  searcher: Address
+  name: string | null
+  captured: number
+  lost: number
+  profit: bigint
+  payment: bigint
+}
+
+/** The per-block records added up; a named searcher is one row (the tracker's rule), whichever address a block listed it under. */
+function searcherTotals(blocks: readonly CompetitionBlock[]): CompetitionSearcher[] {
+  const totals = new Map<string, SearcherTotal>()
+  for (const { competition } of blocks) {
+    for (const s of competition.searchers) {
+      const key = searcherKey(s)
+      const total = totals.get(key) ?? { searcher: s.searcher, name: s.name, captured: 0, lost: 0, profit: 0n, payment: 0n }
+      total.captured += s.captured
+      total.lost += s.lost
+      total.profit += BigInt(s.profitWei)
+      total.payment += BigInt(s.builderPaymentWei)
+      totals.set(key, total)
+    }
+  }
+  const opportunities = sum(blocks, (b) => b.competition.opportunities)
+  return [...totals.values()]
+    .sort((a, b) => b.captured - a.captured || b.lost - a.lost || a.searcher.localeCompare(b.searcher))
+    .map((t) => ({
+      searcher: t.searcher,
+      name: t.name,
+      captured: t.captured,
+      lost: t.lost,
+      captureRate: opportunities === 0 ? 0 : t.captured / opportunities,
+      profitWei: t.profit.toString(),
+      builderPaymentWei: t.payment.toString(),
+    }))
+}
+
+/** Every searcher's running profit after each block (a block it had no record in leaves its line flat). */
+function profitOverTime(blocks: readonly CompetitionBlock[]): ProfitOverTime {
+  const lines = new Map<string, { searcher: Address; name: string | null; running: bigint; cumulativeWei: string[] }>()
+  blocks.forEach(({ competition }, i) => {
+    for (const s of competition.searchers) {
+      const key = searcherKey(s)
+      // A searcher first seen now had made nothing in the blocks before.
+      if (!lines.has(key)) lines.set(key, { searcher: s.searcher, name: s.name, running: 0n, cumulativeWei: Array<string>(i).fill('0') })
+      lines.get(key)!.running += BigInt(s.profitWei)
+    }
+    for (const line of lines.values()) line.cumulativeWei.push(line.running.toString())
+  })
+  return {
+    blocks: blocks.map((b) => b.blockNumber),
+    searchers: [...lines.values()].map(({ searcher, name, cumulativeWei }) => ({ searcher, name, cumulativeWei })),
+  }
+}
+
+function searcherKey(s: Pick<CompetitionSearcher, 'searcher' | 'name'>): string {
+  return s.name === null ? s.searcher.toLowerCase() : `name:${s.name}`
+}
+
+function sum<T>(items: readonly T[], of: (item: T) => number): number {
+  return items.reduce((total, item) => total + of(item), 0)
+}
