@@ -27,7 +27,7 @@ interface Opportunity {
  * Runs slots until `done` says so (or 25 slots), each after the bot handled every public swap
  * of the coming slot: the bot reacts to the pending stream, the slot waits for its answer.
  */
-async function runUntil(harness: Harness, bot: ReturnType<typeof startBot>, done: (competition: any) => boolean): Promise<any> {
+async function runUntil(harness: Harness, bots: ReadonlyArray<ReturnType<typeof startBot>>, done: (competition: any) => boolean): Promise<any> {
   const pendingHashes = async () => {
     const pool = (await rpc(harness.rpcUrl, 'txpool_content')).body.result.pending as Record<string, Record<string, { hash: string }>>
     return Object.values(pool).flatMap((byNonce) => Object.values(byNonce).map((tx) => tx.hash))
@@ -38,7 +38,7 @@ async function runUntil(harness: Harness, bot: ReturnType<typeof startBot>, done
   for (let slot = 0; slot < 25 && !done(competition); slot++) {
     await harness.advanceSlot()
     const pending = (await pendingHashes()).filter((hash) => !before.has(hash))
-    await bot.until((all) => pending.every((hash) => all.some((l) => l.hash === hash && ['sent', 'skipped', 'error'].includes(l.event))), 'handle every pending swap')
+    for (const bot of bots) await bot.until((all) => pending.every((hash) => all.some((l) => l.hash === hash && ['sent', 'skipped', 'error'].includes(l.event))), 'handle every pending swap')
     competition = (await rpc(harness.rpcUrl, 'harness_getCompetition', [])).body.result
   }
   // One more slot: the bundles sent for the swaps of the last one are judged too.
@@ -49,8 +49,10 @@ async function runUntil(harness: Harness, bot: ReturnType<typeof startBot>, done
 describe('examples/backrun-bot: a mainnet bot, unchanged, against --world dex --flow default', () => {
   let harness: Harness | undefined
   let bot: ReturnType<typeof startBot> | undefined
+  let stingy: ReturnType<typeof startBot> | undefined
   afterEach(async () => {
     bot?.child.kill()
+    stingy?.child.kill()
     await harness?.stop()
   })
 
@@ -87,16 +89,23 @@ describe('examples/backrun-bot: a mainnet bot, unchanged, against --world dex --
     expect(competition.searchers.filter((s: { name: string | null }) => s.name !== null).reduce((n: number, s: { captured: number }) => n + s.captured, 0)).toBeGreaterThan(0)
   })
 
-  it('trading through its own executor contract and paying the builder by coinbase transfer: its profit and payment are the chain’s, to the wei', async () => {
+  it('two bots in one market: one trades through its own executor contract and pays the builder by coinbase transfer (its profit and payment are the chain’s, to the wei); one bids too little and is listed with its lost rounds, each lost bundle naming the winner and what it paid', async () => {
     harness = await startTestHarness({ world: 'dex', flow: 'default', genesisTimestamp: 1_700_000_000 })
     const key = DEV_KEYS[3]
     const me = accountOf(key).address.toLowerCase() as Address
     // Only the signing account is named: the executor counts as the bot's because that account deployed it.
     await rpc(harness.rpcUrl, 'harness_nameSearcher', [{ name: 'exec-bot', addresses: [me] }])
     bot = startBot(harness.rpcUrl, key, '0.9', { EXECUTOR: '1' })
-    await bot.until((all) => all.some((l) => l.event === 'watching'), 'start watching', 60_000)
+    // The stingy bot: the emulated searchers bid 50 % and 30 % of the profit, the executor bot 90 %: 2 % loses.
+    const stingyKey = DEV_KEYS[4]
+    const stingyAddress = accountOf(stingyKey).address.toLowerCase()
+    await rpc(harness.rpcUrl, 'harness_setTokenBalance', [{ address: stingyAddress, token: 'WETH', amount: '1000' }])
+    await rpc(harness.rpcUrl, 'harness_nameSearcher', [{ name: 'stingy', addresses: [stingyAddress] }])
+    stingy = startBot(harness.rpcUrl, stingyKey, '0.02')
+    for (const b of [bot, stingy]) await b.until((all) => all.some((l) => l.event === 'watching'), 'start watching', 60_000)
     const executor = bot.lines.find((l) => l.event === 'ready')!.executor as Address
-    const competition = await runUntil(harness, bot, (c) => (c.searchers.find((s: { name: string }) => s.name === 'exec-bot')?.captured ?? 0) >= 2)
+    const recordOf = (c: any, name: string) => c.searchers.find((s: { name: string }) => s.name === name)
+    const competition = await runUntil(harness, [bot, stingy], (c) => (recordOf(c, 'exec-bot')?.captured ?? 0) >= 2 && (recordOf(c, 'stingy')?.lost ?? 0) >= 2)
 
     const record = competition.searchers.find((s: { name: string }) => s.name === 'exec-bot')
     expect(record.captured).toBeGreaterThanOrEqual(1)
@@ -136,24 +145,13 @@ describe('examples/backrun-bot: a mainnet bot, unchanged, against --world dex --
     expect(BigInt(record.profitWei)).toBe(profit)
     expect(BigInt(record.builderPaymentWei)).toBe(payment)
     expect(profit).toBeGreaterThan(0n)
-  })
 
-  it('a bot that bids too little loses its rounds: it is listed with lost > 0, and each lost bundle names the winning bundle and what it paid', async () => {
-    harness = await startTestHarness({ world: 'dex', flow: 'default', genesisTimestamp: 1_700_000_000 })
-    const key = DEV_KEYS[4]
-    const me = accountOf(key).address.toLowerCase()
-    await rpc(harness.rpcUrl, 'harness_setTokenBalance', [{ address: me, token: 'WETH', amount: '1000' }])
-    await rpc(harness.rpcUrl, 'harness_nameSearcher', [{ name: 'stingy', addresses: [me] }])
-    // The emulated searchers bid 50 % and 30 % of the profit: 2 % loses to them.
-    bot = startBot(harness.rpcUrl, key, '0.02')
-    await bot.until((all) => all.some((l) => l.event === 'watching'), 'start watching')
-    const competition = await runUntil(harness, bot, (c) => (c.searchers.find((s: { name: string }) => s.name === 'stingy')?.lost ?? 0) >= 2)
-
-    const record = competition.searchers.find((s: { name: string }) => s.name === 'stingy')
-    expect(record).toBeDefined()
-    expect(record.lost).toBeGreaterThan(0)
+    // The stingy bot lost its rounds, each to a named winner.
+    const stingyRecord = recordOf(competition, 'stingy')
+    expect(stingyRecord).toBeDefined()
+    expect(stingyRecord.lost).toBeGreaterThan(0)
     const lostRounds = competition.list.filter((o: Opportunity) => o.contenders.some((c) => c.name === 'stingy' && !c.captured))
-    expect(lostRounds).toHaveLength(record.lost)
+    expect(lostRounds).toHaveLength(stingyRecord.lost)
     for (const o of lostRounds as Opportunity[]) {
       const winner = o.contenders.find((c) => c.captured)
       const mine = o.contenders.find((c) => c.name === 'stingy')!

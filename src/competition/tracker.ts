@@ -1,6 +1,6 @@
 import type { Address } from 'viem'
 import { normalizeAddress } from '../protocol/normalize.js'
-import type { CompetitionOpportunity, CompetitionReport, CompetitionSearcher } from '../protocol/competition.js'
+import { searcherKey, type CompetitionOpportunity, type CompetitionReport, type CompetitionSearcher, type SearcherTally } from '../protocol/competition.js'
 
 /**
  * Who won, block by block: every opportunity the classifier found with its contenders, and the
@@ -28,15 +28,6 @@ export class CompetitionTracker {
   }
 }
 
-interface SearcherRow {
-  searcher: Address
-  name: string | null
-  captured: number
-  lost: number
-  profit: bigint
-  payment: bigint
-}
-
 /** Totals over `list`: how many opportunities, how many captured, and each searcher's captures, losses and money. */
 export function summarize(
   list: readonly CompetitionOpportunity[],
@@ -45,11 +36,11 @@ export function summarize(
   toBlock: number,
   nameOf: (searcher: Address) => string | null = () => null,
 ) {
-  const rows = new Map<string, SearcherRow>()
+  const rows = new Map<string, SearcherTally>()
   // A named searcher is one row whichever of its addresses signed or sent (its key and its executors).
   const row = (searcher: Address, given: string | null) => {
     const name = given ?? nameOf(searcher)
-    const key = name === null ? searcher.toLowerCase() : `name:${name}`
+    const key = searcherKey({ searcher, name })
     let found = rows.get(key)
     if (!found) rows.set(key, (found = { searcher: normalizeAddress(searcher), name, captured: 0, lost: 0, profit: 0n, payment: 0n }))
     return found

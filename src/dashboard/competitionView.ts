@@ -1,5 +1,5 @@
 import type { Address, Hash } from 'viem'
-import type { CompetitionContender, CompetitionOpportunity, CompetitionReport, CompetitionSearcher } from '../protocol/competition.js'
+import { searcherKey, type CompetitionContender, type CompetitionOpportunity, type CompetitionReport, type CompetitionSearcher, type SearcherTally } from '../protocol/competition.js'
 
 /** A slot report that carries its block's competition (a market run). */
 export interface CompetitionBlock {
@@ -100,18 +100,9 @@ function opportunityRow({ contenders, marginWei, ...opportunity }: CompetitionOp
   }
 }
 
-interface SearcherTotal {
-  searcher: Address
-  name: string | null
-  captured: number
-  lost: number
-  profit: bigint
-  payment: bigint
-}
-
 /** The per-block records added up; a named searcher is one row (the tracker's rule), whichever address a block listed it under. */
 function searcherTotals(blocks: readonly CompetitionBlock[]): CompetitionSearcher[] {
-  const totals = new Map<string, SearcherTotal>()
+  const totals = new Map<string, SearcherTally>()
   for (const { competition } of blocks) {
     for (const s of competition.searchers) {
       const key = searcherKey(s)
@@ -153,10 +144,6 @@ function profitOverTime(blocks: readonly CompetitionBlock[]): ProfitOverTime {
     blocks: blocks.map((b) => b.blockNumber),
     searchers: [...lines.values()].map(({ searcher, name, cumulativeWei }) => ({ searcher, name, cumulativeWei })),
   }
-}
-
-function searcherKey(s: Pick<CompetitionSearcher, 'searcher' | 'name'>): string {
-  return s.name === null ? s.searcher.toLowerCase() : `name:${s.name}`
 }
 
 function sum<T>(items: readonly T[], of: (item: T) => number): number {

@@ -103,3 +103,18 @@ export interface LostTo {
   /** What that order paid the builder in the block (decimal wei). */
   builderPayment: string
 }
+
+/** One searcher's record while it is added up (wei as bigints): the tracker's and the dashboard's. */
+export interface SearcherTally {
+  searcher: Address
+  name: string | null
+  captured: number
+  lost: number
+  profit: bigint
+  payment: bigint
+}
+
+/** A named searcher is one record whichever of its addresses signed or sent (its key and its executors); an unnamed one, its address. */
+export function searcherKey(s: { searcher: Address; name: string | null }): string {
+  return s.name === null ? s.searcher.toLowerCase() : `name:${s.name}`
+}
