@@ -69,7 +69,7 @@ describe('blob txs', () => {
     const tooMany = await sendBundle(harness, { txs: [await signBlobTx({ key, nonce, blobs: 5 }), await signBlobTx({ key, nonce: nonce + 1, blobs: 5 })] })
     const fits = await sendBundle(harness, { txs: [await signBlobTx({ key, nonce, blobs: 4 }), await signBlobTx({ key, nonce: nonce + 1, blobs: 5 })] })
     const [report] = await harness.advanceSlot()
-    expect(await stats(harness, tooMany)).toMatchObject({ status: 'invalid', error: 'txs: 10 blobs in all, more than a block may hold (9 under hardfork Bpo1)' })
+    expect(await stats(harness, tooMany)).toMatchObject({ status: 'invalid', errorKind: 'TooManyBlobs', error: 'txs: 10 blobs in all, more than a block may hold (9 under hardfork Bpo1)' })
     expect(await stats(harness, fits)).toMatchObject({ status: 'landed' })
     expect(BigInt((await blockOf(report!.blockNumber)).blobGasUsed)).toBe(9n * 131072n)
     expect(report!.blobGasUsed).toBe(String(9 * 131072))
@@ -100,6 +100,7 @@ describe('blob txs', () => {
     expect(await stats(harness, rich)).toMatchObject({ status: 'landed' })
     expect(await stats(harness, poor)).toMatchObject({
       status: 'excludedfromblock',
+      errorKind: 'BlobLimitReached',
       error: expect.stringContaining("BlobLimitReached: the bundle carries 5 blobs but 4 of the block's 9 are left"),
     })
   })

@@ -216,6 +216,7 @@ describe('refunds', () => {
 
     const trace = await stats(harness, hash)
     expect(trace.status).toBe('simulationfail')
+    expect(trace.errorKind).toBe('RefundNotPositive')
     expect(trace.error).toMatch(/^refund payout not positive: 1% of reward 0\.000000000000021 ETH does not exceed the payout's gas cost [\d.]+ ETH$/)
   })
 
@@ -228,6 +229,7 @@ describe('refunds', () => {
 
     const trace = await stats(harness, hash)
     expect(trace.status).toBe('simulationfail')
+    expect(trace.errorKind).toBe('RefundNotCovered')
     expect(trace.error).toMatch(/^refund payout [\d.]+ ETH exceeds bundle value [\d.]+ ETH \(shortfall [\d.]+ ETH; reward 0\.001[\d.]* ETH\)$/)
     expect(await balanceOf(recipient)).toBe(0n)
   })

@@ -211,6 +211,18 @@ describe('MEV-Share backruns', () => {
     expect(await stats(harness, bundleHash as Hash)).toEqual(traced)
   })
 
+  it('a backrun worth so little that the user’s refund cannot pay its own transfer fails RefundBelowPayoutGas', async () => {
+    const { eventHash } = await sendUserTx()
+    // Its tip is 1 wei a gas: 90 % of 21,000 wei cannot pay a 21,000-gas payout at any base fee.
+    const meagre = await signTx({ key: SEARCHER_TX_KEYS[1], nonce: await nonceOf(SEARCHER_TX_KEYS[1]), to: harness.coinbase, value: 0n, maxPriorityFeePerGas: 1n })
+    const next = (await head()) + 1n
+    const { bundleHash } = await clientOf().sendBundle({ inclusion: { block: Number(next) }, body: [{ hash: eventHash }, { tx: meagre, canRevert: false }] })
+    await harness.advanceSlot()
+    const traced = await stats(harness, bundleHash as Hash)
+    expect(traced).toMatchObject({ status: 'simulationfail', errorKind: 'RefundBelowPayoutGas' })
+    expect(traced.error).toMatch(/^refund to 0x[0-9a-f]{40} of [\d.]+ ETH does not cover the gas of the builder tx paying it \([\d.]+ ETH\)$/)
+  })
+
   it('a backrun with too little gas is BundleReverted with "out of gas", never reported as outbid', async () => {
     await setCode(harness, SPINNER, SPINNER_CODE)
     const { txHash, eventHash } = await sendUserTx()

@@ -95,6 +95,7 @@ describe('Anvil exits', () => {
     expect(await stats(h, pending)).toMatchObject({
       status: 'received',
       targetBlock: 5,
+      errorKind: 'ChainReplaced',
       error: 'not built: Anvil restarted (Anvil exited (signal SIGKILL)) as a new chain at block 0 before block 5; resubmit it for the new chain',
     })
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { concat, encodeAbiParameters, encodeErrorResult, keccak256, parseAbi, size, toFunctionSelector, toHex, type Address, type Hex } from 'viem'
 import { decodeRevertReason, revertReasonText } from '../src/protocol/revertReason.js'
+import { intrinsicGas } from '../src/chain/intrinsicGas.js'
 import { DEV_KEYS, addressOf, call, rpc, sendBundle, setCode, signTx, stats, useTestHarness } from './support/harness.js'
 
 const errorString = (message: string) => encodeErrorResult({ abi: parseAbi(['error Error(string)']), errorName: 'Error', args: [message] })
@@ -57,5 +58,16 @@ describe('revert reasons on the wire (svc_getBundleStats, eth_callBundle)', () =
     const head = await call(harness.rpcUrl, 'eth_blockNumber')
     const simulated = (await rpc(harness.rpcUrl, 'eth_callBundle', [{ txs: [requiring], blockNumber: toHex(BigInt(head) + 1n), stateBlockNumber: 'latest' }])).body.result
     expect(simulated.results[0]).toMatchObject({ error: 'execution reverted', revert: 'x', revertReason: 'x' })
+  })
+})
+
+describe('intrinsic gas (why the node leaves a tx out: IntrinsicGasTooLow)', () => {
+  it('prices a transfer, calldata by byte, a creation and its init code words, access lists, and the EIP-7623 floor', () => {
+    expect(intrinsicGas({ data: '0x', create: false })).toEqual({ intrinsic: 21_000n, floor: 21_000n })
+    // 2 zero bytes (4 each) and 2 others (16 each); the floor counts 2 + 2 × 4 = 10 tokens at 10 gas.
+    expect(intrinsicGas({ data: '0x0000ffff', create: false })).toEqual({ intrinsic: 21_000n + 8n + 32n, floor: 21_000n + 100n })
+    // A creation of 33 bytes: 32,000 more and 2 a word of init code (2 words).
+    expect(intrinsicGas({ data: `0x${'ff'.repeat(33)}`, create: true }).intrinsic).toBe(21_000n + 33n * 16n + 32_000n + 4n)
+    expect(intrinsicGas({ data: '0x', create: false, accessList: [{ storageKeys: ['0x01', '0x02'] }] }).intrinsic).toBe(21_000n + 2_400n + 3_800n)
   })
 })

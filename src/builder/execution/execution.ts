@@ -1,5 +1,6 @@
 import { parseTransaction, toHex, type Address, type Hash, type Hex } from 'viem'
 import type { RevertReason } from '../../protocol/revertReason.js'
+import { intrinsicGas } from '../../chain/intrinsicGas.js'
 import type { ChainClient, MinedBlock, SendOutcome } from '../../chain/chainClient.js'
 import { setNextBaseFee } from '../../chain/pendingBaseFee.js'
 import { BuilderTransferFailed } from './builderTxErrors.js'
@@ -207,7 +208,7 @@ export async function executeGroups(
       if (!group.mayDrop(hash) || outOfPlace.has(hash)) {
         const failure: ExecutionFailure = toppedUp
           ? { kind: 'LackOfFundForGasLimit', index, hash, reason: 'sender balance at its position in the block is too low' }
-          : { kind: 'TransactionNotIncluded', index, hash }
+          : await whyNotMined(chain, block.number, group.txs.find((tx) => tx.hash === hash), index, hash)
         failures.push({ group: g, failure, sentBefore: withBuilderTxs(sentBefore, outcomes, g), inert: false })
         failed.add(g)
         continue
@@ -529,4 +530,26 @@ export function builderTransferGasCost(baseFee: bigint): bigint {
 function withGasLimit(reason: RevertReason, group: TxGroup, hash: Hash): RevertReason {
   const raw = group.txs.find((tx) => tx.hash === hash)?.raw
   return reason.kind === 'OutOfGas' && raw ? { ...reason, gasLimit: parseTransaction(raw).gas } : reason
+}
+
+/**
+ * Why the node left a tx of the block out, where it can be told: a gas limit below the tx's
+ * intrinsic gas (or EIP-7623's calldata floor), or a nonce above the sender's next one after
+ * the block (a gap); else it was not included, for a reason the node did not give. Read on
+ * this failure path only (one nonce read).
+ */
+async function whyNotMined(chain: ChainClient, blockNumber: bigint, tx: GroupTx | undefined, index: number, hash: Hash): Promise<ExecutionFailure> {
+  if (!tx) return { kind: 'TransactionNotIncluded', index, hash }
+  const parsed = parseTransaction(tx.raw)
+  const { intrinsic, floor } = intrinsicGas({ data: parsed.data ?? '0x', create: !parsed.to, accessList: parsed.accessList, authorizations: parsed.authorizationList?.length })
+  const gas = parsed.gas ?? 0n
+  if (gas < intrinsic || gas < floor) {
+    const needed = intrinsic > floor ? intrinsic : floor
+    return { kind: 'TransactionRejected', index, hash, refusal: 'IntrinsicGasTooLow', reason: `intrinsic gas too low: gas limit ${gas} is below the ${needed} gas the tx needs before it runs${floor > intrinsic ? ' (the EIP-7623 calldata floor)' : ''}` }
+  }
+  if (tx.sender !== undefined && tx.nonce !== undefined) {
+    const next = await chain.nonce(tx.sender, blockNumber)
+    if (tx.nonce > next) return { kind: 'TransactionRejected', index, hash, refusal: 'NonceTooHigh', reason: `nonce too high: nonce ${tx.nonce} of ${tx.sender} leaves a gap (its next nonce after the block is ${next})` }
+  }
+  return { kind: 'TransactionNotIncluded', index, hash }
 }
