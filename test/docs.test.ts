@@ -28,7 +28,8 @@ function documentationFiles(): string[] {
           .filter((file) => !file.split(path.sep).includes('node_modules') && keep(file))
           .sort()
       : []
-  return ['README.md', ...below('docs', (file) => file.endsWith('.md')), ...below('examples', (file) => path.basename(file) === 'README.md')]
+  const topLevel = readdirSync(REPO_ROOT).filter((file) => file.endsWith('.md')).sort()
+  return [...topLevel, ...below('docs', (file) => file.endsWith('.md')), ...below('examples', (file) => path.basename(file) === 'README.md')]
 }
 
 const parsed = new Map<string, Root>()
@@ -70,6 +71,8 @@ function brokenLink(file: string, url: string): string | null {
   const target = decodeURIComponent(hashAt === -1 ? url : url.slice(0, hashAt))
   const anchor = hashAt === -1 ? null : decodeURIComponent(url.slice(hashAt + 1))
   const targetFile = target === '' ? file : path.normalize(path.join(path.dirname(file), target))
+  // A clone has only the repository: a link out of it (../shared/…) works on one machine and nowhere else.
+  if (targetFile.startsWith('..')) return `${targetFile} is outside the repository (a clone does not have it)`
   if (!existsSync(path.join(REPO_ROOT, targetFile))) return `${targetFile} does not exist`
   if (anchor === null) return null
   if (!targetFile.endsWith('.md') || !statSync(path.join(REPO_ROOT, targetFile)).isFile()) return `#${anchor}: ${targetFile} is not a Markdown file with headings`
@@ -77,7 +80,7 @@ function brokenLink(file: string, url: string): string | null {
 }
 
 describe('links', () => {
-  it('every relative link of README.md, docs/ and the examples names a file that exists, and every #anchor a heading of it', () => {
+  it('every relative link of the top-level pages (README.md, ARCHITECTURE.md), docs/ and the examples names a file inside the repository that exists, and every #anchor a heading of it', () => {
     const files = documentationFiles()
     expect(files).toEqual(expect.arrayContaining(['README.md', 'docs/README.md', FLAGS_REFERENCE]))
     const broken = files.flatMap((file) =>

@@ -55,7 +55,7 @@ const CASES = {
   - boost: { txs: [pay], apiKey: wrong, expectError: unauthorized }
   - cancel: { replacementUuid: nothing-pending, cancelled: [] }
   - callBundle: { txs: [fail], expect: { results: { fail: { revert: nope, error: /revert/ } } } }
-  - callBundle: { txs: [far], expect: { error: '/txs\\[0\\] 0x[0-9a-f]+ was not included/' } }
+  - callBundle: { txs: [far], expect: { error: '/txs\\[0\\] 0x[0-9a-f]+ cannot be included: nonce too high: nonce 99 of 0x[0-9a-f]{40} leaves a gap/' } }
   - competitorBid: 1 wei
   - timeInSlot: 1000
   - advance: { slots: 1 }
@@ -306,7 +306,7 @@ describe('steps the service refuses fail the run at the step', () => {
     expect(send.location.line).toBe(FIRST_STEP_LINE + 2)
     expect(send.reason).toMatch(/^eth_sendRawTransaction refused: -32000 nonce too low/)
     expect(stepFailure('fails-time-in-slot').reason).toMatch(/^harness_setTimeInSlot refused: -32602 /)
-    expect(stepFailure('fails-call-bundle-refused').reason).toMatch(/^eth_callBundle refused: -32000 txs\[0\] 0x[0-9a-f]+ was not included/)
+    expect(stepFailure('fails-call-bundle-refused').reason).toMatch(/^eth_callBundle refused: -32000 txs\[0\] 0x[0-9a-f]+ cannot be included: nonce too high: nonce 99 of 0x[0-9a-f]{40} leaves a gap/)
   })
 
   it('setup fails at the contract whose deployment reverts, and at a builder the harness refuses', () => {

@@ -2,7 +2,8 @@ import type { Hash } from 'viem'
 import type { BuilderPayments } from './builderPayments.js'
 import type { LostTo } from '../protocol/competition.js'
 import { failureFields, lostToMessage, revertFields, NO_FAILURE, type BundleFailure, type CarryLimit, type BundleProblem, type ExecutionFailure, type SlotFailure, type WithdrawalReason } from './failure.js'
-import type { BuilderView, BundleTrace, PrivateTxTerms, TraceLookup } from './trace.js'
+import type { BuilderView, BundleTrace, PrivateTxTerms, TargetOutcome, TraceLookup } from './trace.js'
+import type { Bundle } from './types.js'
 import { BUNDLE_STATES, type BundleState } from '../protocol/bundleStates.js'
 import { normalizeHash } from '../protocol/normalize.js'
 import type { SlotState } from '../clock/slotState.js'
@@ -16,9 +17,11 @@ export interface BundleBookOptions {
   slotSeconds?: number
   /**
    * Where the block being built is held (`SlotState`, written by the slot runner alone): a
-   * bundle of that block can no longer be withdrawn. Without it no block is being built.
+   * bundle of that block can no longer be withdrawn; and the head: a bundle whose target is
+   * past it is still open, so the same bundle sent for a later block waits behind it. Without
+   * it no block is being built, and a target is open while its bundle is pending.
    */
-  slot?: Pick<SlotState, 'building'>
+  slot?: Pick<SlotState, 'building' | 'head'>
 }
 
 /**
@@ -36,6 +39,8 @@ export class BundleBook {
    * maxBlockNumber (`inclusion.maxBlock`).
    */
   private readonly carriedOrders = new Set<Hash>()
+  /** Bundles sent for more than one block whose later targets are still to come (`laterSubmissions`). */
+  private readonly retargeted = new Set<Hash>()
 
   constructor(private readonly options: BundleBookOptions) {}
 
@@ -61,10 +66,46 @@ export class BundleBook {
     const existing = this.traces.get(trace.bundle.hash)
     if (existing?.state === 'Landed' && !existing.earlierChain) return existing
     if (existing && !trace.live && this.isPending(existing)) return existing
+    if (existing && this.isAnotherTarget(existing, trace)) return this.addTarget(existing, trace.bundle)
+    if (existing && isPlainBundle(existing) && isPlainBundle(trace) && trace.live) inheritTargets(existing, trace)
     if (existing) this.forget(existing)
     this.traces.set(trace.bundle.hash, trace)
     if (trace.state === 'Received' && trace.live) this.index(trace)
     if (carryTerms(trace) && trace.state === 'Received' && trace.live) this.carriedOrders.add(trace.bundle.hash)
+    if (trace.laterSubmissions?.length) this.retargeted.add(trace.bundle.hash)
+    return trace
+  }
+
+  /**
+   * Is `next` the same bundle sent for another block while `existing`'s target is still open
+   * (Flashbots and Titan take each `eth_sendBundle` as a submission for its `blockNumber`)?
+   * Private txs and MEV-Share bundles have their own block ranges instead.
+   */
+  private isAnotherTarget(existing: BundleTrace, next: BundleTrace): boolean {
+    if (!isPlainBundle(existing) || !isPlainBundle(next) || !existing.live || !next.live || next.state !== 'Received') return false
+    if (next.bundle.targetBlock === existing.bundle.targetBlock) return false
+    const head = this.options.slot?.head.number
+    return head === undefined ? this.isPending(existing) : existing.bundle.targetBlock > head
+  }
+
+  /**
+   * Keeps the bundle for one more target block: a later one waits behind the current target
+   * (tried once that block is built without it); an earlier one, whose block is still to come,
+   * becomes the current target and the one it had waits instead. The trace stays one.
+   */
+  private addTarget(trace: BundleTrace, bundle: Bundle): BundleTrace {
+    const later = trace.laterSubmissions ?? []
+    const known = (block: bigint) => trace.bundle.targetBlock === block || later.some((b) => b.targetBlock === block)
+    if (known(bundle.targetBlock)) return trace
+    this.retargeted.add(trace.bundle.hash)
+    if (bundle.targetBlock > trace.bundle.targetBlock || !this.isPending(trace)) {
+      trace.laterSubmissions = [...later, bundle].sort((a, b) => (a.targetBlock < b.targetBlock ? -1 : 1))
+      return trace
+    }
+    this.unindex(trace)
+    trace.laterSubmissions = [trace.bundle, ...later]
+    trace.bundle = bundle
+    this.index(trace)
     return trace
   }
 
@@ -225,6 +266,36 @@ export class BundleBook {
     }
     this.pendingByBlock.delete(block)
     this.closeCarriedOrders(block)
+    this.moveToNextTargets(block)
+  }
+
+  /** Bundles whose target was `block` and that were sent for later blocks too: landed, they are done; else the next target is theirs. */
+  private moveToNextTargets(block: bigint): void {
+    for (const hash of this.retargeted) {
+      const trace = this.traces.get(hash)
+      if (!trace?.laterSubmissions?.length || trace.state === 'Landed' || !trace.live || trace.state === 'Invalid') {
+        this.retargeted.delete(hash)
+        continue
+      }
+      if (trace.bundle.targetBlock !== block) continue
+      const [next, ...rest] = trace.laterSubmissions
+      // The last simulation time stays (flashbots_getBundleStatsV2's isSimulated); the outcome starts over.
+      Object.assign(trace, {
+        targets: [...(trace.targets ?? []), outcomeOf(trace)],
+        bundle: next!,
+        laterSubmissions: rest,
+        state: 'Received',
+        ...NO_FAILURE,
+        revertingHash: null,
+        revertReason: null,
+        lostTo: undefined,
+        builderPayment: 0n,
+        submittedAt: null,
+        blockNumber: null,
+        builderPayments: { sponsorships: [], refund: null },
+      } satisfies Partial<BundleTrace>)
+      this.index(trace)
+    }
   }
 
   /**
@@ -367,6 +438,7 @@ export class BundleBook {
     }
     this.pendingByBlock.clear()
     this.carriedOrders.clear()
+    this.retargeted.clear()
     return closed
   }
 
@@ -382,6 +454,7 @@ export class BundleBook {
       this.index(trace)
       if (carryTerms(trace)) this.carriedOrders.add(trace.bundle.hash)
     }
+    if (trace.laterSubmissions?.length && trace.live && !trace.earlierChain) this.retargeted.add(trace.bundle.hash)
   }
 
   /** Whether the builder is building the bundle's target block right now. */
@@ -413,6 +486,7 @@ export class BundleBook {
   private forget(trace: BundleTrace): void {
     this.traces.delete(trace.bundle.hash)
     this.carriedOrders.delete(trace.bundle.hash)
+    this.retargeted.delete(trace.bundle.hash)
     this.unindex(trace)
   }
 
@@ -447,4 +521,27 @@ function failedOnItsOwn(trace: BundleTrace): boolean {
   const terms = trace.bundle.mevShare
   const userTx = [terms?.backrunOf, terms?.backrunEventHash].filter((hash) => hash !== undefined).map((hash) => hash.toLowerCase())
   return trace.revertingHash === null || !userTx.includes(trace.revertingHash.toLowerCase())
+}
+
+/** An `eth_sendBundle` bundle: neither a private tx nor a MEV-Share bundle (those have block ranges of their own). */
+function isPlainBundle(trace: BundleTrace): boolean {
+  return !trace.privateTx && !trace.bundle.mevShare
+}
+
+/** How the trace's current target went, as its stats would say it. */
+function outcomeOf(trace: BundleTrace): TargetOutcome {
+  return { targetBlock: Number(trace.bundle.targetBlock), state: trace.state, error: trace.error, errorKind: trace.errorKind, blockNumber: trace.blockNumber === null ? null : Number(trace.blockNumber) }
+}
+
+/**
+ * A new trace for a bundle hash that had one: sent again once its target was built (a bot
+ * resending every block for head + 2), it keeps how the earlier targets went; sent again for
+ * the same block, it replaces that submission and keeps the later targets waiting behind it.
+ */
+function inheritTargets(existing: BundleTrace, next: BundleTrace): void {
+  if (existing.bundle.targetBlock < next.bundle.targetBlock) next.targets = [...(existing.targets ?? []), outcomeOf(existing)]
+  else if (existing.bundle.targetBlock === next.bundle.targetBlock) {
+    if (existing.targets?.length) next.targets = existing.targets
+    if (existing.laterSubmissions?.length) next.laterSubmissions = existing.laterSubmissions
+  }
 }

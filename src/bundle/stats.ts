@@ -37,6 +37,7 @@ export function toBundleStats(trace: BundleTrace, statusCase: StatusCase, severa
     sponsorships: trace.builderPayments.sponsorships.map((s) => ({ txHash: s.txHash, amount: s.amountWei.toString() })),
     refund: trace.builderPayments.refund && payout(trace.builderPayments.refund),
     ...(refunds && { refunds: refunds.map(payout) }),
+    ...targetsOf(trace, statusCase),
   }
   if (!severalBuilders) return stats
   return {
@@ -44,4 +45,20 @@ export function toBundleStats(trace: BundleTrace, statusCase: StatusCase, severa
     builder: trace.builder ?? null,
     builders: (trace.builders ?? []).map((view) => ({ name: view.name, status: formatStatus(view.state, statusCase), error: view.error, errorKind: view.errorKind })),
   }
+}
+
+/** Every target block of a bundle sent for several, in order: the ones before, the current one, and the ones after (not tried once it landed). */
+function targetsOf(trace: BundleTrace, statusCase: StatusCase): Pick<BundleStats, 'targets'> {
+  const later = trace.laterSubmissions ?? []
+  if (!trace.targets?.length && later.length === 0) return {}
+  const current = { targetBlock: Number(trace.bundle.targetBlock), state: trace.state, error: trace.error, errorKind: trace.errorKind, blockNumber: trace.blockNumber === null ? null : Number(trace.blockNumber) }
+  const landedIn = trace.state === 'Landed' ? current.blockNumber : null
+  const after = later.map((bundle) => ({
+    targetBlock: Number(bundle.targetBlock),
+    state: 'Received' as const,
+    error: landedIn === null ? null : `not tried: the bundle landed in block ${landedIn}`,
+    errorKind: null,
+    blockNumber: null,
+  }))
+  return { targets: [...(trace.targets ?? []), current, ...after].map(({ state, ...target }) => ({ ...target, status: formatStatus(state, statusCase) })) }
 }

@@ -54,6 +54,24 @@ export interface BundleTrace {
   builder?: string | null
   /** Names in its `builders` list that no emulated builder has (ignored, as Flashbots does). */
   ignoredBuilders?: string[]
+  /**
+   * The same bundle (same txs, same hash) sent for later blocks while this target was still
+   * open, each as decoded, by target block: once the current target is built without landing
+   * it, the trace moves on to the next (`BundleBook.closeBlock`). A bundle lands at most once.
+   */
+  laterSubmissions?: Bundle[]
+  /** How each earlier target of the same bundle went, oldest first (stats' `targets`). */
+  targets?: TargetOutcome[]
+}
+
+/** How one target block of a bundle sent for several went. */
+export interface TargetOutcome {
+  targetBlock: number
+  state: BundleState
+  error: string | null
+  errorKind: ErrorKind | null
+  /** The block it landed in (or was submitted for), as the stats' `blockNumber`. */
+  blockNumber: number | null
 }
 
 /** One builder's part in a bundle's slot: the state its own block building reached, and why no further. */

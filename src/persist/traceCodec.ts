@@ -23,9 +23,10 @@ type BundleRecord = Omit<Bundle, 'txs' | 'targetBlock' | 'revertingTxHashes' | '
 type PayoutRecord = { recipient: Address; amountWei: Dec; payoutHash: Hash }
 
 /** A `BundleTrace` as JSON: bigints as decimal strings, Sets as arrays; `errorKind` absent in data dirs saved before it existed. */
-export type TraceRecord = Omit<BundleTrace, 'bundle' | 'builderPayment' | 'receivedForBlock' | 'blockNumber' | 'builderPayments' | 'errorKind'> & {
+export type TraceRecord = Omit<BundleTrace, 'bundle' | 'builderPayment' | 'receivedForBlock' | 'blockNumber' | 'builderPayments' | 'errorKind' | 'laterSubmissions'> & {
   errorKind?: BundleTrace['errorKind']
   bundle: BundleRecord
+  laterSubmissions?: BundleRecord[]
   builderPayment: Dec
   receivedForBlock: Dec
   blockNumber: Dec | null
@@ -37,23 +38,11 @@ export type TraceRecord = Omit<BundleTrace, 'bundle' | 'builderPayment' | 'recei
 }
 
 export function encodeTrace(trace: BundleTrace): TraceRecord {
-  const { bundle: { mevShare, ...bundle }, builderPayments, ...rest } = trace
+  const { bundle, builderPayments, laterSubmissions, ...rest } = trace
   return {
     ...rest,
-    bundle: {
-      ...bundle,
-      txs: bundle.txs.map((tx) => ({
-        ...tx,
-        gas: tx.gas.toString(),
-        maxFeePerGas: tx.maxFeePerGas.toString(),
-        maxPriorityFeePerGas: tx.maxPriorityFeePerGas.toString(),
-        value: tx.value.toString(),
-      })),
-      targetBlock: bundle.targetBlock.toString(),
-      revertingTxHashes: [...bundle.revertingTxHashes],
-      droppingTxHashes: [...bundle.droppingTxHashes],
-      ...(mevShare && { mevShare: { ...mevShare, maxBlock: mevShare.maxBlock.toString() } }),
-    },
+    bundle: encodeBundle(bundle),
+    ...(laterSubmissions && { laterSubmissions: laterSubmissions.map(encodeBundle) }),
     builderPayment: trace.builderPayment.toString(),
     receivedForBlock: trace.receivedForBlock.toString(),
     blockNumber: trace.blockNumber === null ? null : trace.blockNumber.toString(),
@@ -67,24 +56,12 @@ export function encodeTrace(trace: BundleTrace): TraceRecord {
 
 /** The inverse of `encodeTrace`. */
 export function decodeTrace(record: TraceRecord): BundleTrace {
-  const { bundle: { mevShare, ...bundle }, builderPayments, ...rest } = record
+  const { bundle, builderPayments, laterSubmissions, ...rest } = record
   return {
     ...rest,
     errorKind: record.errorKind ?? null,
-    bundle: {
-      ...bundle,
-      txs: bundle.txs.map((tx) => ({
-        ...tx,
-        gas: BigInt(tx.gas),
-        maxFeePerGas: BigInt(tx.maxFeePerGas),
-        maxPriorityFeePerGas: BigInt(tx.maxPriorityFeePerGas),
-        value: BigInt(tx.value),
-      })),
-      targetBlock: BigInt(bundle.targetBlock),
-      revertingTxHashes: new Set(bundle.revertingTxHashes),
-      droppingTxHashes: new Set(bundle.droppingTxHashes),
-      ...(mevShare && { mevShare: { ...mevShare, maxBlock: BigInt(mevShare.maxBlock) } }),
-    },
+    bundle: decodeBundleRecord(bundle),
+    ...(laterSubmissions && { laterSubmissions: laterSubmissions.map(decodeBundleRecord) }),
     builderPayment: BigInt(record.builderPayment),
     receivedForBlock: BigInt(record.receivedForBlock),
     blockNumber: record.blockNumber === null ? null : BigInt(record.blockNumber),
@@ -93,5 +70,39 @@ export function decodeTrace(record: TraceRecord): BundleTrace {
       refund: builderPayments.refund && { ...builderPayments.refund, amountWei: BigInt(builderPayments.refund.amountWei) },
       ...(builderPayments.refunds && { refunds: builderPayments.refunds.map((r) => ({ ...r, amountWei: BigInt(r.amountWei) })) }),
     },
+  }
+}
+
+function encodeBundle({ mevShare, ...bundle }: Bundle): BundleRecord {
+  return {
+    ...bundle,
+    txs: bundle.txs.map((tx) => ({
+      ...tx,
+      gas: tx.gas.toString(),
+      maxFeePerGas: tx.maxFeePerGas.toString(),
+      maxPriorityFeePerGas: tx.maxPriorityFeePerGas.toString(),
+      value: tx.value.toString(),
+    })),
+    targetBlock: bundle.targetBlock.toString(),
+    revertingTxHashes: [...bundle.revertingTxHashes],
+    droppingTxHashes: [...bundle.droppingTxHashes],
+    ...(mevShare && { mevShare: { ...mevShare, maxBlock: mevShare.maxBlock.toString() } }),
+  }
+}
+
+function decodeBundleRecord({ mevShare, ...bundle }: BundleRecord): Bundle {
+  return {
+    ...bundle,
+    txs: bundle.txs.map((tx) => ({
+      ...tx,
+      gas: BigInt(tx.gas),
+      maxFeePerGas: BigInt(tx.maxFeePerGas),
+      maxPriorityFeePerGas: BigInt(tx.maxPriorityFeePerGas),
+      value: BigInt(tx.value),
+    })),
+    targetBlock: BigInt(bundle.targetBlock),
+    revertingTxHashes: new Set(bundle.revertingTxHashes),
+    droppingTxHashes: new Set(bundle.droppingTxHashes),
+    ...(mevShare && { mevShare: { ...mevShare, maxBlock: BigInt(mevShare.maxBlock) } }),
   }
 }

@@ -40,6 +40,12 @@ export interface BundleStats extends FailureFields {
   builder?: string | null
   /** Extra, several builders only: each builder that saw it, its own status and error (text and kind). */
   builders?: Array<{ name: string; status: string } & FailureFields>
+  /**
+   * Extra, for a bundle sent for more than one block (the same txs, so the same hash): each
+   * target block in order with how it went there; the top-level fields are the current
+   * target's, or the one it landed in. A target after the one it landed in is not tried.
+   */
+  targets?: Array<{ targetBlock: number; status: string; blockNumber: number | null } & FailureFields>
   /** Extra, MEV-Share bundles only: every refund payout, one per recipient (`refund` is the first). */
   refunds?: Array<{ recipient: string; amount: string; txHash: Hash }>
 }
