@@ -52,6 +52,18 @@ describe('trace codec', () => {
     const back = decodeTrace(JSON.parse(json))
     expect(back).toEqual(trace)
   })
+
+  it('keeps a bundle sent for several blocks: its later submissions (bigints, Sets) and earlier targets, with the why of a lost round', () => {
+    const several: BundleTrace = {
+      ...trace,
+      state: 'ExcludedFromBlock',
+      revertReason: 'x',
+      lostTo: { bundleHash: h(10), searcher: a(11), name: 'alpha', builderPayment: '7' },
+      laterSubmissions: [{ ...trace.bundle, targetBlock: 13n }, { ...trace.bundle, targetBlock: 14n, revertingTxHashes: new Set() }],
+      targets: [{ targetBlock: 11, state: 'Submitted', error: 'relay auction lost', errorKind: 'AuctionLost', blockNumber: 11 }],
+    }
+    expect(decodeTrace(JSON.parse(JSON.stringify(encodeTrace(several))))).toEqual(several)
+  })
 })
 
 describe('a trace saved before errorKind existed', () => {

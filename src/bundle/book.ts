@@ -279,21 +279,7 @@ export class BundleBook {
       }
       if (trace.bundle.targetBlock !== block) continue
       const [next, ...rest] = trace.laterSubmissions
-      // The last simulation time stays (flashbots_getBundleStatsV2's isSimulated); the outcome starts over.
-      Object.assign(trace, {
-        targets: [...(trace.targets ?? []), outcomeOf(trace)],
-        bundle: next!,
-        laterSubmissions: rest,
-        state: 'Received',
-        ...NO_FAILURE,
-        revertingHash: null,
-        revertReason: null,
-        lostTo: undefined,
-        builderPayment: 0n,
-        submittedAt: null,
-        blockNumber: null,
-        builderPayments: { sponsorships: [], refund: null },
-      } satisfies Partial<BundleTrace>)
+      Object.assign(trace, { targets: [...(trace.targets ?? []), outcomeOf(trace)], laterSubmissions: rest }, tryAgain(next!, NO_FAILURE))
       this.index(trace)
     }
   }
@@ -344,19 +330,7 @@ export class BundleBook {
         continue
       }
       this.unindex(trace)
-      // The last simulation time stays (flashbots_getBundleStatsV2's isSimulated); the outcome starts over.
-      Object.assign(trace, {
-        bundle: { ...trace.bundle, targetBlock: block + 1n },
-        state: 'Received',
-        ...failureFields({ kind: 'PrivateTxRetried', block, outcome, maxBlockNumber, limit }),
-        revertingHash: null,
-        revertReason: null,
-        lostTo: undefined,
-        builderPayment: 0n,
-        submittedAt: null,
-        blockNumber: null,
-        builderPayments: { sponsorships: [], refund: null },
-      } satisfies Partial<BundleTrace>)
+      Object.assign(trace, tryAgain({ ...trace.bundle, targetBlock: block + 1n }, failureFields({ kind: 'PrivateTxRetried', block, outcome, maxBlockNumber, limit })))
       this.index(trace)
     }
   }
@@ -543,5 +517,25 @@ function inheritTargets(existing: BundleTrace, next: BundleTrace): void {
   else if (existing.bundle.targetBlock === next.bundle.targetBlock) {
     if (existing.targets?.length) next.targets = existing.targets
     if (existing.laterSubmissions?.length) next.laterSubmissions = existing.laterSubmissions
+  }
+}
+
+/**
+ * A trace tried again for another block (a carried order's next block, a bundle's next target):
+ * `Received` for `bundle`, with `failure` saying why (or nothing). The last simulation time
+ * stays (flashbots_getBundleStatsV2's isSimulated); the outcome starts over.
+ */
+function tryAgain(bundle: Bundle, failure: Pick<BundleTrace, 'error' | 'errorKind'>): Partial<BundleTrace> {
+  return {
+    bundle,
+    state: 'Received',
+    ...failure,
+    revertingHash: null,
+    revertReason: null,
+    lostTo: undefined,
+    builderPayment: 0n,
+    submittedAt: null,
+    blockNumber: null,
+    builderPayments: { sponsorships: [], refund: null },
   }
 }
