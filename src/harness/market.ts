@@ -1,7 +1,6 @@
 import type { Logger } from 'pino'
 import { createPublicClient, http, type Address, type Hash, type PublicClient } from 'viem'
 import type { BundlesimConfig } from '../config/config.js'
-import type { BundleBook } from '../bundle/book.js'
 import type { SearcherNames } from '../bundle/searcherNames.js'
 import { createBundlesimClient } from '../protocol/client.js'
 import type { CompetitionReport } from '../protocol/competition.js'
@@ -25,7 +24,6 @@ export interface StartMarketOptions {
   chain: ChainSubsystem
   world: WorldSubsystem
   builder: BuilderSubsystem
-  traces: BundleBook
   /** The searchers' names: the emulated searchers are registered here, and the accounting reads whose addresses are whose. */
   names: SearcherNames
   orders: OrderFlow

@@ -181,7 +181,7 @@ export async function startHarnessOn(base: HarnessChain, config: BundlesimConfig
     const servers = await startRpcServers({ config, chain, slot, traces, names, orders, builder, view, world, market, status, events, shutdown, log })
     urls.submission = servers.submission.url
     urls.stats = servers.stats.url
-    Object.assign(market, await startMarket({ config, chain, world, builder, traces, names, orders, events, rpcUrl: servers.submission.url, shutdown, log }))
+    Object.assign(market, await startMarket({ config, chain, world, builder, names, orders, events, rpcUrl: servers.submission.url, shutdown, log }))
     builder.start()
     return {
       rpcUrl: servers.submission.url,
