@@ -85,6 +85,16 @@ describe('bundle fields', () => {
     expect(reply.body.error).toMatchObject({ code: -32602, message: 'txs: 4 transactions, over the limit of 3 per bundle' })
   })
 
+  it('harness_nameSearcher names a searcher, and refuses a bad name or address naming the field', async () => {
+    const signer = '0x00000000000000000000000000000000000000AA'
+    const named = await rpc(harness.rpcUrl, 'harness_nameSearcher', [{ name: 'my-bot', addresses: [signer] }])
+    expect(named.body.result).toEqual({ name: 'my-bot', addresses: [signer.toLowerCase()] })
+    const badAddress = await rpc(harness.rpcUrl, 'harness_nameSearcher', [{ name: 'my-bot', addresses: ['0x12'] }])
+    expect(badAddress.body.error).toMatchObject({ code: -32602, message: expect.stringContaining('addresses[0]') })
+    const noName = await rpc(harness.rpcUrl, 'harness_nameSearcher', [{ name: ' ', addresses: [signer] }])
+    expect(noName.body.error).toMatchObject({ code: -32602, message: expect.stringContaining('name') })
+  })
+
   it('refuses numbers beyond 2^53 and negative timestamps, naming the field', async () => {
     const tx = await signTx({ nonce: 0 })
     const big = await post(`{"jsonrpc":"2.0","id":1,"method":"eth_sendBundle","params":[{"txs":["${tx}"],"maxTimestamp":90071992547409930}]}`)

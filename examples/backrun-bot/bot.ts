@@ -10,7 +10,8 @@
  * With `EXECUTOR=1` it works as most searchers do: it deploys its own executor contract
  * (`Executor.sol`, funded with `EXECUTOR_ETH` ether as WETH), trades through it in one tx, and
  * pays the builder `BID_SHARE` of the WETH gained by a direct transfer to `block.coinbase`
- * instead of a priority fee.
+ * instead of a priority fee. `KEEP_BPS` keeps that many basis points of the USDC bought in the
+ * first leg as inventory instead of selling it back.
  *
  * It prints one JSON line per event (`ready`, `saw`, `sent`, `skipped`) for people and tests.
  */
@@ -65,6 +66,8 @@ const rpcUrl = process.env.RPC_URL ?? 'http://127.0.0.1:8645'
 const account = privateKeyToAccount((process.env.BOT_KEY ?? '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d') as Hex)
 const bidShare = Number(process.env.BID_SHARE ?? '0.9')
 const useExecutor = process.env.EXECUTOR === '1'
+/** Basis points of the round trip's middle token (USDC) kept as inventory rather than swapped back (default none). */
+const keepBps = BigInt(process.env.KEEP_BPS ?? '0')
 const say = (event: string, fields: Record<string, unknown> = {}) => console.log(JSON.stringify({ event, ...fields }, (_, v) => (typeof v === 'bigint' ? v.toString() : v)))
 
 const client = createPublicClient({ transport: http(rpcUrl) })
@@ -165,14 +168,16 @@ async function backrun(tx: Transaction): Promise<void> {
   const tip = executor ? 0n : bid / gas
   if (profit <= head.baseFeePerGas! * gas + (executor ? bid : tip * gas)) return say('skipped', { hash: tx.hash, why: 'no profit after gas', profit })
   const deadline = head.timestamp + 600n
+  // What the second leg sells back: all the first leg bought, less what is kept as inventory.
+  const back = best.middle - (best.middle * keepBps) / 10_000n
   const [sell, buy] = swap.wethIn
     ? [
         { to: SWAP_ROUTER, data: encodeFunctionData({ abi, functionName: 'exactInputSingle', args: [{ tokenIn: WETH, tokenOut: USDC, fee: V3_FEE, recipient: trader, deadline, amountIn: best.x, amountOutMinimum: best.middle, sqrtPriceLimitX96: 0n }] }) },
-        { to: ROUTER02, data: encodeFunctionData({ abi, functionName: 'swapExactTokensForTokens', args: [best.middle, best.x + 1n, [USDC, WETH], trader, deadline] }) },
+        { to: ROUTER02, data: encodeFunctionData({ abi, functionName: 'swapExactTokensForTokens', args: [back, best.x + 1n, [USDC, WETH], trader, deadline] }) },
       ]
     : [
         { to: ROUTER02, data: encodeFunctionData({ abi, functionName: 'swapExactTokensForTokens', args: [best.x, best.middle, [WETH, USDC], trader, deadline] }) },
-        { to: SWAP_ROUTER, data: encodeFunctionData({ abi, functionName: 'exactInputSingle', args: [{ tokenIn: USDC, tokenOut: WETH, fee: V3_FEE, recipient: trader, deadline, amountIn: best.middle, amountOutMinimum: best.x + 1n, sqrtPriceLimitX96: 0n }] }) },
+        { to: SWAP_ROUTER, data: encodeFunctionData({ abi, functionName: 'exactInputSingle', args: [{ tokenIn: USDC, tokenOut: WETH, fee: V3_FEE, recipient: trader, deadline, amountIn: back, amountOutMinimum: best.x + 1n, sqrtPriceLimitX96: 0n }] }) },
       ]
   const nonce = await client.getTransactionCount({ address: account.address })
   // Through the executor: one tx running both legs and paying the coinbase; else one tx per leg.

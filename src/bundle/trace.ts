@@ -1,6 +1,7 @@
 import type { Address, Hash } from 'viem'
 import type { BuilderPayments } from './builderPayments.js'
 import type { Bundle } from './types.js'
+import { normalizeAddress, normalizeHash } from '../protocol/normalize.js'
 import type { BundleState } from '../protocol/bundleStates.js'
 import type { ErrorKind } from '../protocol/errorKinds.js'
 import type { LostTo } from '../protocol/competition.js'
@@ -124,4 +125,17 @@ export function newTrace(bundle: Bundle, arrival: Arrival, invalid: { error: str
     live: true,
     builderPayments: { sponsorships: [], refund: null },
   }
+}
+
+/**
+ * Who a bundle counts for (the competition, a lost bundle's `lostTo`): its signing key
+ * (X-Flashbots-Signature), else the sender of its first tx that is not `userTx` — the user's
+ * swap a backrun carries is not the searcher's.
+ *
+ * @example searcherOf(landedBackrun, victimHash) // the backrun's signer, or its own tx's sender
+ */
+export function searcherOf(trace: Pick<BundleTrace, 'searcher' | 'bundle'>, userTx?: Hash): Address | null {
+  if (trace.searcher) return normalizeAddress(trace.searcher)
+  const own = trace.bundle.txs.find((tx) => userTx === undefined || normalizeHash(tx.hash) !== normalizeHash(userTx))
+  return own?.sender ? normalizeAddress(own.sender) : null
 }

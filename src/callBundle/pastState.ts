@@ -1,5 +1,4 @@
 import { classifyNodeRefusal } from '../chain/nodeRefusal.js'
-import { decodeErrorResult, type Hex } from 'viem'
 import type { Bundle } from '../bundle/types.js'
 import { failureMessage } from '../bundle/failure.js'
 import { simulateAsCallsAt } from '../builder/simulation/index.js'
@@ -42,21 +41,12 @@ export async function callBundleOnPastState(deps: CallBundleDeps, request: CallB
     if (call.success) result.value = call.returnData
     else {
       result.error = call.error
-      result.revert = revertReason(call.returnData)
-      result.revertReason = revertReasonText(decodeRevertReason({ returnData: call.returnData, gasUsed: call.gasUsed, gasLimit: tx.gas }))
+      const reason = decodeRevertReason({ returnData: call.returnData, gasUsed: call.gasUsed, gasLimit: tx.gas })
+      // Flashbots' `revert`: the Error(string) message, else the revert data as hex.
+      result.revert = reason.kind === 'Error' ? reason.message : call.returnData
+      result.revertReason = revertReasonText(reason)
     }
     return result
   })
   return bundleAnswer(bundle.hash, stateBlock, results, run.coinbaseGain)
-}
-
-/** The `Error(string)` reason of revert data, else the data as hex. */
-function revertReason(data: Hex): string {
-  try {
-    const decoded = decodeErrorResult({ data })
-    if (decoded.errorName === 'Error') return String(decoded.args?.[0])
-  } catch {
-    // Not a standard error: the raw data says what there is.
-  }
-  return data
 }

@@ -1,14 +1,7 @@
 import type { Address, Hash } from 'viem'
-import type { BundleTrace } from '../bundle/trace.js'
+import { searcherOf, type BundleTrace } from '../bundle/trace.js'
 import type { CompetitionContender } from '../protocol/competition.js'
-import { normalizeAddress, normalizeHash } from '../protocol/normalize.js'
-
-/** Who a bundle counts for: its signing key, else the sender of its first tx that is not the victim. */
-export function searcherOf(trace: Pick<BundleTrace, 'searcher' | 'bundle'>, victim?: Hash): Address | null {
-  if (trace.searcher) return normalizeAddress(trace.searcher)
-  const own = trace.bundle.txs.find((tx) => victim === undefined || normalizeHash(tx.hash) !== normalizeHash(victim))
-  return own?.sender ? normalizeAddress(own.sender) : null
-}
+import { normalizeHash } from '../protocol/normalize.js'
 
 /** Did this bundle go for the victim: carry its tx beside txs of its own, or backrun it by hash (MEV-Share)? */
 export function wentFor(trace: Pick<BundleTrace, 'bundle' | 'privateTx'>, victim: Hash): boolean {

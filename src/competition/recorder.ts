@@ -1,11 +1,11 @@
 import type { Address, Hash, PublicClient } from 'viem'
-import type { BundleTrace } from '../bundle/trace.js'
 import type { CompetitionOpportunity } from '../protocol/competition.js'
 import type { WorldStatus } from '../protocol/harnessStatus.js'
 import { normalizeAddress, normalizeHash } from '../protocol/normalize.js'
 import { readReserves, type PoolRef } from '../dex/read.js'
 import { accountBackrun, classifyBlock, type FoundOpportunity, type MinedTxFacts } from './classify.js'
-import { contendersFor, marginOf, searcherOf } from './contenders.js'
+import { contendersFor, marginOf } from './contenders.js'
+import { searcherOf, type BundleTrace } from '../bundle/trace.js'
 import { BACKRUN_GAS } from '../rivals/searcher.js'
 
 

@@ -6,6 +6,8 @@ import { normalizeHash } from '../../protocol/normalize.js'
 export interface PlaceTaken {
   trace: BundleTrace
   by: BundleTrace
+  /** The tx both went for: one the losing bundle carried, or its backrun's user tx. */
+  taken: Hash
 }
 
 /**
@@ -28,8 +30,12 @@ export function placesTaken(taken: readonly BundleTrace[], minedBlock: bigint): 
   for (const trace of taken) {
     if (trace.state === 'Landed' || trace.state === 'SimulationFail' || trace.state === 'Invalid') continue
     const wanted = [...trace.bundle.txs.map((tx) => tx.hash), ...(trace.bundle.mevShare?.backrunOf ? [trace.bundle.mevShare.backrunOf] : [])]
-    const by = wanted.map((hash) => landedWith.get(normalizeHash(hash))).find((other) => other !== undefined && other !== trace)
-    if (by) out.push({ trace, by })
+    for (const taken of wanted) {
+      const by = landedWith.get(normalizeHash(taken))
+      if (by === undefined || by === trace) continue
+      out.push({ trace, by, taken })
+      break
+    }
   }
   return out
 }

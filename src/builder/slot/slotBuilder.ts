@@ -8,7 +8,7 @@ import type { SlotCutoffs } from '../../config/config.js'
 import type { BundleBook } from '../../bundle/book.js'
 import { expectedPlan } from '../execution/economicsPlan.js'
 import { failureMessage, inBackrunTerms, type ExecutionFailure } from '../../bundle/failure.js'
-import type { BundleTrace } from '../../bundle/trace.js'
+import { searcherOf, type BundleTrace } from '../../bundle/trace.js'
 import type { PublicMempool } from '../../mempool/publicMempool.js'
 import { itemGroups, type CandidateBlock, type CandidateSummary } from '../assembly/assemble.js'
 import type { BuilderSigner } from '../execution/builderTxs.js'
@@ -225,7 +225,7 @@ export class SlotBuilder {
       traces.landedInBackrun(trace, mined.number, paid, routes && winner?.builder.name)
     }
     for (const { trace, failure } of backruns.orphaned) traces.backrunOrphaned(trace, failure)
-    for (const { trace, by } of placesTaken(this.taken, mined.number)) traces.lostTo(trace, this.lostToOf(by))
+    for (const { trace, by, taken } of placesTaken(this.taken, mined.number)) traces.lostTo(trace, this.lostToOf(by, taken))
     mempool.remove(mined.txs.keys())
     mempool.remove(staleMempoolTxs(top.best))
 
@@ -253,9 +253,9 @@ export class SlotBuilder {
     return this.considered
   }
 
-  /** How a lost bundle's stats name the landed order that took its place: its signer (else its first sender), name and payment. */
-  private lostToOf(by: BundleTrace): LostTo {
-    const searcher = by.searcher ?? by.bundle.txs[0]?.sender ?? null
+  /** How a lost bundle's stats name the landed order that took its place: its searcher (not the sender of the tx both went for), name and payment. */
+  private lostToOf(by: BundleTrace, taken: Hash): LostTo {
+    const searcher = searcherOf(by, taken)
     return { bundleHash: by.bundle.hash, searcher, name: this.deps.names?.nameOf(searcher) ?? null, builderPayment: by.builderPayment.toString() }
   }
 
