@@ -54,26 +54,34 @@ function startCli(extraArgs: string[] = [], env: Record<string, string | undefin
   return cli
 }
 
-/** Waits for the ready banner (through the coinbase line) and parses it. */
-async function waitReady(cli: Cli, timeoutMs = 45_000): Promise<Ready> {
+/**
+ * Waits for the ready banner (through the coinbase line): resolves with stdout once it is
+ * printed, fails at once (with the child's stdout and stderr) if the process exits first; the
+ * deadline only keeps a hung child from holding the suite.
+ */
+async function waitBanner(cli: Cli, timeoutMs = 45_000): Promise<string> {
   const deadline = Date.now() + timeoutMs
   let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined
   void cli.exited.then((e) => (exited = e))
   for (;;) {
     const text = cli.stdout()
-    if (/stats RPC/.test(text) && /coinbase\s+\S+/.test(text)) {
-      const submission = /submission RPC\s+(\S+)/.exec(text)
-      const stats = /stats RPC\s+(\S+)/.exec(text)
-      const anvil = /anvil\s+(http\S+)/.exec(text)
-      const coinbase = /coinbase\s+(\S+)/.exec(text)
-      const mevShare = /MEV-Share\s+(\S+)/.exec(text)
-      if (!submission || !stats || !anvil || !coinbase || !mevShare) throw new Error(`unparseable banner:\n${text}`)
-      return { submissionUrl: submission[1]!, statsUrl: stats[1]!, anvilUrl: anvil[1]!, coinbase: coinbase[1]!, mevShareUrl: mevShare[1]! }
-    }
+    if (/stats RPC/.test(text) && /coinbase\s+\S+/.test(text)) return text
     if (exited) throw new Error(`bundlesim exited before ready (code ${exited.code}, signal ${exited.signal})\nstdout:\n${text}\nstderr:\n${cli.stderr()}`)
     if (Date.now() > deadline) throw new Error(`bundlesim not ready after ${timeoutMs} ms\nstdout:\n${text}\nstderr:\n${cli.stderr()}`)
     await sleep(50)
   }
+}
+
+/** Waits for the ready banner and parses it. */
+async function waitReady(cli: Cli, timeoutMs = 45_000): Promise<Ready> {
+  const text = await waitBanner(cli, timeoutMs)
+  const submission = /submission RPC\s+(\S+)/.exec(text)
+  const stats = /stats RPC\s+(\S+)/.exec(text)
+  const anvil = /anvil\s+(http\S+)/.exec(text)
+  const coinbase = /coinbase\s+(\S+)/.exec(text)
+  const mevShare = /MEV-Share\s+(\S+)/.exec(text)
+  if (!submission || !stats || !anvil || !coinbase || !mevShare) throw new Error(`unparseable banner:\n${text}`)
+  return { submissionUrl: submission[1]!, statsUrl: stats[1]!, anvilUrl: anvil[1]!, coinbase: coinbase[1]!, mevShareUrl: mevShare[1]! }
 }
 
 /** Waits for the process to exit, failing after a timeout. */
@@ -180,9 +188,7 @@ describe('bundlesim serve (real CLI)', () => {
 
   it('without --expose-anvil, Anvil is internal: no URL announced, its cheatcodes served by the submission RPC', async () => {
     const cli = startCli([], {}, BASE_ARGS.filter((arg) => arg !== '--expose-anvil'))
-    const deadline = Date.now() + 45_000
-    while (!/coinbase\s+\S+/.test(cli.stdout()) && Date.now() < deadline) await sleep(50)
-    const text = cli.stdout()
+    const text = await waitBanner(cli)
     expect(text).toMatch(/anvil\s+internal \(cheatcodes anvil_setBalance/)
     expect(text).not.toMatch(/anvil\s+http/)
     const submissionUrl = /submission RPC\s+(\S+)/.exec(text)![1]!
