@@ -30,6 +30,8 @@ export interface StartMarketOptions {
   events: HarnessEvents
   /** The submission RPC: users and searchers are its clients, like any bot. */
   rpcUrl: string
+  /** Sent with their requests: they trade while the harness starts, before it answers anyone else (src/rpc/readinessGate.ts). */
+  clientHeaders: Readonly<Record<string, string>>
   shutdown: Shutdown
   log: Logger
 }
@@ -41,10 +43,11 @@ export interface StartMarketOptions {
  * so a run is the same every time; with the realtime clock, users send a fifth into the slot
  * and each searcher reacts after its `reactionDelayMs`.
  */
-export async function startMarket({ config, chain, world, builder, names, orders, events, rpcUrl, shutdown, log }: StartMarketOptions): Promise<MarketSubsystem> {
+export async function startMarket({ config, chain, world, builder, names, orders, events, rpcUrl, clientHeaders, shutdown, log }: StartMarketOptions): Promise<MarketSubsystem> {
   if (config.flow === undefined) return { competition: () => null }
   const worldStatus = world.status()
-  if (!worldStatus) throw new Error('flow: the market trades on the DEX world; start with --world dex as well (or a scenario with world: dex)')
+  // startHarnessChain refused a flow without a world before anything started.
+  if (!worldStatus) throw new Error('flow: the market needs the DEX world')
   // Loaded only for a market: a run without one never reads them.
   const [{ loadFlow }, { FlowUsers }, { Searcher }, { CompetitionTracker }, { CompetitionRecorder }, { BlockStateDiff }] = await Promise.all([
     import('../flow/flowFile.js'),
@@ -55,8 +58,8 @@ export async function startMarket({ config, chain, world, builder, names, orders
     import('../builder/execution/stateDiff.js'),
   ])
   const spec = loadFlow(config.flow)
-  const client = createBundlesimClient({ rpcUrl })
-  const reader = createPublicClient({ transport: http(rpcUrl, { batch: true }) }) as PublicClient
+  const client = createBundlesimClient({ rpcUrl, headers: { ...clientHeaders } })
+  const reader = createPublicClient({ transport: http(rpcUrl, { batch: true, fetchOptions: { headers: { ...clientHeaders } } }) }) as PublicClient
   const node = createPublicClient({ transport: http(chain.supervisor.url, { batch: true }) }) as PublicClient
   const users = new FlowUsers(spec, worldStatus, client, reader, chain.chainId)
   const searchers = spec.searchers.map((s) => new Searcher(s, spec.seed, worldStatus, client, reader, chain.chainId))

@@ -1,4 +1,6 @@
+import express from 'express'
 import type { Logger } from 'pino'
+import type { ReadinessGate } from '../rpc/readinessGate.js'
 import type { BundlesimConfig } from '../config/config.js'
 import type { SlotState } from '../clock/slotState.js'
 import { simulateWithLogs } from '../builder/simulation/index.js'
@@ -19,6 +21,8 @@ export interface MevShareWiring {
   slot: SlotState
   orders: OrderFlow
   events: HarnessEvents
+  /** Holds the stream's requests until the whole harness is up. */
+  gate: ReadinessGate
   shutdown: Shutdown
   log: Logger
 }
@@ -34,7 +38,7 @@ export interface MevShareSurface {
  * The MEV-Share hint stream on its own port: every shared private tx, simulated on the head
  * under the chain lock's read side, announced with its hinted fields and kept in the history.
  */
-export async function startMevShare({ config, chain, slot, orders, events, shutdown, log }: MevShareWiring): Promise<MevShareSurface> {
+export async function startMevShare({ config, chain, slot, orders, events, gate, shutdown, log }: MevShareWiring): Promise<MevShareSurface> {
   const stream = new HintStream({ pingIntervalMs: config.mevSharePingMs, maxBufferedBytes: config.mevShareMaxBufferedBytes })
   const history = new HintHistory(config.mevShareHistorySize)
   const publisher = new HintPublisher({
@@ -51,7 +55,11 @@ export async function startMevShare({ config, chain, slot, orders, events, shutd
     const order = shareableOrder(trace)
     if (order) publisher.publish(order)
   })
-  const server = await listen(mevShareApp(stream, history), config.host, config.mevSharePort)
+  const app = express()
+  app.disable('x-powered-by')
+  app.use(gate.middleware)
+  app.use(mevShareApp(stream, history))
+  const server = await listen(app, config.host, config.mevSharePort, '--mev-share-port')
   shutdown.add(() => server.close())
   // Before the server closes (steps run last-added first): open streams would hold it until its drain deadline.
   shutdown.add(async () => stream.close())

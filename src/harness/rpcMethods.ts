@@ -1,3 +1,4 @@
+import type { ReadinessGate } from '../rpc/readinessGate.js'
 import { JSONRPCErrorException, JSONRPCServer } from 'json-rpc-2.0'
 import { mineImpersonatedTx } from '../cheats/impersonatedBlock.js'
 import { createApiKeyCheck } from '../rpc/auth.js'
@@ -52,6 +53,8 @@ export interface RpcServersOptions {
   market: CompetitionMethodDeps
   status(): HarnessStatus
   events: HarnessEvents
+  /** Holds every request until the whole harness is up. */
+  gate: ReadinessGate
   shutdown: Shutdown
   log: Logger
 }

@@ -16,7 +16,7 @@ export interface RpcServers {
 
 /** Registers every JSON-RPC method on its server and starts listening on both ports (WebSocket too on the submission port). */
 export async function startRpcServers(options: RpcServersOptions): Promise<RpcServers> {
-  const { config, chain, slot, traces, orders, view, events, shutdown, log } = options
+  const { config, chain, slot, traces, orders, view, events, gate, shutdown, log } = options
   const { supervisor } = chain
   // Each endpoint names the other's URL for its methods; the URLs are known once both listen.
   const urls = { submission: '', stats: '' }
@@ -30,6 +30,7 @@ export async function startRpcServers(options: RpcServersOptions): Promise<RpcSe
     health: () => supervisor.healthy,
     healthDetail: () => (supervisor.healthy ? {} : { anvil: `restarting (${supervisor.downReason})` }),
     activity: orders.activity,
+    gate: gate.middleware,
   }
   const submissionServer = await listen(
     createRpcApp(submission, {
@@ -39,6 +40,7 @@ export async function startRpcServers(options: RpcServersOptions): Promise<RpcSe
     }),
     config.host,
     config.port,
+    '--port',
   )
   shutdown.add(() => submissionServer.close())
   const webSocket = attachWebSocket(submissionServer.server, submission, {
@@ -47,6 +49,7 @@ export async function startRpcServers(options: RpcServersOptions): Promise<RpcSe
     maxBufferedBytes: config.wsMaxBufferedBytes,
     closeGraceMs: config.wsCloseGraceMs,
     activity: orders.activity,
+    whenReady: () => gate.whenReady(),
     log,
   })
   // Before the HTTP server closes (steps run last-added first): it does not wait for upgraded sockets.
@@ -55,10 +58,11 @@ export async function startRpcServers(options: RpcServersOptions): Promise<RpcSe
   const dashboard = createHarnessDashboard({ config, traces, slot, view, events })
   const statsApp = express()
   statsApp.disable('x-powered-by')
+  statsApp.use(gate.middleware)
   statsApp.use(dashboard.router)
   statsApp.use(relayDataApi(options.builder.relay))
   statsApp.use(createRpcApp(stats, httpOptions))
-  const statsServer = await listen(statsApp, config.host, config.statsPort)
+  const statsServer = await listen(statsApp, config.host, config.statsPort, '--stats-port')
   shutdown.add(() => statsServer.close())
   // Before the server closes: open event streams would hold it until its drain deadline.
   shutdown.add(async () => dashboard.close())

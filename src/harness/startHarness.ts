@@ -22,6 +22,7 @@ import { createPublicView } from './publicView.js'
 import { startMevShare } from './mevShare.js'
 import { HarnessEvents } from './events.js'
 import { Shutdown } from './shutdown.js'
+import { ReadinessGate } from '../rpc/readinessGate.js'
 
 /** A running bundlesim: Anvil, the builder, and the submission and stats RPCs. */
 export interface Harness {
@@ -66,9 +67,10 @@ export interface HarnessChain {
  * resolves the chain source, launches Anvil and deploys the world.
  */
 export async function startHarnessChain(config: BundlesimConfig, chainIdGiven: boolean): Promise<HarnessChain> {
-  // Bad settings fail here, before Anvil starts.
+  // Bad settings and files fail here, before Anvil starts and anything listens.
   slotCutoffs(config)
   emulatedBuilders(config)
+  await checkFlow(config)
   const log = createLogger({ level: config.logLevel, format: config.logFormat, verbose: config.logLevel === 'debug' || config.logLevel === 'trace' })
   const saved = config.dataDir ? await readSavedRun(config.dataDir) : null
   // A fork URL that does not answer, a block it cannot serve, a snapshot of another chain: refused here, in seconds.
@@ -119,6 +121,9 @@ export async function startHarnessOn(base: HarnessChain, config: BundlesimConfig
   }
   const events = new HarnessEvents()
   const shutdown = new Shutdown(log)
+  // Every server listens before the market starts (its clients use them), but answers no one
+  // else until the whole harness is up: a client's first harness_status means ready.
+  const gate = new ReadinessGate()
   const stop = async () => {
     // No Anvil restart may begin while the harness stops.
     if (ownsChain) base.chain.supervisor.halt()
@@ -151,7 +156,7 @@ export async function startHarnessOn(base: HarnessChain, config: BundlesimConfig
       const count = restoreTraces(traces, saved, chain.resumed, `the saved Anvil state could not be resumed (bundlesim restarted on a new chain at block ${slot.head.number})`)
       log.info({ dataDir: config.dataDir, traces: count, resumed: chain.resumed }, `restored ${count} traces from the data dir`)
     }
-    const mevShare = await startMevShare({ config, chain, slot, orders, events, shutdown, log })
+    const mevShare = await startMevShare({ config, chain, slot, orders, events, gate, shutdown, log })
     // Known once the servers listen (status is only asked after).
     const urls = { submission: '', stats: '' }
     const status = (): HarnessStatus => ({
@@ -178,11 +183,12 @@ export async function startHarnessOn(base: HarnessChain, config: BundlesimConfig
     const view = createPublicView({ config, chain, slot, orders, events, log })
     // A slot is over when its block is announced: then filters and subscriptions have it when harness_advanceSlot returns.
     builder.addParticipant({ afterSlot: () => view.feed.settled() })
-    const servers = await startRpcServers({ config, chain, slot, traces, names, orders, builder, view, world, market, status, events, shutdown, log })
+    const servers = await startRpcServers({ config, chain, slot, traces, names, orders, builder, view, world, market, status, events, gate, shutdown, log })
     urls.submission = servers.submission.url
     urls.stats = servers.stats.url
-    Object.assign(market, await startMarket({ config, chain, world, builder, names, orders, events, rpcUrl: servers.submission.url, shutdown, log }))
+    Object.assign(market, await startMarket({ config, chain, world, builder, names, orders, events, rpcUrl: servers.submission.url, clientHeaders: gate.clientHeaders, shutdown, log }))
     builder.start()
+    gate.open()
     return {
       rpcUrl: servers.submission.url,
       statsUrl: servers.stats.url,
@@ -197,9 +203,18 @@ export async function startHarnessOn(base: HarnessChain, config: BundlesimConfig
       stop,
     }
   } catch (error) {
+    gate.fail(error instanceof Error ? error.message : String(error))
     await stop()
     throw error
   }
+}
+
+/** A market (`flow`) needs the DEX world, and its file must read: checked before anything starts. */
+async function checkFlow(config: BundlesimConfig): Promise<void> {
+  if (config.flow === undefined) return
+  if (config.world === undefined) throw new Error('flow: the market trades on the DEX world; start with --world dex as well (or a scenario with world: dex)')
+  const { loadFlow } = await import('../flow/flowFile.js')
+  loadFlow(config.flow)
 }
 
 function isLoopback(host: string): boolean {

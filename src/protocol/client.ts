@@ -29,6 +29,8 @@ export interface BundlesimClientOptions {
   statsUrl?: string
   /** Abort a request after this many ms (default: no limit). */
   timeoutMs?: number
+  /** Headers sent with every request (e.g. an `X-Api-Key`). */
+  headers?: Record<string, string>
 }
 
 type MethodName = keyof BundlesimMethods
@@ -73,12 +75,12 @@ export interface BundlesimClient {
  * await client.advanceSlot({ slots: 3 })
  * const stats = await client.getBundleStats(bundleHash) // stats.status === 'landed'
  */
-export function createBundlesimClient({ rpcUrl, statsUrl, timeoutMs }: BundlesimClientOptions): BundlesimClient {
-  const rpc = createJsonRpcTransport({ url: rpcUrl, timeoutMs })
+export function createBundlesimClient({ rpcUrl, statsUrl, timeoutMs, headers }: BundlesimClientOptions): BundlesimClient {
+  const rpc = createJsonRpcTransport({ url: rpcUrl, timeoutMs, headers })
   let stats: JsonRpcTransport | undefined
   const statsTransport = () => {
     if (statsUrl === undefined) throw new Error('getBundleStats needs the client to be given a statsUrl')
-    return (stats ??= createJsonRpcTransport({ url: statsUrl, timeoutMs }))
+    return (stats ??= createJsonRpcTransport({ url: statsUrl, timeoutMs, headers }))
   }
   const call = <M extends MethodName>(method: M, params: Params<M>, headers?: Record<string, string>) => rpc.request<Result<M>>(method, params, headers)
 

@@ -57,6 +57,8 @@ export interface HttpServerOptions {
    * when `authenticate` is null, no signature check.
    */
   routes?: readonly RpcRoute[]
+  /** First in the app: holds requests until the harness is ready (src/rpc/readinessGate.ts). */
+  gate?: express.RequestHandler
 }
 
 /** One more JSON-RPC server of an app, at its own path. */
@@ -78,6 +80,7 @@ export function createRpcApp(rpc: JSONRPCServer<RequestContext>, options: HttpSe
   app.disable('x-powered-by')
   // JSON-RPC answers to POSTs are never cached: no ETag (express would hash every answer's body).
   app.disable('etag')
+  if (options.gate) app.use(options.gate)
   app.get('/health', (_req, res) => {
     const healthy = options.health()
     res.status(healthy ? 200 : 503).json({ healthy, ...options.healthDetail?.() })
@@ -190,15 +193,19 @@ const KEEP_ALIVE_TIMEOUT_MS = 65_000
 /** How long `close()` lets in-flight requests finish before cutting their connections. */
 const DRAIN_TIMEOUT_MS = 10_000
 
-/** Listens; `close()` stops accepting, lets in-flight requests finish (up to a deadline), then resolves. */
-export function listen(app: express.Express, host: string, port: number): Promise<ListeningServer> {
+/**
+ * Listens; `close()` stops accepting, lets in-flight requests finish (up to a deadline), then
+ * resolves. A port that is taken (or not allowed) fails with a message naming `flag`, the
+ * setting a user changes to fix it.
+ */
+export function listen(app: express.Express, host: string, port: number, flag?: string): Promise<ListeningServer> {
   return new Promise((resolve, reject) => {
     const server: Server = app.listen(port, host)
     // Bots keep connections open between slots: Node's 5 s idle timeout races a client that
     // reuses a connection just as the server closes it (ECONNRESET), so idle ones live longer.
     server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS
     server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000
-    server.once('error', reject)
+    server.once('error', (error: NodeJS.ErrnoException) => reject(flag ? listenError(error, flag, host, port) : error))
     server.once('listening', () => {
       const address = server.address() as AddressInfo
       const urlHost = host.includes(':') ? `[${host}]` : host
@@ -221,4 +228,16 @@ export function listen(app: express.Express, host: string, port: number): Promis
       })
     })
   })
+}
+
+/** Why a server could not listen, in terms of the flag that chose its port. */
+export function listenError(error: NodeJS.ErrnoException, flag: string, host: string, port: number): Error {
+  const where = `${host.includes(':') ? `[${host}]` : host}:${port}`
+  const why =
+    error.code === 'EADDRINUSE'
+      ? `${where} is already in use (EADDRINUSE): stop what listens there, or give ${flag} another port (0: any free port)`
+      : error.code === 'EACCES'
+        ? `${where} may not be bound by this user (EACCES): give ${flag} a port above 1023 (0: any free port)`
+        : `${where} cannot be listened on (${error.code ?? error.message})`
+  return Object.assign(new Error(`${flag} ${port}: ${why}`), { code: error.code })
 }

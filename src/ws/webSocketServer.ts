@@ -17,6 +17,8 @@ export interface WebSocketOptions {
   closeGraceMs: number
   /** Counts messages being answered (deferred checks wait for quiet). */
   activity?: RequestActivity
+  /** Resolves when the harness is ready: messages wait for it, in order (src/rpc/readinessGate.ts). */
+  whenReady?: () => Promise<void>
   log: Logger
 }
 
@@ -43,7 +45,9 @@ export function attachWebSocket(server: Server, rpc: JSONRPCServer<RequestContex
     const context: RequestContext = { headers: request.headers, rawBody: '', searcher: null, channel: connection }
     socket.on('message', (data: RawData) => {
       const done = options.activity?.start()
-      answer(rpc, connection, context, rawText(data), options.maxBatchSize)
+      const text = rawText(data)
+      ;(options.whenReady?.() ?? Promise.resolve())
+        .then(() => answer(rpc, connection, context, text, options.maxBatchSize))
         .catch((error) => options.log.error({ err: error }, 'WebSocket message failed'))
         .finally(() => done?.())
     })

@@ -1,0 +1,2 @@
+export declare const BUILT_CLI: string
+export declare function isBuildFresh(root: string): boolean
