@@ -1,9 +1,11 @@
 // The `bundlesim` command. Only commander and plain modules load before a command runs:
 // `bundlesim --help` answers at once, and each command imports what it needs when it runs.
 import { readFileSync } from 'node:fs'
+import { constants } from 'node:os'
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander'
 import type { Hex } from 'viem'
 import type { BundlesimConfig } from './config/config.js'
+import type { Harness } from './harness/startHarness.js'
 import { DEFAULT_CONFIG, EXPOSED_ANVIL_PORT } from './config/config.js'
 import { WIRE_PATTERNS } from './protocol/wirePatterns.js'
 import { LOG_FORMATS } from './config/logFormat.js'
@@ -47,9 +49,9 @@ program
     process.exit(error.exitCode === 0 ? EXIT.ok : EXIT.usage)
   })
 
-program
-  .command('serve')
-  .description('start Anvil and the builder emulator (submission RPC, stats RPC)')
+/** The flags of `serve`, which `exec` takes too. */
+function addServeOptions(command: Command): Command {
+  return command
   .option('--host <address>', 'bind address of both RPC servers', DEFAULT_CONFIG.host)
   .option('--port <port>', 'submission RPC port (0: any free port)', integer('--port', 0, 65535), DEFAULT_CONFIG.port)
   .option('--stats-port <port>', 'stats RPC port (0: any free port)', integer('--stats-port', 0, 65535), DEFAULT_CONFIG.statsPort)
@@ -102,20 +104,23 @@ program
   .addOption(new Option('--quiet', 'log only warnings and errors (the ready lines on stdout stay)').conflicts(['verbose', 'logLevel']))
   .addOption(new Option('--verbose', "log debug records too, and each slot's timings and block hash").conflicts(['logLevel']))
   .option('--log-level <level>', 'pino log level (trace, debug, info, warn, error, fatal, silent)', DEFAULT_CONFIG.logLevel)
-  .action(async (opts) => {
+}
+
+/** The harness settings the `serve` flags give (a bad flag exits with a usage error naming it). */
+async function configFromFlags(command: Command, opts: Record<string, any>): Promise<Partial<BundlesimConfig>> {
     const envKeys = (process.env.BUNDLESIM_API_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean)
     if (opts.coinbaseKey !== undefined && !WIRE_PATTERNS.hash32.test(opts.coinbaseKey)) {
-      program.error('error: --coinbase-key must be a 32-byte 0x hex private key')
+      command.error('error: --coinbase-key must be a 32-byte 0x hex private key')
     }
     const specs = await import('./builder/fleet/specs.js')
     let builders: BundlesimConfig['builders']
     try {
       builders = buildersFromFlags(specs, opts.builders, opts.builder)
     } catch (error) {
-      if (error instanceof specs.BuilderSpecError) program.error(`error: ${error.message}`)
+      if (error instanceof specs.BuilderSpecError) command.error(`error: ${error.message}`)
       throw error
     }
-    const config: Partial<BundlesimConfig> = {
+    return {
       host: opts.host,
       port: opts.port,
       statsPort: opts.statsPort,
@@ -158,6 +163,29 @@ program
       rateLimitPerIp: opts.rateLimitPerIp,
       rateLimitPerKey: opts.rateLimitPerKey,
     }
+}
+
+/** The lines that say a harness is ready and where everything is. */
+function readyBanner(harness: Harness): string {
+  const { config } = harness
+  const status = harness.status()
+  return [
+    `bundlesim ready (chain ${status.chainId}, block ${status.blockNumber}, ${config.clock} clock, ${config.slotTimeSeconds}s slots)`,
+    `  submission RPC  ${harness.rpcUrl}`,
+    `  stats RPC       ${harness.statsUrl}`,
+    `  dashboard       ${harness.statsUrl}  (open in a browser)`,
+    `  MEV-Share       ${harness.mevShareUrl}  (hint stream, SSE; history at api/v1/history)`,
+    config.exposeAnvil
+      ? `  anvil           ${harness.anvilUrl} (exposed: shows the builder's work in progress)`
+      : '  anvil           internal (cheatcodes anvil_setBalance/setCode/setNonce/setStorageAt via the submission RPC; --expose-anvil to reach it)',
+    `  coinbase        ${harness.coinbase}`,
+    '',
+  ].join('\n')
+}
+
+addServeOptions(program.command('serve').description('start Anvil and the builder emulator (submission RPC, stats RPC)'))
+  .action(async (opts, command: Command) => {
+    const config = await configFromFlags(command, opts)
     const { startHarness } = await import('./harness/startHarness.js')
     const harness = await startHarness(config)
     // Handlers first: a signal sent as soon as the banner is read must find them.
@@ -173,22 +201,58 @@ program
     }
     process.on('SIGINT', () => shutdown('SIGINT'))
     process.on('SIGTERM', () => shutdown('SIGTERM'))
-    const status = harness.status()
-    process.stdout.write(
-      [
-        `bundlesim ready (chain ${status.chainId}, block ${status.blockNumber}, ${config.clock} clock, ${config.slotTimeSeconds}s slots)`,
-        `  submission RPC  ${harness.rpcUrl}`,
-        `  stats RPC       ${harness.statsUrl}`,
-        `  dashboard       ${harness.statsUrl}  (open in a browser)`,
-        `  MEV-Share       ${harness.mevShareUrl}  (hint stream, SSE; history at api/v1/history)`,
-        harness.config.exposeAnvil
-          ? `  anvil           ${harness.anvilUrl} (exposed: shows the builder's work in progress)`
-          : '  anvil           internal (cheatcodes anvil_setBalance/setCode/setNonce/setStorageAt via the submission RPC; --expose-anvil to reach it)',
-        `  coinbase        ${harness.coinbase}`,
-        '',
-      ].join('\n'),
-    )
+    process.stdout.write(readyBanner(harness))
   })
+
+addServeOptions(
+  program
+    .command('exec')
+    .description(
+      'start a harness, run a bot against it unchanged, stop when the bot exits (with its exit code): the bot gets the URLs in its environment ' +
+        '(RPC_URL, STATS_URL, MEV_SHARE_URL, BUNDLESIM_*), and every Node process it starts sends the public hosts it hard-codes ' +
+        '(relay.flashbots.net, rpc.titanbuilder.xyz, mev-share.flashbots.net, Infura, Alchemy…) to bundlesim (docs/run-your-bot.md). ' +
+        'Chain id 1 unless --chain-id is given. Example: bundlesim exec --world dex --flow default -- node bot.js',
+    )
+    .argument('<command...>', 'the bot, after --: a program and its arguments')
+    .option('--no-host-map', "don't load the host map into the bot's Node processes (it uses the URLs from its environment)")
+    .option('--bot-key <hex>', "the bot's key, as BOT_KEY and PRIVATE_KEY in its environment (default: none set)"),
+).action(async (commandLine: string[], opts, command: Command) => {
+  if (opts.botKey !== undefined && !WIRE_PATTERNS.hash32.test(opts.botKey)) command.error('error: --bot-key must be a 32-byte 0x hex private key')
+  const config = await configFromFlags(command, opts)
+  // A mainnet bot signs for chain 1 and may check it: the devnet says 1 unless told otherwise.
+  config.chainId ??= 1
+  const [{ startHarness }, { botEndpoints, botEnvironment }, { startBot }] = await Promise.all([
+    import('./harness/startHarness.js'),
+    import('./bots/environment.js'),
+    import('./bots/botProcess.js'),
+  ])
+  const harness = await startHarness(config)
+  // The bot's stdout is the bot's: bundlesim's lines go to stderr.
+  process.stderr.write(readyBanner(harness))
+  const endpoints = botEndpoints(harness.rpcUrl, harness.statsUrl, harness.status())
+  const bot = startBot({
+    name: commandLine[0]!,
+    command: commandLine,
+    env: { ...process.env, ...botEnvironment(endpoints, { key: opts.botKey as Hex | undefined, hostMap: opts.hostMap, inherited: process.env }) },
+    onLine: (line, stream) => (stream === 'stdout' ? process.stdout : process.stderr).write(`${line}\n`),
+  })
+  let stopping = false
+  const stopAll = async (signal?: string) => {
+    if (stopping) return
+    stopping = true
+    if (signal) process.stderr.write(`${signal}: stopping the bot and bundlesim\n`)
+    const exit = await bot.stop()
+    await harness.stop().catch((error: Error) => process.stderr.write(`bundlesim: stopping the harness failed: ${error.message}\n`))
+    const signalNumber = exit.signal ? (constants.signals[exit.signal] ?? 0) : 0
+    // The bot's own code; killed by a signal, 128 + its number, as a shell reports it.
+    process.exit(exit.code ?? 128 + signalNumber)
+  }
+  process.on('SIGINT', () => void stopAll('SIGINT'))
+  process.on('SIGTERM', () => void stopAll('SIGTERM'))
+  await bot.exited
+  process.stderr.write(`bundlesim: ${commandLine[0]} exited (${bot.exit()!.code ?? bot.exit()!.signal}); stopping\n`)
+  await stopAll()
+})
 
 registerScenarioCommands(program)
 registerSnapshotCommand(program)

@@ -13,7 +13,21 @@ export function formatProgress(event: RunEvent): string {
   const line = result.skipReason
     ? `  ${MARK[result.status]} ${result.name} skipped: ${result.skipReason}\n`
     : `  ${MARK[result.status]} ${result.name} (${seconds(result.durationMs)})\n`
-  return result.failures.length ? line + indent(result.failures.map(describeFailure).join('\n')) + '\n' : line
+  if (!result.failures.length) return line
+  return line + indent([...result.failures.map(describeFailure), ...botTails(result)].join('\n')) + '\n'
+}
+
+/** Lines of a bot's output shown under a failed scenario (all of it is in the JSON and JUnit reports). */
+const BOT_TAIL_LINES = 15
+
+/** The end of each bot's output, for a failed scenario: what it was doing when the check failed. */
+function botTails(result: ScenarioResult): string[] {
+  return (result.bots ?? []).map((bot) => {
+    const lines = bot.output.split('\n')
+    const shown = lines.slice(-BOT_TAIL_LINES)
+    const exit = bot.exitedEarly ? `exited by itself (${bot.exitCode ?? bot.signal})` : 'stopped at the end'
+    return `bot ${bot.name} (${bot.command}; ${exit}), its last ${shown.length} of ${lines.length} lines:\n${indent(shown.join('\n'), '  ')}`
+  })
 }
 
 /**

@@ -27,6 +27,8 @@ export interface RunContext {
   watched: Address[]
   /** API keys of the scenario's builder (the default for `boost`). */
   apiKeys: string[]
+  /** Slots pass in real time (a scenario with bots): `advance` waits for them instead of running them. */
+  realtime: boolean
 }
 
 export function locate(context: RunContext, path: Path): SourceLocation {

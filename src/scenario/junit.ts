@@ -27,11 +27,13 @@ export function toJUnitXml(results: readonly ScenarioResult[], suiteName = 'bund
   const cases = results.map((result) => {
     const open = `    <testcase name="${escapeXml(result.name)}" classname="${escapeXml(result.file)}" time="${seconds(result.durationMs)}"`
     if (result.status === 'skipped') return `${open}>\n      <skipped${result.skipReason ? ` message="${escapeXml(result.skipReason)}"` : ''}/>\n    </testcase>`
-    if (result.status === 'passed') return `${open}/>`
+    // A bot's output is the testcase's standard output, as a CI system shows a test's.
+    const out = result.bots?.length ? `\n      <system-out>${escapeXml(result.bots.map((bot) => `[${bot.name}] ${bot.command}\n${bot.output}`).join('\n\n'))}</system-out>` : ''
+    if (result.status === 'passed') return out ? `${open}>${out}\n    </testcase>` : `${open}/>`
     const details = result.failures.map(describeFailure).join('\n\n')
     const first = result.failures[0]?.message.split('\n')[0] ?? 'failed'
     const type = result.failures[0]?.name ?? 'Failure'
-    return `${open}>\n      <failure message="${escapeXml(first)}" type="${escapeXml(type)}">${escapeXml(details)}</failure>\n    </testcase>`
+    return `${open}>\n      <failure message="${escapeXml(first)}" type="${escapeXml(type)}">${escapeXml(details)}</failure>${out}\n    </testcase>`
   })
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',

@@ -57,6 +57,23 @@ export function checkReferences(scenario: Scenario, codes: ReadonlyMap<string, C
       else if (!WIRE_PATTERNS.address.test(ref)) issue(['searchers', name, i], `"${ref}" is not a 20-byte 0x address (expected an account, a contract or an address)`)
     })
   }
+  const botNames = new Set<string>()
+  scenario.bots.forEach((bot, i) => {
+    const at = ['bots', i]
+    if (botNames.has(bot.name)) issue([...at, 'name'], `"${bot.name}" is already a bot's name (expected a name of its own)`)
+    else if (bot.name in scenario.searchers) issue([...at, 'name'], `"${bot.name}" is already a searcher's name under searchers: (a bot is named as a searcher by itself)`)
+    botNames.add(bot.name)
+    account(bot.account, [...at, 'account'])
+    const problem = unsignable(bot.account)
+    if (problem) issue([...at, 'account'], `a bot signs with its account's key: ${problem}`)
+    if (bot.ready !== undefined) {
+      try {
+        new RegExp(bot.ready)
+      } catch (error) {
+        issue([...at, 'ready'], `not a regular expression: ${(error as Error).message}`)
+      }
+    }
+  })
   for (const name of Object.keys(scenario.accounts)) {
     if (name === BUILDER) issue(['accounts', name], `"${BUILDER}" is reserved for the builder's coinbase (expected another name)`)
   }

@@ -15,6 +15,7 @@ import { loadScenario, type LoadOptions, type LoadedScenario } from './load.js'
 import { NonceTracker } from './nonces.js'
 import { stepKind, type StepKind } from './schema.js'
 import { executeStep } from './steps.js'
+import { startScenarioBots, type BotReport, type ScenarioBots } from './bots.js'
 import { DEFAULT_MAX_PRIORITY_FEE_PER_GAS, TemplateSigner, feeCapHeadroom } from './txTemplates.js'
 import { normalizeAddress } from '../protocol/normalize.js'
 
@@ -46,6 +47,8 @@ export interface ScenarioResult {
   skipReason?: string
   /** The dashboard report saved for it (`--report`). */
   reportFile?: string
+  /** Its `bots:`, with their output. */
+  bots?: BotReport[]
 }
 
 export interface RunOptions extends LoadOptions {
@@ -67,7 +70,8 @@ export interface RunOptions extends LoadOptions {
 export function harnessConfig(loaded: LoadedScenario, overrides: Partial<BundlesimConfig> = {}, snapshot?: string): Partial<BundlesimConfig> {
   const { builder } = loaded.scenario
   return {
-    clock: 'manual',
+    // A bot runs on its own time: with bots, slots pass in real time (`advance` waits for them).
+    clock: loaded.scenario.bots.length > 0 ? 'realtime' : 'manual',
     port: 0,
     statsPort: 0,
     mevSharePort: 0,
@@ -179,7 +183,8 @@ export async function runLoadedScenarioOn(loaded: LoadedScenario, harness: Pick<
     status: 'skipped',
     durationMs: 0,
   }))
-  const result = (failures: ScenarioFailure[]) => ({
+  let bots: ScenarioBots | undefined
+  const result = (failures: ScenarioFailure[], botReports?: BotReport[]) => ({
     file: loaded.file,
     name: loaded.name,
     description: loaded.description,
@@ -187,7 +192,14 @@ export async function runLoadedScenarioOn(loaded: LoadedScenario, harness: Pick<
     passed: failures.length === 0,
     steps,
     failures,
+    ...(botReports && botReports.length > 0 ? { bots: botReports } : {}),
   })
+  /** Stops the bots (if any started) and reports them; a bot that crashed fails the scenario too. */
+  const finish = async (failures: ScenarioFailure[]) => {
+    if (!bots) return result(failures)
+    const stopped = await bots.stop()
+    return result([...failures, ...stopped.failures], stopped.reports)
+  }
   let context: RunContext
   try {
     const status = await client.status()
@@ -209,13 +221,15 @@ export async function runLoadedScenarioOn(loaded: LoadedScenario, harness: Pick<
       balances: { start: new Map(), previous: new Map() },
       watched: [],
       apiKeys: loaded.scenario.builder.apiKeys ?? [],
+      realtime: status.clock === 'realtime',
     }
     context.watched = watchedAddresses(loaded, book)
     context.balances.start = await recordBalances(context)
     context.balances.previous = context.balances.start
+    bots = await startScenarioBots(loaded, client)
   } catch (error) {
     const failure = error instanceof StepFailed ? error : new StepFailed(loaded.source.position(null), 'setup', (error as Error).message)
-    return result([failure])
+    return finish([failure])
   }
   for (const [index, step] of loaded.scenario.steps.entries()) {
     const started = performance.now()
@@ -227,9 +241,9 @@ export async function runLoadedScenarioOn(loaded: LoadedScenario, harness: Pick<
     }
     steps[index]!.durationMs = performance.now() - started
     steps[index]!.status = failures.length ? 'failed' : 'passed'
-    if (failures.length) return result(failures)
+    if (failures.length) return finish(failures)
   }
-  return result([])
+  return finish([])
 }
 
 /**

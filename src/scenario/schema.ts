@@ -586,6 +586,32 @@ const step = strict(
   }
 })
 
+/**
+ * A user's own bot, run for the whole scenario (docs/run-your-bot.md): started once the setup is
+ * done, with the harness's URLs and its account's key in its environment and the host map loaded,
+ * stopped at the end; its output goes into the result. It trades under its name like a flow searcher.
+ */
+const bot = strict(
+  {
+    name: name('a bot'),
+    /** A shell command line, run in the scenario's folder (or `cwd`, relative to it). */
+    command: text('a command line').min(1, 'expected a command line'),
+    /** The scenario account it signs with: its key is BOT_KEY and PRIVATE_KEY, its address counts as the bot's. */
+    account: text('an account name'),
+    env: z
+      .record(z.string(), z.union([z.string(), z.number(), z.boolean()], { error: expecting('a string or a number') }).transform(String), { error: expecting('a mapping of variable names to values') })
+      .default({}),
+    cwd: text('a folder, relative to the scenario').optional(),
+    /** A regular expression its output matches once it is ready: the steps wait for it (default: they start at once). */
+    ready: text('a regular expression').optional(),
+    /** Seconds to wait for `ready` (default 60). */
+    readyTimeout: z.number({ error: expecting('seconds') }).positive('expected seconds above 0').default(60),
+    /** Load the host-map preload into its Node processes (default true). */
+    hostMap: z.boolean({ error: expecting('true or false') }).default(true),
+  },
+  '{ name, command, account, env?, cwd?, ready?, readyTimeout?, hostMap? }',
+)
+
 export const scenarioSchema = strict(
   {
     name: text('a scenario name').optional(),
@@ -608,6 +634,8 @@ export const scenarioSchema = strict(
       })
       .default({}),
     contracts: z.record(name('a contract'), contract, { error: expecting('a mapping of contract names to contracts') }).default({}),
+    /** Your own bots, run for the whole scenario on the realtime clock (`advance` waits for slots to pass). */
+    bots: z.array(bot, { error: expecting('a list of bots { name, command, account }') }).default([]),
     txs: z.record(name('a template'), template, { error: expecting('a mapping of template names to transactions') }).default({}),
     steps: z.array(step, { error: expecting('a list of steps') }).min(1, 'expected at least one step'),
   },
@@ -633,6 +661,7 @@ export type BalanceExpectation = z.output<typeof balanceExpectation>
 export type EventExpectation = z.output<typeof eventExpectation>
 export type ContractSpec = z.output<typeof contract>
 export type AccountSpec = z.output<typeof account>
+export type BotSpec = z.output<typeof bot>
 
 /** The kind of a validated step (it has exactly one). */
 export function stepKind(step: Step): StepKind {

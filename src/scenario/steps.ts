@@ -1,3 +1,4 @@
+import { DEFAULT_CONFIG } from '../config/config.js'
 import { keccak256, numberToHex, stringToBytes, type Hash, type Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { JsonRpcError } from '../protocol/jsonRpcError.js'
@@ -249,7 +250,10 @@ const EXECUTORS: Record<StepKind, Executor> = {
   },
 
   async advance(context, step) {
-    context.lastReports = await context.client.advanceSlot({ slots: step.advance!.slots })
+    if (context.realtime) {
+      await slotsPassed(context, step.advance!.slots)
+      context.lastReports = undefined
+    } else context.lastReports = await context.client.advanceSlot({ slots: step.advance!.slots })
     context.nonces.reset()
     return []
   },
@@ -318,5 +322,25 @@ export async function executeStep(context: RunContext, step: Step, index: number
     if (error instanceof StepFailed) throw error
     const reason = error instanceof JsonRpcError ? `${error.method} refused: ${error.code} ${error.rpcMessage}` : (error as Error).message
     throw new StepFailed(locate(context, at), kind, reason, error instanceof JsonRpcError ? error.data : undefined)
+  }
+}
+
+/**
+ * On the realtime clock (a scenario with bots), waits until `slots` more slots have been built,
+ * reading the harness's slot count as it moves; it fails if the clock stops (three slot times
+ * without a new slot).
+ */
+async function slotsPassed(context: RunContext, slots: number): Promise<void> {
+  const first = await context.client.status()
+  const target = first.slot + slots
+  const slotMs = (context.loaded.scenario.builder.slotTime ?? DEFAULT_CONFIG.slotTimeSeconds) * 1000
+  let last = first.slot
+  let lastMovedAt = Date.now()
+  for (;;) {
+    const { slot } = await context.client.status()
+    if (slot >= target) return
+    if (slot !== last) [last, lastMovedAt] = [slot, Date.now()]
+    else if (Date.now() - lastMovedAt > 3 * slotMs + 5_000) throw new Error(`the realtime clock stopped at slot ${slot} (waiting for slot ${target})`)
+    await new Promise((resolve) => setTimeout(resolve, Math.min(100, slotMs / 10)))
   }
 }

@@ -19,7 +19,8 @@ import { TEST_HARNESS_DEFAULTS } from './testDefaults.js'
 
 export { HarnessPool } from './harnessPool.js'
 export { TEST_HARNESS_DEFAULTS } from './testDefaults.js'
-export { HarnessSession, type TestAccount, type TxRequest, type SentBundle, type BundleFields } from './session.js'
+export { HarnessSession, type TestAccount, type TxRequest, type SentBundle, type BundleFields, type StartBotOptions } from './session.js'
+export type { RunningBot, BotExit } from '../bots/botProcess.js'
 
 export interface HarnessTestOptions {
   /** Harness settings over the test defaults (manual clock, free ports, traces at once, quiet logs). */
@@ -69,7 +70,12 @@ export function createHarnessTest(options: HarnessTestOptions = {}) {
         ? [async ({}, use) => lend(startHarness(config), use), { scope: 'file' }]
         : async ({ harnessPool }, use) => lend(harnessPool.take(), use),
     bundlesim: async ({ harness }, use) => {
-      await use(new HarnessSession(harness))
+      const session = new HarnessSession(harness)
+      try {
+        await use(session)
+      } finally {
+        await session.close()
+      }
     },
   })
 }

@@ -6,6 +6,8 @@ import type { SlotReport } from '../protocol/slotReport.js'
 import { createBundlesimClient, type BundlesimClient } from '../protocol/client.js'
 import type { Harness } from '../harness/startHarness.js'
 import { scenarioAccount } from '../scenario/accounts.js'
+import { botEndpoints, botEnvironment } from '../bots/environment.js'
+import { startBot, type RunningBot } from '../bots/botProcess.js'
 import { NonceTracker } from '../scenario/nonces.js'
 import { CALL_GAS, DEFAULT_MAX_PRIORITY_FEE_PER_GAS, TRANSFER_GAS, feeCapHeadroom } from '../scenario/txTemplates.js'
 
@@ -28,6 +30,20 @@ export interface TxRequest {
   maxPriorityFeePerGas?: bigint
 }
 
+/** `startBot`'s options. */
+export interface StartBotOptions {
+  /** Its searcher name in the competition and the dashboard. */
+  name: string
+  /** A shell command line, or `[program, ...args]`. */
+  command: string | readonly string[]
+  /** Its signing account (a `bundlesim.account`): its key is `BOT_KEY`/`PRIVATE_KEY`, its address is named `name`. */
+  account?: TestAccount
+  env?: Record<string, string>
+  cwd?: string
+  /** Load the host-map preload (default true). */
+  hostMap?: boolean
+}
+
 /** What `sendBundle` returns: the hash the stats RPC knows it by, and its txs' hashes. */
 export interface SentBundle {
   bundleHash: Hash
@@ -48,10 +64,36 @@ export class HarnessSession {
   /** The service's typed client (submission and stats URLs). */
   readonly client: BundlesimClient
   private readonly nonces: NonceTracker
+  private readonly bots: RunningBot[] = []
 
   constructor(readonly harness: Harness) {
     this.client = createBundlesimClient({ rpcUrl: harness.rpcUrl, statsUrl: harness.statsUrl })
     this.nonces = new NonceTracker(async (address) => Number(await this.client.request<Hex>('eth_getTransactionCount', [address, 'latest'])))
+  }
+
+  /**
+   * Starts your own bot against this harness (stopped when the test ends): the harness's URLs
+   * and `account`'s key in its environment (`RPC_URL`, `STATS_URL`, `MEV_SHARE_URL`, `BOT_KEY`,
+   * `PRIVATE_KEY`, `BUNDLESIM_*`), the host map loaded into its Node processes, `env` over them;
+   * named as a searcher under `name` (its account's address), so the competition reports it.
+   * Wait on its output with `waitForLine`.
+   *
+   * @example
+   * const me = await bundlesim.account('me', parseEther('200'))
+   * const bot = await bundlesim.startBot({ name: 'mine', command: 'npx tsx bot.ts', account: me, env: { BID_SHARE: '0.9' } })
+   * await bot.waitForLine(/watching/)
+   */
+  async startBot({ name, command, account, env = {}, cwd, hostMap = true }: StartBotOptions): Promise<RunningBot> {
+    if (account) await this.client.request('harness_nameSearcher', [{ name, addresses: [account.address] }])
+    const endpoints = botEndpoints(this.harness.rpcUrl, this.harness.statsUrl, this.harness.status())
+    const bot = startBot({ name, command, cwd, env: { ...process.env, ...botEnvironment(endpoints, { key: account?.key, hostMap, inherited: process.env }), ...env } })
+    this.bots.push(bot)
+    return bot
+  }
+
+  /** Stops the bots this session started (the fixture calls it when the test ends). */
+  async close(): Promise<void> {
+    await Promise.all(this.bots.splice(0).map((bot) => bot.stop()))
   }
 
   /** A named account funded with `balance` wei (default 100 ether) on the head state. */
