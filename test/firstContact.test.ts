@@ -72,7 +72,7 @@ describe('first contact', () => {
     expect(block.transactions.length).toBeGreaterThanOrEqual(report!.mempoolTxs.length)
   })
 
-  it('a missing flow file fails before anything listens, naming the file', async () => {
+  it('a missing flow or world file, or a flow without a world, fails before anything listens, naming it', async () => {
     const submissionPort = await port({ hold: false })
     const run = await runCli(['serve', '--clock', 'manual', '--world', 'dex', '--flow', '/missing/flow.yaml', '--port', String(submissionPort), '--stats-port', '0', '--mev-share-port', '0'])
     expect(run.code).toBe(1)
@@ -81,6 +81,11 @@ describe('first contact', () => {
     const run2 = await runCli(['serve', '--clock', 'manual', '--flow', 'default', '--port', String(submissionPort)])
     expect(run2.code).toBe(1)
     expect(run2.stderr).toMatch(/flow: the market trades on the DEX world; start with --world dex/)
+    const run3 = await runCli(['serve', '--clock', 'manual', '--world', '/missing/world.yaml', '--port', String(submissionPort)])
+    expect(run3.code).toBe(1)
+    expect(run3.stderr).toMatch(/\/missing\/world\.yaml/)
+    // Nothing was left listening on the port the runs were given.
+    await expect(fetch(`http://127.0.0.1:${submissionPort}/health`)).rejects.toThrow()
   })
 
   it.each([

@@ -101,10 +101,17 @@ describe('the npm package (packed, installed offline into an empty project)', ()
   })
 
   it('ships compiled JavaScript with types, the CLI, the worker modules and the dashboard page: no sources, tests, scenarios or scripts', () => {
-    expect(packed.files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'bin/bundlesim.js', 'dist/bin/cli.js', 'dist/index.js', 'dist/index.d.ts', 'dist/cli.js', 'dist/bundle/recoverWorker.mjs', 'dist/bundle/ecrecoverOnAnvil.mjs', 'dist/bundle/plainEip1559Fields.mjs', 'dist/dashboard/client/app.js', 'dist/dashboard/client/style.css', 'dist/world/dex.yaml', 'dist/flow/default.yaml']))
-    const outside = packed.files.filter((file) => !/^(dist\/.*\.(js|d\.ts|mjs|d\.mts)|dist\/dashboard\/client\/style\.css|dist\/world\/dex\.yaml|dist\/flow\/default\.yaml|bin\/bundlesim\.js|package\.json|README\.md|LICENSE)$/.test(file))
+    expect(packed.files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'bin/bundlesim.js', 'dist/bin/cli.js', 'dist/index.js', 'dist/index.d.ts', 'dist/cli.js', 'dist/bundle/recoverWorker.mjs', 'dist/bundle/ecrecoverOnAnvil.mjs', 'dist/bundle/plainEip1559Fields.mjs', 'dist/dashboard/client/app.js', 'dist/dashboard/client/style.css', 'dist/world/dex.yaml', 'dist/flow/default.yaml', 'dist/hosts/register.cjs', 'dist/hosts/hosts.json']))
+    const outside = packed.files.filter((file) => !/^(dist\/.*\.(js|d\.ts|mjs|d\.mts)|dist\/dashboard\/client\/style\.css|dist\/world\/dex\.yaml|dist\/flow\/default\.yaml|dist\/hosts\/(register\.cjs|register\.d\.cts|hosts\.json)|bin\/(bundlesim\.js|buildFreshness\.(js|d\.ts))|package\.json|README\.md|LICENSE)$/.test(file))
     expect(outside).toEqual([])
     expect(packed.files.filter((file) => /\.test\.|^test\/|^scripts\/|^scenarios\/|^src\//.test(file))).toEqual([])
+  })
+
+  it('node --require bundlesim/hosts: the host map preload resolves from the installed package (outside bundlesim it only warns)', () => {
+    const run = spawnSync(process.execPath, ['--require', 'bundlesim/hosts', '-e', 'console.log("ran")'], { cwd: project, encoding: 'utf8', timeout: 30_000, env: { ...process.env, BUNDLESIM_RPC_URL: '' } })
+    expect(run.status, run.stderr).toBe(0)
+    expect(run.stdout).toBe('ran\n')
+    expect(run.stderr).toMatch(/bundlesim hosts: .*BUNDLESIM_RPC_URL/)
   })
 
   it('bundlesim/vitest in the consumer\'s own vitest: a backrun bot tested with the fixtures, a fresh harness per test', async () => {

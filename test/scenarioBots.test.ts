@@ -1,32 +1,55 @@
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { parse, stringify } from 'yaml'
 import { describe, expect, it } from 'vitest'
-import { runCli } from './support/cli.js'
+import { REPO_ROOT, runCli } from './support/cli.js'
 
 /*
- * Your bot as the subject of a CI check: a scenario's `bots:` runs the example backrun bot
- * (examples/backrun-bot/bot.ts, unchanged) in a market and asserts what it won; cutting its bid
- * fails the same scenario. Realtime slots: a file of its own, so it runs beside the others.
+ * Your bot as the subject of a CI check: examples/backrun-bot/scenario.yaml runs the example
+ * backrun bot (examples/backrun-bot/bot.ts, unchanged) in a market and asserts what it won.
+ * Realtime slots cost real seconds, so one run checks both sides: the example's bot as it is
+ * (90 % of its profit to the builder) and the same bot with its bid cut to nothing, each under the
+ * example's expectation — the first passes it, the second fails it. Over 12 slots of several
+ * runs the first captured 5 to 7 opportunities, the second 0 or 1 (what nobody contested).
  */
-describe('your bot in a scenario (bots:)', () => {
-  const scenario = 'examples/backrun-bot/scenario.yaml'
 
-  it('the example bot runs in the market and its competition expectation passes; its output is in the JUnit report', async () => {
-    const junit = path.join(mkdtempSync(path.join(tmpdir(), 'bundlesim-bots-')), 'report.xml')
-    const run = await runCli(['run', scenario, '--junit', junit])
-    expect(run.code, run.stdout + run.stderr).toBe(0)
-    expect(run.stdout).toMatch(/1 passed, 0 failed/)
+const EXAMPLE = path.join(REPO_ROOT, 'examples/backrun-bot/scenario.yaml')
+
+describe('your bot in a scenario (bots:)', () => {
+  it('the example’s expectation holds for the bot as it is and fails, naming what it captured against whom, for the same bot with its bid cut; both bots’ output is in the reports', async () => {
+    const example = parse(readFileSync(EXAMPLE, 'utf8')) as {
+      accounts: Record<string, unknown>
+      bots: Array<Record<string, unknown> & { env: Record<string, string | number> }>
+      steps: Array<{ expect?: { competition: Record<string, unknown> } }>
+    }
+    const [bot] = example.bots
+    const expectation = example.steps.find((step) => step.expect?.competition)!.expect!.competition
+    const dir = mkdtempSync(path.join(tmpdir(), 'bundlesim-bots-'))
+    const scenario = {
+      ...example,
+      accounts: { ...example.accounts, cheap: { balance: '200 ether', tokens: { WETH: 1000 } } },
+      bots: [
+        { ...bot, cwd: path.dirname(EXAMPLE), env: { ...bot!.env, BID_SHARE: 0.9 } },
+        // The same bot bidding nothing (trading from its own WETH, no executor): it still lands
+        // what nobody else goes for, and loses every round a searcher contests.
+        { ...bot, name: 'cheap-bot', account: 'cheap', cwd: path.dirname(EXAMPLE), env: { BID_SHARE: 0 } },
+      ],
+      steps: [{ advance: 12 }, { expect: { competition: expectation } }, { expect: { competition: { ...expectation, searcher: 'cheap-bot' } } }],
+    }
+    const file = path.join(dir, 'both.yaml')
+    writeFileSync(file, stringify(scenario))
+    const junit = path.join(dir, 'report.xml')
+    const run = await runCli(['run', file, '--junit', junit])
+
+    expect(run.code, run.stdout + run.stderr).toBe(1)
+    // The first expectation (the bot as it is) passed; the second (its bid cut) failed, saying what it captured against whom.
+    expect(run.stdout).toMatch(/✗ .*2\/3 /)
+    expect(run.stdout).toMatch(/both\.yaml:\d+: expect competition\.captured\n\s+expected: ≥ 3\n\s+actual:\s+[0-2] of \d+ opportunities .*alpha \d+/)
+    expect(run.stdout).toMatch(/bot cheap-bot \(npx tsx bot\.ts; stopped at the end\), its last \d+ of \d+ lines:/)
     const report = readFileSync(junit, 'utf8')
     expect(report).toMatch(/<system-out>\[backrun-bot\] npx tsx bot\.ts\n/)
+    expect(report).toMatch(/\[cheap-bot\] npx tsx bot\.ts\n/)
     expect(report).toMatch(/&quot;event&quot;:&quot;sent&quot;/)
   })
-
-  it('the same scenario fails when the bot’s bid is cut: the expectation says what it captured against whom, and the bot’s last lines follow', async () => {
-    const run = await runCli(['run', scenario], { ...process.env, BID_SHARE: '0.02' })
-    expect(run.code).toBe(1)
-    expect(run.stdout).toMatch(/scenario\.yaml:\d+: expect competition\.captured\n\s+expected: ≥ 4\n\s+actual:\s+[0-3] of \d+ opportunities .*alpha \d+/)
-    expect(run.stdout).toMatch(/bot backrun-bot \(npx tsx bot\.ts; stopped at the end\), its last \d+ of \d+ lines:/)
-  })
 })
-

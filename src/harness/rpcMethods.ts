@@ -98,14 +98,15 @@ export function createRpcMethodServers(
   const pubkeys = config.builders && new Map(builder.builders.map((b) => [b.name, b.coinbase]))
   registerFlashbotsStatsMethods(submission, { traces, builder: coinbase, builders: pubkeys, nowSeconds: () => slot.clock.nowSeconds() })
   registerEndOfBlockMethods(submission, { ingest: orders.ingest, maxBundleTxs: config.maxBundleTxs })
-  registerMevShareMethods(submission, {
+  const mevShareDeps = {
     ingest: orders.ingest,
     traces,
     chainId: chain.chainId,
     blobLimits: chain.blobLimits,
     headBlock: () => slot.head.number,
     sim: { chain: chain.chain, lock, coinbase, slotSeconds: config.slotTimeSeconds },
-  })
+  }
+  registerMevShareMethods(submission, mevShareDeps)
   registerHarnessMethods(submission, {
     advanceSlots: builder.advanceSlots,
     status,
@@ -125,7 +126,8 @@ export function createRpcMethodServers(
   registerMempoolReads(submission, { mempool: orders.mempool, read: view.read, nextBlockTimestamp: () => slot.clock.nextBlockTimestamp() })
   registerFilterMethods(submission, view.filters)
   registerSubscriptionMethods(submission, view.feed)
-  registerCallBundleMethod(submission, { chain: chain.chain, lock, chainId: chain.chainId, blobLimits: chain.blobLimits, coinbase, slotSeconds: config.slotTimeSeconds })
+  const callBundleDeps = { chain: chain.chain, lock, chainId: chain.chainId, blobLimits: chain.blobLimits, coinbase, slotSeconds: config.slotTimeSeconds }
+  registerCallBundleMethod(submission, callBundleDeps)
   refuseWhileAnvilDown(submission, supervisor)
   const logOrdersOf = (rpc: JSONRPCServer<RequestContext>, endpoint: string) => config.orderLog && logOrders(rpc, { file: config.orderLog, endpoint, head: () => Number(slot.head.number), chain: () => supervisor.restarts })
   logOrdersOf(submission, '/')
@@ -151,6 +153,11 @@ export function createRpcMethodServers(
       headBlock: () => slot.head.number,
       nowSeconds: () => slot.clock.nowSeconds(),
     })
+    // Flashbots' relay (relay.flashbots.net, which the host map sends to a builder named
+    // flashbots) is also the MEV-Share node and simulates bundles: a bot calling it there for
+    // mev_sendBundle or eth_callBundle gets what the shared URL answers.
+    registerMevShareMethods(rpc, mevShareDeps)
+    registerCallBundleMethod(rpc, callBundleDeps)
     // As on the shared URL: nothing accepted that could not be built while Anvil restarts.
     refuseWhileAnvilDown(rpc, supervisor)
     logOrdersOf(rpc, `/${builderPath(own.name)}`)

@@ -70,7 +70,7 @@ export async function startHarnessChain(config: BundlesimConfig, chainIdGiven: b
   // Bad settings and files fail here, before Anvil starts and anything listens.
   slotCutoffs(config)
   emulatedBuilders(config)
-  await checkFlow(config)
+  await checkMarketFiles(config)
   const log = createLogger({ level: config.logLevel, format: config.logFormat, verbose: config.logLevel === 'debug' || config.logLevel === 'trace' })
   const saved = config.dataDir ? await readSavedRun(config.dataDir) : null
   // A fork URL that does not answer, a block it cannot serve, a snapshot of another chain: refused here, in seconds.
@@ -209,8 +209,15 @@ export async function startHarnessOn(base: HarnessChain, config: BundlesimConfig
   }
 }
 
-/** A market (`flow`) needs the DEX world, and its file must read: checked before anything starts. */
-async function checkFlow(config: BundlesimConfig): Promise<void> {
+/**
+ * The world file and the flow file must read, and a market (`flow`) needs the world: checked
+ * before Anvil starts or anything listens, so a typo fails in a moment, naming the file.
+ */
+async function checkMarketFiles(config: BundlesimConfig): Promise<void> {
+  if (config.world !== undefined) {
+    const { loadWorldFile } = await import('../world/worldFile.js')
+    loadWorldFile(config.world)
+  }
   if (config.flow === undefined) return
   if (config.world === undefined) throw new Error('flow: the market trades on the DEX world; start with --world dex as well (or a scenario with world: dex)')
   const { loadFlow } = await import('../flow/flowFile.js')
