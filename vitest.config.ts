@@ -1,4 +1,39 @@
+import path from 'node:path'
 import { defineConfig } from 'vitest/config'
+import { BaseSequencer, type TestSpecification } from 'vitest/node'
+
+/**
+ * The files that take longest (seconds of wall time in a full run on the 2-core machine), started
+ * first. vitest orders by the durations it cached in a previous run, but a clean CI checkout has
+ * no cache and falls back to file size, which started the longest file (the benchmarks, ~100 s in
+ * a short file) among the last: the whole suite then waited for it. Longest first is the classic
+ * rule for packing jobs on a few workers; a file not listed keeps vitest's own order after these.
+ */
+const LONGEST_FIRST = [
+  'test/bench.test.ts', // ~100
+  'test/package.test.ts', // ~80
+  'test/scenarioLibrary.test.ts', // ~65
+  'test/warmHarness.test.ts', // ~50
+  'test/blobs.test.ts', // ~45
+  'test/market.test.ts', // ~40
+  'test/examples.test.ts', // ~38
+  'test/scenarioBots.test.ts', // ~36
+  'test/publicView.test.ts', // ~36
+  'test/replay.test.ts', // ~34
+  'test/dashboardCompetition.test.ts', // ~32
+  'test/manualClock.test.ts', // ~30
+]
+
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (spec: TestSpecification) => {
+      const index = LONGEST_FIRST.indexOf(path.relative(spec.project.config.root, spec.moduleId).split(path.sep).join('/'))
+      return index === -1 ? LONGEST_FIRST.length : index
+    }
+    const byVitest = await super.sort(files)
+    return byVitest.map((spec, order) => ({ spec, order })).sort((a, b) => rank(a.spec) - rank(b.spec) || a.order - b.order).map(({ spec }) => spec)
+  }
+}
 
 // Every integration file starts its own Anvil and HTTP servers on free loopback ports, so
 // files run in parallel like an Anvil pool. Much of a file's time is spent waiting on Anvil
@@ -12,6 +47,7 @@ export default defineConfig({
     maxWorkers: 3,
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    sequence: { sequencer: LongestFirst },
     // Every `bundlesim` the tests spawn runs dist/bin/ (built by the global set-up when src/
     // changed), as an installed package does: ~0.5 s a process, where compiling the source
     // tree through tsx took ~2.5 s of CPU each time (bin/bundlesim.js).
