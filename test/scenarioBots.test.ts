@@ -45,7 +45,7 @@ describe('your bot in a scenario (bots:)', () => {
     expect(run.code, run.stdout + run.stderr).toBe(1)
     // The first expectation (the bot as it is) passed; the second (its bid cut) failed, saying what it captured against whom.
     expect(run.stdout).toMatch(/✗ .*2\/3 /)
-    expect(run.stdout).toMatch(/both\.yaml:\d+: expect competition\.builderPayment\n\s+expected: ≥ 500000000000000000 wei \(0\.5 ether\)\n\s+actual:\s+0 wei/)
+    expect(run.stdout).toMatch(/both\.yaml:\d+: expect competition\.builderPayment\n\s+expected: ≥ 100000000000000000 wei \(0\.1 ether\)\n\s+actual:\s+0 wei/)
     expect(run.stdout).toMatch(/bot cheap-bot \(npx tsx bot\.ts; stopped at the end\), its last \d+ of \d+ lines:/)
     const report = readFileSync(junit, 'utf8')
     expect(report).toMatch(/<system-out>\[backrun-bot\] npx tsx bot\.ts\n/)
