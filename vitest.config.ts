@@ -45,6 +45,12 @@ export default defineConfig({
     globalSetup: ['test/support/globalSetup.ts'],
     pool: 'forks',
     maxWorkers: 3,
+    // A worker runs its files one after another in one module registry instead of importing
+    // viem, express and src/ anew for each file: the suite measured 299 s against 423 s
+    // isolated (vitest's "import" time 35 s against 211 s). Files share no state through
+    // modules: each starts its own harness, and one that changes process.env or the timers
+    // puts them back.
+    isolate: false,
     testTimeout: 60_000,
     hookTimeout: 60_000,
     sequence: { sequencer: LongestFirst },

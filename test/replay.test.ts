@@ -285,7 +285,7 @@ describe('replay a block of 20 txs', () => {
       ].join('\n'),
     )
     process.env.REPLAY_FORK_URL = chain.url
-    const result = await runScenario(file)
+    const result = await runScenario(file).finally(() => delete process.env.REPLAY_FORK_URL)
     expect(result.failures).toEqual([])
     expect(result.status).toBe('passed')
   }, 60_000)
