@@ -52,117 +52,117 @@ program
 /** The flags of `serve`, which `exec` takes too. */
 function addServeOptions(command: Command): Command {
   return command
-  .option('--host <address>', 'bind address of both RPC servers', DEFAULT_CONFIG.host)
-  .option('--port <port>', 'submission RPC port (0: any free port)', integer('--port', 0, 65535), DEFAULT_CONFIG.port)
-  .option('--stats-port <port>', 'stats RPC port (0: any free port)', integer('--stats-port', 0, 65535), DEFAULT_CONFIG.statsPort)
-  .option('--mev-share-port <port>', `MEV-Share hint stream port (0: any free port; default ${DEFAULT_CONFIG.mevSharePort}, or any free port with --port 0)`, integer('--mev-share-port', 0, 65535))
-  .option('--anvil-port <port>', `Anvil's port (default: any free port, internal; ${EXPOSED_ANVIL_PORT} with --expose-anvil)`, integer('--anvil-port', 0, 65535))
-  .option('--expose-anvil', "announce Anvil's URL for direct access (it shows the builder's simulation blocks and bundles' txs; see docs/point-your-bot.md)", false)
-  .addOption(new Option('--clock <mode>', 'slot clock').choices(['realtime', 'manual']).default(DEFAULT_CONFIG.clock))
-  .option('--slot-time <seconds>', 'seconds per slot', integer('--slot-time', 1, 3600), DEFAULT_CONFIG.slotTimeSeconds)
-  .option('--stats-delay-slots <n>', 'slots after the target block before a trace is served', integer('--stats-delay-slots', 0, 1000), DEFAULT_CONFIG.statsDelaySlots)
-  .option('--stats-retention <seconds>', 'chain-time seconds a trace is kept', integer('--stats-retention', 1), DEFAULT_CONFIG.statsRetentionSeconds)
-  .addOption(new Option('--status-case <case>', 'spelling of stats status values').choices(['lower', 'pascal']).default(DEFAULT_CONFIG.statusCase))
-  .option('--api-key <key>', 'API key accepted by svc_boostBundle (repeatable; also BUNDLESIM_API_KEYS, comma-separated)', collect, [])
-  .option('--fork-url <url>', 'fork this RPC instead of starting a fresh devnet')
-  .option('--fork-block-number <n>', 'pin the fork to this block', integer('--fork-block-number', 0))
-  .option('--load-state <file>', 'start from a `bundlesim snapshot` file (no network; with --fork-url, laid over the fork)')
-  // No commander default: a snapshot of another chain is refused only when a chain id was asked for.
-  .option('--chain-id <id>', `chain id of a fresh devnet (default ${DEFAULT_CONFIG.chainId})`, integer('--chain-id', 1))
-  .option('--hardfork <name>', "Anvil's EVM hardfork (cancun, prague, osaka…; default Anvil's latest)")
-  .option('--coinbase-key <hex>', 'private key of the builder coinbase')
-  .option('--algorithms <names>', `comma-separated ordering algorithms (${DEFAULT_CONFIG.algorithms.join(',')})`, (v: string) => v.split(',').map((n) => n.trim()).filter(Boolean), DEFAULT_CONFIG.algorithms)
-  .option('--builders <file>', 'several competing builders: a YAML or JSON list of { name, algorithms?, share? } (docs/several-builders.md)')
-  .option('--builder <spec>', 'one competing builder: name=…,algorithms=a+b,share=0–1 (repeatable; docs/several-builders.md)', collect, [])
-  .option('--simulation-cutoff-ms <ms>', 'ms into the slot after which arrivals are not simulated for it (default: 11.75/12 of the slot)', integer('--simulation-cutoff-ms', 0))
-  .option('--build-cutoff-ms <ms>', 'ms into the slot after which simulated bundles are not built for it', integer('--build-cutoff-ms', 0))
-  .option('--boost-cutoff-ms <ms>', 'later build cutoff for svc_boostBundle bundles', integer('--boost-cutoff-ms', 0))
-  .option('--get-header-ms <ms>', 'ms into the slot at which the proposer asks for the header: builders bid through the slot, later bids lose (default: one bid at the cutoff)', integer('--get-header-ms', 0))
-  .option('--competitor-bid <wei>', 'fixed competing relay bid per slot, decimal wei', (v: string) => {
-    if (!WIRE_PATTERNS.decimalWei.test(v)) throw new InvalidArgumentError('--competitor-bid must be a decimal number of wei')
-    return BigInt(v)
-  })
-  .option('--competitor-win-probability <p>', 'chance a competitor outbids our block each slot (0–1)', (v: string) => {
-    const p = Number(v)
-    if (!(p >= 0 && p <= 1)) throw new InvalidArgumentError('--competitor-win-probability must be a number from 0 to 1')
-    return p
-  })
-  .option('--auction-seed <n>', 'seed of the competitor draws', integer('--auction-seed', 0), DEFAULT_CONFIG.auctionSeed)
-  .option('--block-gas-limit <gas>', 'Anvil block gas limit', integer('--block-gas-limit', 21_000))
-  .option('--genesis-timestamp <s>', 'genesis timestamp of a fresh devnet (reproducible block hashes)', integer('--genesis-timestamp', 1))
-  .option('--world <dex|file>', 'deploy a DEX world at mainnet addresses: `dex` (WETH9, Uniswap V2/V3, USDC/USDT/DAI/WBTC pools) or a world file (docs/dex-world.md)')
-  .option('--flow <default|file>', 'a market on the DEX world (needs --world): users who swap every slot, searchers who backrun them (docs/market.md)')
-  .option('--data-dir <dir>', 'keep traces and Anvil state here across restarts (default: in memory only)')
-  .option('--order-log <file>', 'append every order the submission RPC accepts to this file, one JSON line each: { at, head, method, params, result }')
-  .option('--anvil-timeout <ms>', 'ms an Anvil call may take before it fails; a hung Anvil is restarted', integer('--anvil-timeout', 100), DEFAULT_CONFIG.anvilTimeoutMs)
-  .option('--max-body-bytes <n>', 'largest request body accepted (HTTP 413 beyond)', integer('--max-body-bytes', 1024), DEFAULT_CONFIG.maxBodyBytes)
-  .option('--max-batch-size <n>', 'most requests in one JSON-RPC batch', integer('--max-batch-size', 1), DEFAULT_CONFIG.maxBatchSize)
-  .option('--max-bundle-txs <n>', 'most txs in one bundle', integer('--max-bundle-txs', 1), DEFAULT_CONFIG.maxBundleTxs)
-  .option('--rate-limit-per-ip <n>', 'requests a second per client IP (0: unlimited)', integer('--rate-limit-per-ip', 0), DEFAULT_CONFIG.rateLimitPerIp)
-  .option('--rate-limit-per-key <n>', 'requests a second per X-Api-Key (0: unlimited)', integer('--rate-limit-per-key', 0), DEFAULT_CONFIG.rateLimitPerKey)
-  .addOption(new Option('--log-format <format>', 'log lines on stderr: pretty (one short line a person reads) or json (one pino object a line); default: pretty on a terminal, json otherwise').choices(LOG_FORMATS))
-  .addOption(new Option('--quiet', 'log only warnings and errors (the ready lines on stdout stay)').conflicts(['verbose', 'logLevel']))
-  .addOption(new Option('--verbose', "log debug records too, and each slot's timings and block hash").conflicts(['logLevel']))
-  .option('--log-level <level>', 'pino log level (trace, debug, info, warn, error, fatal, silent)', DEFAULT_CONFIG.logLevel)
+    .option('--host <address>', 'bind address of both RPC servers', DEFAULT_CONFIG.host)
+    .option('--port <port>', 'submission RPC port (0: any free port)', integer('--port', 0, 65535), DEFAULT_CONFIG.port)
+    .option('--stats-port <port>', 'stats RPC port (0: any free port)', integer('--stats-port', 0, 65535), DEFAULT_CONFIG.statsPort)
+    .option('--mev-share-port <port>', `MEV-Share hint stream port (0: any free port; default ${DEFAULT_CONFIG.mevSharePort}, or any free port with --port 0)`, integer('--mev-share-port', 0, 65535))
+    .option('--anvil-port <port>', `Anvil's port (default: any free port, internal; ${EXPOSED_ANVIL_PORT} with --expose-anvil)`, integer('--anvil-port', 0, 65535))
+    .option('--expose-anvil', "announce Anvil's URL for direct access (it shows the builder's simulation blocks and bundles' txs; see docs/point-your-bot.md)", false)
+    .addOption(new Option('--clock <mode>', 'slot clock').choices(['realtime', 'manual']).default(DEFAULT_CONFIG.clock))
+    .option('--slot-time <seconds>', 'seconds per slot', integer('--slot-time', 1, 3600), DEFAULT_CONFIG.slotTimeSeconds)
+    .option('--stats-delay-slots <n>', 'slots after the target block before a trace is served', integer('--stats-delay-slots', 0, 1000), DEFAULT_CONFIG.statsDelaySlots)
+    .option('--stats-retention <seconds>', 'chain-time seconds a trace is kept', integer('--stats-retention', 1), DEFAULT_CONFIG.statsRetentionSeconds)
+    .addOption(new Option('--status-case <case>', 'spelling of stats status values').choices(['lower', 'pascal']).default(DEFAULT_CONFIG.statusCase))
+    .option('--api-key <key>', 'API key accepted by svc_boostBundle (repeatable; also BUNDLESIM_API_KEYS, comma-separated)', collect, [])
+    .option('--fork-url <url>', 'fork this RPC instead of starting a fresh devnet')
+    .option('--fork-block-number <n>', 'pin the fork to this block', integer('--fork-block-number', 0))
+    .option('--load-state <file>', 'start from a `bundlesim snapshot` file (no network; with --fork-url, laid over the fork)')
+    // No commander default: a snapshot of another chain is refused only when a chain id was asked for.
+    .option('--chain-id <id>', `chain id of a fresh devnet (default ${DEFAULT_CONFIG.chainId})`, integer('--chain-id', 1))
+    .option('--hardfork <name>', "Anvil's EVM hardfork (cancun, prague, osaka…; default Anvil's latest)")
+    .option('--coinbase-key <hex>', 'private key of the builder coinbase')
+    .option('--algorithms <names>', `comma-separated ordering algorithms (${DEFAULT_CONFIG.algorithms.join(',')})`, (v: string) => v.split(',').map((n) => n.trim()).filter(Boolean), DEFAULT_CONFIG.algorithms)
+    .option('--builders <file>', 'several competing builders: a YAML or JSON list of { name, algorithms?, share? } (docs/several-builders.md)')
+    .option('--builder <spec>', 'one competing builder: name=…,algorithms=a+b,share=0–1 (repeatable; docs/several-builders.md)', collect, [])
+    .option('--simulation-cutoff-ms <ms>', 'ms into the slot after which arrivals are not simulated for it (default: 11.75/12 of the slot)', integer('--simulation-cutoff-ms', 0))
+    .option('--build-cutoff-ms <ms>', 'ms into the slot after which simulated bundles are not built for it', integer('--build-cutoff-ms', 0))
+    .option('--boost-cutoff-ms <ms>', 'later build cutoff for svc_boostBundle bundles', integer('--boost-cutoff-ms', 0))
+    .option('--get-header-ms <ms>', 'ms into the slot at which the proposer asks for the header: builders bid through the slot, later bids lose (default: one bid at the cutoff)', integer('--get-header-ms', 0))
+    .option('--competitor-bid <wei>', 'fixed competing relay bid per slot, decimal wei', (v: string) => {
+      if (!WIRE_PATTERNS.decimalWei.test(v)) throw new InvalidArgumentError('--competitor-bid must be a decimal number of wei')
+      return BigInt(v)
+    })
+    .option('--competitor-win-probability <p>', 'chance a competitor outbids our block each slot (0–1)', (v: string) => {
+      const p = Number(v)
+      if (!(p >= 0 && p <= 1)) throw new InvalidArgumentError('--competitor-win-probability must be a number from 0 to 1')
+      return p
+    })
+    .option('--auction-seed <n>', 'seed of the competitor draws', integer('--auction-seed', 0), DEFAULT_CONFIG.auctionSeed)
+    .option('--block-gas-limit <gas>', 'Anvil block gas limit', integer('--block-gas-limit', 21_000))
+    .option('--genesis-timestamp <s>', 'genesis timestamp of a fresh devnet (reproducible block hashes)', integer('--genesis-timestamp', 1))
+    .option('--world <dex|file>', 'deploy a DEX world at mainnet addresses: `dex` (WETH9, Uniswap V2/V3, USDC/USDT/DAI/WBTC pools) or a world file (docs/dex-world.md)')
+    .option('--flow <default|file>', 'a market on the DEX world (needs --world): users who swap every slot, searchers who backrun them (docs/market.md)')
+    .option('--data-dir <dir>', 'keep traces and Anvil state here across restarts (default: in memory only)')
+    .option('--order-log <file>', 'append every order the submission RPC accepts to this file, one JSON line each: { at, head, method, params, result }')
+    .option('--anvil-timeout <ms>', 'ms an Anvil call may take before it fails; a hung Anvil is restarted', integer('--anvil-timeout', 100), DEFAULT_CONFIG.anvilTimeoutMs)
+    .option('--max-body-bytes <n>', 'largest request body accepted (HTTP 413 beyond)', integer('--max-body-bytes', 1024), DEFAULT_CONFIG.maxBodyBytes)
+    .option('--max-batch-size <n>', 'most requests in one JSON-RPC batch', integer('--max-batch-size', 1), DEFAULT_CONFIG.maxBatchSize)
+    .option('--max-bundle-txs <n>', 'most txs in one bundle', integer('--max-bundle-txs', 1), DEFAULT_CONFIG.maxBundleTxs)
+    .option('--rate-limit-per-ip <n>', 'requests a second per client IP (0: unlimited)', integer('--rate-limit-per-ip', 0), DEFAULT_CONFIG.rateLimitPerIp)
+    .option('--rate-limit-per-key <n>', 'requests a second per X-Api-Key (0: unlimited)', integer('--rate-limit-per-key', 0), DEFAULT_CONFIG.rateLimitPerKey)
+    .addOption(new Option('--log-format <format>', 'log lines on stderr: pretty (one short line a person reads) or json (one pino object a line); default: pretty on a terminal, json otherwise').choices(LOG_FORMATS))
+    .addOption(new Option('--quiet', 'log only warnings and errors (the ready lines on stdout stay)').conflicts(['verbose', 'logLevel']))
+    .addOption(new Option('--verbose', "log debug records too, and each slot's timings and block hash").conflicts(['logLevel']))
+    .option('--log-level <level>', 'pino log level (trace, debug, info, warn, error, fatal, silent)', DEFAULT_CONFIG.logLevel)
 }
 
 /** The harness settings the `serve` flags give (a bad flag exits with a usage error naming it). */
 async function configFromFlags(command: Command, opts: Record<string, any>): Promise<Partial<BundlesimConfig>> {
-    const envKeys = (process.env.BUNDLESIM_API_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean)
-    if (opts.coinbaseKey !== undefined && !WIRE_PATTERNS.hash32.test(opts.coinbaseKey)) {
-      command.error('error: --coinbase-key must be a 32-byte 0x hex private key')
-    }
-    const specs = await import('./builder/fleet/specs.js')
-    let builders: BundlesimConfig['builders']
-    try {
-      builders = buildersFromFlags(specs, opts.builders, opts.builder)
-    } catch (error) {
-      if (error instanceof specs.BuilderSpecError) command.error(`error: ${error.message}`)
-      throw error
-    }
-    return {
-      host: opts.host,
-      port: opts.port,
-      statsPort: opts.statsPort,
-      mevSharePort: opts.mevSharePort,
-      anvilPort: opts.anvilPort,
-      exposeAnvil: opts.exposeAnvil,
-      clock: opts.clock,
-      slotTimeSeconds: opts.slotTime,
-      statsDelaySlots: opts.statsDelaySlots,
-      statsRetentionSeconds: opts.statsRetention,
-      statusCase: opts.statusCase,
-      apiKeys: [...opts.apiKey, ...envKeys],
-      forkUrl: opts.forkUrl,
-      forkBlockNumber: opts.forkBlockNumber === undefined ? undefined : BigInt(opts.forkBlockNumber),
-      loadState: opts.loadState,
-      chainId: opts.chainId,
-      hardfork: opts.hardfork,
-      coinbaseKey: opts.coinbaseKey as Hex | undefined,
-      logLevel: opts.quiet ? 'warn' : opts.verbose ? 'debug' : opts.logLevel,
-      logFormat: opts.logFormat ?? (process.stderr.isTTY ? 'pretty' : 'json'),
-      algorithms: opts.algorithms,
-      builders,
-      simulationCutoffMs: opts.simulationCutoffMs,
-      buildCutoffMs: opts.buildCutoffMs,
-      boostCutoffMs: opts.boostCutoffMs,
-      getHeaderMs: opts.getHeaderMs,
-      competitorBidWei: opts.competitorBid,
-      competitorWinProbability: opts.competitorWinProbability,
-      auctionSeed: opts.auctionSeed,
-      blockGasLimit: opts.blockGasLimit === undefined ? undefined : BigInt(opts.blockGasLimit),
-      genesisTimestamp: opts.genesisTimestamp,
-      world: opts.world,
-      flow: opts.flow,
-      dataDir: opts.dataDir,
-      orderLog: opts.orderLog,
-      anvilTimeoutMs: opts.anvilTimeout,
-      maxBodyBytes: opts.maxBodyBytes,
-      maxBatchSize: opts.maxBatchSize,
-      maxBundleTxs: opts.maxBundleTxs,
-      rateLimitPerIp: opts.rateLimitPerIp,
-      rateLimitPerKey: opts.rateLimitPerKey,
-    }
+  const envKeys = (process.env.BUNDLESIM_API_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean)
+  if (opts.coinbaseKey !== undefined && !WIRE_PATTERNS.hash32.test(opts.coinbaseKey)) {
+    command.error('error: --coinbase-key must be a 32-byte 0x hex private key')
+  }
+  const specs = await import('./builder/fleet/specs.js')
+  let builders: BundlesimConfig['builders']
+  try {
+    builders = buildersFromFlags(specs, opts.builders, opts.builder)
+  } catch (error) {
+    if (error instanceof specs.BuilderSpecError) command.error(`error: ${error.message}`)
+    throw error
+  }
+  return {
+    host: opts.host,
+    port: opts.port,
+    statsPort: opts.statsPort,
+    mevSharePort: opts.mevSharePort,
+    anvilPort: opts.anvilPort,
+    exposeAnvil: opts.exposeAnvil,
+    clock: opts.clock,
+    slotTimeSeconds: opts.slotTime,
+    statsDelaySlots: opts.statsDelaySlots,
+    statsRetentionSeconds: opts.statsRetention,
+    statusCase: opts.statusCase,
+    apiKeys: [...opts.apiKey, ...envKeys],
+    forkUrl: opts.forkUrl,
+    forkBlockNumber: opts.forkBlockNumber === undefined ? undefined : BigInt(opts.forkBlockNumber),
+    loadState: opts.loadState,
+    chainId: opts.chainId,
+    hardfork: opts.hardfork,
+    coinbaseKey: opts.coinbaseKey as Hex | undefined,
+    logLevel: opts.quiet ? 'warn' : opts.verbose ? 'debug' : opts.logLevel,
+    logFormat: opts.logFormat ?? (process.stderr.isTTY ? 'pretty' : 'json'),
+    algorithms: opts.algorithms,
+    builders,
+    simulationCutoffMs: opts.simulationCutoffMs,
+    buildCutoffMs: opts.buildCutoffMs,
+    boostCutoffMs: opts.boostCutoffMs,
+    getHeaderMs: opts.getHeaderMs,
+    competitorBidWei: opts.competitorBid,
+    competitorWinProbability: opts.competitorWinProbability,
+    auctionSeed: opts.auctionSeed,
+    blockGasLimit: opts.blockGasLimit === undefined ? undefined : BigInt(opts.blockGasLimit),
+    genesisTimestamp: opts.genesisTimestamp,
+    world: opts.world,
+    flow: opts.flow,
+    dataDir: opts.dataDir,
+    orderLog: opts.orderLog,
+    anvilTimeoutMs: opts.anvilTimeout,
+    maxBodyBytes: opts.maxBodyBytes,
+    maxBatchSize: opts.maxBatchSize,
+    maxBundleTxs: opts.maxBundleTxs,
+    rateLimitPerIp: opts.rateLimitPerIp,
+    rateLimitPerKey: opts.rateLimitPerKey,
+  }
 }
 
 /** The lines that say a harness is ready and where everything is. */
@@ -215,26 +215,32 @@ addServeOptions(
     )
     .argument('<command...>', 'the bot, after --: a program and its arguments')
     .option('--no-host-map', "don't load the host map into the bot's Node processes (it uses the URLs from its environment)")
-    .option('--bot-key <hex>', "the bot's key, as BOT_KEY and PRIVATE_KEY in its environment (default: none set)"),
+    .option('--bot-key <hex>', "the bot's key, as BOT_KEY and PRIVATE_KEY in its environment, its address named as a searcher (default: none set)")
+    .option('--bot-name <name>', "the bot's searcher name in the competition, stats' lostTo and the dashboard (with --bot-key)", 'bot'),
 ).action(async (commandLine: string[], opts, command: Command) => {
   if (opts.botKey !== undefined && !WIRE_PATTERNS.hash32.test(opts.botKey)) command.error('error: --bot-key must be a 32-byte 0x hex private key')
+  if (!/^\S(.{0,62}\S)?$/.test(opts.botName)) command.error('error: --bot-name must be 1 to 64 characters, not starting or ending with a space')
   const config = await configFromFlags(command, opts)
   // A mainnet bot signs for chain 1 and may check it: the devnet says 1 unless told otherwise.
   config.chainId ??= 1
-  const [{ startHarness }, { botEndpoints, botEnvironment }, { startBot }] = await Promise.all([
+  const [{ startHarness }, { launchBot }, { createBundlesimClient }] = await Promise.all([
     import('./harness/startHarness.js'),
-    import('./bots/environment.js'),
-    import('./bots/botProcess.js'),
+    import('./bots/launchBot.js'),
+    import('./protocol/client.js'),
   ])
   const harness = await startHarness(config)
   // The bot's stdout is the bot's: bundlesim's lines go to stderr.
   process.stderr.write(readyBanner(harness))
-  const endpoints = botEndpoints(harness.rpcUrl, harness.statsUrl, harness.status())
-  const bot = startBot({
-    name: commandLine[0]!,
+  const bot = await launchBot(createBundlesimClient({ rpcUrl: harness.rpcUrl, statsUrl: harness.statsUrl }), {
+    name: opts.botKey === undefined ? commandLine[0]! : opts.botName,
     command: commandLine,
-    env: { ...process.env, ...botEnvironment(endpoints, { key: opts.botKey as Hex | undefined, hostMap: opts.hostMap, inherited: process.env }) },
+    key: opts.botKey as Hex | undefined,
+    hostMap: opts.hostMap,
     onLine: (line, stream) => (stream === 'stdout' ? process.stdout : process.stderr).write(`${line}\n`),
+  }).catch(async (error: Error) => {
+    // Not started (a bad --bot-name): the harness goes too, and the reason is printed.
+    await harness.stop()
+    throw error
   })
   let stopping = false
   const stopAll = async (signal?: string) => {

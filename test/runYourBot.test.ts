@@ -48,15 +48,26 @@ describe('bundlesim exec', () => {
   })
 
   it('gives the command the endpoints in its environment and exits with its exit code', async () => {
-    const script = 'console.log(JSON.stringify({ rpc: process.env.RPC_URL, builders: process.env.BUNDLESIM_BUILDERS, chain: process.env.BUNDLESIM_CHAIN_ID, options: process.env.NODE_OPTIONS })); process.exit(3)'
-    const run = await runCli(['exec', '--clock', 'manual', '--port', '0', '--stats-port', '0', '--mev-share-port', '0', '--chain-id', '31337', '--', 'node', '-e', script])
+    const script = 'console.log(JSON.stringify({ rpc: process.env.RPC_URL, builders: process.env.BUNDLESIM_BUILDERS, chain: process.env.BUNDLESIM_CHAIN_ID, options: process.env.NODE_OPTIONS, key: process.env.PRIVATE_KEY, botKey: process.env.BOT_KEY })); process.exit(3)'
+    const run = await runCli(['exec', '--clock', 'manual', '--port', '0', '--stats-port', '0', '--mev-share-port', '0', '--chain-id', '31337', '--bot-key', DEV_KEYS[2]!, '--bot-name', 'probe', '--', 'node', '-e', script])
     expect(run.code).toBe(3)
     const [env] = jsonLines(run.stdout)
     expect(env!.rpc).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/)
     expect(env!.chain).toBe('31337')
     expect(JSON.parse(env!.builders as string)).toEqual({ bundlesim: expect.stringMatching(/\/builders\/bundlesim$/) })
     expect(env!.options).toMatch(/--require ".*hosts\/register\.cjs"/)
+    expect(env).toMatchObject({ key: DEV_KEYS[2], botKey: DEV_KEYS[2] })
     expect(run.stderr).toMatch(/node exited \(3\); stopping/)
+  })
+
+  it('a bad --bot-key or --bot-name is a usage error naming the flag, and nothing starts', async () => {
+    const badName = await runCli(['exec', '--bot-key', DEV_KEYS[2]!, '--bot-name', ' ', '--', 'node', '-e', ''])
+    expect(badName.code).toBe(2)
+    expect(badName.stderr).toMatch(/--bot-name must be 1 to 64 characters/)
+    const badKey = await runCli(['exec', '--bot-key', '0x12', '--', 'node', '-e', ''])
+    expect(badKey.code).toBe(2)
+    expect(badKey.stderr).toMatch(/--bot-key must be a 32-byte 0x hex private key/)
+    expect(badName.stdout + badKey.stdout).toBe('')
   })
 })
 

@@ -4,6 +4,7 @@ import path from 'node:path'
 import { parse, stringify } from 'yaml'
 import { describe, expect, it } from 'vitest'
 import { REPO_ROOT, runCli } from './support/cli.js'
+import { ScenarioSchemaError, parseScenario, runScenario } from '../src/index.js'
 
 /*
  * Your bot as the subject of a CI check: examples/backrun-bot/scenario.yaml runs the example
@@ -51,5 +52,46 @@ describe('your bot in a scenario (bots:)', () => {
     expect(report).toMatch(/<system-out>\[backrun-bot\] npx tsx bot\.ts\n/)
     expect(report).toMatch(/\[cheap-bot\] npx tsx bot\.ts\n/)
     expect(report).toMatch(/&quot;event&quot;:&quot;sent&quot;/)
+  })
+})
+
+describe('a scenario’s bots that go wrong', () => {
+  const scenario = (bot: string, steps = '  - advance: 1') =>
+    parseScenario(`name: bots\nbuilder: { slotTime: 1 }\naccounts:\n  me: 1 ether\n  watched: { address: "0x00000000000000000000000000000000000000aa" }\nbots:\n${bot}\nsteps:\n${steps}\n`, path.join(REPO_ROOT, 'bots.yaml'), { env: {} })
+
+  it('refuses, naming the field: an unknown account, one with no key, a ready that is no regular expression, a name used twice', async () => {
+    const error = await scenario(
+      [
+        '  - { name: a, account: nobody, command: "true" }',
+        '  - { name: b, account: watched, command: "true" }',
+        '  - { name: c, account: me, command: "true", ready: "(" }',
+        '  - { name: c, account: me, command: "true" }',
+      ].join('\n'),
+    ).then(
+      () => null,
+      (e: unknown) => e as ScenarioSchemaError,
+    )
+    expect(error).toBeInstanceOf(ScenarioSchemaError)
+    const messages = error!.issues.map((issue) => `${issue.field}: ${issue.message}`)
+    expect(messages).toEqual([
+      expect.stringMatching(/^bots\[0\]\.account: unknown account "nobody"/),
+      expect.stringMatching(/^bots\[1\]\.account: a bot signs with its account's key: account "watched" is an address without a key/),
+      expect.stringMatching(/^bots\[2\]\.ready: not a regular expression/),
+      expect.stringMatching(/^bots\[3\]\.name: "c" is already a bot's name/),
+    ])
+  })
+
+  it('a bot that exits before its ready line fails the setup with its last lines; one that crashes during the steps fails the scenario', async () => {
+    const neverReady = await runScenario(await scenario('  - { name: early, account: me, command: "echo starting; exit 4", ready: watching }'))
+    expect(neverReady.status).toBe('failed')
+    // Said once: its exit is why the setup failed.
+    expect(neverReady.failures).toHaveLength(1)
+    expect(neverReady.failures[0]!.message).toMatch(/bots: bot early exited \(code 4, signal null\) before printing a line matching \/watching\/; its last lines:\nstarting/)
+    expect(neverReady.bots).toEqual([expect.objectContaining({ name: 'early', exitCode: 4, exitedEarly: true, output: 'starting' })])
+
+    const crashing = await runScenario(await scenario('  - { name: crash, account: me, command: "echo up; exit 5" }', '  - advance: 2'))
+    expect(crashing.status).toBe('failed')
+    expect(crashing.steps.map((step) => step.status)).toEqual(['passed'])
+    expect(crashing.failures[0]!.message).toMatch(/bots: bot crash exited during the scenario \(code 5\); its last lines:\nup/)
   })
 })

@@ -41,7 +41,7 @@ export interface RunningBot {
 }
 
 /** Lines of output kept per bot: enough for a report, bounded for a bot that logs every block for hours. */
-export const MAX_KEPT_LINES = 5_000
+const MAX_KEPT_LINES = 5_000
 
 /** The last lines of a bot's output, for an error message. */
 export function lastLines(bot: Pick<RunningBot, 'lines'>, count = 20): string {

@@ -30,7 +30,7 @@ export function botEndpoints(rpcUrl: string, statsUrl: string, status: HarnessSt
 }
 
 /** The preload that sends a bot's hard-coded public hosts to the harness (docs/host-map.md). */
-export function hostMapPreload(): string {
+function hostMapPreload(): string {
   return codeFile('hosts/register.cjs')
 }
 
@@ -50,7 +50,7 @@ export interface BotEnvironmentOptions {
  * that calls `https://relay.flashbots.net` reaches the harness unchanged. The caller's own
  * variables are laid over these (an explicit `env` of a scenario's bot wins).
  *
- * @example spawn('node', ['bot.js'], { env: { ...process.env, ...botEnvironment(endpoints, { key }) } })
+ * @example spawn('node', ['bot.js'], { env: { ...process.env, ...botEnvironment(endpoints, { key }) } }) // or launchBot, which names it too
  */
 export function botEnvironment(endpoints: BotEndpoints, { key, hostMap = true, inherited = {} }: BotEnvironmentOptions = {}): Record<string, string> {
   const env: Record<string, string> = {

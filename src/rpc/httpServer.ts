@@ -231,7 +231,7 @@ export function listen(app: express.Express, host: string, port: number, flag?: 
 }
 
 /** Why a server could not listen, in terms of the flag that chose its port. */
-export function listenError(error: NodeJS.ErrnoException, flag: string, host: string, port: number): Error {
+function listenError(error: NodeJS.ErrnoException, flag: string, host: string, port: number): Error {
   const where = `${host.includes(':') ? `[${host}]` : host}:${port}`
   const why =
     error.code === 'EADDRINUSE'

@@ -5,7 +5,7 @@ import { errorResponse } from './dispatch.js'
 import { RpcErrorCode } from '../protocol/errorCodes.js'
 
 /** The header the harness's own clients (the market's users and searchers) pass the gate with while it starts. */
-export const STARTING_CLIENT_HEADER = 'x-bundlesim-starting'
+const STARTING_CLIENT_HEADER = 'x-bundlesim-starting'
 
 /**
  * Holds every request to the harness's servers until the whole harness — world, market,

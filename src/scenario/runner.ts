@@ -15,7 +15,7 @@ import { loadScenario, type LoadOptions, type LoadedScenario } from './load.js'
 import { NonceTracker } from './nonces.js'
 import { stepKind, type StepKind } from './schema.js'
 import { executeStep } from './steps.js'
-import { startScenarioBots, type BotReport, type ScenarioBots } from './bots.js'
+import { scenarioBots, type BotReport, type ScenarioBots } from './bots.js'
 import { DEFAULT_MAX_PRIORITY_FEE_PER_GAS, TemplateSigner, feeCapHeadroom } from './txTemplates.js'
 import { normalizeAddress } from '../protocol/normalize.js'
 
@@ -226,7 +226,8 @@ export async function runLoadedScenarioOn(loaded: LoadedScenario, harness: Pick<
     context.watched = watchedAddresses(loaded, book)
     context.balances.start = await recordBalances(context)
     context.balances.previous = context.balances.start
-    bots = await startScenarioBots(loaded, client)
+    bots = scenarioBots(loaded, client)
+    await bots.start()
   } catch (error) {
     const failure = error instanceof StepFailed ? error : new StepFailed(loaded.source.position(null), 'setup', (error as Error).message)
     return finish([failure])

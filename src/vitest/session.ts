@@ -6,8 +6,8 @@ import type { SlotReport } from '../protocol/slotReport.js'
 import { createBundlesimClient, type BundlesimClient } from '../protocol/client.js'
 import type { Harness } from '../harness/startHarness.js'
 import { scenarioAccount } from '../scenario/accounts.js'
-import { botEndpoints, botEnvironment } from '../bots/environment.js'
-import { startBot, type RunningBot } from '../bots/botProcess.js'
+import type { RunningBot } from '../bots/botProcess.js'
+import { launchBot } from '../bots/launchBot.js'
 import { NonceTracker } from '../scenario/nonces.js'
 import { CALL_GAS, DEFAULT_MAX_PRIORITY_FEE_PER_GAS, TRANSFER_GAS, feeCapHeadroom } from '../scenario/txTemplates.js'
 
@@ -84,9 +84,7 @@ export class HarnessSession {
    * await bot.waitForLine(/watching/)
    */
   async startBot({ name, command, account, env = {}, cwd, hostMap = true }: StartBotOptions): Promise<RunningBot> {
-    if (account) await this.client.request('harness_nameSearcher', [{ name, addresses: [account.address] }])
-    const endpoints = botEndpoints(this.harness.rpcUrl, this.harness.statsUrl, this.harness.status())
-    const bot = startBot({ name, command, cwd, env: { ...process.env, ...botEnvironment(endpoints, { key: account?.key, hostMap, inherited: process.env }), ...env } })
+    const bot = await launchBot(this.client, { name, command, cwd, key: account?.key, env, hostMap })
     this.bots.push(bot)
     return bot
   }
