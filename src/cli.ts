@@ -106,8 +106,67 @@ function addServeOptions(command: Command): Command {
     .option('--log-level <level>', 'pino log level (trace, debug, info, warn, error, fatal, silent)', DEFAULT_CONFIG.logLevel)
 }
 
+/**
+ * The flags of `serve` (and `exec`) as commander hands them to the action: camelCase names, each
+ * value after its flag's parser, absent where the flag has no default and was not given.
+ */
+interface ServeFlags {
+  host: string
+  port: number
+  statsPort: number
+  mevSharePort?: number
+  anvilPort?: number
+  exposeAnvil: boolean
+  clock: BundlesimConfig['clock']
+  slotTime: number
+  statsDelaySlots: number
+  statsRetention: number
+  statusCase: BundlesimConfig['statusCase']
+  apiKey: string[]
+  forkUrl?: string
+  forkBlockNumber?: number
+  loadState?: string
+  chainId?: number
+  hardfork?: string
+  coinbaseKey?: string
+  algorithms: string[]
+  builders?: string
+  builder: string[]
+  simulationCutoffMs?: number
+  buildCutoffMs?: number
+  boostCutoffMs?: number
+  getHeaderMs?: number
+  competitorBid?: bigint
+  competitorWinProbability?: number
+  auctionSeed: number
+  blockGasLimit?: number
+  genesisTimestamp?: number
+  world?: string
+  flow?: string
+  dataDir?: string
+  orderLog?: string
+  anvilTimeout: number
+  maxBodyBytes: number
+  maxBatchSize: number
+  maxBundleTxs: number
+  rateLimitPerIp: number
+  rateLimitPerKey: number
+  logFormat?: BundlesimConfig['logFormat']
+  quiet?: boolean
+  verbose?: boolean
+  logLevel: string
+}
+
+/** The flags of `exec`: `serve`'s, and the bot's. */
+interface ExecFlags extends ServeFlags {
+  /** False with `--no-host-map`. */
+  hostMap: boolean
+  botKey?: string
+  botName: string
+}
+
 /** The harness settings the `serve` flags give (a bad flag exits with a usage error naming it). */
-async function configFromFlags(command: Command, opts: Record<string, any>): Promise<Partial<BundlesimConfig>> {
+async function configFromFlags(command: Command, opts: ServeFlags): Promise<Partial<BundlesimConfig>> {
   const envKeys = (process.env.BUNDLESIM_API_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean)
   if (opts.coinbaseKey !== undefined && !WIRE_PATTERNS.hash32.test(opts.coinbaseKey)) {
     command.error('error: --coinbase-key must be a 32-byte 0x hex private key')
@@ -184,7 +243,7 @@ function readyBanner(harness: Harness): string {
 }
 
 addServeOptions(program.command('serve').description('start Anvil and the builder emulator (submission RPC, stats RPC)'))
-  .action(async (opts, command: Command) => {
+  .action(async (opts: ServeFlags, command: Command) => {
     const config = await configFromFlags(command, opts)
     const { startHarness } = await import('./harness/startHarness.js')
     const harness = await startHarness(config)
@@ -217,7 +276,7 @@ addServeOptions(
     .option('--no-host-map', "don't load the host map into the bot's Node processes (it uses the URLs from its environment)")
     .option('--bot-key <hex>', "the bot's key, as BOT_KEY and PRIVATE_KEY in its environment, its address named as a searcher (default: none set)")
     .option('--bot-name <name>', "the bot's searcher name in the competition, stats' lostTo and the dashboard (with --bot-key)", 'bot'),
-).action(async (commandLine: string[], opts, command: Command) => {
+).action(async (commandLine: string[], opts: ExecFlags, command: Command) => {
   if (opts.botKey !== undefined && !WIRE_PATTERNS.hash32.test(opts.botKey)) command.error('error: --bot-key must be a 32-byte 0x hex private key')
   if (!/^\S(.{0,62}\S)?$/.test(opts.botName)) command.error('error: --bot-name must be 1 to 64 characters, not starting or ending with a space')
   const config = await configFromFlags(command, opts)

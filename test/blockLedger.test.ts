@@ -27,7 +27,7 @@ const CALLCODES = at(0xa8) // CALLCODE PAYS_COINBASE with value: pays the coinba
 const PAYS_THEN_REVERTS = at(0xa9) // CALL coinbase with value, then REVERT
 const CALLS_PAYS_THEN_REVERTS = at(0xaa) // CALL PAYS_THEN_REVERTS with value; its failure ignored
 const STATIC_CALLS = at(0xab) // STATICCALL PAYS_COINBASE
-const CODE: Record<Address, string> = {
+const CODE: Record<Address, Hex> = {
   [PAYS_COINBASE]: `0x${CALL_WITH_VALUE}415af100`,
   [REVERTER]: '0x60006000fd',
   [CALLS_REVERTER]: `0x${CALL_WITH_VALUE}${push20(REVERTER)}5af100`,
@@ -54,7 +54,8 @@ let chain: ChainClient
 
 beforeAll(async () => {
   chain = bare.chain
-  await chain.batch(Object.entries(CODE).map(([address, code]) => ({ method: 'anvil_setCode', params: [address, code] })))
+  // Object.entries forgets that the keys are addresses.
+  await chain.batch((Object.entries(CODE) as Array<[Address, Hex]>).map(([address, code]) => ({ method: 'anvil_setCode', params: [address, code] })))
   await chain.setBalance(SELF_DESTRUCTS, 100n)
   await chain.setBalance(UNTOUCHED, 42n)
 })

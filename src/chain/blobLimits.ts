@@ -24,8 +24,8 @@ export async function readBlobLimits(chain: ChainClient): Promise<BlobLimits | u
     { method: 'eth_config', params: [] },
     { method: 'anvil_nodeInfo', params: [] },
   ])
-  const perBlock = config?.ok ? (config.result as { current?: { blobSchedule?: { max?: number } } }).current?.blobSchedule?.max : undefined
+  const perBlock = config.ok ? config.result?.current?.blobSchedule?.max : undefined
   if (typeof perBlock !== 'number') return undefined
-  const hardfork = info?.ok ? String((info.result as { hardFork?: string }).hardFork ?? 'unknown') : 'unknown'
+  const hardfork = info.ok ? String(info.result.hardFork ?? 'unknown') : 'unknown'
   return { hardfork, perBlock, perTx: OSAKA_OR_LATER.test(hardfork) ? Math.min(OSAKA_MAX_BLOBS_PER_TX, perBlock) : perBlock }
 }

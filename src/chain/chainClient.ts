@@ -13,8 +13,11 @@ import {
 } from 'viem'
 import { webSocketCall } from './webSocketCall.js'
 import { revertReasonOfFrame, type RevertReason } from '../protocol/revertReason.js'
-import { keepAliveRpc, type BatchAnswer, type KeepAliveRpc } from './keepAliveTransport.js'
+import { keepAliveRpc, type KeepAliveRpc } from './keepAliveTransport.js'
 import { pipelinedCalls } from './pipelinedRpc.js'
+import { nodeAnswer, nodeAnswerGroups, nodeAnswers, nodeClient, type NodeAnswer, type NodeAnswerGroups, type NodeAnswers, type NodeCall, type NodeClient, type NodeMethod, type NodeParams, type TraceFrame } from './nodeRpc.js'
+
+export type { TraceFrame } from './nodeRpc.js'
 
 /** The outcome of handing one signed tx to Anvil's pool. */
 export type SendOutcome = { accepted: true } | { accepted: false; reason: string }
@@ -42,29 +45,6 @@ export interface MinedTx {
   revertReason?: RevertReason
 }
 
-/**
- * A frame of Anvil's `trace_block` (parity style), as far as it is read: a top-level frame's
- * error is its tx's revert; a frame with an error, and every frame below it, changed nothing.
- * `type` is `call` (with `callType` call, delegatecall, staticcall or callcode), `create`
- * (the new contract in `result.address`) or `suicide` (`address` pays its `balance` to `refundAddress`).
- */
-export interface TraceFrame {
-  type: string
-  traceAddress: number[]
-  transactionHash: Hash | null
-  action: {
-    from?: Address
-    to?: Address
-    callType?: string
-    value?: Hex
-    address?: Address
-    refundAddress?: Address
-    balance?: Hex
-  }
-  result?: { address?: Address; output?: Hex } | null
-  error?: string
-}
-
 /** Message of the node's own JSON-RPC error, without viem's decorations. */
 export function nodeErrorMessage(error: unknown): string {
   if (error instanceof BaseError) {
@@ -90,6 +70,8 @@ const isBlobTx = (raw: Hex): boolean => raw.startsWith('0x03')
 export class ChainClient {
   readonly public: PublicClient
   readonly test: TestClient<'anvil'>
+  /** Calls of the methods bundlesim names itself (`NodeRpcSchema`), params and result typed; viem's actions are on `public` and `test`. */
+  readonly node: NodeClient
   readonly url: string
   private readonly rpc: KeepAliveRpc
   /** Has this Anvil process taken a blob tx yet? Its first one loads the KZG settings (see `sendRawTransactionsInOrder`). */
@@ -105,16 +87,32 @@ export class ChainClient {
     const transport = this.rpc.transport
     this.public = createPublicClient({ transport })
     this.test = createTestClient({ mode: 'anvil', transport })
+    this.node = nodeClient(transport)
   }
 
   /** One call whose request may be larger than Anvil's HTTP server takes (2 MiB): over a WebSocket. */
-  largeCall(method: string, params: unknown): Promise<BatchAnswer> {
-    return webSocketCall(this.url, method, params, this.timeoutMs)
+  async largeCall<M extends NodeMethod>(method: M, params: NodeParams<M>): Promise<NodeAnswer<M>> {
+    return nodeAnswer(method, await webSocketCall(this.url, method, params, this.timeoutMs))
   }
 
-  /** Several calls in one JSON-RPC batch (one round trip); each answer is its result or its own error. */
-  batch(calls: ReadonlyArray<{ method: string; params: unknown }>): Promise<BatchAnswer[]> {
-    return this.rpc.batch(calls)
+  /**
+   * Several calls in one JSON-RPC batch (one round trip); each answer is its result or its own
+   * error, typed by its method: a list of one method's calls answers a list, a tuple of calls a tuple.
+   *
+   * @example const [config, info] = await chain.batch([{ method: 'eth_config', params: [] }, { method: 'anvil_nodeInfo', params: [] }])
+   */
+  async batch<const Calls extends readonly NodeCall[]>(calls: Calls): Promise<NodeAnswers<Calls>> {
+    return nodeAnswers(calls, await this.rpc.batch(calls))
+  }
+
+  /**
+   * Lists of calls in one JSON-RPC batch (one round trip, as `batch`), answered list for list:
+   * for calls of different methods whose answers are read apart.
+   *
+   * @example const [receipts, balances] = await chain.batchGroups([receiptCalls, balanceCalls])
+   */
+  async batchGroups<const Groups extends ReadonlyArray<readonly NodeCall[]>>(groups: Groups): Promise<NodeAnswerGroups<Groups>> {
+    return nodeAnswerGroups(groups, await this.batch(groups.flat()))
   }
 
   blockNumber(): Promise<bigint> {
@@ -172,12 +170,12 @@ export class ChainClient {
    * state it keeps: one it mined itself, not a fork block or a block from a loaded state.
    */
   async rollback(blocks: number): Promise<void> {
-    await this.test.request({ method: 'anvil_rollback' as never, params: [blocks] as never })
+    await this.node.request({ method: 'anvil_rollback', params: [blocks] })
   }
 
   /** Empties Anvil's pool, including txs users sent straight to Anvil. */
   async dropAllTransactions(): Promise<void> {
-    await this.test.request({ method: 'anvil_dropAllTransactions' as never, params: [] as never })
+    await this.node.request({ method: 'anvil_dropAllTransactions', params: [] })
   }
 
   async sendRawTransaction(serialized: Hex): Promise<SendOutcome> {
@@ -198,7 +196,8 @@ export class ChainClient {
     // Anvil loads its KZG settings when its first blob tx arrives: seconds on an idle machine,
     // over 30 s on 2 busy cores. That first send gets room; a hung Anvil is still caught by the probe.
     const firstBlobs = !this.nodeHasLoadedKzg && raws.some(isBlobTx)
-    const answers = await pipelinedCalls(this.url, raws.map((raw) => ({ method: 'eth_sendRawTransaction', params: [raw] })), firstBlobs ? Math.max(this.timeoutMs, FIRST_BLOB_TX_TIMEOUT_MS) : this.timeoutMs)
+    const calls = raws.map((raw): NodeCall<'eth_sendRawTransaction'> => ({ method: 'eth_sendRawTransaction', params: [raw] }))
+    const answers = nodeAnswers(calls, await pipelinedCalls(this.url, calls, firstBlobs ? Math.max(this.timeoutMs, FIRST_BLOB_TX_TIMEOUT_MS) : this.timeoutMs))
     if (firstBlobs) this.nodeHasLoadedKzg = true
     return answers.map((answer) => (answer.ok ? { accepted: true } : { accepted: false, reason: answer.error.message }))
   }
@@ -217,10 +216,10 @@ export class ChainClient {
    */
   async mine(timestamp: bigint, baseFeePerGas?: bigint, balanceOf?: Address): Promise<MinedBlock & { balance?: bigint }> {
     if (baseFeePerGas !== undefined) await this.test.setNextBlockBaseFeePerGas({ baseFeePerGas })
-    await this.test.request({ method: 'evm_mine' as never, params: [{ timestamp: Number(timestamp) }] as never })
+    await this.node.request({ method: 'evm_mine', params: [{ timestamp: Number(timestamp) }] })
     const [block, txFrames, balance] = await Promise.all([
       this.public.getBlock({ blockTag: 'latest' }),
-      this.public.request({ method: 'trace_block' as never, params: ['latest'] as never }) as Promise<TraceFrame[]>,
+      this.node.request({ method: 'trace_block', params: ['latest'] }),
       balanceOf === undefined ? undefined : this.balance(balanceOf),
     ])
     const topFrames = new Map<Hash, TraceFrame>()

@@ -35,7 +35,7 @@ export class ChainCheckpoint {
 
   /** Puts Anvil back as it was when taken; CheckpointLost if it cannot (e.g. it was restarted since). */
   async restore(): Promise<void> {
-    const reverted = await this.chain.test.request({ method: 'evm_revert' as never, params: [this.snapshotId] as never })
+    const reverted = await this.chain.node.request({ method: 'evm_revert', params: [this.snapshotId] })
     if (reverted !== true) throw new CheckpointLost('revertRefused', `Anvil refused to revert to snapshot ${this.snapshotId}`)
     this.snapshotId = await this.chain.snapshot()
     await this.chain.dropAllTransactions()

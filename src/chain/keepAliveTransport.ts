@@ -4,14 +4,23 @@ import { HttpRequestError, RpcRequestError, TimeoutError, createTransport, strin
 /** Idle keep-alive sockets are closed well before Anvil's own idle timeout (30 s) could race a request. */
 const IDLE_SOCKET_MS = 4_000
 
-/** One answer of a JSON-RPC batch: its result, or the node's error for that call alone. */
-export type BatchAnswer = { ok: true; result: any } | { ok: false; error: { code: number; message: string } }
+/**
+ * One answer of a JSON-RPC batch: its result, or the node's error for that call alone. `Result`
+ * is what the method answers (`NodeAnswer` in `nodeRpc.ts` names it per method); unknown on the wire.
+ */
+export type BatchAnswer<Result = unknown> = { ok: true; result: Result } | { ok: false; error: { code: number; message: string } }
+
+/** A JSON-RPC call as the wire carries it: any method, any params (`NodeCall` is the typed one). */
+export interface RawCall {
+  method: string
+  params: unknown
+}
 
 /** A keep-alive HTTP JSON-RPC connection to a local node: single calls (viem's transport) and batches. */
 export interface KeepAliveRpc {
   transport: Transport<'http'>
   /** Sends the calls as one JSON-RPC batch; answers come back in call order. */
-  batch(calls: ReadonlyArray<{ method: string; params: unknown }>): Promise<BatchAnswer[]>
+  batch(calls: readonly RawCall[]): Promise<BatchAnswer[]>
 }
 
 /**
@@ -69,13 +78,14 @@ export function keepAliveRpc(url: string, timeoutMs: number): KeepAliveRpc {
       request.end(payload)
     })
 
-  // A JSON-RPC result is whatever the method returns: viem types it per method.
-  const request = async (body: { method: string; params?: unknown }): Promise<any> => {
-    const data = (await post(stringify({ jsonrpc: '2.0', id: nextId++, ...body }), body)) as { result?: unknown }
+  // A JSON-RPC result is whatever the method returns: the client's schema names it per method
+  // (viem's own for its actions, `NodeRpcSchema` for the node client), and this transport passes it on.
+  async function request<Result>(body: { method: string; params?: unknown }): Promise<Result> {
+    const data = (await post(stringify({ jsonrpc: '2.0', id: nextId++, ...body }), body)) as { result: Result }
     return data.result
   }
 
-  const batch = async (calls: ReadonlyArray<{ method: string; params: unknown }>): Promise<BatchAnswer[]> => {
+  const batch = async (calls: readonly RawCall[]): Promise<BatchAnswer[]> => {
     if (calls.length === 0) return []
     const first = nextId
     nextId += calls.length
@@ -103,5 +113,5 @@ export function keepAliveRpc(url: string, timeoutMs: number): KeepAliveRpc {
       },
       { url, fetchOptions: undefined },
     )
-  return { transport: transport as unknown as Transport<'http'>, batch }
+  return { transport, batch }
 }

@@ -8,5 +8,5 @@ export async function pendingBaseFee(chain: ChainClient): Promise<bigint> {
 
 /** Puts back the next block's base fee (an `evm_revert` keeps the one a simulated block derived). */
 export async function setNextBaseFee(chain: ChainClient, baseFee: bigint): Promise<void> {
-  await chain.test.request({ method: 'anvil_setNextBlockBaseFeePerGas' as never, params: [`0x${baseFee.toString(16)}`] as never })
+  await chain.node.request({ method: 'anvil_setNextBlockBaseFeePerGas', params: [`0x${baseFee.toString(16)}`] })
 }

@@ -1,7 +1,7 @@
 import diagnostics from 'node:diagnostics_channel'
 import net from 'node:net'
 import { HttpRequestError, TimeoutError } from 'viem'
-import type { BatchAnswer } from './keepAliveTransport.js'
+import type { BatchAnswer, RawCall } from './keepAliveTransport.js'
 
 const HEADER_END = Buffer.from('\r\n\r\n')
 
@@ -25,7 +25,7 @@ export interface PipelineEvent {
  *
  * @example const answers = await pipelinedCalls(url, raws.map((raw) => ({ method: 'eth_sendRawTransaction', params: [raw] })), 10_000)
  */
-export function pipelinedCalls(url: string, calls: ReadonlyArray<{ method: string; params: unknown }>, timeoutMs: number): Promise<BatchAnswer[]> {
+export function pipelinedCalls(url: string, calls: readonly RawCall[], timeoutMs: number): Promise<BatchAnswer[]> {
   if (calls.length === 0) return Promise.resolve([])
   const target = new URL(url)
   const body = { method: `${calls.length} pipelined × ${calls[0]!.method}`, params: [] }

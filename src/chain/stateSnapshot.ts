@@ -76,7 +76,7 @@ export class SnapshotError extends Error {
  */
 export async function buildSnapshot(client: PublicClient, point: ForkPoint, touched: TouchedState, source: string): Promise<StateSnapshot> {
   const blockNumber = point.block.number
-  const rawBlock = (await client.request({ method: 'eth_getBlockByNumber', params: [numberToHex(blockNumber), false] })) as Record<string, unknown> | null
+  const rawBlock: Record<string, unknown> | null = await client.request({ method: 'eth_getBlockByNumber', params: [numberToHex(blockNumber), false] })
   if (!rawBlock) throw new SnapshotError(`the remote no longer serves block ${blockNumber}`)
   const header = Object.fromEntries(HEADER_FIELDS.filter((field) => rawBlock[field] !== undefined && rawBlock[field] !== null).map((field) => [field, rawBlock[field]]))
   const accounts: Record<Address, SnapshotAccount> = {}

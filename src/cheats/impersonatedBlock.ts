@@ -2,9 +2,11 @@ import { numberToHex, type Address, type Hash, type Hex } from 'viem'
 import { nextBaseFee } from '../chain/baseFee.js'
 import { nodeErrorMessage, type ChainClient } from '../chain/chainClient.js'
 import type { ChainLock } from '../chain/chainLock.js'
+import type { UnsignedTx } from '../chain/nodeRpc.js'
 import type { SlotClock } from '../clock/slotClock.js'
 import type { BundleBook } from '../bundle/book.js'
-import { COMPETITOR_COINBASE, type SlotBuilder } from '../builder/slot/slotBuilder.js'
+import { COMPETITOR_COINBASE } from '../builder/slot/competitorBlock.js'
+import type { SlotBuilder } from '../builder/slot/slotBuilder.js'
 
 /** An unsigned tx from an account Anvil impersonates (a real address whose key nobody has). */
 export interface ImpersonatedTx {
@@ -53,7 +55,7 @@ export function mineImpersonatedTx(deps: ImpersonatedBlockDeps, tx: Impersonated
     await chain.test.impersonateAccount({ address: tx.from })
     let hash: Hash
     try {
-      const request = {
+      const request: UnsignedTx = {
         from: tx.from,
         to: tx.to,
         value: tx.value === undefined ? undefined : numberToHex(tx.value),
@@ -62,7 +64,7 @@ export function mineImpersonatedTx(deps: ImpersonatedBlockDeps, tx: Impersonated
         maxFeePerGas: tx.maxFeePerGas === undefined ? undefined : numberToHex(tx.maxFeePerGas),
         maxPriorityFeePerGas: tx.maxPriorityFeePerGas === undefined ? undefined : numberToHex(tx.maxPriorityFeePerGas),
       }
-      hash = (await chain.public.request({ method: 'eth_sendTransaction' as never, params: [request] as never })) as Hash
+      hash = await chain.node.request({ method: 'eth_sendTransaction', params: [request] })
     } catch (error) {
       throw new ImpersonationRefused(`Anvil refused the impersonated tx from ${tx.from}: ${nodeErrorMessage(error)}`)
     } finally {

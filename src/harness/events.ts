@@ -37,7 +37,7 @@ export class HarnessEvents extends EventEmitter<HarnessEventMap> {
    * Resolves once `condition()` holds: at once, or after an `event` that makes it hold.
    * Rejects after `timeoutMs` naming the event waited for.
    */
-  until<K extends keyof HarnessEventMap>(event: K, condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  until(event: keyof HarnessEventMap, condition: () => boolean, timeoutMs = 10_000): Promise<void> {
     if (condition()) return Promise.resolve()
     return new Promise((resolve, reject) => {
       const check = () => {
@@ -51,9 +51,9 @@ export class HarnessEvents extends EventEmitter<HarnessEventMap> {
       }, timeoutMs)
       const cleanUp = () => {
         clearTimeout(timer)
-        this.off(event, check as never)
+        this.off(event, check)
       }
-      this.on(event, check as never)
+      this.on(event, check)
     })
   }
 }

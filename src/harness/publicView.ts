@@ -1,9 +1,9 @@
 import type { Logger } from 'pino'
-import { numberToHex, type Hash } from 'viem'
+import { numberToHex } from 'viem'
 import type { BundlesimConfig } from '../config/config.js'
 import type { SlotState } from '../clock/slotState.js'
 import { canonicalReader } from '../rpc/proxy.js'
-import { ChainFeed, type CanonicalRead } from '../view/chainFeed.js'
+import { ChainFeed, readCanonical, type CanonicalRead } from '../view/chainFeed.js'
 import { FilterRegistry } from '../view/filters.js'
 import { toPendingRpcTransaction } from '../view/rpcTransaction.js'
 import type { ChainSubsystem } from './chain.js'
@@ -43,7 +43,7 @@ export function createPublicView({ config, chain, slot, orders, events, log }: P
     headNumber: () => slot.head.number,
     getLogs: (range, addresses, topics) => {
       const query = 'blockHash' in range ? { blockHash: range.blockHash } : { fromBlock: numberToHex(range.fromBlock), toBlock: numberToHex(range.toBlock) }
-      return read('eth_getLogs', [{ ...query, address: addresses.length > 0 ? addresses : undefined, topics: topics.map((t) => t ?? null) as Array<Hash[] | null> }]) as never
+      return readCanonical(read, 'eth_getLogs', [{ ...query, address: addresses.length > 0 ? addresses : undefined, topics }])
     },
   })
   return { feed, filters, read }

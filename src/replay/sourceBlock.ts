@@ -39,13 +39,6 @@ export interface SourceBlock {
   value: bigint
 }
 
-interface RawReceipt {
-  transactionHash: Hash
-  status: Hex
-  gasUsed: Hex
-  effectiveGasPrice: Hex
-}
-
 /** Reads block `n` with its txs, their raw signed forms and receipts, and the fee recipient's gain. */
 export async function readSourceBlock(url: string, number: bigint): Promise<SourceBlock> {
   if (number < 1n) throw new Error('replay needs a block after genesis (it forks at n − 1)')
@@ -67,12 +60,13 @@ async function readBlock(url: string, number: bigint): Promise<SourceBlock> {
   const feeRecipient = normalizeAddress(block.miner)
   const blockTag = `0x${number.toString(16)}` as Hex
   const [receipts, raws, before, after] = await Promise.all([
-    client.request({ method: 'eth_getBlockReceipts' as 'eth_getBlockByNumber', params: [blockTag] as never }) as unknown as Promise<RawReceipt[]>,
+    client.request({ method: 'eth_getBlockReceipts', params: [blockTag] }),
     // A node without the method (or a tx it cannot find): rebuilt from its fields below, checked by hash.
-    Promise.all(block.transactions.map((tx) => (client.request({ method: 'eth_getRawTransactionByHash' as 'eth_getTransactionByHash', params: [tx.hash] }) as unknown as Promise<Hex | null>).catch(() => null))),
+    Promise.all(block.transactions.map((tx) => client.request({ method: 'eth_getRawTransactionByHash', params: [tx.hash] }).catch(() => null))),
     client.getBalance({ address: feeRecipient, blockNumber: number - 1n }),
     client.getBalance({ address: feeRecipient, blockNumber: number }),
   ])
+  if (!receipts) throw new Error(`the node has no receipts for block ${number} (eth_getBlockReceipts)`)
   const receiptOf = new Map(receipts.map((r) => [r.transactionHash.toLowerCase(), r]))
   let spentByFeeRecipient = 0n
   const txs = block.transactions.map((tx, index): SourceTx => {

@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events'
 import { numberToHex, type Hash, type Hex } from 'viem'
 import type { RpcLog } from './logCriteria.js'
 import type { RpcTransaction } from './rpcTransaction.js'
+import { nodeResult, type NodeMethod, type NodeParams, type NodeResult } from '../chain/nodeRpc.js'
 
 /** A canonical block's header as `newHeads` sends it (`hash`, `number`, … without its txs). */
 export type RpcHeader = Record<string, unknown> & { hash: Hash; number: Hex; parentHash: Hash }
@@ -25,6 +26,15 @@ export interface ChainFeedEvents {
 
 /** Reads Anvil between slots (the chain lock's read side): only the canonical chain is there then. */
 export type CanonicalRead = (method: string, params: unknown[]) => Promise<unknown>
+
+/**
+ * A canonical read of a method the node schema declares, params and result typed by it.
+ *
+ * @example const logs = await readCanonical(read, 'eth_getLogs', [{ blockHash }])
+ */
+export async function readCanonical<M extends NodeMethod>(read: CanonicalRead, method: M, params: NodeParams<M>): Promise<NodeResult<M>> {
+  return nodeResult(method, await read(method, [...params]))
+}
 
 /**
  * The chain as a user may see it: canonical blocks (each announced once, in order, after it is
@@ -51,9 +61,9 @@ export class ChainFeed extends EventEmitter<ChainFeedEvents> {
     if (number > this.lastAdded) this.lastAdded = number
     this.queue = this.queue
       .then(async () => {
-        const block = (await this.read('eth_getBlockByNumber', [numberToHex(number), false])) as (RpcHeader & Record<string, unknown>) | null
+        const block = await readCanonical(this.read, 'eth_getBlockByNumber', [numberToHex(number), false])
         if (!block) return
-        const logs = (await this.read('eth_getLogs', [{ blockHash: block.hash }])) as RpcLog[]
+        const logs = await readCanonical(this.read, 'eth_getLogs', [{ blockHash: block.hash }])
         this.emit('block', { header: headerOf(block), logs })
       })
       .catch(this.onError)

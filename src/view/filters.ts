@@ -24,7 +24,7 @@ export interface FilterRegistryOptions {
   /** The canonical head's number (for `latest` in a log filter's range). */
   headNumber(): bigint
   /** `eth_getLogs` on the canonical chain, for `eth_getFilterLogs`. */
-  getLogs(criteria: { fromBlock: bigint; toBlock: bigint } | { blockHash: Hash }, addresses: string[], topics: LogCriteria['topics']): Promise<RpcLog[]>
+  getLogs(criteria: { fromBlock: bigint; toBlock: bigint } | { blockHash: Hash }, addresses: LogCriteria['addresses'], topics: LogCriteria['topics']): Promise<RpcLog[]>
   timeoutMs?: number
   now?(): number
 }

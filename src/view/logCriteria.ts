@@ -1,21 +1,12 @@
 import { z } from 'zod'
-import type { Address, Hash, Hex } from 'viem'
+import type { Address, Hash } from 'viem'
 import { address, hash32 } from '../protocol/wireRules.js'
 import { strictFields } from '../protocol/strictFields.js'
 import { normalizeAddress, normalizeHash } from '../protocol/normalize.js'
+import type { NodeLog } from '../chain/nodeRpc.js'
 
-/** A log as JSON-RPC answers it (`eth_getLogs`, filters, `logs` subscriptions). */
-export interface RpcLog {
-  address: Address
-  topics: Hash[]
-  data: Hex
-  blockNumber: Hex | null
-  blockHash: Hash | null
-  transactionHash: Hash | null
-  transactionIndex: Hex | null
-  logIndex: Hex | null
-  removed: boolean
-}
+/** A log as JSON-RPC answers it (`eth_getLogs`, filters, `logs` subscriptions): as the node sends it. */
+export type RpcLog = NodeLog
 
 /** What a log filter or `logs` subscription selects: geth's `FilterCriteria`. */
 export interface LogCriteria {

@@ -23,6 +23,7 @@ import { MAINNET, MAINNET_TOKENS, UNISWAP_V2_PAIR_INIT_CODE_HASH, UNISWAP_V3_POO
 import { fullRangeTicks, pairAmounts, sortTokens, sqrtPriceX96, type WorldToken } from './pricing.js'
 import { V3_TICK_SPACING, type WorldSpec } from './worldFile.js'
 import { setTokenBalance } from './funding.js'
+import { nodeClient, PRESTATE_DIFF } from '../chain/nodeRpc.js'
 
 /** A pool of the world, as `harness_status.world` lists it. */
 export interface WorldPool {
@@ -115,6 +116,7 @@ export async function deployDexWorld(anvilUrl: string, spec: WorldSpec): Promise
   const transport = http(anvilUrl, { timeout: 60_000 })
   const publicClient = createPublicClient({ transport })
   const test = createTestClient({ mode: 'anvil', transport })
+  const node = nodeClient(transport)
   const wallet = createWalletClient({ account: OWNER.address, transport })
   const owner = OWNER.address
   const planned = plannedPools(spec)
@@ -137,7 +139,7 @@ export async function deployDexWorld(anvilUrl: string, spec: WorldSpec): Promise
     let blockGas = 0n
     const mine = async () => {
       const head = await publicClient.getBlock()
-      await test.request({ method: 'evm_mine', params: [numberToHex(head.timestamp + 1n)] } as never)
+      await node.request({ method: 'evm_mine', params: [numberToHex(head.timestamp + 1n)] })
       setupBlocks++
       blockGas = 0n
     }
@@ -171,7 +173,7 @@ export async function deployDexWorld(anvilUrl: string, spec: WorldSpec): Promise
     { what: 'NonfungiblePositionManager', artifact: ARTIFACTS.nonfungiblePositionManager(), args: [MAINNET.uniswapV3Factory, MAINNET.weth, '0x0000000000000000000000000000000000000000'], target: MAINNET.nonfungiblePositionManager },
   ]
   const firstNonce = nonce
-  const deployHashes = await run(deploys.map((d) => ({ what: `deploying ${d.what}`, gas: 7_000_000n, data: encodeDeployData({ abi: d.artifact.abi, bytecode: d.artifact.bytecode, args: d.args as never }) })))
+  const deployHashes = await run(deploys.map((d) => ({ what: `deploying ${d.what}`, gas: 7_000_000n, data: encodeDeployData({ abi: d.artifact.abi, bytecode: d.artifact.bytecode, args: d.args }) })))
 
   // 2. Moved to the mainnet addresses: code (with its own scratch address, kept by immutables
   // such as V3's NoDelegateCall, rewritten) and the storage its constructor wrote.
@@ -180,9 +182,7 @@ export async function deployDexWorld(anvilUrl: string, spec: WorldSpec): Promise
     const code = (await publicClient.getCode({ address: scratch }))!
     const moved = code.toLowerCase().replaceAll(scratch.slice(2).toLowerCase(), d.target.slice(2).toLowerCase()) as Hex
     await test.setCode({ address: d.target, bytecode: moved })
-    const diff = (await test.request({ method: 'debug_traceTransaction', params: [deployHashes[i]!, { tracer: 'prestateTracer', tracerConfig: { diffMode: true } }] } as never)) as {
-      post: Record<string, { storage?: Record<Hex, Hex> }>
-    }
+    const diff = await node.request({ method: 'debug_traceTransaction', params: [deployHashes[i]!, PRESTATE_DIFF] })
     const storage = Object.entries(diff.post).find(([address]) => address.toLowerCase() === scratch.toLowerCase())?.[1].storage ?? {}
     for (const [slot, value] of Object.entries(storage)) await test.setStorageAt({ address: d.target, index: slot as Hex, value })
     // OpenZeppelin 3.4's ERC20 keeps `decimals` in slot 5 (18 by its constructor).
@@ -259,7 +259,7 @@ export async function deployDexWorld(anvilUrl: string, spec: WorldSpec): Promise
   // accumulator and oracle writes its swap makes in the next block: ~45k gas short, out of gas.
   const pairs = planned.filter((p) => p.dex === 'uniswap-v2')
   if (pairs.length > 0) await run(pairs.map((p) => ({ what: `syncing the V2 pair ${p.address}`, gas: 200_000n, to: p.address, data: encodeFunctionData({ abi: pairSyncAbi, functionName: 'sync' }) })))
-  await test.request({ method: 'evm_mine', params: [numberToHex((await publicClient.getBlock()).timestamp + 1n)] } as never)
+  await node.request({ method: 'evm_mine', params: [numberToHex((await publicClient.getBlock()).timestamp + 1n)] })
   setupBlocks++
   await test.stopImpersonatingAccount({ address: owner })
   return { name: spec.name, contracts: MAINNET, tokens: WORLD_TOKENS, pools: planned, owner, setupBlocks }

@@ -1,11 +1,10 @@
 import type { Address, Hash } from 'viem'
 import type { ChainClient } from '../../chain/chainClient.js'
-import type { BatchAnswer } from '../../chain/keepAliveTransport.js'
 import { jsonLength } from '../../chain/jsonLength.js'
 import { normalizeHash } from '../../protocol/normalize.js'
 import { BlockLedger, balancesAfter, minerChanges, minerChangesAsCalled, type LedgerBlock } from './blockLedger.js'
 import { emptyPlan, executeGroups, type ExecutionAttempt, type ExecutionContext, type GroupPlan, type TxGroup } from './execution.js'
-import type { BlockAsCalled, BlockExecutor, CallBlockRequest, ExecutionCount, ExecutionPurpose } from './executor.js'
+import type { BlockAsCalled, BlockExecutor, CallBlockAnswer, CallBlockRequest, ExecutionCount, ExecutionPurpose } from './executor.js'
 import { BlockStateDiff } from './stateDiff.js'
 
 /** eth_simulateV1 requests per JSON-RPC batch, and batches in flight: Anvil runs them on several threads. */
@@ -45,15 +44,15 @@ export class AnvilExecutor implements BlockExecutor {
   /** Executed blocks whose txs as calls were checked against them (`coinbaseChanges`' `asCalled`), taken or not. */
   private readonly triedAsCalled = new WeakSet<LedgerBlock>()
 
-  async simulate(requests: readonly CallBlockRequest[]): Promise<BatchAnswer[]> {
-    const answers: BatchAnswer[] = new Array(requests.length)
+  async simulate(requests: readonly CallBlockRequest[]): Promise<CallBlockAnswer[]> {
+    const answers: CallBlockAnswer[] = new Array(requests.length)
     const batches = simulationBatches(requests)
     let next = 0
     const inFlight = async () => {
       for (let batch = batches[next++]; batch; batch = batches[next++]) {
         const sent = batch.large
-          ? [await this.chain.largeCall('eth_simulateV1', requests[batch.indexes[0]!])]
-          : await this.chain.batch(batch.indexes.map((i) => ({ method: 'eth_simulateV1', params: requests[i] })))
+          ? [await this.chain.largeCall('eth_simulateV1', requests[batch.indexes[0]!]!)]
+          : await this.chain.batch(batch.indexes.map((i) => ({ method: 'eth_simulateV1', params: requests[i]! })))
         sent.forEach((answer, j) => (answers[batch.indexes[j]!] = answer))
       }
     }

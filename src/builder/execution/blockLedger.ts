@@ -1,5 +1,7 @@
 import { hexToBigInt, toHex, type Address, type Hash, type Hex } from 'viem'
 import type { ChainClient, MinedBlock, TraceFrame } from '../../chain/chainClient.js'
+import type { BatchAnswer } from '../../chain/keepAliveTransport.js'
+import type { NodeCall } from '../../chain/nodeRpc.js'
 import { BlockStateDiff } from './stateDiff.js'
 import { effectiveFrames } from './effectiveFrames.js'
 
@@ -119,16 +121,17 @@ export class BlockLedger {
     if (wanted.includes(key(block.miner))) throw new BlockLedgerError('MinerNotCheckable', `the miner ${block.miner} is read per tx, with minerChanges`)
     const hashes = [...block.txs.keys()].map(key)
     const order = new Map(hashes.map((hash, i) => [hash, i]))
-    const receiptCalls = receiptCallsOf([...txsSentBy(block, ...wanted)])
-    const results = await readAll(chain, block, [
-      ...receiptCalls,
-      ...wanted.flatMap((account) => [
+    const receiptsRead = [...txsSentBy(block, ...wanted)]
+    const [receiptAnswers, balanceAnswers] = await chain.batchGroups([
+      receiptCallsOf(receiptsRead),
+      wanted.flatMap((account): Array<NodeCall<'eth_getBalance'>> => [
         { method: 'eth_getBalance', params: [account, toHex(block.number - 1n)] },
         { method: 'eth_getBalance', params: [account, toHex(block.number)] },
       ]),
     ])
-    const receipts = results.slice(0, receiptCalls.length) as RawReceipt[]
-    const balance = (i: number) => hexToBigInt(results[receiptCalls.length + i] as Hex)
+    const receipts = receiptsOf(block, receiptsRead, resultsOf(block, receiptAnswers))
+    const balances = resultsOf(block, balanceAnswers)
+    const balance = (i: number) => hexToBigInt(balances[i]!)
 
     const counted = countChanges(block, receipts.map(gasPaymentOf), new Set(wanted))
     const ledgers = new Map<Address, AccountLedger>()
@@ -194,7 +197,7 @@ export async function minerChanges(chain: ChainClient, block: LedgerBlock, txs: 
   const asked = new Set(txs.map(key))
   const inBlock = [...block.txs.keys()].map(key).filter((hash) => asked.has(hash))
   if (inBlock.length < asked.size) throw new BlockLedgerError('TxNotInBlock', `txs ${[...asked].filter((h) => !inBlock.includes(h)).join(', ')} are not in the block`)
-  const receipts = (await readAll(chain, block, receiptCallsOf(inBlock))) as RawReceipt[]
+  const receipts = await readReceipts(chain, block, inBlock)
   const counted = countChanges(block, receipts.map(gasPaymentOf), new Set([key(block.miner)])).get(key(block.miner)) ?? new Map<Hash, bigint>()
   return new Map(inBlock.map((hash) => [hash, counted.get(hash) ?? 0n]))
 }
@@ -257,7 +260,7 @@ export async function balancesAfter(
   const until = new Map<Address, number>()
   for (const { account, tx } of queries) until.set(key(account), Math.max(until.get(key(account)) ?? -1, positionOf(tx)))
   const sentBefore = [...sendersOf(block, new Set(accounts))].flatMap(([hash, sender]) => (order.get(hash)! <= until.get(sender)! ? [hash] : []))
-  const [receipts, parents] = await Promise.all([readAll(chain, block, receiptCallsOf(sentBefore)) as Promise<RawReceipt[]>, parentBalances(accounts)])
+  const [receipts, parents] = await Promise.all([readReceipts(chain, block, sentBefore), parentBalances(accounts)])
   const counted = countChanges(block, receipts.map(gasPaymentOf), new Set(accounts))
   return queries.map(({ account, tx }) => {
     const position = positionOf(tx)
@@ -277,13 +280,24 @@ export function valueMoves(block: LedgerBlock, account: Address): ReadonlyMap<Ha
   return countChanges(block, [], new Set([key(account)])).get(key(account)) ?? new Map()
 }
 
-/** Answers of one batch, in order; any error is the whole read's. */
-async function readAll(chain: ChainClient, block: LedgerBlock, calls: ReadonlyArray<{ method: string; params: unknown }>): Promise<unknown[]> {
-  if (calls.length === 0) return []
-  const answers = await chain.batch([...calls])
+/** The results of one batch's answers, in order; any error is the whole read's. */
+function resultsOf<Result>(block: LedgerBlock, answers: ReadonlyArray<BatchAnswer<Result>>): Result[] {
   return answers.map((answer) => {
     if (!answer.ok) throw new BlockLedgerError('ReadFailed', `reading block ${block.number}: ${answer.error.message}`)
-    return answer.result as unknown
+    return answer.result
+  })
+}
+
+/** The receipts of `txs` of the mined block, in order (one batch; none for no txs). */
+async function readReceipts(chain: ChainClient, block: LedgerBlock, txs: readonly Hash[]): Promise<RawReceipt[]> {
+  return receiptsOf(block, txs, resultsOf(block, await chain.batch(receiptCallsOf(txs))))
+}
+
+/** The receipts read for `txs`: a tx of the mined block the node has no receipt for fails the read. */
+function receiptsOf(block: LedgerBlock, txs: readonly Hash[], receipts: ReadonlyArray<RawReceipt | null>): RawReceipt[] {
+  return receipts.map((receipt, i) => {
+    if (!receipt) throw new BlockLedgerError('ReadFailed', `reading block ${block.number}: no receipt for tx ${txs[i]}`)
+    return receipt
   })
 }
 
@@ -307,7 +321,7 @@ function sendersOf(block: LedgerBlock, wanted: ReadonlySet<Address>): Map<Hash, 
   return sent
 }
 
-const receiptCallsOf = (txs: readonly Hash[]) => txs.map((hash) => ({ method: 'eth_getTransactionReceipt', params: [hash] }))
+const receiptCallsOf = (txs: readonly Hash[]): Array<NodeCall<'eth_getTransactionReceipt'>> => txs.map((hash) => ({ method: 'eth_getTransactionReceipt', params: [hash] }))
 
 /** Each wanted account's change per tx (lowercase hashes), from the receipts' gas and the frames' value moves. */
 function countChanges(block: LedgerBlock, payments: readonly GasPayment[], wanted: ReadonlySet<Address>): Map<Address, Map<Hash, bigint>> {

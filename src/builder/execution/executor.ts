@@ -1,5 +1,5 @@
 import type { Address, Hash } from 'viem'
-import type { BatchAnswer } from '../../chain/keepAliveTransport.js'
+import type { NodeAnswer, NodeParams } from '../../chain/nodeRpc.js'
 import type { BlockLedger, LedgerBlock, TxAsCall } from './blockLedger.js'
 import type { ExecutionAttempt, GroupPlan, TxGroup } from './execution.js'
 
@@ -23,7 +23,10 @@ export const noExecutions = (): ExecutionCount => ({ blocks: 0, settling: 0 })
  * One block simulated as calls on the parent, nothing mined: `eth_simulateV1`'s params (the
  * block's environment as overrides, its calls in order).
  */
-export type CallBlockRequest = unknown[]
+export type CallBlockRequest = NodeParams<'eth_simulateV1'>
+
+/** The node's answer to one `CallBlockRequest`: the simulated blocks, or its own error. */
+export type CallBlockAnswer = NodeAnswer<'eth_simulateV1'>
 
 /** How an executed block's txs ran as calls (its order valued on the same parent), and what the coinbase gained over the block. */
 export interface BlockAsCalled {
@@ -53,7 +56,7 @@ export interface BlockExecutor {
    * answering each in request order with its result or its own error. How many are in flight
    * at once, and over which connection, is the executor's business.
    */
-  simulate(requests: readonly CallBlockRequest[]): Promise<BatchAnswer[]>
+  simulate(requests: readonly CallBlockRequest[]): Promise<CallBlockAnswer[]>
   /** Executes the groups, with `plans`' builder txs, as the next block on the parent. */
   execute(timestamp: bigint, groups: readonly TxGroup[], plans: readonly GroupPlan[], purpose: ExecutionPurpose): Promise<ExecutionAttempt>
   /**

@@ -26,7 +26,7 @@ export function bundleGroup(bundle: Bundle, expectedPayouts?: ReadonlyArray<{ to
     txs: bundle.txs.map(groupTx),
     mayDrop: (hash) => mayDrop(bundle, hash),
     mayRevert: (hash) => bundle.revertingTxHashes.has(hash),
-    bundle: { refund: refundTerms(bundle), ...(bundle.mevShare && { share: bundle.mevShare.body }), ...(expectedPayouts && { expectedPayouts }) },
+    bundle: { refund: refundTerms(bundle), ...(bundle.kind === 'mevShare' && { share: bundle.mevShare.body }), ...(expectedPayouts && { expectedPayouts }) },
   }
 }
 

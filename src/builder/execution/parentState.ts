@@ -180,7 +180,7 @@ export class ParentState {
     const answers = await this.chain.batch(missing.map((account) => ({ method: 'eth_getBalance', params: [account, toHex(this.number)] })))
     answers.forEach((answer, i) => {
       if (!answer.ok) throw new Error(`reading ${missing[i]}'s balance on block ${this.number}: ${answer.error.message}`)
-      known.set(missing[i]!, hexToBigInt(answer.result as Hex))
+      known.set(missing[i]!, hexToBigInt(answer.result))
     })
     return new Map(wanted.map((account) => [account, known.get(account)!]))
   }

@@ -57,7 +57,7 @@ function level(body: ShareBody, execution: ShareExecution): { gain: bigint; prom
   return { gain, promised, refundable, payouts }
 }
 
-function refundConfig(element: ShareElement, execution: ShareExecution): Array<{ address: Address; percent: number }> {
+function refundConfig(element: ShareElement, execution: ShareExecution): ShareBody['refundConfig'] {
   if (element.kind === 'tx') {
     const sender = execution.senderOf(element.hash)
     return sender ? [{ address: sender, percent: 100 }] : []

@@ -1,16 +1,7 @@
-import type { Address, Hash } from 'viem'
+import { numberToHex, type Address, type Hash, type Hex } from 'viem'
 import type { ChainClient } from '../../chain/chainClient.js'
+import { PRESTATE_DIFF, type PrestateDiff } from '../../chain/nodeRpc.js'
 import { normalizeAddress, normalizeHash } from '../../protocol/normalize.js'
-
-interface AccountState {
-  balance?: `0x${string}`
-  nonce?: number
-  storage?: Record<string, `0x${string}`>
-}
-interface TxStateDiff {
-  pre: Record<string, AccountState>
-  post: Record<string, AccountState>
-}
 
 /** Anvil could not trace a tx of a block it mined: the balances read from it cannot be trusted. */
 export class TxTraceFailed extends Error {
@@ -22,14 +13,23 @@ export class TxTraceFailed extends Error {
   }
 }
 
-const PRESTATE_DIFF = { tracer: 'prestateTracer', tracerConfig: { diffMode: true } }
-
-/** Runs one tracer over every tx of a mined block; results by (lowercase) tx hash, in block order. */
+/**
+ * Runs one tracer over every tx of a mined block; results by (lowercase) tx hash, in block order.
+ * `T` is what the caller's tracer answers for one tx: `NodeRpcSchema` declares the prestate
+ * diff the builder reads (`BlockStateDiff.of`), and another tracer's answer is typed here, by
+ * viem's per-call schema, as the caller names it.
+ */
 export async function tracerPerTx<T>(chain: ChainClient, blockNumber: bigint, options: object): Promise<Map<Hash, T>> {
-  const results = (await chain.public.request({
-    method: 'debug_traceBlockByNumber' as never,
-    params: [`0x${blockNumber.toString(16)}`, options] as never,
-  })) as Array<{ txHash: Hash; result: T }>
+  const results = await chain.node.request<{ Parameters: readonly [block: Hex, tracer: object]; ReturnType: Array<{ txHash: Hash; result: T }> }>({
+    method: 'debug_traceBlockByNumber',
+    params: [numberToHex(blockNumber), options],
+  })
+  return new Map(results.map((r) => [normalizeHash(r.txHash), r.result]))
+}
+
+/** The prestate diff of every tx of a mined block, by (lowercase) tx hash, in block order. */
+async function prestateDiffsOf(chain: ChainClient, blockNumber: bigint): Promise<Map<Hash, PrestateDiff>> {
+  const results = await chain.node.request({ method: 'debug_traceBlockByNumber', params: [numberToHex(blockNumber), PRESTATE_DIFF] })
   return new Map(results.map((r) => [normalizeHash(r.txHash), r.result]))
 }
 
@@ -39,10 +39,10 @@ export async function tracerPerTx<T>(chain: ChainClient, blockNumber: bigint, op
  * in the block) and `eth_callBundle`'s per-tx coinbase diffs are computed from.
  */
 export class BlockStateDiff {
-  private constructor(private readonly diffs: Map<Hash, TxStateDiff>) {}
+  private constructor(private readonly diffs: Map<Hash, PrestateDiff>) {}
 
   static async of(chain: ChainClient, blockNumber: bigint): Promise<BlockStateDiff> {
-    return new BlockStateDiff(await tracerPerTx<TxStateDiff>(chain, blockNumber, PRESTATE_DIFF))
+    return new BlockStateDiff(await prestateDiffsOf(chain, blockNumber))
   }
 
   /**
@@ -56,10 +56,10 @@ export class BlockStateDiff {
   static async ofTxs(chain: ChainClient, txHashes: readonly Hash[]): Promise<BlockStateDiff> {
     if (txHashes.length === 0) return new BlockStateDiff(new Map())
     const answers = await chain.batch(txHashes.map((hash) => ({ method: 'debug_traceTransaction', params: [hash, PRESTATE_DIFF] })))
-    const diffs = new Map<Hash, TxStateDiff>()
+    const diffs = new Map<Hash, PrestateDiff>()
     for (const [i, answer] of answers.entries()) {
       if (!answer.ok) throw new TxTraceFailed(txHashes[i]!, answer.error.message)
-      diffs.set(normalizeHash(txHashes[i]!), answer.result as TxStateDiff)
+      diffs.set(normalizeHash(txHashes[i]!), answer.result)
     }
     return new BlockStateDiff(diffs)
   }

@@ -6,6 +6,7 @@ import type { ParentState } from '../execution/parentState.js'
 import { simulateByCalls } from './byCalls.js'
 import type { EarlySimulations } from './topOfBlock.js'
 import type { SimulationResult } from './types.js'
+import { rulesOf } from '../../bundle/orderRules.js'
 
 /** Bundles simulated in one round of `eth_simulateV1` calls (the executor batches and pipelines them); a slot waits for at most one round (~0.15 s) before it takes the chain. */
 const BUNDLES_PER_ROUND = 500
@@ -80,7 +81,7 @@ export class ArrivalSimulations {
 
   /** A bundle whose checks passed: simulated in the next round. */
   add(trace: BundleTrace): void {
-    if (this.closed || trace.bundle.endOfBlock) return
+    if (this.closed || rulesOf(trace.bundle).placement === 'endOfBlock') return
     this.queue.push(trace)
     void this.pump()
   }
@@ -106,7 +107,7 @@ export class ArrivalSimulations {
     if (this.closed) return
     this.results = undefined
     this.parent = undefined
-    this.queue = this.deps.pendingFor(this.deps.head().number + 1n).filter((trace) => !trace.bundle.endOfBlock)
+    this.queue = this.deps.pendingFor(this.deps.head().number + 1n).filter((trace) => rulesOf(trace.bundle).placement !== 'endOfBlock')
     void this.pump()
   }
 

@@ -1,17 +1,14 @@
 import type { Address, Hash, Hex } from 'viem'
 import type { ChainClient } from '../../chain/chainClient.js'
 import { nextBaseFee } from '../../chain/baseFee.js'
-import { balanceProbeCall, callOf, probedBlockParams, probedCoinbaseBalance, type CallableTx, type SimulatedBlock, type SimulatedCall } from './callEncoding.js'
+import { balanceProbeCall, callOf, probedBlockParams, probedCoinbaseBalance, type CallableTx, type SimulationCall } from './callEncoding.js'
 import { normalizeAddress } from '../../protocol/normalize.js'
+import type { SimulatedLog } from '../../chain/nodeRpc.js'
+
+export type { SimulatedLog } from '../../chain/nodeRpc.js'
 
 /** A signed tx to run as a call, by its hash. */
 export type TxToCall = CallableTx & { hash: Hash }
-
-export interface SimulatedLog {
-  address: Address
-  topics: Hash[]
-  data: Hex
-}
 
 /** The block the txs run in: the one after `stateBlock`, with these overrides. */
 export interface CallsEnvironment {
@@ -89,7 +86,7 @@ export async function simulateAsCallsAt(chain: ChainClient, env: CallsEnvironmen
   if (nonces.some((nonce) => typeof nonce !== 'number')) return fail({ kind: 'StateUnavailable', stateBlock })
   const next = new Map(senders.map((sender, i) => [sender, nonces[i] as number]))
   // A probe before the first tx and after each: tx i answers at 2i + 1, between probes 2i and 2i + 2.
-  const calls: Record<string, unknown>[] = [balanceProbeCall(baseFee)]
+  const calls: SimulationCall[] = [balanceProbeCall(baseFee)]
   for (const [index, tx] of txs.entries()) {
     const rejected = (reason: string) => fail({ kind: 'TransactionRejected', index, hash: tx.hash, reason })
     if (!tx.sender) return rejected('its signature does not recover a sender')
@@ -105,8 +102,8 @@ export async function simulateAsCallsAt(chain: ChainClient, env: CallsEnvironmen
 
   const environment = { number: stateBlock, nextBaseFee: baseFee, coinbase: env.coinbase, gasLimit: env.gasLimit ?? block.gasLimit }
   const [answer] = await chain.batch([{ method: 'eth_simulateV1', params: probedBlockParams({ parent: environment, timestamp }, calls) }])
-  if (!answer?.ok) return fail({ kind: 'NodeRefused', reason: answer ? answer.error.message : 'no answer from the node' })
-  const simulated = (answer.result as SimulatedBlock[])[0]?.calls as Array<SimulatedCall & { logs?: SimulatedLog[]; error?: { code?: number; message?: string } }> | undefined
+  if (!answer.ok) return fail({ kind: 'NodeRefused', reason: answer.error.message })
+  const simulated = answer.result[0]?.calls
   if (simulated?.length !== calls.length + 1) return fail({ kind: 'NodeRefused', reason: 'the node answered a different number of calls' })
   const balances = simulated.filter((_, i) => i % 2 === 0).map((probe) => probedCoinbaseBalance([probe]))
   if (balances.some((balance) => balance === undefined)) return fail({ kind: 'NodeRefused', reason: 'the coinbase balance probe failed' })

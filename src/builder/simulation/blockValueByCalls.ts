@@ -1,8 +1,9 @@
 import { hexToBigInt, type Address } from 'viem'
 import type { TxAsCall } from '../execution/blockLedger.js'
-import { builderTransferCall, callOf, followNonces, probedBlockParams, probedCoinbaseBalance, revertReasonOfCall, type CallSimulationContext, type CallableTx, type SimulatedBlock } from './callEncoding.js'
+import { builderTransferCall, callOf, followNonces, probedBlockParams, probedCoinbaseBalance, revertReasonOfCall, type CallSimulationContext, type CallableTx, type SimulatedCall, type SimulationCall } from './callEncoding.js'
 import type { BundleTx } from '../../bundle/types.js'
 import type { BlockItem, InPlaceFailure } from './types.js'
+import { rulesOf } from '../../bundle/orderRules.js'
 
 /**
  * What a candidate block is worth to the builder, from one `eth_simulateV1` request: every
@@ -28,7 +29,7 @@ export async function blockValueByCalls(context: CallSimulationContext, items: r
   const { parent } = context
   const baseFee = parent.nextBaseFee
   const txsOf = (item: BlockItem): readonly CallableTx[] => (item.kind === 'tx' ? [item.tx] : item.bundle.trace.bundle.txs)
-  if (items.some((item) => item.kind === 'bundle' && (item.bundle.trace.bundle.refundPercent || item.bundle.trace.bundle.mevShare))) return undefined
+  if (items.some((item) => item.kind === 'bundle' && !rulesOf(item.bundle.trace.bundle).valuedAsCalls(item.bundle.trace.bundle))) return undefined
   if (items.some((item) => txsOf(item).some((tx) => !tx.sender))) return undefined
   const expected: Map<Address, number | undefined> = await parent.nonces(items.flatMap((item) => txsOf(item).map((tx) => tx.sender!)))
 
@@ -36,7 +37,7 @@ export async function blockValueByCalls(context: CallSimulationContext, items: r
   // amount differs at its place in this block, the call fails or the mined block is worth
   // another value than the calls say, and the block is executed for real.
   let builderNonce = parent.builderNonce
-  const calls: Record<string, unknown>[] = []
+  const calls: SimulationCall[] = []
   /** Per call, what its run is read into (its gas used is filled in from the answer). */
   const ran: Array<Omit<TxAsCall, 'gasUsed'>> = []
   const mayRevert: boolean[] = []
@@ -79,7 +80,7 @@ export async function blockValueByCalls(context: CallSimulationContext, items: r
   const params = probedBlockParams(context, calls)
   const [answer] = await parent.executor.simulate([params])
   if (!answer?.ok) return undefined
-  const simulated = (answer.result as SimulatedBlock[])[0]?.calls
+  const simulated = answer.result[0]?.calls
   if (simulated?.length !== calls.length + 1) return undefined
   if (simulated.some((call, i) => i < calls.length && call.status !== '0x1' && !mayRevert[i])) {
     if (failedInPlace) failedInPlace.push(...revertedInPlace(simulated.slice(0, calls.length), mayRevert, origin))
@@ -91,7 +92,7 @@ export async function blockValueByCalls(context: CallSimulationContext, items: r
 }
 
 /** Each bundle's first call that reverted without being allowed to, as the failure real execution reports. */
-function revertedInPlace(calls: SimulatedBlock['calls'], mayRevert: readonly boolean[], origin: ReadonlyArray<{ group: number; tx?: BundleTx }>): InPlaceFailure[] {
+function revertedInPlace(calls: readonly SimulatedCall[], mayRevert: readonly boolean[], origin: ReadonlyArray<{ group: number; tx?: BundleTx }>): InPlaceFailure[] {
   const failures = new Map<number, InPlaceFailure>()
   const succeeded = new Set<number>()
   calls.forEach((call, i) => {

@@ -1,9 +1,11 @@
 import type { Address } from 'viem'
 import type { Bundle, BundleTx } from '../../bundle/types.js'
 import type { ParentState } from '../execution/parentState.js'
-import { accountBalanceProbeCall, builderTransferCall, callOf, followNonces, probedBlockParams, probedCoinbaseBalance, revertReasonOfCall, type CallSimulationContext, type SimulatedBlock } from './callEncoding.js'
+import type { CallBlockRequest } from '../execution/executor.js'
+import { accountBalanceProbeCall, builderTransferCall, callOf, followNonces, probedBlockParams, probedCoinbaseBalance, revertReasonOfCall, type CallSimulationContext, type SimulatedBlock, type SimulationCall } from './callEncoding.js'
 import type { SimulationResult } from './types.js'
 import { normalizeAddress } from '../../protocol/normalize.js'
+import { rulesOf } from '../../bundle/orderRules.js'
 
 /**
  * Top-of-block simulation as calls (`eth_simulateV1` through the parent's executor): each
@@ -32,7 +34,7 @@ export async function simulateByCalls(context: CallSimulationContext, bundles: r
   for (const [i, bundleIndex] of candidates.entries()) {
     const answer = simAnswers[i]!
     const bundle = bundles[bundleIndex]!
-    if (answer.ok) results[bundleIndex] = await judge(parent, bundle, bundle.txs.map((tx) => ({ kind: 'tx', tx })), answer.result as SimulatedBlock[], nonces)
+    if (answer.ok) results[bundleIndex] = await judge(parent, bundle, bundle.txs.map((tx) => ({ kind: 'tx', tx })), answer.result, nonces)
     else refused.push(bundleIndex)
   }
   for (const [bundleIndex, result] of await sponsoredByCalls(context, bundles, refused, nonces)) results[bundleIndex] = result
@@ -83,16 +85,16 @@ async function sponsoredByCalls(
   for (const [i, { bundleIndex, steps }] of plans.entries()) {
     const answer = answers[i]!
     if (!answer.ok) continue
-    const result = await judge(parent, bundles[bundleIndex]!, steps, answer.result as SimulatedBlock[], nonces)
+    const result = await judge(parent, bundles[bundleIndex]!, steps, answer.result, nonces)
     if (result) judged.set(bundleIndex, result)
   }
   return judged
 }
 
 /** The `eth_simulateV1` params for one bundle at top of block, or undefined if calls cannot stand for it. */
-function simulationRequest({ parent, timestamp }: CallSimulationContext, bundle: Bundle): unknown[] | undefined {
-  if (bundle.refundPercent || bundle.mevShare) return undefined
-  const calls: Record<string, unknown>[] = []
+function simulationRequest({ parent, timestamp }: CallSimulationContext, bundle: Bundle): CallBlockRequest | undefined {
+  if (!rulesOf(bundle).valuedAsCalls(bundle)) return undefined
+  const calls: SimulationCall[] = []
   for (const tx of bundle.txs) {
     const call = callOf(tx, parent.nextBaseFee)
     if (!call) return undefined
@@ -130,7 +132,7 @@ async function judge(
   parent: ParentState,
   bundle: Bundle,
   steps: readonly SimulatedStep[],
-  blocks: SimulatedBlock[],
+  blocks: readonly SimulatedBlock[],
   nonces: ReadonlyMap<Address, number>,
 ): Promise<SimulationResult | undefined> {
   const calls = blocks[0]?.calls

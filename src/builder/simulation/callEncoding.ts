@@ -4,6 +4,9 @@ import { BUILDER_TRANSFER_GAS } from '../execution/builderTxs.js'
 import type { BundleTx } from '../../bundle/types.js'
 import { readPlainEip1559 } from '../../bundle/plainTx.js'
 import type { ParentState } from '../execution/parentState.js'
+import type { SimulateV1Params, SimulatedCall, SimulationCall } from '../../chain/nodeRpc.js'
+
+export type { SimulatedBlock, SimulatedCall, SimulationCall } from '../../chain/nodeRpc.js'
 
 /**
  * Reads the coinbase balance after the bundle, as the last call of the simulated block:
@@ -26,15 +29,6 @@ export interface CallSimulationContext {
   timestamp: bigint
 }
 
-export interface SimulatedCall {
-  status: Hex
-  gasUsed: Hex
-  returnData: Hex
-}
-export interface SimulatedBlock {
-  calls: SimulatedCall[]
-}
-
 /**
  * Why a simulated call reverted: its return data, or out of gas when it returned nothing
  * having used its whole limit (`eth_simulateV1` says only "execution failed" for both).
@@ -49,8 +43,8 @@ export function revertReasonOfCall(call: SimulatedCall, gasLimit: bigint): Rever
  */
 export function probedBlockParams(
   { parent, timestamp }: { parent: Pick<ParentState, 'number' | 'nextBaseFee' | 'coinbase' | 'gasLimit'>; timestamp: bigint },
-  calls: readonly Record<string, unknown>[],
-): unknown[] {
+  calls: readonly SimulationCall[],
+): SimulateV1Params {
   return [
     {
       blockStateCalls: [
@@ -78,17 +72,17 @@ export function probedBlockParams(
 }
 
 /** A call that reads the coinbase balance at its place in the simulated block (it pays no tip: the coinbase gains nothing from it). */
-export function balanceProbeCall(baseFee: bigint): Record<string, unknown> {
+export function balanceProbeCall(baseFee: bigint): SimulationCall {
   return { from: PROBE_CALLER, to: BALANCE_PROBE, gas: toHex(PROBE_GAS), maxFeePerGas: toHex(baseFee), maxPriorityFeePerGas: '0x0' }
 }
 
 /** A call that reads an account's balance at its place in the simulated block (no tip, like the coinbase probe). */
-export function accountBalanceProbeCall(account: Address, baseFee: bigint): Record<string, unknown> {
+export function accountBalanceProbeCall(account: Address, baseFee: bigint): SimulationCall {
   return { ...balanceProbeCall(baseFee), to: ACCOUNT_BALANCE_PROBE, input: pad(account) }
 }
 
 /** A builder transfer as a call: from the coinbase, a plain transfer paying exactly the base fee (`signBuilderTransfer`). */
-export function builderTransferCall(parent: Pick<ParentState, 'coinbase' | 'nextBaseFee'>, to: Address, value: bigint, nonce: number): Record<string, unknown> {
+export function builderTransferCall(parent: Pick<ParentState, 'coinbase' | 'nextBaseFee'>, to: Address, value: bigint, nonce: number): SimulationCall {
   return {
     from: parent.coinbase,
     to,
@@ -119,7 +113,7 @@ export function followNonces(txs: readonly CallableTx[], next: Map<Address, numb
 }
 
 /** The tx as an `eth_simulateV1` call; undefined for what a call cannot reproduce (or a fee cap under the base fee). */
-export function callOf(tx: CallableTx, baseFee: bigint): Record<string, unknown> | undefined {
+export function callOf(tx: CallableTx, baseFee: bigint): SimulationCall | undefined {
   if (!tx.sender || tx.maxFeePerGas < baseFee) return undefined
   // A slot values each tx several times (top of block, then in each candidate order).
   let call = callCache.get(tx)
@@ -127,9 +121,9 @@ export function callOf(tx: CallableTx, baseFee: bigint): Record<string, unknown>
   return call ?? undefined
 }
 
-const callCache = new WeakMap<CallableTx, Record<string, unknown> | null>()
+const callCache = new WeakMap<CallableTx, SimulationCall | null>()
 
-function decodedCall(tx: CallableTx, sender: Address): Record<string, unknown> | undefined {
+function decodedCall(tx: CallableTx, sender: Address): SimulationCall | undefined {
   const common = {
     from: sender,
     ...(tx.to ? { to: tx.to } : {}),
