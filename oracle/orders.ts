@@ -1,4 +1,4 @@
-import { keccak256, parseTransaction, recoverTransactionAddress, type Address, type Hash, type Hex } from 'viem'
+import { isHex, keccak256, parseTransaction, recoverTransactionAddress, type Address, type Hash, type Hex } from 'viem'
 import type { MevSendBundleParams } from '../src/protocol/methods.js'
 import { normalizeAddress, normalizeHash } from '../src/protocol/normalize.js'
 import type { DecodedOrder, OracleOrder, OrderTx } from './types.js'
@@ -27,7 +27,7 @@ async function decodeOrder(order: Exclude<OracleOrder, { kind: 'cancel' }>, inde
       const lower = (hashes?: string[]) => new Set((hashes ?? []).map((hash) => normalizeHash(hash)))
       const reverting = lower(p.revertingTxHashes)
       const dropping = lower(p.droppingTxHashes)
-      const txs = await Promise.all(p.txs.map((raw) => decodeTx(raw, { reverting, dropping })))
+      const txs = await Promise.all(p.txs.map((raw) => decodeTx(hexOf(raw), { reverting, dropping })))
       const refundTxHash = p.refundTxHashes?.[0] !== undefined ? normalizeHash(p.refundTxHashes[0]) : p.refundIndex !== undefined ? (txs[p.refundIndex]?.hash ?? null) : (txs.at(-1)?.hash ?? null)
       return {
         ...base,
@@ -49,7 +49,7 @@ async function decodeOrder(order: Exclude<OracleOrder, { kind: 'cancel' }>, inde
       const p = order.params
       const reverting = new Set((p.revertingTxHashes ?? []).map((hash) => normalizeHash(hash)))
       // Titan: revertingTxHashes of an end-of-block bundle may revert or be discarded.
-      const txs = await Promise.all(p.txs.map((raw) => decodeTx(raw, { reverting, dropping: reverting })))
+      const txs = await Promise.all(p.txs.map((raw) => decodeTx(hexOf(raw), { reverting, dropping: reverting })))
       return { ...base, kind: 'endOfBlock', hash: normalizeHash(order.bundleHash), txs, private: true, blocks: targetBlocks(p.blockNumber), replacementUuid: p.replacementUuid?.toLowerCase() ?? null, replacementSeqNumber: p.replacementSeqNumber ?? null }
     }
     case 'privateTx': {
@@ -75,21 +75,27 @@ async function mevBodyTxs(params: MevSendBundleParams, targets: Record<Hash, Hex
   const none = new Set<Hash>()
   const txs: OrderTx[] = []
   for (const element of params.body) {
-    if ('hash' in element) {
-      const raw = targets[normalizeHash(element.hash)] ?? targets[element.hash]
+    if (element.hash !== undefined) {
+      const raw = targets[normalizeHash(element.hash)]
       if (raw) txs.push({ ...(await decodeTx(raw, { reverting: none, dropping: none })), own: false })
-    } else if ('tx' in element) {
-      const tx = await decodeTx(element.tx, { reverting: none, dropping: none })
+    } else if (element.tx !== undefined) {
+      const tx = await decodeTx(hexOf(element.tx), { reverting: none, dropping: none })
       const mode = element.revertMode ?? (element.canRevert ? 'allow' : 'fail')
       txs.push({ ...tx, mayRevert: mode === 'allow', mayDrop: mode !== 'fail' })
-    } else {
+    } else if (element.bundle !== undefined) {
       txs.push(...(await mevBodyTxs(element.bundle, targets)))
     }
   }
   return txs
 }
 
-function targetBlocks(blockNumber: Hex | undefined): [number, number] | null {
+/** A wire hex string as viem's `Hex` (the builder accepted it as 0x hex; anything else is a broken log). */
+function hexOf(value: string): Hex {
+  if (!isHex(value)) throw new Error(`not 0x hex: ${value.slice(0, 20)}…`)
+  return value
+}
+
+function targetBlocks(blockNumber: string | undefined): [number, number] | null {
   if (blockNumber === undefined || BigInt(blockNumber) === 0n) return null
   const n = Number(BigInt(blockNumber))
   return [n, n]

@@ -2,6 +2,7 @@ import { closeSync, existsSync, openSync, readSync } from 'node:fs'
 import { keccak256, type Hash, type Hex } from 'viem'
 import { checkSlot, watchPublicView, type OracleOrder, type OracleRule, type OracleViolation, type PublicViewWatcher } from '../../oracle/index.js'
 import { matchingHashOf } from '../../src/protocol/mevShareHashes.js'
+import { normalizeHash } from '../../src/protocol/normalize.js'
 import type { MevSendBundleParams, SendBundleParams, SendEndOfBlockBundleParams } from '../../src/protocol/methods.js'
 import type { OrderLogEntry } from '../../src/rpc/orderLog.js'
 import type { RpcPool } from './rpcPool.js'
@@ -227,7 +228,11 @@ export class OracleWatch {
       case 'mev_sendBundle': {
         const params = first as MevSendBundleParams
         const targets: Record<Hash, Hex> = {}
-        for (const element of params.body) if ('hash' in element && this.#privateTxs.has(element.hash)) targets[element.hash] = this.#privateTxs.get(element.hash)!
+        for (const element of params.body) {
+          const hash = element.hash === undefined ? undefined : normalizeHash(element.hash)
+          const raw = hash === undefined ? undefined : this.#privateTxs.get(hash)
+          if (hash !== undefined && raw !== undefined) targets[hash] = raw
+        }
         const last = Number(BigInt(params.inclusion.maxBlock ?? params.inclusion.block))
         return push({ kind: 'mevBundle', bundleHash: (entry.result as { bundleHash: Hash }).bundleHash, params, targets }, last)
       }

@@ -1,8 +1,8 @@
-import type { Address, Hash } from 'viem'
+import type { Hash } from 'viem'
 import { decodeSignedTx, type TxRules } from '../bundle/decode.js'
 import type { Bundle, BundleTx, ShareBody, ShareElement } from '../bundle/types.js'
 import { mevShareBundleHash } from '../protocol/mevShareHashes.js'
-import type { ShareBundleObject } from './sendBundleSchema.js'
+import type { ShareBundleObject } from '../protocol/mevShareParams.js'
 
 /** The MEV-Share node's limits (mev-share-node `mevshare.go`). */
 export const SHARE_LIMITS = {
@@ -25,7 +25,7 @@ export interface SharedTarget {
   targetBlock: bigint
   maxBlock: bigint
   /** Where the user's refund goes (`preferences.validity.refund`); empty: to the tx's sender. */
-  refundConfig: Array<{ address: Address; percent: number }>
+  refundConfig: ShareBody['refundConfig']
   /** The builders the user allowed (`preferences.privacy.builders`); absent: any. */
   builders?: readonly string[]
 }
@@ -82,6 +82,7 @@ export function decodeShareBundle(object: ShareBundleObject, rules: ShareBundleR
   return {
     ok: true,
     bundle: {
+      kind: 'mevShare',
       hash: top.hash,
       txs,
       targetBlock: top.block > next ? top.block : next,
@@ -124,7 +125,8 @@ function readLevel(object: ShareBundleObject, level: number, at: string, rules: 
   let { block, maxBlock } = readInclusion(object.inclusion, at, rules.headBlock)
   if (object.body.length === 0) throw new ShareBundleProblem(`${at}body: must hold at least one element`)
 
-  const body: ShareBody = { elements: [], refund: [], refundConfig: object.validity?.refundConfig ?? [], ...(object.privacy?.hints?.length && { hints: object.privacy.hints }) }
+  const elements: ShareElement[] = []
+  const body: ShareBody = { elements, refund: [], refundConfig: object.validity?.refundConfig ?? [], ...(object.privacy?.hints?.length && { hints: object.privacy.hints }) }
   const out: Level = { hash: '0x', body, txs: [], reverting: [], dropping: [], block, maxBlock, ...(object.privacy?.builders && { builders: object.privacy.builders }) }
   const bodyHashes: Hash[] = []
   for (const [i, element] of object.body.entries()) {
@@ -147,7 +149,7 @@ function readLevel(object: ShareBundleObject, level: number, at: string, rules: 
       out.backrunOf = target.tx.hash
       if (target.builders) out.targetBuilders = target.builders
       out.txs.push(target.tx)
-      out.body.elements.push({ kind: 'bundle', body: { elements: [{ kind: 'tx', hash: target.tx.hash }], refund: [], refundConfig: target.refundConfig } })
+      elements.push({ kind: 'bundle', body: { elements: [{ kind: 'tx', hash: target.tx.hash }], refund: [], refundConfig: target.refundConfig } })
       bodyHashes.push(element.hash)
     } else if (element.tx !== undefined) {
       const decoded = decodeSignedTx(element.tx, `${where}.tx`, rules)
@@ -157,7 +159,7 @@ function readLevel(object: ShareBundleObject, level: number, at: string, rules: 
       if (mode !== 'fail') out.reverting.push(decoded.hash)
       // A reverted tx cannot be taken back out of a mined block here: "drop" lets it revert, or be left out if refused.
       if (mode === 'drop') out.dropping.push(decoded.hash)
-      out.body.elements.push({ kind: 'tx', hash: decoded.hash })
+      elements.push({ kind: 'tx', hash: decoded.hash })
       bodyHashes.push(decoded.hash)
     } else {
       const inner = readLevel(element.bundle!, level + 1, `${where}.bundle.`, rules)
@@ -177,7 +179,7 @@ function readLevel(object: ShareBundleObject, level: number, at: string, rules: 
       out.txs.push(...inner.txs)
       out.reverting.push(...inner.reverting)
       out.dropping.push(...inner.dropping)
-      out.body.elements.push({ kind: 'bundle', body: inner.body } satisfies ShareElement)
+      elements.push({ kind: 'bundle', body: inner.body } satisfies ShareElement)
       bodyHashes.push(inner.hash)
     }
   }
@@ -192,7 +194,7 @@ function readLevel(object: ShareBundleObject, level: number, at: string, rules: 
   }
   const refund = readRefunds(object, at, out.backrunOf !== undefined)
   // As the node: a backrun's user element gets the default refund (its own refunds must be empty).
-  out.body.refund = out.backrunOf ? [{ bodyIdx: 0, percent: SHARE_LIMITS.defaultRefundPercent }] : refund
+  out.body = { ...out.body, refund: out.backrunOf ? [{ bodyIdx: 0, percent: SHARE_LIMITS.defaultRefundPercent }] : refund }
   readPrivacy(object, at, out.backrunOf !== undefined)
   out.hash = mevShareBundleHash(bodyHashes)
   return out

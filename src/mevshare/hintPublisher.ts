@@ -1,7 +1,7 @@
 import type { Logger } from 'pino'
 import type { Hash } from 'viem'
 import type { LoggedSimulation, LoggedTx } from '../builder/simulation/index.js'
-import { recoverSenders } from '../bundle/verifySenders.js'
+import { withRecoveredSenders } from '../bundle/verifySenders.js'
 import type { RecoverFn } from '../bundle/senderRecovery.js'
 import { extractHint, type CleanLog, type HintPolicy, type MevShareHint } from './hint.js'
 import { matchingHashOf } from '../protocol/mevShareHashes.js'
@@ -58,9 +58,9 @@ export class HintPublisher {
     if (order.withdrawn()) return
     const { log } = this.deps
     try {
-      const problems = await recoverSenders(order, this.deps.recover)
+      const { bundle: recovered, problems } = await withRecoveredSenders(order, this.deps.recover)
       if (problems.length > 0) return log.debug({ bundle: bundleHash }, 'not shared: a signature does not recover')
-      const simulation = await this.deps.simulate(order.txs)
+      const simulation = await this.deps.simulate(recovered.txs)
       if (!simulation.ok) return log.debug({ bundle: bundleHash, reason: simulation.reason }, 'not shared: its simulation on the head failed')
       if (order.withdrawn()) return
       const logsByTx = new Map<Hash, CleanLog[]>(simulation.txs.map((tx) => [tx.hash, tx.logs]))

@@ -1,7 +1,7 @@
 import { parseTransaction, type Hash } from 'viem'
 import type { LoggedTx } from '../builder/simulation/index.js'
 import type { BundleTrace } from '../bundle/trace.js'
-import type { BundleTx, ShareBody } from '../bundle/types.js'
+import type { BundleTx, PrivateTxOrder, ShareBody, ShareBundle } from '../bundle/types.js'
 import type { ShareableBody, ShareableTx } from './hint.js'
 import { expandHints, isShared } from './sharing.js'
 
@@ -27,7 +27,17 @@ export interface ShareableOrder {
  * @example const order = shareableOrder(trace); if (order) publisher.publish(order)
  */
 export function shareableOrder(trace: BundleTrace): ShareableOrder | undefined {
-  return trace.privateTx ? privateTxOrder(trace) : shareBundleOrder(trace)
+  const order = trace.bundle
+  switch (order.kind) {
+    case 'privateTx':
+      return privateTxOrder(trace, order)
+    case 'mevShare':
+      return shareBundleOrder(trace, order)
+    case 'bundle':
+    case 'endOfBlock':
+      // Sent to builders, never to the hint stream.
+      return undefined
+  }
 }
 
 /** Pending until it lands, is found invalid or is no longer tried. */
@@ -39,9 +49,8 @@ function settled(trace: BundleTrace): boolean {
  * A MEV-Share bundle's order: each level shares by its own `privacy.hints` (a nested bundle
  * without hints shares none of its txs, as on the node), its txs in body order.
  */
-function shareBundleOrder(trace: BundleTrace): ShareableOrder | undefined {
-  const terms = trace.bundle.mevShare
-  if (!terms || terms.backrunOf || !terms.body.hints?.length) return undefined
+function shareBundleOrder(trace: BundleTrace, { mevShare: terms }: ShareBundle): ShareableOrder | undefined {
+  if (terms.backrunOf || !terms.body.hints?.length) return undefined
   const byHash = new Map(trace.bundle.txs.map((tx) => [tx.hash, tx]))
   const level = (body: ShareBody): ShareableBody => ({
     hints: expandHints(body.hints),
@@ -56,15 +65,16 @@ function shareBundleOrder(trace: BundleTrace): ShareableOrder | undefined {
 }
 
 /** A private tx's order, or `undefined` when it is not shared (no hints): one level, one tx, the user's hints. */
-function privateTxOrder(trace: BundleTrace): ShareableOrder | undefined {
-  const preferences = trace.privateTx?.preferences
-  if (!trace.privateTx || !isShared(preferences)) return undefined
-  const tx = trace.bundle.txs[0]!
+function privateTxOrder(trace: BundleTrace, order: PrivateTxOrder): ShareableOrder | undefined {
+  const preferences = order.privateTx.preferences
+  if (!isShared(preferences)) return undefined
+  const tx = order.txs[0]!
   return {
-    bundleHash: trace.bundle.hash,
+    bundleHash: order.hash,
     body: { hints: expandHints(preferences!.privacy!.hints), items: [{ tx: shareableTx(tx) }] },
     txs: [tx],
-    withdrawn: () => settled(trace) || trace.privateTx?.cancelled === true,
+    // The book replaces the order when it is cancelled: read the trace's current one.
+    withdrawn: () => settled(trace) || (trace.bundle.kind === 'privateTx' && trace.bundle.privateTx.cancelled === true),
   }
 }
 

@@ -19,7 +19,8 @@ const matchingHashes = new WeakMap<BundleTrace, Hash>()
 export function findSharedTarget(book: BundleBook, matchingHash: Hash): SharedTarget | undefined {
   const wanted = matchingHash.toLowerCase()
   for (const trace of book.pendingPrivateTxs()) {
-    const terms = trace.privateTx!
+    if (trace.bundle.kind !== 'privateTx') continue
+    const terms = trace.bundle.privateTx
     if (terms.cancelled || !isShared(terms.preferences)) continue
     let hash = matchingHashes.get(trace)
     if (!hash) matchingHashes.set(trace, (hash = matchingHashOf(trace.bundle.hash)))

@@ -1,4 +1,4 @@
-import type { PrivateTxPreferences } from '../bundle/trace.js'
+import type { PrivateTxPreferences } from '../bundle/types.js'
 
 /** The hints the reference node acts on (its `HintIntent` bits), after the expansion below. */
 export type HintName = 'hash' | 'contract_address' | 'function_selector' | 'calldata' | 'logs' | 'special_logs' | 'tx_hash'

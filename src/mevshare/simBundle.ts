@@ -2,12 +2,12 @@ import { toHex, type Address, type Hash, type Hex } from 'viem'
 import type { ChainClient } from '../chain/chainClient.js'
 import type { ChainLock } from '../chain/chainLock.js'
 import { failureMessage, inBackrunTerms } from '../bundle/failure.js'
-import { recoverSenders } from '../bundle/verifySenders.js'
+import { withRecoveredSenders } from '../bundle/verifySenders.js'
 import type { Bundle } from '../bundle/types.js'
 import { bundleGroup } from '../builder/execution/groups.js'
 import { ParentState } from '../builder/execution/parentState.js'
 import { BlockStateDiff } from '../builder/execution/stateDiff.js'
-import type { SimOptions } from './sendBundleSchema.js'
+import type { SimOptions } from '../protocol/mevShareParams.js'
 import { pendingBaseFee, setNextBaseFee } from '../chain/pendingBaseFee.js'
 import { failedSim, failedSimOn, shareSimAnswer, SimOptionRefused, type RpcLog, type SimBundleAnswer } from './simBundleAnswer.js'
 import { simShareBundleOnPastState } from './simBundleOnPastState.js'
@@ -65,8 +65,8 @@ export function requestedParent(options: Pick<SimOptions, 'parentBlock' | 'block
   return options.blockNumber - 1n
 }
 
-async function simulate(deps: SimBundleDeps, bundle: Bundle, options: SimOptions): Promise<SimBundleAnswer> {
-  const problems = await recoverSenders(bundle)
+async function simulate(deps: SimBundleDeps, sent: Bundle, options: SimOptions): Promise<SimBundleAnswer> {
+  const { bundle, problems } = await withRecoveredSenders(sent)
   if (problems.length > 0) return failedSim(0n, failureMessage({ kind: 'Invalid', problems }))
   const parent = requestedParent(options)
   const head = await deps.chain.blockNumber()

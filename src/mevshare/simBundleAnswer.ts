@@ -1,9 +1,10 @@
-import { toHex, type Hash, type Hex } from 'viem'
+import { toHex, type Hash } from 'viem'
 import type { Bundle, ShareBody } from '../bundle/types.js'
 import { failureMessage, revertFields, type ExecutionFailure } from '../bundle/failure.js'
 import { shareRefunds } from '../builder/execution/shareRefunds.js'
 import type { MevSimBodyLogs, MevSimBundleResult, RpcLog } from '../protocol/methods.js'
-import type { SimOptions } from './sendBundleSchema.js'
+import type { SimOptions } from '../protocol/mevShareParams.js'
+import { shareTermsOf } from '../bundle/shareBundle.js'
 
 /** mev_simBundle's answer, the MEV-Share node's shape (quantities as hex). */
 export type SimBundleAnswer = MevSimBundleResult
@@ -39,7 +40,8 @@ export function shareSimAnswer(bundle: Bundle, sim: ShareSimulation, options: Pi
     return failedSim(sim.stateBlock, `the bundle uses ${gasUsed} gas, over simOptions.gasLimit ${options.gasLimit}`)
   }
   const senders = new Map(bundle.txs.map((tx) => [tx.hash, tx.sender]))
-  const body = bundle.mevShare?.body ?? { elements: bundle.txs.map((tx) => ({ kind: 'tx' as const, hash: tx.hash })), refund: [], refundConfig: [] }
+  const share = shareTermsOf(bundle)
+  const body = share?.body ?? { elements: bundle.txs.map((tx) => ({ kind: 'tx' as const, hash: tx.hash })), refund: [], refundConfig: [] }
   const refunds = shareRefunds(body, { gainOf: sim.gainOf, senderOf: (hash) => senders.get(hash) })
   const promised = [...refunds.byRecipient.values()].reduce((a, b) => a + b, 0n)
   const profit = sim.coinbaseGain - promised
@@ -50,7 +52,7 @@ export function shareSimAnswer(bundle: Bundle, sim: ShareSimulation, options: Pi
     profit: toHex(profit > 0n ? profit : 0n),
     refundableValue: toHex(refunds.refundableWei),
     gasUsed: toHex(gasUsed),
-    logs: bodyLogs(body, (hash) => (hash === bundle.mevShare?.backrunOf ? [] : (sim.logsOf.get(hash) ?? []))),
+    logs: bodyLogs(body, (hash) => (hash === share?.backrunOf ? [] : (sim.logsOf.get(hash) ?? []))),
   }
 }
 

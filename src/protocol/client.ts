@@ -5,7 +5,6 @@ import { flashbotsSignature, type FlashbotsSigner } from './flashbotsSigner.js'
 import { createJsonRpcTransport, type JsonRpcCall, type JsonRpcParams, type JsonRpcTransport } from './jsonRpcTransport.js'
 import type {
   AdvanceSlotParams,
-  BundlesimMethods,
   CallBundleParams,
   CallBundleResponse,
   CancelBundleParams,
@@ -21,6 +20,7 @@ import type {
   SetCompetitorBidResult,
 } from './methods.js'
 import type { SlotReport } from './slotReport.js'
+import type { BundlesimMethods } from './methodTable.js'
 
 export interface BundlesimClientOptions {
   /** Submission RPC: bundles, harness control, forwarded Anvil reads. */
@@ -93,10 +93,10 @@ export function createBundlesimClient({ rpcUrl, statsUrl, timeoutMs, headers }: 
     boostBundle: (bundle, apiKey) => call('svc_boostBundle', [bundle], apiKey === undefined ? {} : { 'X-Api-Key': apiKey }),
     cancelBundle: (params) => call('eth_cancelBundle', [params]),
     signedRequest: (method, params, searcher) => rpc.signedRequest(method, params, flashbotsSignature(searcher)),
-    sendEndOfBlockBundle: (bundle, searcher) => rpc.signedRequest<SendBundleResult>('eth_sendEndOfBlockBundle', [bundle], flashbotsSignature(searcher)),
+    sendEndOfBlockBundle: (bundle, searcher) => rpc.signedRequest<Result<'eth_sendEndOfBlockBundle'>>('eth_sendEndOfBlockBundle', [bundle] satisfies Params<'eth_sendEndOfBlockBundle'>, flashbotsSignature(searcher)),
     callBundle: (params) => call('eth_callBundle', [params]),
     sendRawTransaction: (signedTx) => call('eth_sendRawTransaction', [signedTx]),
-    getBundleStats: (bundleHash) => statsTransport().request<BundleStats>('svc_getBundleStats', [{ bundle_hash: bundleHash }]),
+    getBundleStats: (bundleHash) => statsTransport().request<Result<'svc_getBundleStats'>>('svc_getBundleStats', [{ bundle_hash: bundleHash }] satisfies Params<'svc_getBundleStats'>),
     advanceSlot: (params = {}) => call('harness_advanceSlot', [params]),
     status: () => call('harness_status', []),
     setTimeInSlot: (ms) => call('harness_setTimeInSlot', [{ ms }]),

@@ -1,3 +1,5 @@
+import type { z } from 'zod'
+import type { nameSearcherParams } from './harnessParams.js'
 import type { Address, Hash } from 'viem'
 import type { ErrorKind } from './errorKinds.js'
 
@@ -88,12 +90,8 @@ export interface GetCompetitionParams {
   toBlock?: number
 }
 
-/** harness_nameSearcher's params: a name for a searcher's addresses (signing keys, senders, executor contracts). */
-export interface NameSearcherParams {
-  name: string
-  /** Every address of it: the first is the one reports list it under, unless it signs its bundles with another. */
-  addresses: Address[]
-}
+/** harness_nameSearcher's params: a name for a searcher's addresses (signing keys, senders, executor contracts); the first address is the one reports list it under, unless it signs its bundles with another. */
+export type NameSearcherParams = z.input<typeof nameSearcherParams>
 
 /** Why a bundle lost: the order of the mined block that took the tx or the opportunity it went for. */
 export interface LostTo {

@@ -1,9 +1,9 @@
 import { z } from 'zod'
 import type { Address, Hash, Hex } from 'viem'
-import { PRIVACY_HINTS } from '../bundle/privateTxSchema.js'
-import { strictFields } from '../protocol/strictFields.js'
-import { address, hash32, hexQuantity, signedTx } from '../protocol/wireRules.js'
-import { normalizeAddress, normalizeHash } from '../protocol/normalize.js'
+import { MEV_SHARE_HINTS } from './privateTxParams.js'
+import { strictFields } from './strictFields.js'
+import { address, hash32, hexQuantity, signedTx } from './wireRules.js'
+import { normalizeAddress, normalizeHash } from './normalize.js'
 
 /** The bundle versions the MEV-Share node takes (`v0.1`, and the older `beta-1`). */
 export const MEV_SHARE_VERSIONS = ['v0.1', 'beta-1'] as const
@@ -21,6 +21,24 @@ export interface ShareBundleObject {
   privacy?: { hints?: string[]; builders?: string[]; wantRefund?: number }
 }
 
+/** `mev_sendBundle`'s object as a client sends it (block numbers hex): what `shareBundleSchema` reads. */
+export interface ShareBundleInput {
+  version: string
+  inclusion: { block: string; maxBlock?: string }
+  body: ShareBodyElementInput[]
+  validity?: { refund?: Array<{ bodyIdx: number; percent: number }>; refundConfig?: Array<{ address: string; percent: number }> }
+  privacy?: { hints?: Array<(typeof MEV_SHARE_HINTS)[number]>; builders?: string[]; wantRefund?: number }
+}
+
+/** One element of a MEV-Share body as sent: a pending tx's event hash, a signed tx, or a nested bundle. */
+export interface ShareBodyElementInput {
+  hash?: string
+  tx?: string
+  canRevert?: boolean
+  revertMode?: 'allow' | 'drop' | 'fail'
+  bundle?: ShareBundleInput
+}
+
 export interface ShareBodyElementObject {
   hash?: Hash
   tx?: Hex
@@ -29,7 +47,7 @@ export interface ShareBodyElementObject {
   bundle?: ShareBundleObject
 }
 
-const element: z.ZodType<ShareBodyElementObject> = strictFields({
+const element: z.ZodType<ShareBodyElementObject, ShareBodyElementInput> = strictFields({
   hash: hash32({ type: 'expected the 32-byte 0x hash of a MEV-Share event' })
     .transform((h) => normalizeHash(h))
     .optional(),
@@ -54,7 +72,7 @@ const element: z.ZodType<ShareBodyElementObject> = strictFields({
  * field is refused, naming the closest known one. The node's own rules (nesting, refunds,
  * inclusion against the head) are `decodeShareBundle`'s.
  */
-export const shareBundleSchema: z.ZodType<ShareBundleObject> = strictFields({
+export const shareBundleSchema: z.ZodType<ShareBundleObject, ShareBundleInput> = strictFields({
   version: z
     .string({ error: 'required: "v0.1"' })
     .refine((v) => (MEV_SHARE_VERSIONS as readonly string[]).includes(v), { error: (issue) => `unknown version ${JSON.stringify(issue.input)}: expected "v0.1" (or "beta-1")` }),
@@ -69,7 +87,7 @@ export const shareBundleSchema: z.ZodType<ShareBundleObject> = strictFields({
     }).optional(),
   }).optional(),
   privacy: strictFields({
-    hints: z.array(z.enum(PRIVACY_HINTS, { error: `expected one of: ${PRIVACY_HINTS.join(', ')}` }), { error: 'expected an array of hint names' }).optional(),
+    hints: z.array(z.enum(MEV_SHARE_HINTS, { error: `expected one of: ${MEV_SHARE_HINTS.join(', ')}` }), { error: 'expected an array of hint names' }).optional(),
     builders: z.array(z.string({ error: 'expected a builder name' }), { error: 'expected an array of builder names' }).optional(),
     wantRefund: percent.optional(),
   }).optional(),

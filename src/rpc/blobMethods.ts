@@ -1,9 +1,9 @@
 import type { JSONRPCServer } from 'json-rpc-2.0'
 import type { BundleIngest } from '../bundle/ingest.js'
-import { sendBlobsSchema, toSendBlobsSubmission } from '../bundle/sendBlobsSchema.js'
+import { toSendBlobsSubmission } from '../bundle/submissions.js'
 import { invalidParams } from './errors.js'
 import type { RequestContext } from './httpServer.js'
-import { singleObjectParam } from './params.js'
+import { registerMethod } from './registerMethod.js'
 
 /**
  * Titan's `eth_sendBlobs [{ txs, maxBlockNumber? }]`: permutations of one sender's blob tx at
@@ -11,8 +11,8 @@ import { singleObjectParam } from './params.js'
  * best. Answers the tx hashes, in order; each is traced as a private tx.
  */
 export function registerBlobMethods(rpc: JSONRPCServer<RequestContext>, deps: { ingest: BundleIngest }): void {
-  rpc.addMethod('eth_sendBlobs', async (params, context) => {
-    const submission = toSendBlobsSubmission(singleObjectParam(params, sendBlobsSchema))
+  registerMethod(rpc, 'eth_sendBlobs', async (object, context) => {
+    const submission = toSendBlobsSubmission(object)
     const result = await deps.ingest.submitBlobs(submission, { searcher: context.searcher ?? undefined })
     if (!result.ok) throw invalidParams(result.problem)
     return result.hashes

@@ -1,15 +1,11 @@
-import { z } from 'zod'
 import type { JSONRPCServer } from 'json-rpc-2.0'
-import type { Hex } from 'viem'
 import type { BundleIngest } from '../bundle/ingest.js'
-import { bundleFieldRules, describeIssues, MAX_TARGET_BLOCK } from '../bundle/schema.js'
 import { didYouMean } from '../protocol/closestName.js'
 import { RpcErrorCode } from '../protocol/errorCodes.js'
 import { normalizeAddress } from '../protocol/normalize.js'
-import { strictFields } from '../protocol/strictFields.js'
-import { address, hexQuantity, uuid, WIRE_PATTERNS } from '../protocol/wireRules.js'
 import { rpcError } from './errors.js'
 import type { RequestContext } from './httpServer.js'
+import { registerMethod } from './registerMethod.js'
 
 export interface BloxrouteGatewayDeps {
   ingest: BundleIngest
@@ -21,32 +17,6 @@ export interface BloxrouteGatewayDeps {
 }
 
 /** Raw tx bytes as bloXroute takes them: hex without `0x` (a `0x` is tolerated), an even number of digits. */
-const rawTx = z
-  .string({ error: 'expected raw transaction bytes as hex without 0x' })
-  .regex(/^(0x)?([0-9a-fA-F]{2})+$/, 'expected raw transaction bytes as hex without 0x (an even number of hex digits)')
-  .transform((hex) => (hex.startsWith('0x') ? hex : `0x${hex}`) as Hex)
-const unixSeconds = z.number({ error: 'expected an integer in unix epoch format' }).int('expected an integer in unix epoch format').min(0, 'must not be negative')
-const blockNumber = hexQuantity({ type: 'required: a future block number in hex, like "0xba10d0"', format: 'expected a block number in hex, like "0xba10d0"' }).refine(
-  (hex) => !WIRE_PATTERNS.hexQuantity.test(hex) || (BigInt(hex) > 0n && BigInt(hex) <= MAX_TARGET_BLOCK),
-  'expected a future block number (not 0x0, at most 2^52)',
-)
-
-/** `blxr_submit_bundle`'s params as bloXroute's docs list them; the BackRunMe and frontrunning flags are understood and ignored. */
-const submitBundleParams = strictFields({
-  transaction: z.array(rawTx, { error: 'required: a list of raw transactions (hex without 0x)' }),
-  block_number: blockNumber,
-  min_timestamp: unixSeconds.optional(),
-  max_timestamp: unixSeconds.optional(),
-  reverting_hashes: bundleFieldRules.hashList.optional(),
-  dropping_hashes: bundleFieldRules.hashList.optional(),
-  uuid: uuid({ type: 'expected a UUID string' }).optional(),
-  mev_builders: z.record(z.string(), z.union([z.string(), z.array(z.string())]), { error: 'expected a map of builder name to "" (or its signature), e.g. { "all": "" }' }).optional(),
-  refund_recipient: address({ type: 'expected a 20-byte 0x address' }).optional(),
-  frontrunning: z.boolean({ error: 'expected a boolean' }).optional(),
-  enable_backrunme: z.boolean({ error: 'expected a boolean' }).optional(),
-})
-
-/** bloXroute's error: code, `Invalid params`, and what is wrong in `data`. */
 const invalid = (data: string) => rpcError(RpcErrorCode.InvalidParams, 'Invalid params', data)
 
 /**
@@ -59,15 +29,12 @@ const invalid = (data: string) => rpcError(RpcErrorCode.InvalidParams, 'Invalid 
  * @example registerBloxrouteGateway(rpc, { ingest, builders: ['titan', 'beaver'], maxBundleTxs: 100, isAuthorized: () => true })
  */
 export function registerBloxrouteGateway(rpc: JSONRPCServer<RequestContext>, deps: BloxrouteGatewayDeps): void {
-  rpc.addMethod('blxr_submit_bundle', (params, context) => {
+  const authorized = (_: unknown, context: RequestContext) => {
     const auth = context.headers.authorization
     if (typeof auth !== 'string' || auth.trim() === '') throw rpcError(RpcErrorCode.Unauthorized, 'Unauthorized', 'Authorization: required header missing (the account\'s authorization header)')
     if (!deps.isAuthorized(auth)) throw rpcError(RpcErrorCode.Unauthorized, 'Unauthorized', 'Authorization: not a valid account authorization header')
-    const object = Array.isArray(params) && params.length === 1 ? params[0] : params
-    if (object === null || typeof object !== 'object' || Array.isArray(object)) throw invalid('params: expected an object { transaction, block_number, … }')
-    const parsed = submitBundleParams.safeParse(object)
-    if (!parsed.success) throw invalid(describeIssues(parsed.error))
-    const bundle = parsed.data
+  }
+  registerMethod(rpc, 'blxr_submit_bundle', (bundle, context) => {
     if (bundle.transaction.length > deps.maxBundleTxs) throw invalid(`transaction: ${bundle.transaction.length} transactions, over the limit of ${deps.maxBundleTxs} per bundle`)
     if (bundle.min_timestamp && bundle.max_timestamp && bundle.min_timestamp > bundle.max_timestamp) throw invalid(`min_timestamp: ${bundle.min_timestamp} is after max_timestamp ${bundle.max_timestamp}`)
     if (bundle.transaction.length === 0) {
@@ -91,7 +58,7 @@ export function registerBloxrouteGateway(rpc: JSONRPCServer<RequestContext>, dep
       { boosted: false, searcher: context.searcher ?? undefined, sentTo },
     )
     return bundle.uuid === undefined ? { bundleHash: hash } : null
-  })
+  }, { before: authorized, refuse: invalid })
 }
 
 /** The builders `mev_builders` names: `all` (or no map) is every builder; names no builder has are ignored, and a map naming none is refused. */

@@ -1,4 +1,3 @@
-import { z } from 'zod'
 import type { JSONRPCServer } from 'json-rpc-2.0'
 import type { Address, Hex } from 'viem'
 import { callBundle } from '../callBundle/callBundle.js'
@@ -6,36 +5,10 @@ import { CallBundleError, type CallBundleDeps } from '../callBundle/request.js'
 import type { CallBundleResult } from '../callBundle/answer.js'
 import { RpcErrorCode } from '../protocol/errorCodes.js'
 import type { CallBundleResponse } from '../protocol/methods.js'
-import { WIRE_PATTERNS, address, hexBytes, hexQuantity } from '../protocol/wireRules.js'
-import { refusedField, strictFields } from '../protocol/strictFields.js'
+import { WIRE_PATTERNS } from '../protocol/wireRules.js'
 import { invalidParams, rpcError } from './errors.js'
 import type { RequestContext } from './httpServer.js'
-import { singleObjectParam } from './params.js'
-
-const quantity = (what: string) => hexQuantity({ type: `expected ${what} as a hex string like "0x1b4"`, format: `expected ${what} as a hex string like "0x1b4"` })
-const integerOrQuantity = (what: string) =>
-  z.union([z.number().int().min(0).max(Number.MAX_SAFE_INTEGER), z.string().regex(WIRE_PATTERNS.hexQuantity)], {
-    error: `expected ${what} as a non-negative integer or a hex string like "0x1b4"`,
-  })
-
-/**
- * eth_callBundle's object, as Flashbots (mev-geth) defines it: `timeout` is understood and
- * ignored (a simulation here is never cut short), `gasLimit` and `difficulty` cannot be
- * honoured, any other field is refused naming the closest known one.
- */
-const callBundleSchema = strictFields({
-  txs: z
-    .array(hexBytes({ format: 'expected a signed transaction as 0x hex' }), { error: 'required: an array of signed transactions as 0x hex strings' })
-    .min(1, 'must hold at least one signed transaction'),
-  blockNumber: quantity('a block number'),
-  stateBlockNumber: z.string({ error: 'required: "latest", "pending", "earliest" or a block number as hex' }),
-  timestamp: integerOrQuantity('unix seconds').optional(),
-  coinbase: address({ type: 'expected a 20-byte 0x address' }).optional(),
-  baseFee: integerOrQuantity('wei').optional(),
-  timeout: z.number({ error: 'expected a number' }).optional(),
-  gasLimit: refusedField("the simulated block has the chain's gas limit"),
-  difficulty: refusedField("a post-merge block has no difficulty (its prevrandao is Anvil's)"),
-})
+import { registerMethod } from './registerMethod.js'
 
 /** Block tags Flashbots accepts as `stateBlockNumber`: `pending` is the head's state, as in mev-geth. */
 const STATE_TAGS = { latest: 'latest', pending: 'latest', earliest: 0n } as const
@@ -71,8 +44,7 @@ export function formatCallBundleResult(result: CallBundleResult): CallBundleResp
  * simulates the bundle as the next block on the head (or on an older block's state) and changes nothing.
  */
 export function registerCallBundleMethod(rpc: JSONRPCServer<RequestContext>, deps: CallBundleDeps): void {
-  rpc.addMethod('eth_callBundle', async (params) => {
-    const object = singleObjectParam(params, callBundleSchema)
+  registerMethod(rpc, 'eth_callBundle', async (object) => {
     const state = object.stateBlockNumber
     const tag = STATE_TAGS[state as keyof typeof STATE_TAGS]
     if (tag === undefined && !WIRE_PATTERNS.hexQuantity.test(state)) {

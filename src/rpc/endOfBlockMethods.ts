@@ -1,10 +1,10 @@
 import type { JSONRPCServer } from 'json-rpc-2.0'
-import { endOfBlockBundleSchema, toEndOfBlockSubmission } from '../bundle/endOfBlockSchema.js'
+import { toEndOfBlockSubmission } from '../bundle/submissions.js'
 import type { BundleIngest } from '../bundle/ingest.js'
 import { RpcErrorCode } from '../protocol/errorCodes.js'
 import { invalidParams, rpcError } from './errors.js'
 import type { RequestContext } from './httpServer.js'
-import { singleObjectParam } from './params.js'
+import { registerMethod } from './registerMethod.js'
 
 export interface EndOfBlockDeps {
   ingest: BundleIngest
@@ -20,14 +20,15 @@ export interface EndOfBlockDeps {
  * `replacementUuid` cancels (answer `null`).
  */
 export function registerEndOfBlockMethods(rpc: JSONRPCServer<RequestContext>, deps: EndOfBlockDeps): void {
-  rpc.addMethod('eth_sendEndOfBlockBundle', (params, context) => {
+  const signed = (_: unknown, context: RequestContext) => {
     if (!context.searcher) {
       throw rpcError(
         RpcErrorCode.Forbidden,
         'eth_sendEndOfBlockBundle needs an X-Flashbots-Signature header ("<address>:<personal_sign of keccak256(body)>"), as on Titan',
       )
     }
-    const object = singleObjectParam(params, endOfBlockBundleSchema)
+  }
+  registerMethod(rpc, 'eth_sendEndOfBlockBundle', (object, context) => {
     if (object.txs.length > deps.maxBundleTxs) throw invalidParams(`txs: ${object.txs.length} transactions, over the limit of ${deps.maxBundleTxs} per bundle`)
     const submission = toEndOfBlockSubmission(object)
     if (submission.txs.length === 0) {
@@ -37,6 +38,6 @@ export function registerEndOfBlockMethods(rpc: JSONRPCServer<RequestContext>, de
       deps.ingest.cancel(submission.replacementUuid)
       return null
     }
-    return { bundleHash: deps.ingest.submit(submission, { boosted: false, searcher: context.searcher }) }
-  })
+    return { bundleHash: deps.ingest.submit(submission, { boosted: false, searcher: context.searcher ?? undefined }) }
+  }, { before: signed })
 }

@@ -2,13 +2,9 @@ import type { JSONRPCServer } from 'json-rpc-2.0'
 import type { Address } from 'viem'
 import type { BundleBook } from '../bundle/book.js'
 import { toFlashbotsBundleStatsV2, userStatsV2 } from '../bundle/otherBuildersStats.js'
-import { blockNumberParam } from '../bundle/privateTxSchema.js'
-import { strictFields } from '../protocol/strictFields.js'
-import { hash32 } from '../protocol/wireRules.js'
 import { requireSearcher } from './flashbotsSignature.js'
 import type { RequestContext } from './httpServer.js'
-import { singleObjectParam } from './params.js'
-import { normalizeHash } from '../protocol/normalize.js'
+import { registerMethod } from './registerMethod.js'
 import { builderViewOf } from '../bundle/builderView.js'
 
 export interface FlashbotsStatsDeps {
@@ -24,12 +20,6 @@ export interface FlashbotsStatsDeps {
   only?: ReadonlySet<string>
 }
 
-const bundleStatsParams = strictFields({
-  bundleHash: hash32({ type: 'required: the bundle hash (or a private tx hash) returned at submission' }).transform((h) => normalizeHash(h)),
-  blockNumber: blockNumberParam,
-})
-const userStatsParams = strictFields({ blockNumber: blockNumberParam })
-
 /**
  * `flashbots_getBundleStatsV2 [{ bundleHash, blockNumber }]` and `flashbots_getUserStatsV2
  * [{ blockNumber }]`, on the submission port as on the Flashbots relay, signed with
@@ -38,17 +28,15 @@ const userStatsParams = strictFields({ blockNumber: blockNumberParam })
  */
 export function registerFlashbotsStatsMethods(rpc: JSONRPCServer<RequestContext>, deps: FlashbotsStatsDeps): void {
   const serves = (method: string) => !deps.only || deps.only.has(method)
-  if (serves('flashbots_getBundleStatsV2')) rpc.addMethod('flashbots_getBundleStatsV2', (params, context) => {
-    const { bundleHash } = singleObjectParam(params, bundleStatsParams)
+  if (serves('flashbots_getBundleStatsV2')) registerMethod(rpc, 'flashbots_getBundleStatsV2', ({ bundleHash }, context) => {
     const searcher = requireSearcher(context.searcher, 'flashbots_getBundleStatsV2', 'it answers about the signing key\'s bundles')
     const current = deps.traces.current(bundleHash, deps.nowSeconds())
     const trace = current && deps.viewOf !== undefined ? builderViewOf(current, deps.viewOf) : current
-    if (!trace || trace.searcher !== searcher) return { isSimulated: false }
+    if (!trace || trace.searcher !== searcher) return { isSimulated: false } as const
     return toFlashbotsBundleStatsV2(trace, deps.builder, deps.builders)
   })
 
-  if (serves('flashbots_getUserStatsV2')) rpc.addMethod('flashbots_getUserStatsV2', (params, context) => {
-    singleObjectParam(params, userStatsParams)
+  if (serves('flashbots_getUserStatsV2')) registerMethod(rpc, 'flashbots_getUserStatsV2', (_, context) => {
     const searcher = requireSearcher(context.searcher, 'flashbots_getUserStatsV2', 'it answers about the signing key')
     const now = deps.nowSeconds()
     return userStatsV2(deps.traces.all(), searcher, now)

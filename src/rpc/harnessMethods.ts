@@ -1,15 +1,12 @@
-import { z } from 'zod'
 import type { JSONRPCServer } from 'json-rpc-2.0'
 import { numberToHex, type Address, type Hash, type Hex } from 'viem'
 import { ImpersonationRefused, type ImpersonatedTx } from '../cheats/impersonatedBlock.js'
 import type { HarnessStatus } from '../protocol/harnessStatus.js'
 import type { SlotReport } from '../protocol/slotReport.js'
 import { RpcErrorCode } from '../protocol/errorCodes.js'
-import { address, decimalWei, hexBytes } from '../protocol/wireRules.js'
-import { strictFields } from '../protocol/strictFields.js'
 import { invalidParams, rpcError } from './errors.js'
 import type { RequestContext } from './httpServer.js'
-import { optionalObjectParam, singleObjectParam } from './params.js'
+import { registerMethod } from './registerMethod.js'
 import { normalizeAddress } from '../protocol/normalize.js'
 
 export interface HarnessDeps {
@@ -23,36 +20,11 @@ export interface HarnessDeps {
   sendImpersonated(tx: ImpersonatedTx): Promise<{ hash: Hash; blockNumber: bigint; status: string }>
 }
 
-const advanceParams = strictFields({
-  slots: z.number({ error: 'expected an integer from 1 to 1000' }).int('expected an integer from 1 to 1000').min(1, 'expected an integer from 1 to 1000').max(1000, 'expected an integer from 1 to 1000').default(1),
-})
-const competitorBidParams = strictFields({
-  bidWei: z.union([decimalWei({ format: 'expected a decimal string of wei, or null' }), z.null()], {
-    error: 'expected a decimal string of wei, or null',
-  }),
-})
-const setBalanceParams = strictFields({
-  address: address({ type: 'required: a 20-byte 0x address' }),
-  wei: decimalWei({ type: 'required: a decimal string of wei' }),
-})
-const weiParam = (what: string) => decimalWei({ type: `expected ${what} as a decimal string`, format: `expected ${what} as a decimal string` }).transform(BigInt)
-const impersonatedParams = strictFields({
-  from: address({ type: 'required: a 20-byte 0x address' }),
-  to: address().optional(),
-  value: weiParam('wei').optional(),
-  data: hexBytes().optional(),
-  gas: weiParam('gas').optional(),
-  maxFeePerGas: weiParam('wei').optional(),
-  maxPriorityFeePerGas: weiParam('wei').optional(),
-})
-const timeInSlotParams = strictFields({ ms: z.number({ error: 'required: ms into the slot, an integer' }).int('expected an integer number of ms') })
-
 /** Harness control (docs/reference/methods.md); present in every clock mode. */
 export function registerHarnessMethods(rpc: JSONRPCServer<RequestContext>, deps: HarnessDeps): void {
-  rpc.addMethod('harness_advanceSlot', (params) => deps.advanceSlots(optionalObjectParam(params, advanceParams).slots))
-  rpc.addMethod('harness_status', () => deps.status())
-  rpc.addMethod('harness_setTimeInSlot', (params) => {
-    const { ms } = singleObjectParam(params, timeInSlotParams)
+  registerMethod(rpc, 'harness_advanceSlot', ({ slots }) => deps.advanceSlots(slots))
+  registerMethod(rpc, 'harness_status', () => deps.status())
+  registerMethod(rpc, 'harness_setTimeInSlot', ({ ms }) => {
     try {
       deps.setTimeInSlot(ms)
     } catch (error) {
@@ -60,13 +32,11 @@ export function registerHarnessMethods(rpc: JSONRPCServer<RequestContext>, deps:
     }
     return deps.status()
   })
-  rpc.addMethod('harness_setCompetitorBid', (params) => {
-    const { bidWei } = singleObjectParam(params, competitorBidParams)
+  registerMethod(rpc, 'harness_setCompetitorBid', ({ bidWei }) => {
     deps.setCompetitorBid(bidWei === null ? null : BigInt(bidWei))
     return { bidWei }
   })
-  rpc.addMethod('harness_sendImpersonatedTx', async (params) => {
-    const { from, to, data, ...rest } = singleObjectParam(params, impersonatedParams)
+  registerMethod(rpc, 'harness_sendImpersonatedTx', async ({ from, to, data, ...rest }) => {
     try {
       const mined = await deps.sendImpersonated({ from: normalizeAddress(from), to: normalizeAddress(to), data: data as Hex | undefined, ...rest })
       return { hash: mined.hash, blockNumber: numberToHex(mined.blockNumber), status: mined.status }
@@ -75,8 +45,7 @@ export function registerHarnessMethods(rpc: JSONRPCServer<RequestContext>, deps:
       throw error
     }
   })
-  rpc.addMethod('harness_setBalance', async (params) => {
-    const { address, wei } = singleObjectParam(params, setBalanceParams)
+  registerMethod(rpc, 'harness_setBalance', async ({ address, wei }) => {
     await deps.setBalance(normalizeAddress(address), BigInt(wei))
     return { address: address.toLowerCase(), wei }
   })

@@ -1,6 +1,5 @@
 import type { JSONRPCServer } from 'json-rpc-2.0'
 import { getAddress, hexToBigInt, numberToHex, type Address, type Hash, type Hex } from 'viem'
-import { z } from 'zod'
 import { nextBaseFee } from '../chain/baseFee.js'
 import type { PublicMempool, MempoolTx } from '../mempool/publicMempool.js'
 import type { CanonicalRead } from '../view/chainFeed.js'
@@ -8,6 +7,7 @@ import { toPendingRpcTransaction } from '../view/rpcTransaction.js'
 import { address } from '../protocol/wireRules.js'
 import { invalidParams } from './errors.js'
 import type { RequestContext } from './httpServer.js'
+import { registerMethod } from './registerMethod.js'
 import { normalizeAddress } from '../protocol/normalize.js'
 
 export interface MempoolReadsDeps {
@@ -43,9 +43,9 @@ export function registerMempoolReads(rpc: JSONRPCServer<RequestContext>, deps: M
     return new Map(senders.map(([sender, txs], i) => [sender, splitPool(txs, nonces[i]!)]))
   }
 
-  rpc.addMethod('eth_getTransactionCount', async (params) => {
-    const [account, tag] = Array.isArray(params) ? params : []
-    if (tag !== 'pending') return read('eth_getTransactionCount', params as unknown[])
+  registerMethod(rpc, 'eth_getTransactionCount', async (params) => {
+    const [account, tag] = params
+    if (tag !== 'pending') return read('eth_getTransactionCount', [...params])
     const parsed = addressParam.safeParse(account)
     if (!parsed.success) throw invalidParams(`params[0]: ${parsed.error.issues[0]!.message}`)
     const sender = normalizeAddress(parsed.data)
@@ -54,26 +54,26 @@ export function registerMempoolReads(rpc: JSONRPCServer<RequestContext>, deps: M
 
   // viem fills txs with the node (geth's eth_fillTransaction): Anvil would fill the nonce from
   // the chain alone, so a tx sent right after another would reuse its nonce.
-  rpc.addMethod('eth_fillTransaction', async (params) => {
-    const [request, ...rest] = Array.isArray(params) ? params : []
+  registerMethod(rpc, 'eth_fillTransaction', async (params) => {
+    const [request, ...rest] = params
     const from = request !== null && typeof request === 'object' ? (request as { from?: unknown; nonce?: unknown }).from : undefined
     if (typeof from !== 'string' || !addressParam.safeParse(from).success || (request as { nonce?: unknown }).nonce !== undefined) {
-      return read('eth_fillTransaction', params as unknown[])
+      return read('eth_fillTransaction', [...params])
     }
     const sender = normalizeAddress(from)
     const nonce = mempool.pendingNonce(sender, await chainNonce(sender))
     return read('eth_fillTransaction', [{ ...(request as object), nonce: numberToHex(nonce) }, ...rest])
   })
 
-  rpc.addMethod('eth_getTransactionByHash', async (params) => {
-    const [hash] = Array.isArray(params) ? params : []
+  registerMethod(rpc, 'eth_getTransactionByHash', async (params) => {
+    const [hash] = params
     const pending = typeof hash === 'string' ? mempool.get(hash as Hash) : undefined
-    return pending ? rpcTxOf(pending) : read('eth_getTransactionByHash', params as unknown[])
+    return pending ? rpcTxOf(pending) : read('eth_getTransactionByHash', [...params])
   })
 
-  rpc.addMethod('eth_getBlockByNumber', async (params) => {
-    const [tag, full] = Array.isArray(params) ? params : []
-    if (tag !== 'pending') return read('eth_getBlockByNumber', params as unknown[])
+  registerMethod(rpc, 'eth_getBlockByNumber', async (params) => {
+    const [tag, full] = params
+    if (tag !== 'pending') return read('eth_getBlockByNumber', [...params])
     const latest = (await read('eth_getBlockByNumber', ['latest', false])) as Record<string, Hex>
     const txs = [...(await pools()).values()].flatMap((pool) => pool.pending).sort((a, b) => a.sequence - b.sequence)
     const baseFee = nextBaseFee({ baseFeePerGas: hexToBigInt(latest.baseFeePerGas ?? '0x0'), gasUsed: hexToBigInt(latest.gasUsed!), gasLimit: hexToBigInt(latest.gasLimit!) })
@@ -101,20 +101,18 @@ export function registerMempoolReads(rpc: JSONRPCServer<RequestContext>, deps: M
     }
     return out
   }
-  rpc.addMethod('txpool_content', async () => {
+  registerMethod(rpc, 'txpool_content', async () => {
     const all = await pools()
     return { pending: byAddress(all, 'pending', rpcTxOf), queued: byAddress(all, 'queued', rpcTxOf) }
   })
-  rpc.addMethod('txpool_contentFrom', async (params) => {
-    const parsed = z.tuple([addressParam]).safeParse(params)
-    if (!parsed.success) throw invalidParams('params: expected [address], a 20-byte 0x address')
-    const sender = normalizeAddress(parsed.data[0])
+  registerMethod(rpc, 'txpool_contentFrom', async ([address]) => {
+    const sender = normalizeAddress(address)
     const txs = mempool.bySender().get(sender) ?? []
     const pool = splitPool(txs, await chainNonce(sender))
     const inNonceOrder = (part: MempoolTx[]) => Object.fromEntries(part.map((tx) => [String(tx.nonce), rpcTxOf(tx)]))
     return { pending: inNonceOrder(pool.pending), queued: inNonceOrder(pool.queued) }
   })
-  rpc.addMethod('txpool_status', async () => {
+  registerMethod(rpc, 'txpool_status', async () => {
     let pending = 0
     let queued = 0
     for (const pool of (await pools()).values()) {
@@ -123,7 +121,7 @@ export function registerMempoolReads(rpc: JSONRPCServer<RequestContext>, deps: M
     }
     return { pending: numberToHex(pending), queued: numberToHex(queued) }
   })
-  rpc.addMethod('txpool_inspect', async () => {
+  registerMethod(rpc, 'txpool_inspect', async () => {
     const all = await pools()
     return { pending: byAddress(all, 'pending', summaryOf), queued: byAddress(all, 'queued', summaryOf) }
   })

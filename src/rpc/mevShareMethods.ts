@@ -3,15 +3,14 @@ import type { Hash } from 'viem'
 import type { BlobLimits } from '../chain/blobLimits.js'
 import type { BundleBook } from '../bundle/book.js'
 import type { BundleIngest } from '../bundle/ingest.js'
-import { describeIssues } from '../bundle/schema.js'
 import { decodeShareBundle, type DecodedShareBundle } from '../mevshare/decodeShareBundle.js'
-import { shareBundleSchema, simOptionsSchema, type ShareBundleObject } from '../mevshare/sendBundleSchema.js'
+import type { ShareBundleObject } from '../protocol/mevShareParams.js'
 import { findSharedTarget } from '../mevshare/sharedTargets.js'
 import { requestedParent, SimOptionRefused, simShareBundle, type SimBundleDeps } from '../mevshare/simBundle.js'
 import { invalidParams } from './errors.js'
 import { requireSearcher } from './flashbotsSignature.js'
 import type { RequestContext } from './httpServer.js'
-import { singleObjectParam } from './params.js'
+import { registerMethod } from './registerMethod.js'
 
 export interface MevShareDeps {
   ingest: BundleIngest
@@ -40,28 +39,24 @@ export function registerMevShareMethods(rpc: JSONRPCServer<RequestContext>, deps
     return decoded
   }
 
-  rpc.addMethod('mev_sendBundle', (params, context) => {
-    const searcher = requireSearcher(context.searcher, 'mev_sendBundle', 'MEV-Share takes bundles signed by the searcher only')
-    const { bundle } = decode(singleObjectParam(params, shareBundleSchema))
-    return { bundleHash: deps.ingest.submitShareBundle(bundle, { searcher }) }
-  })
+  // Signed first: an unsigned request is refused whatever its params.
+  const sendSigner = (context: RequestContext) => requireSearcher(context.searcher, 'mev_sendBundle', 'MEV-Share takes bundles signed by the searcher only')
+  registerMethod(rpc, 'mev_sendBundle', (object, context) => {
+    const { bundle } = decode(object)
+    return { bundleHash: deps.ingest.submitShareBundle(bundle, { searcher: sendSigner(context) }) }
+  }, { before: (_, context) => void sendSigner(context) })
 
-  rpc.addMethod('mev_simBundle', async (params, context) => {
-    requireSearcher(context.searcher, 'mev_simBundle', 'MEV-Share simulates for signed requests only')
-    if (!Array.isArray(params) || params.length < 1 || params.length > 2) throw invalidParams('params: expected [bundle] or [bundle, simOptions]')
-    const object = singleObjectParam([params[0]], shareBundleSchema)
-    const options = simOptionsSchema.safeParse(params[1] ?? {})
-    if (!options.success) throw invalidParams(describeIssues(options.error).split('; ').map((issue) => `simOptions.${issue}`).join('; '))
+  registerMethod(rpc, 'mev_simBundle', async ([object, options = {}]) => {
     try {
       // On a past state the inclusion blocks are judged from that block: the official client
       // simulates the bundle it sent for the block its user tx then landed in.
-      const parent = requestedParent(options.data)
+      const parent = requestedParent(options)
       const head = deps.headBlock()
       const { bundle } = decode(object, parent !== undefined && parent < head ? parent : head)
-      return await simShareBundle(deps.sim, bundle, options.data)
+      return await simShareBundle(deps.sim, bundle, options)
     } catch (error) {
       if (error instanceof SimOptionRefused) throw invalidParams(error.message)
       throw error
     }
-  })
+  }, { before: (_, context) => void requireSearcher(context.searcher, 'mev_simBundle', 'MEV-Share simulates for signed requests only') })
 }

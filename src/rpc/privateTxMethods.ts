@@ -3,14 +3,12 @@ import type { Hash } from 'viem'
 import type { BundleBook } from '../bundle/book.js'
 import type { BundleIngest } from '../bundle/ingest.js'
 import type { PrivateTxSubmission } from '../bundle/privateTx.js'
-import { cancelPrivateTxSchema, privateTxPreferencesSchema, sendPrivateTxSchema, toPrivateTxSubmission } from '../bundle/privateTxSchema.js'
-import { formatPath } from '../bundle/schema.js'
+import { toPrivateTxSubmission } from '../bundle/submissions.js'
 import { RpcErrorCode } from '../protocol/errorCodes.js'
-import { signedTx } from '../protocol/wireRules.js'
 import { invalidParams, rpcError } from './errors.js'
 import { requireSearcher } from './flashbotsSignature.js'
 import type { RequestContext } from './httpServer.js'
-import { singleObjectParam } from './params.js'
+import { registerMethod } from './registerMethod.js'
 
 export interface PrivateTxDeps {
   ingest: BundleIngest
@@ -19,8 +17,6 @@ export interface PrivateTxDeps {
   /** On a builder's own URL: that builder (only it sees what it is sent). */
   sentTo?: readonly string[]
 }
-
-const rawTx = signedTx({ type: 'expected a signed transaction as 0x hex' })
 
 /**
  * Private transactions, Flashbots' and Titan's methods: `eth_sendPrivateTransaction
@@ -35,29 +31,14 @@ export function registerPrivateTxMethods(rpc: JSONRPCServer<RequestContext>, dep
     return result.hash
   }
 
-  rpc.addMethod('eth_sendPrivateTransaction', (params, context) => submit(toPrivateTxSubmission(singleObjectParam(params, sendPrivateTxSchema)), context))
+  registerMethod(rpc, 'eth_sendPrivateTransaction', (object, context) => submit(toPrivateTxSubmission(object), context))
 
-  rpc.addMethod('eth_sendPrivateRawTransaction', (params, context) => {
-    if (!Array.isArray(params) || params.length < 1 || params.length > 2) {
-      throw invalidParams('params: expected [signedTx] or [signedTx, preferences]')
-    }
-    const tx = rawTx.safeParse(params[0])
-    if (!tx.success) throw invalidParams(`params[0]: ${tx.error.issues[0]!.message}`)
-    if (params.length === 2) {
-      const preferences = privateTxPreferencesSchema.safeParse(params[1])
-      if (!preferences.success) {
-        throw invalidParams(preferences.error.issues.map((issue) => `${['params[1]', formatPath(issue.path)].filter(Boolean).join('.')}: ${issue.message}`).join('; '))
-      }
-      return submit(toPrivateTxSubmission({ tx: tx.data, preferences: preferences.data }), context)
-    }
-    return submit(toPrivateTxSubmission({ tx: tx.data }), context)
-  })
+  registerMethod(rpc, 'eth_sendPrivateRawTransaction', ([tx, preferences], context) => submit(toPrivateTxSubmission({ tx, ...(preferences && { preferences }) }), context))
 
-  rpc.addMethod('eth_cancelPrivateTransaction', (params, context) => {
-    const { txHash } = singleObjectParam(params, cancelPrivateTxSchema)
+  registerMethod(rpc, 'eth_cancelPrivateTransaction', ({ txHash }, context) => {
     const searcher = requireSearcher(context.searcher, 'eth_cancelPrivateTransaction', 'signed by the key that sent the private transaction')
     const trace = deps.traces.current(txHash, deps.nowSeconds())
-    if (!trace?.privateTx) throw rpcError(RpcErrorCode.BundleNotFound, `private transaction not found: ${txHash}`, { txHash })
+    if (trace?.bundle.kind !== 'privateTx') throw rpcError(RpcErrorCode.BundleNotFound, `private transaction not found: ${txHash}`, { txHash })
     if (trace.searcher !== searcher) {
       const sender = trace.searcher === null ? 'was sent unsigned, so no key can cancel it' : `was sent by ${trace.searcher}`
       throw rpcError(RpcErrorCode.Forbidden, `eth_cancelPrivateTransaction: ${txHash} ${sender}; this request is signed by ${searcher}`, { txHash })

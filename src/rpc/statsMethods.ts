@@ -4,21 +4,12 @@ import { toBundleStats } from '../bundle/stats.js'
 import type { BundleBook } from '../bundle/book.js'
 import { toTitanBundleStats } from '../bundle/otherBuildersStats.js'
 import type { BundleTrace } from '../bundle/trace.js'
-import { hash32 } from '../protocol/wireRules.js'
 import { RpcErrorCode } from '../protocol/errorCodes.js'
-import { strictFields } from '../protocol/strictFields.js'
 import { rpcError } from './errors.js'
 import type { RequestContext } from './httpServer.js'
-import { singleObjectParam } from './params.js'
+import { registerMethod } from './registerMethod.js'
 import { normalizeHash } from '../protocol/normalize.js'
 import { builderViewOf } from '../bundle/builderView.js'
-
-const hash = hash32({ type: 'expected a 32-byte 0x hex bundle hash', format: 'expected a 32-byte 0x hex bundle hash' })
-const statsParams = strictFields({ bundle_hash: hash.optional(), bundleHash: hash.optional() })
-  .refine((p) => p.bundle_hash !== undefined || p.bundleHash !== undefined, {
-    message: 'required: the hash returned at submission',
-    path: ['bundle_hash'],
-  })
 
 export interface StatsDeps {
   traces: BundleBook
@@ -29,17 +20,16 @@ export interface StatsDeps {
   nowSeconds(): number
 }
 
-const titanParams = strictFields({ bundleHash: hash })
-
 /**
  * `svc_getBundleStats` (stats RPC only): `[{ bundle_hash }]`, `bundleHash` accepted too; and
  * Titan's `titan_getBundleStats [{ bundleHash }]` with Titan's shape. Both serve the same
  * trace at the same time (the stats delay, then until retention ends).
  */
 export function registerStatsMethods(rpc: JSONRPCServer<RequestContext>, deps: StatsDeps): void {
-  rpc.addMethod('svc_getBundleStats', (params) => {
-    const request = singleObjectParam(params, statsParams)
-    return toBundleStats(servedTrace(deps, request.bundle_hash ?? request.bundleHash!), deps.statusCase, deps.severalBuilders)
+  registerMethod(rpc, 'svc_getBundleStats', ({ bundle_hash, bundleHash }) => {
+    // The schema requires one of the two.
+    const hash = bundle_hash ?? bundleHash ?? ''
+    return toBundleStats(servedTrace(deps, hash), deps.statusCase, deps.severalBuilders)
   })
 
   registerTitanStats(rpc, deps)
@@ -50,8 +40,7 @@ export function registerStatsMethods(rpc: JSONRPCServer<RequestContext>, deps: S
  * URL (`viewOf`) where it answers that builder's view (a bundle it never saw: not found).
  */
 export function registerTitanStats(rpc: JSONRPCServer<RequestContext>, deps: Pick<StatsDeps, 'traces' | 'headBlock' | 'nowSeconds'> & { viewOf?: string }): void {
-  rpc.addMethod('titan_getBundleStats', (params) => {
-    const hash = singleObjectParam(params, titanParams).bundleHash
+  registerMethod(rpc, 'titan_getBundleStats', ({ bundleHash: hash }) => {
     const trace = servedTrace(deps, hash)
     const viewed = deps.viewOf === undefined ? trace : builderViewOf(trace, deps.viewOf)
     if (!viewed) throw rpcError(RpcErrorCode.BundleNotFound, 'bundle not found', { bundleHash: normalizeHash(hash) })

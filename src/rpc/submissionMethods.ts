@@ -1,15 +1,14 @@
-import { z } from 'zod'
 import type { JSONRPCServer } from 'json-rpc-2.0'
 import type { Hex } from 'viem'
-import { bundleObjectSchema, cancelBundleSchema, toSubmission, type BundleObject } from '../bundle/schema.js'
+import type { BundleObject } from '../protocol/bundleParams.js'
+import { toSubmission } from '../bundle/submissions.js'
 import type { BundleIngest } from '../bundle/ingest.js'
 import { MempoolRejection, type PublicMempool } from '../mempool/publicMempool.js'
 import type { Address } from 'viem'
-import { signedTx } from '../protocol/wireRules.js'
 import { RpcErrorCode } from '../protocol/errorCodes.js'
 import { invalidParams, rpcError } from './errors.js'
 import type { RequestContext } from './httpServer.js'
-import { singleObjectParam } from './params.js'
+import { registerMethod } from './registerMethod.js'
 
 export interface SubmissionDeps {
   ingest: BundleIngest
@@ -21,13 +20,8 @@ export interface SubmissionDeps {
   maxBundleTxs: number
 }
 
-const rawTxParams = z.tuple([signedTx()], {
-  error: 'expected an array holding one signed transaction',
-})
-
-/** The bundle object of `params`, within the size limit. */
-function bundleParam(params: unknown, maxBundleTxs: number): BundleObject {
-  const object = singleObjectParam(params, bundleObjectSchema)
+/** The bundle object within the size limit. */
+function withinSizeLimit(object: BundleObject, maxBundleTxs: number): BundleObject {
   if (object.txs.length > maxBundleTxs) throw invalidParams(`txs: ${object.txs.length} transactions, over the limit of ${maxBundleTxs} per bundle`)
   return object
 }
@@ -42,10 +36,13 @@ export function registerBundleMethods(
   rpc: JSONRPCServer<RequestContext>,
   deps: Pick<SubmissionDeps, 'ingest' | 'maxBundleTxs'> & { sentTo?: readonly string[]; check?(bundle: Record<string, unknown>): void },
 ): void {
-  rpc.addMethod('eth_sendBundle', (params, context) => {
+  const check = deps.check
+  const before = check && ((params: unknown) => {
     const sent = Array.isArray(params) ? params[0] : undefined
-    if (deps.check && sent !== null && typeof sent === 'object' && !Array.isArray(sent)) deps.check(sent as Record<string, unknown>)
-    const submission = toSubmission(bundleParam(params, deps.maxBundleTxs))
+    if (sent !== null && typeof sent === 'object' && !Array.isArray(sent)) check(sent as Record<string, unknown>)
+  })
+  registerMethod(rpc, 'eth_sendBundle', (object, context) => {
+    const submission = toSubmission(withinSizeLimit(object, deps.maxBundleTxs))
     if (submission.txs.length === 0) {
       // An empty bundle with a uuid is the Flashbots clients' way to cancel (docs/reference/methods.md).
       if (submission.replacementUuid === undefined) {
@@ -55,34 +52,34 @@ export function registerBundleMethods(
       return null
     }
     return { bundleHash: deps.ingest.submit(submission, { boosted: false, searcher: context.searcher ?? undefined, ...(deps.sentTo && { sentTo: deps.sentTo }) }) }
-  })
+  }, { before })
 
-  rpc.addMethod('eth_cancelBundle', (params) => deps.ingest.cancel(singleObjectParam(params, cancelBundleSchema).replacementUuid))
+  registerMethod(rpc, 'eth_cancelBundle', ({ replacementUuid }) => deps.ingest.cancel(replacementUuid))
 }
 
 /** `eth_sendBundle`, `svc_boostBundle`, `eth_cancelBundle` and the public mempool's `eth_sendRawTransaction`. */
 export function registerSubmissionMethods(rpc: JSONRPCServer<RequestContext>, deps: SubmissionDeps): void {
   registerBundleMethods(rpc, deps)
 
-  rpc.addMethod('svc_boostBundle', (params, context) => {
+  const needsApiKey = (_: unknown, context: RequestContext) => {
     const key = context.headers['x-api-key']
     if (!deps.isValidApiKey(Array.isArray(key) ? key[0] : key)) {
       throw rpcError(RpcErrorCode.Unauthorized, 'unauthorized: svc_boostBundle needs a valid X-Api-Key header')
     }
-    const object = bundleParam(params, deps.maxBundleTxs)
+  }
+  registerMethod(rpc, 'svc_boostBundle', (sent, context) => {
+    const object = withinSizeLimit(sent, deps.maxBundleTxs)
     for (const field of ['replacementSeqNumber', 'replacementNonce'] as const) {
       if (object[field] !== undefined) throw invalidParams(`${field}: not accepted by svc_boostBundle (eth_sendBundle only)`)
     }
     const submission = toSubmission(object)
     if (submission.txs.length === 0) throw invalidParams('txs: must hold at least one signed transaction')
     return { bundleHash: deps.ingest.submit(submission, { boosted: true, searcher: context.searcher ?? undefined }) }
-  })
+  }, { before: needsApiKey })
 
-  rpc.addMethod('eth_sendRawTransaction', async (params) => {
-    const parsed = rawTxParams.safeParse(params)
-    if (!parsed.success) throw invalidParams(`params: ${parsed.error.issues[0]?.message ?? 'expected [signedTx]'}`)
+  registerMethod(rpc, 'eth_sendRawTransaction', async ([signed]) => {
     try {
-      return await deps.mempool.add(parsed.data[0] as Hex, deps.headNonce)
+      return await deps.mempool.add(signed as Hex, deps.headNonce)
     } catch (error) {
       if (error instanceof MempoolRejection) throw rpcError(RpcErrorCode.Unavailable, error.message, { errorKind: error.kind })
       throw error

@@ -1,11 +1,11 @@
 import type { JSONRPCServer } from 'json-rpc-2.0'
-import { z } from 'zod'
 import { RpcErrorCode } from '../protocol/errorCodes.js'
 import { invalidParams, rpcError } from '../rpc/errors.js'
-import type { RequestContext } from '../rpc/httpServer.js'
+import type { NotificationChannel, RequestContext } from '../rpc/httpServer.js'
+import { registerMethod } from '../rpc/registerMethod.js'
 import type { ChainFeed, PublicPendingTx } from '../view/chainFeed.js'
 import { logCriteriaSchema, matchesLog } from '../view/logCriteria.js'
-import { describeIssues } from '../bundle/schema.js'
+import { describeIssues } from '../protocol/paramsReading.js'
 
 const KINDS = ['newHeads', 'newPendingTransactions', 'logs'] as const
 
@@ -16,14 +16,13 @@ const KINDS = ['newHeads', 'newPendingTransactions', 'logs'] as const
  * notification per log of each new block).
  */
 export function registerSubscriptionMethods(rpc: JSONRPCServer<RequestContext>, feed: ChainFeed): void {
-  rpc.addMethod('eth_subscribe', (params, context) => {
-    const channel = context.channel
+  const channelOf = (context: RequestContext, method: string): NotificationChannel => {
     // geth's answer over HTTP.
-    if (!channel) throw rpcError(RpcErrorCode.MethodNotFound, 'notifications not supported: eth_subscribe needs a WebSocket connection (ws:// on this same host and port)')
-    if (!Array.isArray(params) || params.length === 0 || typeof params[0] !== 'string') {
-      throw invalidParams(`params: expected ["newHeads" | "newPendingTransactions" | "logs", options?], got ${JSON.stringify(params)?.slice(0, 80)}`)
-    }
-    const [kind, option] = params as [string, unknown]
+    if (!context.channel) throw rpcError(RpcErrorCode.MethodNotFound, `notifications not supported: ${method} needs a WebSocket connection (ws:// on this same host and port)`)
+    return context.channel
+  }
+  registerMethod(rpc, 'eth_subscribe', ([kind, option], context) => {
+    const channel = channelOf(context, 'eth_subscribe')
     if (kind === 'newHeads') {
       return channel.subscribe((notify) => feed.onNewBlocks(({ header }) => notify(header)))
     }
@@ -46,12 +45,7 @@ export function registerSubscriptionMethods(rpc: JSONRPCServer<RequestContext>, 
       )
     }
     throw rpcError(RpcErrorCode.MethodNotFound, `no "${kind}" subscription in eth namespace (known: ${KINDS.join(', ')})`)
-  })
+  }, { before: (_, context) => void channelOf(context, 'eth_subscribe') })
 
-  rpc.addMethod('eth_unsubscribe', (params, context) => {
-    const parsed = z.tuple([z.string()]).safeParse(params)
-    if (!parsed.success) throw invalidParams('params: expected [subscriptionId]')
-    if (!context.channel) throw rpcError(RpcErrorCode.MethodNotFound, 'notifications not supported: eth_unsubscribe needs a WebSocket connection')
-    return context.channel.unsubscribe(parsed.data[0])
-  })
+  registerMethod(rpc, 'eth_unsubscribe', ([id], context) => channelOf(context, 'eth_unsubscribe').unsubscribe(id))
 }

@@ -207,7 +207,7 @@ export async function runSlot(target: FuzzTarget, model: SlotModel, watcher?: Pu
       }
     }
   }
-  const privateHashes = orders.flatMap((order) => (order.kind === 'bundle' ? order.params.txs : order.kind === 'privateTx' ? [order.tx] : order.kind === 'endOfBlock' ? order.params.txs : [])).map((raw) => keccak256(raw))
+  const privateHashes = orders.flatMap((order) => (order.kind === 'bundle' ? order.params.txs : order.kind === 'privateTx' ? [order.tx] : order.kind === 'endOfBlock' ? order.params.txs : [])).map((raw) => keccak256(raw as Hex))
   await watcher?.probe(privateHashes)
   const [report] = await client.advanceSlot()
   const violations = await checkSlot({ ...target, blockNumber: report!.blockNumber, orders, publicSightings: watcher?.sightings() ?? [] })

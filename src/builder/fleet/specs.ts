@@ -3,7 +3,7 @@ import { parse as parseYaml } from 'yaml'
 import { z } from 'zod'
 import type { BuilderSpec } from '../../config/config.js'
 import { ALGORITHMS } from '../assembly/ordering.js'
-import { OPTIONAL_BUNDLE_FIELDS } from '../../bundle/schema.js'
+import { OPTIONAL_BUNDLE_FIELDS } from '../../protocol/bundleParams.js'
 
 /** A builder setting that cannot be used; `field` is where, e.g. `--builder[1].share` or `builders[0].algorithms[1]`. */
 export class BuilderSpecError extends Error {
