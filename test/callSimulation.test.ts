@@ -15,7 +15,7 @@ import type { BundleTrace } from '../src/bundle/trace.js'
 import type { MempoolTx } from '../src/mempool/publicMempool.js'
 import { simulateManyTopOfBlock, simulateTopOfBlock } from '../src/builder/simulation/topOfBlock.js'
 import { decodeBundle } from '../src/bundle/decode.js'
-import { recoverSenders } from '../src/bundle/verifySenders.js'
+import { withRecoveredSenders } from '../src/bundle/verifySenders.js'
 import type { Bundle, BundleSubmission } from '../src/bundle/types.js'
 import { DEV_KEYS, REVERTER_CODE, accountOf, signTx } from './support/harness.js'
 
@@ -49,8 +49,7 @@ async function bundleOf(txs: Hex[], extra: Partial<BundleSubmission> = {}): Prom
     { chainId: 31337, headBlock: await chain.blockNumber(), boosted: false },
   )
   if (!('bundle' in decoded)) throw new Error(JSON.stringify(decoded))
-  await recoverSenders(decoded.bundle)
-  return decoded.bundle
+  return (await withRecoveredSenders(decoded.bundle)).bundle
 }
 
 const legacyTx = (key: Hex, nonce: number) =>

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { concat, keccak256, type Address, type Hash } from 'viem'
 import { newTrace, type BundleTrace } from '../src/bundle/trace.js'
-import type { Bundle, BundleTx, ShareBody } from '../src/bundle/types.js'
+import type { Bundle, BundleTx, PrivateTxOrder, PrivateTxTerms, ShareBody, ShareBundle } from '../src/bundle/types.js'
 import { shareRefunds } from '../src/builder/execution/shareRefunds.js'
 import { backrunTargetGone, settleBackruns } from '../src/builder/slot/backruns.js'
 import { inBackrunTerms } from '../src/bundle/failure.js'
@@ -54,12 +54,14 @@ describe('shareRefunds: as rbuilder settles an sbundle', () => {
   })
 })
 
-function traceOf(n: number, extra: Partial<Bundle> = {}): BundleTrace {
-  const bundle: Bundle = { hash: hash(n), txs: [], targetBlock: 5n, revertingTxHashes: new Set(), droppingTxHashes: new Set(), refundTxHashes: [], boosted: false, ...extra }
+type OrderTerms = Pick<ShareBundle, 'kind' | 'mevShare'> | Pick<PrivateTxOrder, 'kind' | 'privateTx'> | { kind: 'bundle' }
+function traceOf(n: number, terms: OrderTerms = { kind: 'bundle' }): BundleTrace {
+  const bundle: Bundle = { hash: hash(n), txs: [], targetBlock: 5n, revertingTxHashes: new Set(), droppingTxHashes: new Set(), refundTxHashes: [], boosted: false, ...terms }
   return newTrace(bundle, { receivedAt: 0, sequence: n, receivedForBlock: 5n, receivedMsIntoSlot: 0, searcher: null })
 }
-const backrunOf = (n: number, target: number) => traceOf(n, { mevShare: { body: { elements: [], refund: [], refundConfig: [] }, maxBlock: 9n, backrunOf: hash(target) } })
-const privateTx = (n: number) => ({ ...traceOf(n), privateTx: { maxBlockNumber: 9 } })
+const backrunOf = (n: number, target: number, eventHash?: Hash) =>
+  traceOf(n, { kind: 'mevShare', mevShare: { body: { elements: [], refund: [], refundConfig: [] }, maxBlock: 9n, backrunOf: hash(target), ...(eventHash && { backrunEventHash: eventHash }) } })
+const privateTx = (n: number, terms: PrivateTxTerms = { maxBlockNumber: 9 }) => traceOf(n, { kind: 'privateTx', privateTx: terms })
 
 describe('backruns in the slot', () => {
   it('a backrun is tried only while its user tx is: landed, cancelled, expired, invalid or unknown targets fail it', () => {
@@ -69,7 +71,7 @@ describe('backruns in the slot', () => {
     expect(backrunTargetGone(traceOf(3), undefined)).toBeUndefined() // not a backrun
     expect(backrunTargetGone(backrun, undefined)).toMatchObject({ kind: 'BackrunTargetGone', why: expect.stringMatching(/no longer known/) })
     expect(backrunTargetGone(backrun, { ...target, state: 'Landed', blockNumber: 4n })).toMatchObject({ why: 'landed in block 4 without this backrun' })
-    expect(backrunTargetGone(backrun, { ...target, privateTx: { maxBlockNumber: 9, cancelled: true }, live: false })).toMatchObject({ why: expect.stringMatching(/cancelled/) })
+    expect(backrunTargetGone(backrun, { ...privateTx(1, { maxBlockNumber: 9, cancelled: true }), live: false })).toMatchObject({ why: expect.stringMatching(/cancelled/) })
     const expired = { ...target, bundle: { ...target.bundle, targetBlock: 9n }, live: false, error: 'not included by maxBlockNumber 9 (block 9: simulationfail (BundleRevert. Reverting Hash: 0x…))' }
     expect(backrunTargetGone(backrun, expired)).toMatchObject({ why: 'expired: not included by its maxBlockNumber 9' })
     expect(backrunTargetGone(backrun, { ...target, live: false })).toMatchObject({ why: 'is no longer tried' })
@@ -78,15 +80,13 @@ describe('backruns in the slot', () => {
   })
 
   it('a backrun names its user tx by the event hash it was sent with, never by the raw tx hash', () => {
-    const backrun = backrunOf(2, 1)
-    backrun.bundle.mevShare!.backrunEventHash = hash(77)
+    const backrun = backrunOf(2, 1, hash(77))
     expect(backrunTargetGone(backrun, undefined)).toMatchObject({ target: hash(77) })
     expect(settleBackruns([backrun], { number: 5n, txs: new Map([[hash(1), {}]]) }).orphaned[0]!.failure).toMatchObject({ target: hash(77), by: null })
   })
 
   it("a failure of the user's tx inside a backrun names it by the event hash; other failures are as they are", () => {
-    const backrun = backrunOf(2, 1)
-    backrun.bundle.mevShare!.backrunEventHash = hash(77)
+    const backrun = backrunOf(2, 1, hash(77))
     expect(inBackrunTerms(backrun, { kind: 'TransactionReverted', index: 0, hash: hash(1) })).toEqual({ kind: 'TransactionReverted', index: 0, hash: hash(77) })
     expect(inBackrunTerms(backrun, { kind: 'TransactionReverted', index: 1, hash: hash(3) })).toEqual({ kind: 'TransactionReverted', index: 1, hash: hash(3) })
     expect(inBackrunTerms(traceOf(5), { kind: 'TransactionReverted', index: 0, hash: hash(1) })).toEqual({ kind: 'TransactionReverted', index: 0, hash: hash(1) })
@@ -131,7 +131,8 @@ describe("decodeShareBundle: the node's bundle rules", () => {
     expect(decoded.bundle.txs.map((t) => [t.index, t.hash])).toEqual([[0, user.hash], [1, keccak256(a)], [2, keccak256(b)]])
     expect([...decoded.bundle.revertingTxHashes]).toEqual([keccak256(b)])
     // The inclusion is merged with the user tx's and the inner bundle's: block 11 only.
-    expect(decoded.bundle.mevShare).toMatchObject({ maxBlock: 11n, backrunOf: user.hash, body: { refund: [{ bodyIdx: 0, percent: 90 }] } })
+    expect(decoded.bundle).toMatchObject({ kind: 'mevShare' })
+    expect(decoded.bundle.kind === 'mevShare' && decoded.bundle.mevShare).toMatchObject({ maxBlock: 11n, backrunOf: user.hash, body: { refund: [{ bodyIdx: 0, percent: 90 }] } })
   })
 
   it('a bundle without { hash } keeps its refunds, refundConfig and privacy hints (for the stream) on its terms, its privacy.builders as its builders', async () => {
@@ -150,7 +151,8 @@ describe("decodeShareBundle: the node's bundle rules", () => {
       ok: true,
       bundle: { builders: ['Flashbots'], mevShare: { hints: ['hash', 'calldata'], maxBlock: 11n, body: { refund: [{ bodyIdx: 0, percent: 40 }], refundConfig: [{ address: address(0xf), percent: 100 }] } } },
     })
-    expect((decoded as { bundle: Bundle }).bundle.mevShare!.backrunOf).toBeUndefined()
+    const { bundle } = decoded as { bundle: Bundle }
+    expect(bundle.kind === 'mevShare' && bundle.mevShare.backrunOf).toBeUndefined()
   })
 
   it("a nested bundle's privacy.builders narrow the outer ones (the node's MergePrivacyBuilders); none in common is refused naming the field", async () => {

@@ -4,7 +4,7 @@ import type { ChainClient } from '../src/chain/chainClient.js'
 import { ParentState } from '../src/builder/execution/parentState.js'
 import { bundleGroup } from '../src/builder/execution/groups.js'
 import { decodeBundle } from '../src/bundle/decode.js'
-import { recoverSenders } from '../src/bundle/verifySenders.js'
+import { withRecoveredSenders } from '../src/bundle/verifySenders.js'
 import { DEV_KEYS, addressOf, signTx } from './support/harness.js'
 
 const COINBASE = '0x00000000000000000000000000000000000000c0'
@@ -20,8 +20,7 @@ describe('ParentState', () => {
   async function group() {
     const nonce = await chain.nonce(addressOf(DEV_KEYS[0]), await chain.blockNumber())
     const { bundle } = decodeBundle({ txs: [await signTx({ nonce })], revertingTxHashes: [], droppingTxHashes: [], refundTxHashes: [] }, { chainId: 31337, headBlock: 0n, boosted: false })
-    await recoverSenders(bundle)
-    return bundleGroup(bundle)
+    return bundleGroup((await withRecoveredSenders(bundle)).bundle)
   }
 
   it('abandon() puts Anvil back on the parent after a simulated block was mined', async () => {

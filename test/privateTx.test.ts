@@ -210,9 +210,9 @@ describe('private transactions', () => {
   it('maxBlockNumber defaults to head + 25, and a later one is clamped to it (as Flashbots)', async () => {
     const tx = await signTx({ nonce: 0 })
     const decode = (maxBlockNumber?: bigint) => decodePrivateTx({ tx, maxBlockNumber }, { chainId: 31337, headBlock: 5n })
-    expect(decode()).toMatchObject({ ok: true, maxBlockNumber: 30n, bundle: { targetBlock: 6n, hash: keccak256(tx) } })
-    expect(decode(1000n)).toMatchObject({ ok: true, maxBlockNumber: 30n })
-    expect(decode(6n)).toMatchObject({ ok: true, maxBlockNumber: 6n })
+    expect(decode()).toMatchObject({ ok: true, bundle: { kind: 'privateTx', privateTx: { maxBlockNumber: 30 }, targetBlock: 6n, hash: keccak256(tx) } })
+    expect(decode(1000n)).toMatchObject({ ok: true, bundle: { privateTx: { maxBlockNumber: 30 } } })
+    expect(decode(6n)).toMatchObject({ ok: true, bundle: { privateTx: { maxBlockNumber: 6 } } })
     expect(decode(5n)).toEqual({ ok: false, problem: 'maxBlockNumber: block 5 is already mined (head is 5; the next block is 6)' })
   })
 })

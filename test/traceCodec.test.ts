@@ -9,6 +9,7 @@ const a = (n: number) => `0x${n.toString(16).padStart(40, '0')}` as const
 
 const trace: BundleTrace = {
   bundle: {
+    kind: 'bundle',
     hash: h(1),
     txs: [
       { index: 0, raw: '0x02f8', hash: h(2), nonce: 7, gas: 21_000n, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 2n * 10n ** 9n, value: 2n ** 200n, to: a(3), sender: a(4) },

@@ -6,7 +6,9 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { bundleHash, txHash } from '../src/bundle/hash.js'
 import { blobEnvelope } from '../src/protocol/blobEnvelope.js'
 import { blobHashOf, signBlobTx } from './support/blobTx.js'
-import { bundleObjectSchema, describeIssues, toSubmission } from '../src/bundle/schema.js'
+import { bundleObjectSchema } from '../src/protocol/bundleParams.js'
+import { describeIssues } from '../src/protocol/paramsReading.js'
+import { toSubmission } from '../src/bundle/submissions.js'
 import { decodeBundle } from '../src/bundle/decode.js'
 import { problemMessage } from '../src/bundle/failure.js'
 import { BundleBook } from '../src/bundle/book.js'
@@ -280,6 +282,7 @@ describe('BundleBook', () => {
 
   function makeBundle(hash: Hash, targetBlock: bigint): Bundle {
     return {
+      kind: 'bundle',
       hash,
       txs: [],
       targetBlock,
@@ -377,7 +380,7 @@ describe('BundleBook', () => {
     expect(store.pendingFor(10n)).not.toContain(invalid)
 
     // Withdrawing a live one removes it from the pending list.
-    a.live = false
+    store.withdraw(a, { kind: 'Cancelled' })
     expect(store.pendingFor(10n)).toEqual([])
   })
 
@@ -395,8 +398,8 @@ describe('BundleBook', () => {
 
   it('lookup: also served the delay after maxTimestamp, even before the target block', () => {
     const store = new BundleBook({ statsDelaySlots: 2, retentionSeconds: 86_400, slotSeconds: 12 })
-    const trace = store.add(makeTrace(hashN(21), 100n, { receivedAt: 1_000 }))
-    trace.bundle.maxTimestamp = 1_100
+    const made = makeTrace(hashN(21), 100n, { receivedAt: 1_000 })
+    const trace = store.add({ ...made, bundle: { ...made.bundle, maxTimestamp: 1_100 } })
     expect(store.lookup(trace.bundle.hash, 10n, 1_123)).toMatchObject({ found: false, reason: 'delayed', availableAtBlock: 102n })
     expect(store.lookup(trace.bundle.hash, 10n, 1_124)).toEqual({ found: true, trace })
   })

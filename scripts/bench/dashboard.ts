@@ -94,6 +94,7 @@ function syntheticTrace(i: number, targetBlock: bigint): BundleTrace {
   const txHash = keccak256(toHex(`dashboard bench tx ${i}`))
   const sender = `0x${(i % 50).toString(16).padStart(40, '0')}` as Address
   const bundle: Bundle = {
+    kind: 'bundle',
     hash,
     txs: [{ index: 0, raw: '0x', hash: txHash, nonce: i, gas: 21_000n, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 2n * 10n ** 9n, value: 1n, to: sender, sender }],
     targetBlock,

@@ -95,7 +95,6 @@ async function measure(count: number): Promise<MemoryOutcome> {
       { txs: templates.map((t) => variant(t, i)), revertingTxHashes: [], droppingTxHashes: [], refundTxHashes: [], blockNumber: BigInt(1 + (i % 50)) },
       { chainId: 31337, headBlock: 0n, boosted: false },
     )
-    for (const tx of bundle.txs) tx.sender = sender
     const trace: BundleTrace = {
       bundle,
       state: 'Received',
@@ -114,7 +113,7 @@ async function measure(count: number): Promise<MemoryOutcome> {
       searcher: null,
       builderPayments: { sponsorships: [], refund: null },
     }
-    traces.add(trace)
+    traces.sendersRecovered(traces.add(trace), bundle.txs.map(() => sender))
   }
   if (traces.size !== count) throw new Error(`memory: stored ${traces.size} of ${count} traces (hash collision?)`)
   const stored = sample()

@@ -1,14 +1,29 @@
-import type { Hash } from 'viem'
+import type { Address, Hash } from 'viem'
 import type { BuilderPayments } from './builderPayments.js'
 import type { LostTo } from '../protocol/competition.js'
-import { failureFields, lostToMessage, revertFields, NO_FAILURE, type BundleFailure, type CarryLimit, type BundleProblem, type ExecutionFailure, type SlotFailure, type WithdrawalReason } from './failure.js'
-import type { BuilderView, BundleTrace, PrivateTxTerms, TargetOutcome, TraceLookup } from './trace.js'
-import type { Bundle } from './types.js'
+import { failureFields, lostToMessage, revertFields, NO_FAILURE, type BundleFailure, type BundleProblem, type ExecutionFailure, type SlotFailure, type WithdrawalReason } from './failure.js'
+import type { BuilderView, BundleTrace, TargetOutcome, TraceLookup } from './trace.js'
+import { rulesOf } from './orderRules.js'
+import { shareTermsOf } from './shareBundle.js'
+import type { Bundle, BundleTx, CarryTerms } from './types.js'
 import { BUNDLE_STATES, type BundleState } from '../protocol/bundleStates.js'
 import { normalizeHash } from '../protocol/normalize.js'
 import type { SlotState } from '../clock/slotState.js'
 
 const RANK = new Map(BUNDLE_STATES.map((state, index) => [state, index]))
+
+/** `T` with its own fields writable (one level: what they hold stays as read-only as it was). */
+type Writable<T> = { -readonly [K in keyof T]: T[K] }
+
+/**
+ * The book's write access to a trace (or a tx of its bundle): the same object, its fields
+ * writable, so a transition changes the trace every holder sees, without a copy. Everywhere
+ * else a trace is read-only by its type; TypeScript lets a read-only object be assigned to
+ * its writable form, so `test/bookOwnership.test.ts` checks that no other file writes one.
+ */
+function writable<T extends BundleTrace | BundleTx>(record: T): Writable<T> {
+  return record
+}
 
 export interface BundleBookOptions {
   statsDelaySlots: number
@@ -27,7 +42,9 @@ export interface BundleBookOptions {
 /**
  * The one owner of every bundle's life: its trace (keyed by bundle hash), the pending
  * bundles indexed by target block, and the named transitions that are the only writes to
- * a trace after it is added. Failures arrive as data and are rendered here, once.
+ * a trace after it is added: every trace it hands out is read-only by its type (`BundleTrace`,
+ * its bundle and txs), and `test/bookOwnership.test.ts` finds any write around that in src/.
+ * Failures arrive as data and are rendered here, once.
  * States only move forward in `BUNDLE_STATES`' order, so no late event can undo a final state.
  */
 export class BundleBook {
@@ -67,7 +84,7 @@ export class BundleBook {
     if (existing?.state === 'Landed' && !existing.earlierChain) return existing
     if (existing && !trace.live && this.isPending(existing)) return existing
     if (existing && this.isAnotherTarget(existing, trace)) return this.addTarget(existing, trace.bundle)
-    if (existing && isPlainBundle(existing) && isPlainBundle(trace) && trace.live) inheritTargets(existing, trace)
+    if (existing && resentForLaterBlocks(existing) && resentForLaterBlocks(trace) && trace.live) inheritTargets(existing, trace)
     if (existing) this.forget(existing)
     this.traces.set(trace.bundle.hash, trace)
     if (trace.state === 'Received' && trace.live) this.index(trace)
@@ -82,7 +99,7 @@ export class BundleBook {
    * Private txs and MEV-Share bundles have their own block ranges instead.
    */
   private isAnotherTarget(existing: BundleTrace, next: BundleTrace): boolean {
-    if (!isPlainBundle(existing) || !isPlainBundle(next) || !existing.live || !next.live || next.state !== 'Received') return false
+    if (!resentForLaterBlocks(existing) || !resentForLaterBlocks(next) || !existing.live || !next.live || next.state !== 'Received') return false
     if (next.bundle.targetBlock === existing.bundle.targetBlock) return false
     const head = this.options.slot?.head.number
     return head === undefined ? this.isPending(existing) : existing.bundle.targetBlock > head
@@ -99,12 +116,13 @@ export class BundleBook {
     if (known(bundle.targetBlock)) return trace
     this.retargeted.add(trace.bundle.hash)
     if (bundle.targetBlock > trace.bundle.targetBlock || !this.isPending(trace)) {
-      trace.laterSubmissions = [...later, bundle].sort((a, b) => (a.targetBlock < b.targetBlock ? -1 : 1))
+      writable(trace).laterSubmissions = [...later, bundle].sort((a, b) => (a.targetBlock < b.targetBlock ? -1 : 1))
       return trace
     }
     this.unindex(trace)
-    trace.laterSubmissions = [trace.bundle, ...later]
-    trace.bundle = bundle
+    const record = writable(trace)
+    record.laterSubmissions = [trace.bundle, ...later]
+    record.bundle = bundle
     this.index(trace)
     return trace
   }
@@ -114,7 +132,7 @@ export class BundleBook {
     const out: BundleTrace[] = []
     for (const hash of this.carriedOrders) {
       const trace = this.traces.get(hash)
-      if (trace?.privateTx && trace.live && trace.state !== 'Landed' && trace.state !== 'Invalid') out.push(trace)
+      if (trace?.bundle.kind === 'privateTx' && trace.live && trace.state !== 'Landed' && trace.state !== 'Invalid') out.push(trace)
     }
     return out
   }
@@ -128,7 +146,7 @@ export class BundleBook {
     if (trace.state === 'Landed') return
     // A backrun that failed on its own (reverted, refused) keeps why: it was not outbid, it could not run.
     if (!failedOnItsOwn(trace)) Object.assign(trace, failureFields(failure))
-    trace.live = false
+    writable(trace).live = false
     this.carriedOrders.delete(trace.bundle.hash)
     this.unindex(trace)
   }
@@ -143,13 +161,14 @@ export class BundleBook {
   landedInBackrun(trace: BundleTrace, blockNumber: bigint, builderPayment: bigint, minedBy?: string): void {
     this.advance(trace, 'Landed', { blockNumber, builderPayment, ...NO_FAILURE })
     if (minedBy === undefined || !trace.builders || trace.state !== 'Landed') return
-    trace.builder = minedBy
-    trace.builders = trace.builders.map((view) => (view.name === minedBy ? { name: view.name, state: 'Landed', ...NO_FAILURE } : view))
+    const record = writable(trace)
+    record.builder = minedBy
+    record.builders = trace.builders.map((view) => (view.name === minedBy ? { name: view.name, state: 'Landed', ...NO_FAILURE } : view))
   }
 
   /** Records a submission withdrawn on arrival (a stale replacement): traced, never built. */
   addWithdrawn(trace: BundleTrace, reason: WithdrawalReason): BundleTrace {
-    trace.live = false
+    writable(trace).live = false
     Object.assign(trace, failureFields(reason))
     return this.add(trace)
   }
@@ -181,6 +200,31 @@ export class BundleBook {
     return count
   }
 
+  /**
+   * The deferred sender checks recovered the senders of its txs (by tx index; `undefined` where
+   * a signature did not recover or the tx already had its sender). Written on the txs
+   * themselves, as they were decoded, not on copies: a tx another order shares (a MEV-Share
+   * backrun carries its user's tx) has its sender there too, and its check skips it.
+   */
+  sendersRecovered(trace: BundleTrace, senders: readonly (Address | undefined)[]): void {
+    trace.bundle.txs.forEach((tx, index) => {
+      const sender = senders[index]
+      if (sender !== undefined && tx.sender === undefined) writable(tx).sender = sender
+    })
+  }
+
+  /**
+   * The same bundle sent to more builders' URLs (`builders`) while it is pending from another's,
+   * with the same terms (the caller's check): they join its `sentTo`, so each builder it reached
+   * sees it and its stats name them all. A bundle sent to no builder's URL is left as it is.
+   */
+  joinSentTo(trace: BundleTrace, builders: readonly string[]): void {
+    const sentTo = trace.bundle.sentTo
+    if (!sentTo) return
+    const joining = [...new Set(builders)].filter((name) => !sentTo.includes(name))
+    if (joining.length > 0) writable(trace).bundle = { ...trace.bundle, sentTo: [...sentTo, ...joining] }
+  }
+
   /** The deferred sender checks found problems: `Invalid`, final. */
   invalid(trace: BundleTrace, problems: readonly BundleProblem[]): void {
     this.advance(trace, 'Invalid', { ...failureFields({ kind: 'Invalid', problems }) })
@@ -190,10 +234,11 @@ export class BundleBook {
    * Several builders: what each builder that saw it did with it this slot, and the builder
    * that took it furthest (the trace's own state is that builder's).
    */
-  seenByBuilders(trace: BundleTrace, views: BuilderView[], furthest: string | null, ignored: readonly string[]): void {
-    trace.builders = views
-    trace.builder = furthest
-    if (ignored.length > 0) trace.ignoredBuilders = [...ignored]
+  seenByBuilders(trace: BundleTrace, views: readonly BuilderView[], furthest: string | null, ignored: readonly string[]): void {
+    const record = writable(trace)
+    record.builders = views
+    record.builder = furthest
+    if (ignored.length > 0) record.ignoredBuilders = [...ignored]
   }
 
   /**
@@ -235,8 +280,9 @@ export class BundleBook {
    */
   lostTo(trace: BundleTrace, by: LostTo): void {
     if (trace.state === 'Landed') return
-    trace.lostTo = by
-    if (trace.error !== null) trace.error += `; ${lostToMessage(by, trace.builderPayment)}`
+    const record = writable(trace)
+    record.lostTo = by
+    if (trace.error !== null) record.error += `; ${lostToMessage(by, trace.builderPayment)}`
   }
 
   /** In the block submitted to the relay. */
@@ -290,10 +336,11 @@ export class BundleBook {
    * `final`: it is no longer tried anyway (landed, invalid, past maxBlockNumber).
    */
   cancelPrivate(trace: BundleTrace): 'cancelled' | 'alreadyCancelled' | 'final' {
-    const terms = trace.privateTx
-    if (terms?.cancelled) return 'alreadyCancelled'
-    if (!terms || !trace.live || trace.state === 'Landed' || !this.carriedOrders.has(trace.bundle.hash)) return 'final'
-    terms.cancelled = true
+    const order = trace.bundle
+    if (order.kind !== 'privateTx') return 'final'
+    if (order.privateTx.cancelled) return 'alreadyCancelled'
+    if (!trace.live || trace.state === 'Landed' || !this.carriedOrders.has(order.hash)) return 'final'
+    writable(trace).bundle = { ...order, privateTx: { ...order.privateTx, cancelled: true } }
     if (this.withdraw(trace, { kind: 'Cancelled' })) this.carriedOrders.delete(trace.bundle.hash)
     return 'cancelled'
   }
@@ -318,14 +365,14 @@ export class BundleBook {
       if (landed) {
         this.carriedOrders.delete(hash)
         this.unindex(trace)
-        trace.live = false
+        writable(trace).live = false
         Object.assign(trace, failureFields({ kind: 'PermutationLanded', block, hash: landed.bundle.hash, outcome }))
         continue
       }
       if (cancelled || block >= BigInt(maxBlockNumber)) {
         this.carriedOrders.delete(hash)
         this.unindex(trace)
-        trace.live = false
+        writable(trace).live = false
         Object.assign(trace, failureFields(cancelled ? { kind: 'Cancelled' } : { kind: 'PrivateTxExpired', block, outcome, maxBlockNumber, limit }))
         continue
       }
@@ -372,7 +419,7 @@ export class BundleBook {
    */
   withdraw(trace: BundleTrace, reason: WithdrawalReason): boolean {
     if (!this.isPending(trace) || this.isBeingBuilt(trace)) return false
-    trace.live = false
+    writable(trace).live = false
     Object.assign(trace, failureFields(reason))
     this.unindex(trace)
     return true
@@ -387,9 +434,10 @@ export class BundleBook {
     for (const trace of taken) {
       if (!trace.live || trace.state === 'Invalid') continue
       // The abort's kind wins: the bundle is never built again whatever it had reached; the text keeps both.
-      trace.error = trace.error ? `${message} (before the abort: ${trace.error})` : message
-      trace.errorKind = errorKind
-      trace.live = false
+      const record = writable(trace)
+      record.error = trace.error ? `${message} (before the abort: ${trace.error})` : message
+      record.errorKind = errorKind
+      record.live = false
       this.unindex(trace)
     }
     // Bundles of the block it had not taken yet stay pending: the block is built again.
@@ -403,10 +451,10 @@ export class BundleBook {
   chainReplaced(why: string): number {
     let closed = 0
     for (const trace of this.traces.values()) {
-      trace.earlierChain = true
+      writable(trace).earlierChain = true
       if (trace.live && trace.state === 'Received') {
         if (trace.error === null) Object.assign(trace, failureFields({ kind: 'ChainReplaced', why, targetBlock: trace.bundle.targetBlock }))
-        trace.live = false
+        writable(trace).live = false
         closed++
       }
     }
@@ -448,7 +496,7 @@ export class BundleBook {
     if (RANK.get(state)! < RANK.get(trace.state)!) return
     if (trace.state === 'Invalid' || trace.state === 'SimulationFail') return
     Object.assign(trace, fields)
-    trace.state = state
+    writable(trace).state = state
     if (state !== 'Received') this.unindex(trace)
   }
 
@@ -478,11 +526,9 @@ export class BundleBook {
   }
 }
 
-/** The terms a trace is carried block to block by: a private tx's, or a MEV-Share bundle's inclusion range. */
-function carryTerms(trace: BundleTrace): (Pick<PrivateTxTerms, 'maxBlockNumber' | 'cancelled' | 'permutations'> & { limit?: CarryLimit }) | undefined {
-  if (trace.privateTx) return trace.privateTx
-  if (trace.bundle.mevShare) return { maxBlockNumber: Number(trace.bundle.mevShare.maxBlock), limit: 'inclusion.maxBlock' }
-  return undefined
+/** The terms a trace is carried block to block by (its kind's: a private tx's, a MEV-Share bundle's inclusion range), if any. */
+function carryTerms(trace: BundleTrace): CarryTerms | undefined {
+  return rulesOf(trace.bundle).carry(trace.bundle)
 }
 
 /**
@@ -492,14 +538,14 @@ function carryTerms(trace: BundleTrace): (Pick<PrivateTxTerms, 'maxBlockNumber' 
  */
 function failedOnItsOwn(trace: BundleTrace): boolean {
   if (trace.state !== 'SimulationFail' && trace.errorKind !== 'BundleReverted') return false
-  const terms = trace.bundle.mevShare
+  const terms = shareTermsOf(trace.bundle)
   const userTx = [terms?.backrunOf, terms?.backrunEventHash].filter((hash) => hash !== undefined).map((hash) => hash.toLowerCase())
   return trace.revertingHash === null || !userTx.includes(trace.revertingHash.toLowerCase())
 }
 
-/** An `eth_sendBundle` bundle: neither a private tx nor a MEV-Share bundle (those have block ranges of their own). */
-function isPlainBundle(trace: BundleTrace): boolean {
-  return !trace.privateTx && !trace.bundle.mevShare
+/** Is a bundle sent again for a later block a submission for that target too (its kind's rule: not for orders with block ranges of their own)? */
+function resentForLaterBlocks(trace: BundleTrace): boolean {
+  return rulesOf(trace.bundle).resentForLaterBlocks
 }
 
 /** How the trace's current target went, as its stats would say it. */
@@ -513,10 +559,11 @@ function outcomeOf(trace: BundleTrace): TargetOutcome {
  * the same block, it replaces that submission and keeps the later targets waiting behind it.
  */
 function inheritTargets(existing: BundleTrace, next: BundleTrace): void {
-  if (existing.bundle.targetBlock < next.bundle.targetBlock) next.targets = [...(existing.targets ?? []), outcomeOf(existing)]
+  const record = writable(next)
+  if (existing.bundle.targetBlock < next.bundle.targetBlock) record.targets = [...(existing.targets ?? []), outcomeOf(existing)]
   else if (existing.bundle.targetBlock === next.bundle.targetBlock) {
-    if (existing.targets?.length) next.targets = existing.targets
-    if (existing.laterSubmissions?.length) next.laterSubmissions = existing.laterSubmissions
+    if (existing.targets?.length) record.targets = existing.targets
+    if (existing.laterSubmissions?.length) record.laterSubmissions = existing.laterSubmissions
   }
 }
 

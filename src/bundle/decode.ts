@@ -67,6 +67,7 @@ export function decodeBundle(submission: BundleSubmission, context: DecodeContex
   return {
     problems,
     bundle: {
+      ...(submission.endOfBlock ? { kind: 'endOfBlock', endOfBlock: submission.endOfBlock } : { kind: 'bundle' }),
       hash: bundleHash(hashes),
       txs,
       targetBlock,
@@ -80,7 +81,6 @@ export function decodeBundle(submission: BundleSubmission, context: DecodeContex
       refundRecipient: submission.refundRecipient,
       refundTxHashes: submission.refundIndex === undefined ? submission.refundTxHashes : [hashes[submission.refundIndex]!],
       boosted: context.boosted,
-      ...(submission.endOfBlock && { endOfBlock: submission.endOfBlock }),
       ...(submission.builders && { builders: submission.builders }),
     },
   }

@@ -4,7 +4,8 @@ import { classifyNodeRefusal, type NodeRefusalKind } from '../chain/nodeRefusal.
 import type { ErrorKind } from '../protocol/errorKinds.js'
 import type { LostTo } from '../protocol/competition.js'
 import { revertReasonText, type RevertReason } from '../protocol/revertReason.js'
-import type { Bundle } from './types.js'
+import type { Bundle, CarryLimit } from './types.js'
+import { shareTermsOf } from './shareBundle.js'
 
 /**
  * Why a bundle did not get (further) through the builder, with the data a searcher needs (cf.
@@ -79,7 +80,6 @@ export type SlotFailure =
   | { kind: 'PrivateTxExpired'; block: bigint; outcome: string; maxBlockNumber: number; limit?: CarryLimit }
 
 /** The field that bounds a carried order's blocks: a private tx's `maxBlockNumber`, a MEV-Share bundle's `inclusion.maxBlock`. */
-export type CarryLimit = 'maxBlockNumber' | 'inclusion.maxBlock'
 
 /** Why a pending bundle was taken out of building before its block. */
 export type WithdrawalReason =
@@ -262,8 +262,8 @@ export function rejectionFailure(index: number, hash: Hash, reason: string): Exe
  *
  * @example traces.simulationFailed(trace, inBackrunTerms(trace, sim.failure), buildTime)
  */
-export function inBackrunTerms<F extends ExecutionFailure>(backrun: { bundle: Pick<Bundle, 'mevShare'> }, failure: F): F {
-  const terms = backrun.bundle.mevShare
+export function inBackrunTerms<F extends ExecutionFailure>(backrun: { bundle: Bundle }, failure: F): F {
+  const terms = shareTermsOf(backrun.bundle)
   if (!terms?.backrunOf || !terms.backrunEventHash || !('hash' in failure) || failure.hash !== terms.backrunOf) return failure
   return { ...failure, hash: terms.backrunEventHash }
 }

@@ -8,10 +8,10 @@ import { failureFields } from './failure.js'
 import { newTrace, type Arrival, type BundleTrace } from './trace.js'
 import { decodePrivateTx, type PrivateTxSubmission } from './privateTx.js'
 import { blobPermutationProblem } from './blobPermutations.js'
-import type { SendBlobsSubmission } from './sendBlobsSchema.js'
-import type { Bundle, BundleSubmission } from './types.js'
-import { sameBundleTerms } from './sameTerms.js'
-import { verifySenders } from './verifySenders.js'
+import type { SendBlobsSubmission } from './submissions.js'
+import type { Bundle, BundleSubmission, PrivateTxOrder } from './types.js'
+import { sameOrderTerms } from './orderRules.js'
+import { recoverSenders, usedNonces } from './verifySenders.js'
 import { recoverInline, type RecoverFn } from './senderRecovery.js'
 
 export interface IngestDeps {
@@ -66,9 +66,8 @@ export class BundleIngest {
     const { chainId, blobLimits } = this.deps
     const headBlock = this.deps.headBlock()
     const { bundle, problems } = decodeBundle(submission, { chainId, blobLimits, headBlock, boosted: options.boosted })
-    if (options.sentTo && problems.length === 0 && this.joinSentTo(bundle, options.sentTo, (existing) => sameBundleTerms(existing.bundle, bundle))) return bundle.hash
-    if (options.sentTo) bundle.sentTo = [...options.sentTo]
-    const trace = newTrace(bundle, this.arrival(headBlock, options.searcher), problems.length > 0 ? failureFields({ kind: 'Invalid', problems }) : null)
+    if (options.sentTo && problems.length === 0 && this.joinSentTo(bundle, options.sentTo)) return bundle.hash
+    const trace = newTrace(sentToOnly(bundle, options.sentTo), this.arrival(headBlock, options.searcher), problems.length > 0 ? failureFields({ kind: 'Invalid', problems }) : null)
     // No await from here to the store: replacement decisions see every earlier submission.
     const stored = this.replacements.admit(trace)
     if (stored === trace && trace.state === 'Received' && trace.live) this.checkLater(trace)
@@ -88,22 +87,14 @@ export class BundleIngest {
     const headBlock = this.deps.headBlock()
     const decoded = decodePrivateTx(submission, { chainId: this.deps.chainId, blobLimits: this.deps.blobLimits, headBlock })
     if (!decoded.ok) return decoded
-    if (options.sentTo) {
-      const sameTerms = (existing: BundleTrace) => existing.privateTx?.maxBlockNumber === Number(decoded.maxBlockNumber) && !existing.privateTx.permutations && !options.permutations
-      if (this.joinSentTo(decoded.bundle, options.sentTo, sameTerms)) return { ok: true, hash: decoded.bundle.hash }
-      decoded.bundle.sentTo = [...options.sentTo]
-    }
-    const terms = {
-      maxBlockNumber: Number(decoded.maxBlockNumber),
-      ...(options.permutations && { permutations: options.permutations }),
-      ...(submission.preferences && { preferences: submission.preferences }),
-    }
-    const trace: BundleTrace = { ...newTrace(decoded.bundle, this.arrival(headBlock, options.searcher)), privateTx: terms }
+    const order: PrivateTxOrder = options.permutations ? { ...decoded.bundle, privateTx: { ...decoded.bundle.privateTx, permutations: options.permutations } } : decoded.bundle
+    if (options.sentTo && this.joinSentTo(order, options.sentTo)) return { ok: true, hash: order.hash }
+    const trace = newTrace(sentToOnly(order, options.sentTo), this.arrival(headBlock, options.searcher))
     if (this.deps.traces.add(trace) === trace) {
       this.checkLater(trace)
       this.deps.onPrivateOrder?.(trace)
     }
-    return { ok: true, hash: decoded.bundle.hash }
+    return { ok: true, hash: order.hash }
   }
 
   /**
@@ -150,10 +141,10 @@ export class BundleIngest {
    * builder's URL (`same`): that builder joins the pending trace's `sentTo`, so each builder
    * it reached sees it and its stats name them all. True when it joined (nothing else to do).
    */
-  private joinSentTo(bundle: Bundle, sentTo: readonly string[], same: (existing: BundleTrace) => boolean): boolean {
+  private joinSentTo(bundle: Bundle, sentTo: readonly string[]): boolean {
     const existing = this.deps.traces.get(bundle.hash)
-    if (!existing?.bundle.sentTo || !this.deps.traces.isPendingFor(existing, bundle.targetBlock) || !same(existing)) return false
-    for (const name of sentTo) if (!existing.bundle.sentTo.includes(name)) existing.bundle.sentTo.push(name)
+    if (!existing?.bundle.sentTo || !this.deps.traces.isPendingFor(existing, bundle.targetBlock) || !sameOrderTerms(existing.bundle, bundle)) return false
+    this.deps.traces.joinSentTo(existing, sentTo)
     return true
   }
 
@@ -193,7 +184,12 @@ export class BundleIngest {
     const head = this.deps.headBlock()
     const idle = this.deps.idle?.() ?? new Promise<void>((resolve) => setImmediate(resolve))
     return idle
-      .then(() => verifySenders(trace.bundle, (address) => this.deps.readNonce(address, head), this.deps.recover))
+      .then(() => recoverSenders(trace.bundle, this.deps.recover))
+      .then(async ({ senders, problems }) => {
+        // Recorded before the nonce reads, which may fail: the builder still knows who sent what.
+        this.deps.traces.sendersRecovered(trace, senders)
+        return [...problems, ...(await usedNonces(trace.bundle, (address) => this.deps.readNonce(address, head)))]
+      })
       .then((problems) => {
         if (problems.length > 0) this.deps.traces.invalid(trace, problems)
         else if (trace.live && trace.state === 'Received') this.deps.onChecked?.(trace)
@@ -203,4 +199,12 @@ export class BundleIngest {
         this.deps.log.warn({ err: error, bundle: trace.bundle.hash }, 'sender verification failed')
       })
   }
+}
+
+/**
+ * The bundle as the builders whose own URL received it (`sentTo`) see it: only they do.
+ * Without `sentTo` the decoded bundle itself; else a copy, made before the book holds it.
+ */
+function sentToOnly<O extends Bundle>(bundle: O, sentTo: readonly string[] | undefined): O {
+  return sentTo ? { ...bundle, sentTo: [...sentTo] } : bundle
 }

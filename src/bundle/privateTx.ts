@@ -1,7 +1,7 @@
 import type { Hex } from 'viem'
 import { decodeSignedTx, type TxRules } from './decode.js'
-import type { PrivateTxPreferences } from './trace.js'
-import type { Bundle } from './types.js'
+import { sameBaseTerms } from './sameTerms.js'
+import type { OrderRules, PrivateTxOrder, PrivateTxPreferences } from './types.js'
 
 /**
  * How many blocks after the head a private tx is tried at most, as Flashbots: the default
@@ -16,7 +16,7 @@ export interface PrivateTxSubmission {
   preferences?: PrivateTxPreferences
 }
 
-export type DecodedPrivateTx = { ok: true; bundle: Bundle; maxBlockNumber: bigint } | { ok: false; problem: string }
+export type DecodedPrivateTx = { ok: true; bundle: PrivateTxOrder } | { ok: false; problem: string }
 
 /**
  * A private tx as the builder sees it: a one-tx bundle for the next block whose hash is the
@@ -36,10 +36,12 @@ export function decodePrivateTx(submission: PrivateTxSubmission, { headBlock, ..
     return { ok: false, problem: `maxBlockNumber: block ${requested} is already mined (head is ${headBlock}; the next block is ${nextBlock})` }
   }
   const last = headBlock + PRIVATE_TX_MAX_BLOCKS
+  const maxBlockNumber = requested === undefined || requested > last ? last : requested
   return {
     ok: true,
-    maxBlockNumber: requested === undefined || requested > last ? last : requested,
     bundle: {
+      kind: 'privateTx',
+      privateTx: { maxBlockNumber: Number(maxBlockNumber), ...(submission.preferences && { preferences: submission.preferences }) },
       hash: decoded.hash,
       txs: [{ ...decoded, index: 0 }],
       targetBlock: nextBlock,
@@ -50,4 +52,19 @@ export function decodePrivateTx(submission: PrivateTxSubmission, { headBlock, ..
       ...(submission.preferences?.privacy?.builders && { builders: submission.preferences.privacy.builders }),
     },
   }
+}
+
+/**
+ * A private tx: ordered with the others, carried to the next block after each slot it did not
+ * land in, until its `maxBlockNumber` (or its cancel, or another permutation landing); valued as
+ * calls. A copy sent to another builder's URL is the same order when it asks for the same last
+ * block and is not one of eth_sendBlobs' permutations.
+ */
+export const PRIVATE_TX_RULES: OrderRules<PrivateTxOrder> = {
+  placement: 'ordered',
+  resentForLaterBlocks: false,
+  carry: (order) => order.privateTx,
+  backrunOf: () => undefined,
+  valuedAsCalls: () => true,
+  sameTerms: (a, b) => sameBaseTerms(a, b) && a.privateTx.maxBlockNumber === b.privateTx.maxBlockNumber && !a.privateTx.permutations && !b.privateTx.permutations,
 }

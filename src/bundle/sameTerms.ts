@@ -1,14 +1,14 @@
-import type { Bundle } from './types.js'
+import type { OrderBase } from './types.js'
 
 /**
- * Do two decodings of the same txs (same hash) ask the same of a builder: target block,
- * timestamp window, reverting and dropping allowances, replacement, refund, boost and
- * end-of-block terms? Then a copy sent to another builder's URL is the same order, not a
- * resubmission with new terms.
+ * Do two decodings of the same txs (same hash) ask the same of a builder in the terms every kind
+ * has: target block, timestamp window, reverting and dropping allowances, replacement, refund
+ * and boost? Each kind's `sameTerms` adds its own (`orderRules.ts`); then a copy sent to another
+ * builder's URL is the same order, not a resubmission with new terms.
  *
- * @example sameBundleTerms(decodedAtTitan, decodedAtBeaver) // true for a broadcaster's copies
+ * @example sameBaseTerms(decodedAtTitan, decodedAtBeaver) // true for a broadcaster's copies
  */
-export function sameBundleTerms(a: Bundle, b: Bundle): boolean {
+export function sameBaseTerms(a: OrderBase, b: OrderBase): boolean {
   return (
     a.targetBlock === b.targetBlock &&
     a.minTimestamp === b.minTimestamp &&
@@ -20,11 +20,7 @@ export function sameBundleTerms(a: Bundle, b: Bundle): boolean {
     a.refundPercent === b.refundPercent &&
     a.refundRecipient === b.refundRecipient &&
     a.refundTxHashes.join() === b.refundTxHashes.join() &&
-    a.boosted === b.boosted &&
-    (a.endOfBlock === undefined) === (b.endOfBlock === undefined) &&
-    (a.endOfBlock?.targetPools.join() ?? '') === (b.endOfBlock?.targetPools.join() ?? '') &&
-    a.mevShare === undefined &&
-    b.mevShare === undefined
+    a.boosted === b.boosted
   )
 }
 

@@ -1,7 +1,7 @@
 import { pathToFileURL } from 'node:url'
 import { codeFile } from '../config/codeFiles.js'
 import { Worker } from 'node:worker_threads'
-import { recoverTransactionAddress, type Address, type Hex } from 'viem'
+import { getSerializedTransactionType, recoverTransactionAddress, type Address, type Hex, type TransactionSerialized } from 'viem'
 import { normalizeAddress } from '../protocol/normalize.js'
 
 /** A recovered sender, or the first line of why the signature does not recover. */
@@ -15,12 +15,23 @@ export const recoverInline: RecoverFn = async (raws) => {
   const out: Recovered[] = []
   for (const raw of raws) {
     try {
-      out.push({ sender: normalizeAddress(await recoverTransactionAddress({ serializedTransaction: raw as never })) })
+      assertTxEnvelope(raw)
+      out.push({ sender: normalizeAddress(await recoverTransactionAddress({ serializedTransaction: raw })) })
     } catch (error) {
       out.push({ error: ((error as Error).message ?? '').split('\n')[0]! })
     }
   }
   return out
+}
+
+/**
+ * Is `raw` in an envelope viem reads as a signed tx (a typed tx 0x01 to 0x04, or a legacy RLP
+ * list)? viem's own check, the first step of its recovery: it throws the same error the
+ * recovery would (`Serialized transaction type "0x05" is invalid.`), and lets the compiler
+ * take `raw` as the `TransactionSerialized` viem's recovery asks for.
+ */
+function assertTxEnvelope(raw: Hex): asserts raw is TransactionSerialized {
+  getSerializedTransactionType(raw)
 }
 
 export interface SenderRecoveryOptions {

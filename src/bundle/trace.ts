@@ -1,5 +1,6 @@
 import type { Address, Hash } from 'viem'
 import type { BuilderPayments } from './builderPayments.js'
+import type { DeepReadonly } from './deepReadonly.js'
 import type { Bundle } from './types.js'
 import { normalizeAddress, normalizeHash } from '../protocol/normalize.js'
 import type { BundleState } from '../protocol/bundleStates.js'
@@ -8,97 +9,73 @@ import type { LostTo } from '../protocol/competition.js'
 
 /** Everything the builder learns about one bundle; served as the stats object (`toBundleStats`). */
 export interface BundleTrace {
-  bundle: Bundle
-  state: BundleState
+  readonly bundle: Bundle
+  readonly state: BundleState
   /** Why it went no further, as text (`failureMessage`) and as a stable kind (`failureKind`); both null when nothing failed. */
-  error: string | null
-  errorKind: ErrorKind | null
-  revertingHash: Hash | null
+  readonly error: string | null
+  readonly errorKind: ErrorKind | null
+  readonly revertingHash: Hash | null
   /** Why `revertingHash` reverted (`revertReasonText`), when the run that found it could tell. */
-  revertReason?: string | null
+  readonly revertReason?: string | null
   /** The order of the mined block that took what this bundle went for (its tx, or its backrun's user tx). */
-  lostTo?: LostTo
-  builderPayment: bigint
+  readonly lostTo?: DeepReadonly<LostTo>
+  readonly builderPayment: bigint
   /** Chain-clock unix seconds. */
-  receivedAt: number
+  readonly receivedAt: number
   /** Receive order across all submissions: the deterministic tie-break. */
-  sequence: number
+  readonly sequence: number
   /** The block being built when it arrived, and how far into that slot (for the cutoffs). */
-  receivedForBlock: bigint
-  receivedMsIntoSlot: number
-  simulatedAt: number | null
-  submittedAt: number | null
-  blockNumber: bigint | null
+  readonly receivedForBlock: bigint
+  readonly receivedMsIntoSlot: number
+  readonly simulatedAt: number | null
+  readonly submittedAt: number | null
+  readonly blockNumber: bigint | null
   /** False once cancelled, replaced or dropped: never built again. */
-  live: boolean
-  searcher: Address | null
+  readonly live: boolean
+  readonly searcher: Address | null
   /** What the builder paid for it in its last simulation or in its block. */
-  builderPayments: BuilderPayments
+  readonly builderPayments: DeepReadonly<BuilderPayments>
   /**
    * Set when Anvil restarted as another chain (a fresh devnet or a re-fork): the trace is
    * about blocks of the chain before, so it is served at once and never built again.
    */
-  earlierChain?: boolean
-  /**
-   * Set for a private tx (`eth_sendPrivateTransaction`): its bundle is the one tx, keyed by
-   * the tx hash, and the book carries it to the next block after each slot it did not land
-   * in, until `maxBlockNumber`.
-   */
-  privateTx?: PrivateTxTerms
+  readonly earlierChain?: boolean
   /** Gas used by every passing top-of-block simulation of it (`flashbots_getUserStatsV2`). */
-  gasSimulated?: number
+  readonly gasSimulated?: number
   /**
    * Several builders only (`builders` setting): what each builder that saw it did with it in
    * its last slot, in the run's builder order, and the one that took it furthest (`builder`).
    */
-  builders?: BuilderView[]
-  builder?: string | null
+  readonly builders?: readonly BuilderView[]
+  readonly builder?: string | null
   /** Names in its `builders` list that no emulated builder has (ignored, as Flashbots does). */
-  ignoredBuilders?: string[]
+  readonly ignoredBuilders?: readonly string[]
   /**
    * The same bundle (same txs, same hash) sent for later blocks while this target was still
    * open, each as decoded, by target block: once the current target is built without landing
    * it, the trace moves on to the next (`BundleBook.closeBlock`). A bundle lands at most once.
    */
-  laterSubmissions?: Bundle[]
+  readonly laterSubmissions?: readonly Bundle[]
   /** How each earlier target of the same bundle went, oldest first (stats' `targets`). */
-  targets?: TargetOutcome[]
+  readonly targets?: readonly TargetOutcome[]
 }
 
 /** How one target block of a bundle sent for several went. */
 export interface TargetOutcome {
-  targetBlock: number
-  state: BundleState
-  error: string | null
-  errorKind: ErrorKind | null
+  readonly targetBlock: number
+  readonly state: BundleState
+  readonly error: string | null
+  readonly errorKind: ErrorKind | null
   /** The block it landed in (or was submitted for), as the stats' `blockNumber`. */
-  blockNumber: number | null
+  readonly blockNumber: number | null
 }
 
 /** One builder's part in a bundle's slot: the state its own block building reached, and why no further. */
 export interface BuilderView {
-  name: string
-  state: BundleState
-  error: string | null
-  errorKind: ErrorKind | null
-}
-
-export interface PrivateTxTerms {
-  /** The last block it is considered for (a number: at most head + 25 when it arrived). */
-  maxBlockNumber: number
-  /** Cancelled while its block was being built: that block may still land it, no later one is tried. */
-  cancelled?: boolean
-  /** eth_sendBlobs: the other permutations of the same tx; once one lands, this one is tried no more. */
-  permutations?: Hash[]
-  /** Flashbots' `preferences` as sent (`privacy.hints` / `builders`, `validity.refund`): what MEV-Share may share and refund. */
-  preferences?: PrivateTxPreferences
-}
-
-/** A private tx's `preferences` after validation. */
-export interface PrivateTxPreferences {
-  fast?: boolean
-  privacy?: { hints?: string[]; builders?: string[] }
-  validity?: { refund?: Array<{ address: Address; percent: number }> }
+  readonly name: string
+  readonly state: BundleState
+  readonly error: string | null
+  readonly errorKind: ErrorKind | null
 }
 
 export type TraceLookup =

@@ -27,54 +27,114 @@ export interface BundleSubmission {
  * empty means no condition.
  */
 export interface EndOfBlockTerms {
-  targetPools: Address[]
+  readonly targetPools: readonly Address[]
 }
 
 /** One signed transaction of a bundle, decoded once at submission. */
 export interface BundleTx {
-  index: number
-  raw: Hex
-  hash: Hash
-  nonce: number
-  gas: bigint
+  readonly index: number
+  readonly raw: Hex
+  readonly hash: Hash
+  readonly nonce: number
+  readonly gas: bigint
   /** Legacy and 2930 txs: their gasPrice serves as both caps. */
-  maxFeePerGas: bigint
-  maxPriorityFeePerGas: bigint
-  value: bigint
-  to: Address | null
+  readonly maxFeePerGas: bigint
+  readonly maxPriorityFeePerGas: bigint
+  readonly value: bigint
+  readonly to: Address | null
   /** A blob tx's blob count (absent for other types). */
-  blobs?: number
+  readonly blobs?: number
   /** Recovered off the ingest path (signature recovery is slow in JS). */
-  sender?: Address
+  readonly sender?: Address
 }
 
-/** A bundle as the builder sees it: primitives only, no building state. */
-export interface Bundle {
-  hash: Hash
-  txs: BundleTx[]
-  targetBlock: bigint
-  minTimestamp?: number
-  maxTimestamp?: number
-  revertingTxHashes: ReadonlySet<Hash>
-  droppingTxHashes: ReadonlySet<Hash>
-  replacementUuid?: string
-  replacementSeqNumber?: number
-  refundPercent?: number
-  refundRecipient?: Address
-  refundTxHashes: Hash[]
-  boosted: boolean
-  /** Set for an end-of-block bundle: no top-of-block simulation, tried after the block is built. */
-  endOfBlock?: EndOfBlockTerms
+/**
+ * What every order carries, whatever its kind: its txs (a private tx is a one-tx bundle keyed by
+ * the tx's hash), its target block and the terms a builder reads from a bundle. Primitives
+ * only, no building state.
+ */
+export interface OrderBase {
+  readonly hash: Hash
+  readonly txs: readonly BundleTx[]
+  readonly targetBlock: bigint
+  readonly minTimestamp?: number
+  readonly maxTimestamp?: number
+  readonly revertingTxHashes: ReadonlySet<Hash>
+  readonly droppingTxHashes: ReadonlySet<Hash>
+  readonly replacementUuid?: string
+  readonly replacementSeqNumber?: number
+  readonly refundPercent?: number
+  readonly refundRecipient?: Address
+  readonly refundTxHashes: readonly Hash[]
+  readonly boosted: boolean
   /** Flashbots' `builders` (or a private tx's `preferences.privacy.builders`): only these builders see it. */
-  builders?: string[]
+  readonly builders?: readonly string[]
   /**
    * The builders whose own URL received it (`/builders/<name>`, or the gateway naming them):
    * exactly these see it, whatever its `builders` list. The same bundle sent to another
    * builder's URL with the same terms joins this list (`BundleIngest.submit`).
    */
-  sentTo?: string[]
-  /** Set for a MEV-Share bundle (`mev_sendBundle`): its body's structure, refunds and inclusion range. */
-  mevShare?: ShareBundleTerms
+  readonly sentTo?: readonly string[]
+}
+
+/** `eth_sendBundle`, `svc_boostBundle`, bloXroute's `blxr_submit_bundle`: ordered with the others at the top of the block (`plainBundle.ts`). */
+export interface PlainBundle extends OrderBase {
+  readonly kind: 'bundle'
+}
+
+/** Titan's `eth_sendEndOfBlockBundle`: no top-of-block simulation, tried after the block is built (`endOfBlockBundle.ts`). */
+export interface EndOfBlockBundle extends OrderBase {
+  readonly kind: 'endOfBlock'
+  readonly endOfBlock: EndOfBlockTerms
+}
+
+/** `mev_sendBundle`: its body's structure, refunds and inclusion range (`shareBundle.ts`). */
+export interface ShareBundle extends OrderBase {
+  readonly kind: 'mevShare'
+  readonly mevShare: ShareBundleTerms
+}
+
+/**
+ * `eth_sendPrivateTransaction` (and the raw form, `eth_sendBlobs`' permutations): one tx, keyed
+ * by its hash, carried to the next block after each slot it did not land in, until
+ * `maxBlockNumber` (`privateTx.ts`).
+ */
+export interface PrivateTxOrder extends OrderBase {
+  readonly kind: 'privateTx'
+  readonly privateTx: PrivateTxTerms
+}
+
+/**
+ * An order as the builder sees it, one variant per kind (rbuilder's `Order`): each kind's rules
+ * (where the slot places it, how long it is carried, how it is valued, what its stats show) are
+ * in its own module and reached through `orders.ts`, whose switches over `kind` the compiler
+ * checks for every kind. Every kind executes as a bundle of txs, so the book and the executor
+ * take any of them.
+ */
+export type Order = PlainBundle | EndOfBlockBundle | ShareBundle | PrivateTxOrder
+
+/** The kinds of order: `bundle`, `endOfBlock`, `mevShare`, `privateTx`. */
+export type OrderKind = Order['kind']
+
+/** A trace's order: the book, the slot and the executor call it a bundle whatever its kind. */
+export type Bundle = Order
+
+export interface PrivateTxTerms {
+  /** The last block it is considered for (a number: at most head + 25 when it arrived). */
+  readonly maxBlockNumber: number
+  /** Cancelled while its block was being built: that block may still land it, no later one is tried. */
+  readonly cancelled?: boolean
+  /** eth_sendBlobs: the other permutations of the same tx; once one lands, this one is tried no more. */
+  readonly permutations?: readonly Hash[]
+  /** Flashbots' `preferences` as sent (`privacy.hints` / `builders`, `validity.refund`): what MEV-Share may share and refund. */
+  readonly preferences?: PrivateTxPreferences
+}
+
+/** A private tx's `preferences` after validation. */
+export interface PrivateTxPreferences {
+  readonly fast?: boolean
+  readonly privacy?: { readonly hints?: readonly string[]; readonly builders?: readonly string[] }
+  readonly validity?: { readonly refund?: ReadonlyArray<{ readonly address: Address; readonly percent: number }> }
 }
 
 /**
@@ -83,31 +143,76 @@ export interface Bundle {
  * a backrun names with `{ hash }` (the node puts that tx first, as a nested bundle).
  */
 export interface ShareBundleTerms {
-  body: ShareBody
+  readonly body: ShareBody
   /** The last block it is tried for (`inclusion.maxBlock`, merged with its target's range). */
-  maxBlock: bigint
+  readonly maxBlock: bigint
   /** A backrun: the tx hash of the user's private tx its `{ hash }` named (the body's element 0). */
-  backrunOf?: Hash
+  readonly backrunOf?: Hash
   /** A backrun: the event hash it named (what its trace calls the user tx: the raw hash stays private). */
-  backrunEventHash?: Hash
+  readonly backrunEventHash?: Hash
   /** `privacy.hints` as sent (a backrun may not share hints); its `privacy.builders` are the bundle's `builders`. */
-  hints?: string[]
+  readonly hints?: readonly string[]
 }
 
 /** One level of a MEV-Share body: its elements, and who of them gets refunds of what the others pay. */
 export interface ShareBody {
-  elements: ShareElement[]
+  readonly elements: readonly ShareElement[]
   /** `validity.refund`: element `bodyIdx` gets `percent` of what the other elements pay the builder. */
-  refund: Array<{ bodyIdx: number; percent: number }>
+  readonly refund: ReadonlyArray<{ readonly bodyIdx: number; readonly percent: number }>
   /** `validity.refundConfig`: where a refund to this body goes (lowercase addresses); empty: its first tx's sender. */
-  refundConfig: Array<{ address: Address; percent: number }>
+  readonly refundConfig: ReadonlyArray<{ readonly address: Address; readonly percent: number }>
   /** `privacy.hints` of this level as sent (each level shares by its own; absent: this level shares nothing). */
-  hints?: string[]
+  readonly hints?: readonly string[]
 }
 
-export type ShareElement = { kind: 'tx'; hash: Hash } | { kind: 'bundle'; body: ShareBody }
+export type ShareElement = { readonly kind: 'tx'; readonly hash: Hash } | { readonly kind: 'bundle'; readonly body: ShareBody }
 
 /** What the builder may do with a tx it cannot execute as sent. */
 export function mayDrop(bundle: Bundle, hash: Hash): boolean {
   return bundle.droppingTxHashes.has(hash) || bundle.revertingTxHashes.has(hash)
+}
+
+/** What a carried order's failure names as the limit that ended it. */
+export type CarryLimit = 'maxBlockNumber' | 'inclusion.maxBlock'
+
+/** Where the slot places an order: ordered with the others at the top of the block, or tried after the block is built. */
+export type Placement = 'ordered' | 'endOfBlock'
+
+/** How far an order is carried block to block after a slot that did not land it (a private tx, a MEV-Share bundle's inclusion range). */
+export interface CarryTerms {
+  /** The last block it is tried for. */
+  readonly maxBlockNumber: number
+  /** Cancelled: the block being built may still land it, no later one is tried. */
+  readonly cancelled?: boolean
+  /** eth_sendBlobs: the other permutations of the same tx; once one lands, this one is tried no more. */
+  readonly permutations?: readonly Hash[]
+  /** What its failure names as the limit that ended it (absent: `maxBlockNumber`). */
+  readonly limit?: CarryLimit
+}
+
+/**
+ * One kind's rules: everything the book, the slot, the simulation and the stats ask of an order
+ * that differs by kind. Each kind's module exports its own (`plainBundle.ts`, `endOfBlockBundle.ts`,
+ * `shareBundle.ts`, `privateTx.ts`); `ORDER_RULES` pairs every kind with its rules, and the
+ * compiler refuses a kind without them.
+ */
+export interface OrderRules<O extends Order> {
+  /** Where the slot places it (`endOfBlock`: no top-of-block simulation, not simulated as it arrives). */
+  readonly placement: Placement
+  /**
+   * Sent again for a later block, is it a submission for that target too (Flashbots' N+1/N+2)?
+   * Orders with block ranges of their own (a private tx, a MEV-Share bundle) are carried instead.
+   */
+  readonly resentForLaterBlocks: boolean
+  /** How far it is carried block to block; none: tried for its target block only. */
+  carry(order: O): CarryTerms | undefined
+  /** The user tx it backruns (a MEV-Share backrun's `{ hash }`): what it went for beyond its own txs. */
+  backrunOf(order: O): Hash | undefined
+  /**
+   * Can what it pays be read from its txs run as calls? Not when the builder pays refunds or
+   * settles a MEV-Share body by receipts after the block.
+   */
+  valuedAsCalls(order: O): boolean
+  /** Do two decodings of the same txs (same hash) ask the same of a builder, for a copy sent to another builder's URL? */
+  sameTerms(a: O, b: O): boolean
 }

@@ -1,6 +1,6 @@
 import type { Hex } from 'viem'
 import { decodeBundle } from '../bundle/decode.js'
-import { recoverSenders } from '../bundle/verifySenders.js'
+import { withRecoveredSenders } from '../bundle/verifySenders.js'
 import { BlockStateDiff, tracerPerTx } from '../builder/execution/stateDiff.js'
 import { revertReasonOfFrame, revertReasonText } from '../protocol/revertReason.js'
 import type { Bundle } from '../bundle/types.js'
@@ -99,9 +99,10 @@ async function simulate(deps: CallBundleDeps, request: CallBundleRequest, bundle
 async function decodeTxs(txs: Hex[], { chainId, blobLimits }: CallBundleDeps): Promise<Bundle> {
   const submission = { txs, revertingTxHashes: [], droppingTxHashes: [], refundTxHashes: [] }
   const { bundle, problems } = decodeBundle(submission, { chainId, blobLimits, headBlock: 0n, boosted: false })
-  problems.push(...(await recoverSenders(bundle)))
+  const recovered = await withRecoveredSenders(bundle)
+  problems.push(...recovered.problems)
   if (problems.length > 0) throw new CallBundleError(failureMessage({ kind: 'Invalid', problems }), 'params')
-  return bundle
+  return recovered.bundle
 }
 
 interface CallFrame {

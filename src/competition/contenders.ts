@@ -2,12 +2,14 @@ import type { Address, Hash } from 'viem'
 import { searcherOf, type BundleTrace } from '../bundle/trace.js'
 import type { CompetitionContender } from '../protocol/competition.js'
 import { normalizeHash } from '../protocol/normalize.js'
+import { rulesOf } from '../bundle/orderRules.js'
 
 /** Did this bundle go for the victim: carry its tx beside txs of its own, or backrun it by hash (MEV-Share)? */
-export function wentFor(trace: Pick<BundleTrace, 'bundle' | 'privateTx'>, victim: Hash): boolean {
-  if (trace.privateTx) return false
+export function wentFor(trace: Pick<BundleTrace, 'bundle'>, victim: Hash): boolean {
+  if (trace.bundle.kind === 'privateTx') return false
   const key = normalizeHash(victim)
-  if (trace.bundle.mevShare?.backrunOf && normalizeHash(trace.bundle.mevShare.backrunOf) === key) return true
+  const backrunOf = rulesOf(trace.bundle).backrunOf(trace.bundle)
+  if (backrunOf && normalizeHash(backrunOf) === key) return true
   return trace.bundle.txs.length > 1 && trace.bundle.txs.some((tx) => normalizeHash(tx.hash) === key)
 }
 

@@ -1,6 +1,7 @@
 import type { Address, Hash, Hex } from 'viem'
 import type { BundleTrace } from '../bundle/trace.js'
 import type { CanonicalRead } from '../view/chainFeed.js'
+import { rulesOf } from '../bundle/orderRules.js'
 
 /** Where a tx of a bundle ended on the canonical chain. */
 export interface OnChain {
@@ -109,7 +110,7 @@ export async function txDetails(trace: BundleTrace, read: CanonicalRead): Promis
     })),
   )
   // A backrun carries the user's private tx: it is the user's to show, and only once it is on chain.
-  const userTx = bundle.mevShare?.backrunOf
+  const userTx = rulesOf(bundle).backrunOf(bundle)
   return details.filter((detail) => detail.hash !== userTx || detail.onChain !== null)
 }
 

@@ -63,9 +63,9 @@ export class PublicMempool {
     if (typeof decoded === 'string') throw new MempoolRejection('UndecodableTx', decoded)
     const tx: BundleTx = { ...decoded, index: 0 }
     if (this.txs.has(tx.hash)) throw new MempoolRejection('AlreadyKnown', `already known: ${tx.hash}`)
-    const [badSignature] = await recoverSenders({ txs: [tx] }, this.recover)
+    const { senders, problems: [badSignature] } = await recoverSenders({ txs: [tx] }, this.recover)
     if (badSignature) throw new MempoolRejection('BadSignature', problemMessage(badSignature, 'params[0]'))
-    const sender = tx.sender!
+    const sender = senders[0]!
     const next = await chainNonce(sender)
     if (tx.nonce < next) throw new MempoolRejection('NonceTooLow', `nonce too low: ${sender} has next nonce ${next}, tx has ${tx.nonce}`)
     const replaced = this.find(sender, tx.nonce)

@@ -1,6 +1,6 @@
 import type { Address, Hash } from 'viem'
 import type { BundleTrace } from '../bundle/trace.js'
-import type { Bundle, BundleTx, ShareBundleTerms } from '../bundle/types.js'
+import type { Bundle, BundleTx, EndOfBlockTerms, OrderBase, PrivateTxTerms, ShareBundleTerms } from '../bundle/types.js'
 
 /** Decimal digits of a bigint: JSON has no bigints, and hex would hide wei amounts. */
 type Dec = string
@@ -12,19 +12,31 @@ type TxRecord = Omit<BundleTx, 'gas' | 'maxFeePerGas' | 'maxPriorityFeePerGas' |
   value: Dec
 }
 
-type BundleRecord = Omit<Bundle, 'txs' | 'targetBlock' | 'revertingTxHashes' | 'droppingTxHashes' | 'mevShare'> & {
+/**
+ * An order's kind and its own terms as JSON. Data dirs saved before orders had kinds carry no
+ * `kind`: theirs is read from the terms they hold (and a private tx's terms from its trace).
+ */
+type TermsRecord =
+  | { kind: 'bundle' }
+  | { kind: 'endOfBlock'; endOfBlock: EndOfBlockTerms }
+  | { kind: 'mevShare'; mevShare: Omit<ShareBundleTerms, 'maxBlock'> & { maxBlock: Dec } }
+  | { kind: 'privateTx'; privateTx: PrivateTxTerms }
+type LegacyTerms = { kind?: undefined; endOfBlock?: EndOfBlockTerms; mevShare?: Omit<ShareBundleTerms, 'maxBlock'> & { maxBlock: Dec } }
+
+type BundleRecord = Omit<OrderBase, 'txs' | 'targetBlock' | 'revertingTxHashes' | 'droppingTxHashes'> & {
   txs: TxRecord[]
-  mevShare?: Omit<ShareBundleTerms, 'maxBlock'> & { maxBlock: Dec }
   targetBlock: Dec
   revertingTxHashes: Hash[]
   droppingTxHashes: Hash[]
-}
+} & (TermsRecord | LegacyTerms)
 
 type PayoutRecord = { recipient: Address; amountWei: Dec; payoutHash: Hash }
 
 /** A `BundleTrace` as JSON: bigints as decimal strings, Sets as arrays; `errorKind` absent in data dirs saved before it existed. */
 export type TraceRecord = Omit<BundleTrace, 'bundle' | 'builderPayment' | 'receivedForBlock' | 'blockNumber' | 'builderPayments' | 'errorKind' | 'laterSubmissions'> & {
   errorKind?: BundleTrace['errorKind']
+  /** Data dirs saved before orders had kinds: a private tx's terms, on its trace. */
+  privateTx?: PrivateTxTerms
   bundle: BundleRecord
   laterSubmissions?: BundleRecord[]
   builderPayment: Dec
@@ -56,12 +68,12 @@ export function encodeTrace(trace: BundleTrace): TraceRecord {
 
 /** The inverse of `encodeTrace`. */
 export function decodeTrace(record: TraceRecord): BundleTrace {
-  const { bundle, builderPayments, laterSubmissions, ...rest } = record
+  const { bundle, builderPayments, laterSubmissions, privateTx, ...rest } = record
   return {
     ...rest,
     errorKind: record.errorKind ?? null,
-    bundle: decodeBundleRecord(bundle),
-    ...(laterSubmissions && { laterSubmissions: laterSubmissions.map(decodeBundleRecord) }),
+    bundle: decodeBundleRecord(bundle, privateTx),
+    ...(laterSubmissions && { laterSubmissions: laterSubmissions.map((later) => decodeBundleRecord(later)) }),
     builderPayment: BigInt(record.builderPayment),
     receivedForBlock: BigInt(record.receivedForBlock),
     blockNumber: record.blockNumber === null ? null : BigInt(record.blockNumber),
@@ -73,36 +85,66 @@ export function decodeTrace(record: TraceRecord): BundleTrace {
   }
 }
 
-function encodeBundle({ mevShare, ...bundle }: Bundle): BundleRecord {
+function encodeBundle(order: Bundle): BundleRecord {
+  const { txs, targetBlock, revertingTxHashes, droppingTxHashes, hash, minTimestamp, maxTimestamp, replacementUuid, replacementSeqNumber, refundPercent, refundRecipient, refundTxHashes, boosted, builders, sentTo } = order
   return {
-    ...bundle,
-    txs: bundle.txs.map((tx) => ({
+    hash,
+    ...(minTimestamp !== undefined && { minTimestamp }),
+    ...(maxTimestamp !== undefined && { maxTimestamp }),
+    ...(replacementUuid !== undefined && { replacementUuid }),
+    ...(replacementSeqNumber !== undefined && { replacementSeqNumber }),
+    ...(refundPercent !== undefined && { refundPercent }),
+    ...(refundRecipient !== undefined && { refundRecipient }),
+    refundTxHashes,
+    boosted,
+    ...(builders && { builders }),
+    ...(sentTo && { sentTo }),
+    ...encodeTerms(order),
+    txs: txs.map((tx) => ({
       ...tx,
       gas: tx.gas.toString(),
       maxFeePerGas: tx.maxFeePerGas.toString(),
       maxPriorityFeePerGas: tx.maxPriorityFeePerGas.toString(),
       value: tx.value.toString(),
     })),
-    targetBlock: bundle.targetBlock.toString(),
-    revertingTxHashes: [...bundle.revertingTxHashes],
-    droppingTxHashes: [...bundle.droppingTxHashes],
-    ...(mevShare && { mevShare: { ...mevShare, maxBlock: mevShare.maxBlock.toString() } }),
+    targetBlock: targetBlock.toString(),
+    revertingTxHashes: [...revertingTxHashes],
+    droppingTxHashes: [...droppingTxHashes],
   }
 }
 
-function decodeBundleRecord({ mevShare, ...bundle }: BundleRecord): Bundle {
-  return {
-    ...bundle,
-    txs: bundle.txs.map((tx) => ({
+function encodeTerms(order: Bundle): TermsRecord {
+  switch (order.kind) {
+    case 'bundle':
+      return { kind: 'bundle' }
+    case 'endOfBlock':
+      return { kind: 'endOfBlock', endOfBlock: order.endOfBlock }
+    case 'mevShare':
+      return { kind: 'mevShare', mevShare: { ...order.mevShare, maxBlock: order.mevShare.maxBlock.toString() } }
+    case 'privateTx':
+      return { kind: 'privateTx', privateTx: order.privateTx }
+  }
+}
+
+function decodeBundleRecord(record: BundleRecord, legacyPrivateTx?: PrivateTxTerms): Bundle {
+  // Every record's kind follows from the terms it holds (records saved before kinds existed have no `kind`).
+  const { txs, targetBlock, revertingTxHashes, droppingTxHashes, endOfBlock, mevShare, privateTx, ...base } = { endOfBlock: undefined, mevShare: undefined, privateTx: undefined, ...record }
+  const order: OrderBase = {
+    ...base,
+    txs: txs.map((tx) => ({
       ...tx,
       gas: BigInt(tx.gas),
       maxFeePerGas: BigInt(tx.maxFeePerGas),
       maxPriorityFeePerGas: BigInt(tx.maxPriorityFeePerGas),
       value: BigInt(tx.value),
     })),
-    targetBlock: BigInt(bundle.targetBlock),
-    revertingTxHashes: new Set(bundle.revertingTxHashes),
-    droppingTxHashes: new Set(bundle.droppingTxHashes),
-    ...(mevShare && { mevShare: { ...mevShare, maxBlock: BigInt(mevShare.maxBlock) } }),
+    targetBlock: BigInt(targetBlock),
+    revertingTxHashes: new Set(revertingTxHashes),
+    droppingTxHashes: new Set(droppingTxHashes),
   }
+  const terms = privateTx ?? legacyPrivateTx
+  if (terms) return { ...order, kind: 'privateTx', privateTx: terms }
+  if (mevShare) return { ...order, kind: 'mevShare', mevShare: { ...mevShare, maxBlock: BigInt(mevShare.maxBlock) } }
+  if (endOfBlock) return { ...order, kind: 'endOfBlock', endOfBlock }
+  return { ...order, kind: 'bundle' }
 }

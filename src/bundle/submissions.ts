@@ -1,0 +1,59 @@
+import type { Hex } from 'viem'
+import type { BundleObject, EndOfBlockBundleObject } from '../protocol/bundleParams.js'
+import type { BundleSubmission } from './types.js'
+import type { PrivateTxSubmission } from './privateTx.js'
+import type { PrivateTxPreferences } from './types.js'
+import { normalizeAddress } from '../protocol/normalize.js'
+
+// The validated wire objects (protocol/) as ingest takes them.
+
+/** Normalises the validated object: hex block number to bigint, 0 timestamps to "no bound". */
+export function toSubmission(bundle: BundleObject): BundleSubmission {
+  const blockNumber = bundle.blockNumber === undefined ? undefined : BigInt(bundle.blockNumber)
+  return {
+    txs: bundle.txs as Hex[],
+    blockNumber: blockNumber === 0n ? undefined : blockNumber,
+    minTimestamp: bundle.minTimestamp || undefined,
+    maxTimestamp: bundle.maxTimestamp || undefined,
+    revertingTxHashes: bundle.revertingTxHashes ?? [],
+    droppingTxHashes: bundle.droppingTxHashes ?? [],
+    replacementUuid: bundle.replacementUuid ?? bundle.uuid,
+    replacementSeqNumber: bundle.replacementSeqNumber ?? bundle.replacementNonce,
+    refundPercent: bundle.refundPercent,
+    refundRecipient: normalizeAddress(bundle.refundRecipient),
+    refundTxHashes: bundle.refundTxHashes ?? [],
+    refundIndex: bundle.refundIndex,
+    ...(bundle.builders && { builders: bundle.builders }),
+  }
+}
+
+/** Normalises the validated object into a submission marked end-of-block (addresses lowercase, duplicates gone). */
+export function toEndOfBlockSubmission(bundle: EndOfBlockBundleObject): BundleSubmission {
+  const blockNumber = bundle.blockNumber === undefined ? undefined : BigInt(bundle.blockNumber)
+  const targetPools = [...new Set((bundle.targetPools ?? []).map((pool) => normalizeAddress(pool)))]
+  return {
+    txs: bundle.txs as Hex[],
+    blockNumber: blockNumber === 0n ? undefined : blockNumber,
+    revertingTxHashes: bundle.revertingTxHashes ?? [],
+    droppingTxHashes: [],
+    replacementUuid: bundle.replacementUuid,
+    replacementSeqNumber: bundle.replacementSeqNumber,
+    refundTxHashes: [],
+    endOfBlock: { targetPools },
+  }
+}
+
+/** The validated object as ingest takes it (`0x0` / `0` for maxBlockNumber: the default). */
+export function toPrivateTxSubmission(object: { tx: string; maxBlockNumber?: bigint; preferences?: PrivateTxPreferences }): PrivateTxSubmission {
+  return { tx: object.tx as Hex, maxBlockNumber: object.maxBlockNumber || undefined, ...(object.preferences && { preferences: object.preferences }) }
+}
+
+export interface SendBlobsSubmission {
+  txs: Hex[]
+  maxBlockNumber?: bigint
+}
+
+/** The validated object as ingest takes it (`0x0` for maxBlockNumber: the default). */
+export function toSendBlobsSubmission(object: { txs: string[]; maxBlockNumber?: bigint }): SendBlobsSubmission {
+  return { txs: object.txs as Hex[], maxBlockNumber: object.maxBlockNumber || undefined }
+}
