@@ -5,10 +5,10 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { XMLParser, XMLValidator } from 'fast-xml-parser'
 import { ScenarioSchemaError, findScenarioFiles, parseScenario, toJUnitXml, type ScenarioResult } from '../src/index.js'
 import { accountKey, formatAmount, parseAmount } from '../src/scenario/index.js'
-import { STEP_KINDS } from '../src/scenario/schema.js'
+import { STEP_KINDS } from '../src/scenario/steps/definition.js'
 import { globToRegExp } from '../src/scenario/discover.js'
-import { ExpectationFailed } from '../src/scenario/errors.js'
-import { toReplacementUuid } from '../src/scenario/steps.js'
+import { ExpectationFailed } from '../src/scenario/core/errors.js'
+import { toReplacementUuid } from '../src/scenario/steps/shared.js'
 import { escapeXml } from '../src/scenario/junit.js'
 
 /** Parses inline YAML as scenario `file`; returns the schema error it must throw. */
@@ -285,9 +285,10 @@ describe('scenario loading', () => {
       `${VALID_HEAD}steps:\n  - submit: { txs: [pay], blockNumber: +2, revertingTxHashes: [0x${'ab'.repeat(32)}] }\n`,
       'ok.yaml',
     )
-    const submit = loaded.scenario.steps[0]!.submit!
-    expect(submit.blockNumber).toEqual({ relative: true, value: 2n })
-    expect(submit.revertingTxHashes).toEqual([`0x${'ab'.repeat(32)}`])
+    const [submit] = loaded.scenario.steps
+    if (submit?.kind !== 'submit') throw new Error(`expected a submit step, got ${submit?.kind}`)
+    expect(submit.value.blockNumber).toEqual({ relative: true, value: 2n })
+    expect(submit.value.revertingTxHashes).toEqual([`0x${'ab'.repeat(32)}`])
     expect(loaded.scenario.builder.statsDelaySlots).toBe(0)
     expect(loaded.scenario.accounts.alice!.balance).toBe(10n ** 18n)
   })

@@ -2,7 +2,7 @@ import path from 'node:path'
 import { lastLines, type RunningBot } from '../bots/botProcess.js'
 import { launchBot } from '../bots/launchBot.js'
 import type { BundlesimClient } from '../protocol/client.js'
-import { StepFailed } from './errors.js'
+import { StepFailed } from './core/errors.js'
 import type { LoadedScenario } from './load.js'
 
 /** What a scenario's bot did, for the result and the reports. */

@@ -1,4 +1,4 @@
-import { describeFailure } from './errors.js'
+import { describeFailure } from './core/errors.js'
 import type { RunEvent } from './runMany.js'
 import type { ScenarioResult } from './runner.js'
 

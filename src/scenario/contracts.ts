@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import type { Abi, Hex } from 'viem'
-import type { ContractSpec } from './schema.js'
-import type { Path } from './sourceMap.js'
+import type { ContractSpec } from './core/settings.js'
+import type { Path } from './core/sourceMap.js'
 
 /** Code ready to deploy, and the ABI when there is one (source or artifact). */
 export interface ContractCode {

@@ -1,5 +1,5 @@
 import path from 'node:path'
-import { describeFailure, formatIssue, type ScenarioSchemaError, type SourceLocation } from './errors.js'
+import { describeFailure, formatIssue, type ScenarioSchemaError, type SourceLocation } from './core/errors.js'
 import type { ScenarioResult } from './runner.js'
 
 /*

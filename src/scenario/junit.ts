@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { describeFailure } from './errors.js'
+import { describeFailure } from './core/errors.js'
 import type { ScenarioResult } from './runner.js'
 
 /** Text safe inside XML attributes and elements: escaped, with characters XML forbids removed. */

@@ -6,10 +6,10 @@ import type { Address, Hex } from 'viem'
 import { WIRE_PATTERNS } from '../protocol/wireRules.js'
 import { scenarioAccount, type ScenarioAccount } from './accounts.js'
 import { resolveContracts, type ContractCode, type PathIssue } from './contracts.js'
-import { ScenarioSchemaError, type SchemaIssue } from './errors.js'
+import { ScenarioSchemaError, type SchemaIssue } from './core/errors.js'
 import { checkReferences } from './references.js'
 import { scenarioSchema, type Scenario } from './schema.js'
-import { SourceMap } from './sourceMap.js'
+import { SourceMap } from './core/sourceMap.js'
 
 /** A scenario that passed every check and is ready to run. */
 export interface LoadedScenario {

@@ -5,16 +5,16 @@ import type { HarnessStatus } from '../protocol/harnessStatus.js'
 import { startHarness, type Harness } from '../harness/startHarness.js'
 import type { WarmHarnessLane } from '../harness/warmHarness.js'
 import { saveDashboardReport } from './htmlReport.js'
-import { toAbiValues } from './abiValues.js'
+import { toAbiValues } from './core/abiValues.js'
 import { scenarioChain, scenarioMarket, skipReason } from './chainSettings.js'
 import { unsignableMessage } from './accounts.js'
-import { AddressBook } from './addressBook.js'
-import { locate, recordBalances, type RunContext } from './context.js'
-import { StepFailed, type ScenarioFailure } from './errors.js'
+import { AddressBook } from './core/addressBook.js'
+import { locate, recordBalances, type RunContext } from './core/context.js'
+import { StepFailed, type ScenarioFailure } from './core/errors.js'
 import { loadScenario, type LoadOptions, type LoadedScenario } from './load.js'
 import { NonceTracker } from './nonces.js'
-import { stepKind, type StepKind } from './schema.js'
-import { executeStep } from './steps.js'
+import type { StepKind } from './steps/definition.js'
+import { executeStep } from './steps/index.js'
 import { scenarioBots, type BotReport, type ScenarioBots } from './bots.js'
 import { DEFAULT_MAX_PRIORITY_FEE_PER_GAS, TemplateSigner, feeCapHeadroom } from './txTemplates.js'
 import { normalizeAddress } from '../protocol/normalize.js'
@@ -102,7 +102,7 @@ export function harnessConfig(loaded: LoadedScenario, overrides: Partial<Bundles
 /** Every address a balance expectation may take a delta of: all names, and raw addresses used. */
 function watchedAddresses(loaded: LoadedScenario, book: AddressBook): Address[] {
   const refs = new Set<string>(['builder', ...loaded.accounts.keys(), ...loaded.contracts.keys()])
-  for (const step of loaded.scenario.steps) for (const ref of Object.keys(step.expect?.balances ?? {})) refs.add(ref)
+  for (const step of loaded.scenario.steps) if (step.kind === 'expect') for (const ref of Object.keys(step.value.balances ?? {})) refs.add(ref)
   return [...new Set([...refs].map((ref) => book.resolve(ref)))]
 }
 
@@ -178,7 +178,7 @@ export async function runLoadedScenarioOn(loaded: LoadedScenario, harness: Pick<
   const client = createBundlesimClient({ rpcUrl: harness.rpcUrl, statsUrl: harness.statsUrl })
   const steps: StepResult[] = loaded.scenario.steps.map((step, index) => ({
     index,
-    kind: stepKind(step),
+    kind: step.kind,
     line: loaded.source.locate(['steps', index]).line,
     status: 'skipped',
     durationMs: 0,
@@ -238,7 +238,7 @@ export async function runLoadedScenarioOn(loaded: LoadedScenario, harness: Pick<
     try {
       failures = await executeStep(context, step, index)
     } catch (error) {
-      failures = [error instanceof StepFailed ? error : new StepFailed(locate(context, ['steps', index]), stepKind(step), (error as Error).message)]
+      failures = [error instanceof StepFailed ? error : new StepFailed(locate(context, ['steps', index]), step.kind, (error as Error).message)]
     }
     steps[index]!.durationMs = performance.now() - started
     steps[index]!.status = failures.length ? 'failed' : 'passed'

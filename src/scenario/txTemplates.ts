@@ -1,13 +1,15 @@
-import { encodeFunctionData, keccak256, parseGwei, type AbiFunction, type Address, type Hash, type Hex } from 'viem'
+import { encodeFunctionData, keccak256, parseGwei, type AbiFunction, type Hash, type Hex } from 'viem'
 import { hashedForm } from '../protocol/blobEnvelope.js'
-import { AbiValueError, toAbiValues } from './abiValues.js'
+import { AbiValueError, toAbiValues } from './core/abiValues.js'
 import { unsignableMessage, type ScenarioAccount } from './accounts.js'
-import type { AddressBook } from './addressBook.js'
+import type { AddressBook } from './core/addressBook.js'
 import { labelledSidecars } from './blobSidecars.js'
 import type { ContractCode } from './contracts.js'
+import { parseFunction } from './core/fields.js'
+import type { TxTemplate } from './core/settings.js'
+import type { Path } from './core/sourceMap.js'
+import type { SignedTx, TemplateSigning, UnsignedTx } from './core/templateSigning.js'
 import type { NonceTracker } from './nonces.js'
-import { parseFunction, type TxTemplate } from './schema.js'
-import type { Path } from './sourceMap.js'
 import { normalizeHash } from '../protocol/normalize.js'
 
 /**
@@ -36,26 +38,6 @@ export class TemplateError extends Error {
     super(message)
     this.name = 'TemplateError'
   }
-}
-
-/** A template signed: the same tx every time the scenario refers to it. */
-export interface SignedTx {
-  template: string
-  raw: Hex
-  hash: Hash
-  from: Address
-  nonce: number
-}
-
-/** An impersonated account's template: sent unsigned (`harness_sendImpersonatedTx`); Anvil picks the nonce, and the gas unless given. */
-export interface UnsignedTx {
-  from: Address
-  to?: Address
-  value: bigint
-  data?: Hex
-  gas?: bigint
-  maxFeePerGas: bigint
-  maxPriorityFeePerGas: bigint
 }
 
 /**
@@ -107,7 +89,7 @@ export interface TemplateContext {
  * Signs templates on first use and hands out the same tx afterwards, so a template name
  * means one tx hash everywhere (hash lists, receipts, events, block order).
  */
-export class TemplateSigner {
+export class TemplateSigner implements TemplateSigning {
   private readonly signed = new Map<string, Promise<SignedTx>>()
   private readonly names = new Map<Hash, string>()
   /** Impersonated templates already sent, by name: the hash Anvil gave them. */

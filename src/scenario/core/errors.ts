@@ -1,10 +1,15 @@
-import type { BundleStats } from '../protocol/bundleStats.js'
+import type { BundleStats } from '../../protocol/bundleStats.js'
 
 /** A place in a scenario file (1-based line and column). */
 export interface SourceLocation {
   file: string
   line: number
   column: number
+}
+
+/** Names as a message lists what it expected: `a, b, c`, or `none`. */
+export function nameList(names: Iterable<string>): string {
+  return [...names].join(', ') || 'none'
 }
 
 export function formatLocation(location: SourceLocation, withColumn = true): string {

@@ -1,18 +1,19 @@
-import { decodeEventLog, type Address, type Hash, type Hex } from 'viem'
-import type { BundleStats } from '../protocol/bundleStats.js'
-import { JsonRpcError } from '../protocol/jsonRpcError.js'
-import type { CallBundleResponse } from '../protocol/methods.js'
-import type { CompetitionReport } from '../protocol/competition.js'
+import { decodeEventLog, type Abi, type Address, type GetEventArgs, type Hash, type Hex } from 'viem'
+import type { BundleStats } from '../../protocol/bundleStats.js'
+import { JsonRpcError } from '../../protocol/jsonRpcError.js'
+import type { CallBundleResponse } from '../../protocol/methods.js'
+import type { CompetitionReport } from '../../protocol/competition.js'
 import { canonicalAbiValue, toAbiValue } from './abiValues.js'
 import { balanceOf, bundleName, headStatus, locate, type RunContext } from './context.js'
-import type { SlotReport } from '../protocol/slotReport.js'
+import type { SlotReport } from '../../protocol/slotReport.js'
 import { ExpectationFailed } from './errors.js'
 import { describeBounds, plainNumber, textMatcher, withinBounds } from './match.js'
-import { parseEvent, type BalanceExpectation, type Bounds, type BundleExpectation, type CallBundleStep, type EventExpectation, type ExpectStep } from './schema.js'
+import type { BalanceExpectation, BundleExpectation, CallBundleExpectations, EventExpectation, Expectations } from './expectationSchema.js'
+import { parseEvent, type Bounds } from './fields.js'
 import { formatPath, type Path } from './sourceMap.js'
 import { formatAmount } from './units.js'
 import { hintEventMismatches } from './hintEvents.js'
-import { normalizeHash } from '../protocol/normalize.js'
+import { normalizeHash } from '../../protocol/normalize.js'
 
 /** Collects the failed checks of one step, each at its own place in the file. */
 export class Failures {
@@ -151,7 +152,7 @@ async function checkEvents(context: RunContext, failures: Failures, template: st
       if (address && log.address.toLowerCase() !== address) return false
       try {
         const { args } = decodeEventLog({ abi: [item], data: log.data, topics: log.topics, strict: true })
-        const values = args as unknown as Record<string, unknown>
+        const values: GetEventArgs<Abi, string> = args
         decoded.push(`${item.name}${JSON.stringify(canonicalAbiValue(values))} at ${log.address}`)
         return wanted.every(([name, value]) => JSON.stringify(canonicalAbiValue(values[name])) === JSON.stringify(value))
       } catch {
@@ -165,7 +166,7 @@ async function checkEvents(context: RunContext, failures: Failures, template: st
   }
 }
 
-async function checkBlock(context: RunContext, failures: Failures, expected: NonNullable<ExpectStep['block']>): Promise<void> {
+async function checkBlock(context: RunContext, failures: Failures, expected: NonNullable<Expectations['block']>): Promise<void> {
   const report = context.lastReports?.at(-1)
   const names = (hashes: readonly string[]) => hashes.map((h) => context.signer.templateOf(h) ?? h)
   if ((expected.bundles || expected.won !== undefined || expected.mempoolTxs || expected.winner !== undefined || expected.relay) && !report) {
@@ -205,7 +206,7 @@ async function checkBlock(context: RunContext, failures: Failures, expected: Non
  * order received) and whose payload was delivered, which must be the mined block paying the
  * report's value.
  */
-async function checkRelay(context: RunContext, failures: Failures, expected: NonNullable<NonNullable<ExpectStep['block']>['relay']>, report: SlotReport): Promise<void> {
+async function checkRelay(context: RunContext, failures: Failures, expected: NonNullable<NonNullable<Expectations['block']>['relay']>, report: SlotReport): Promise<void> {
   const { relayUrl, builders } = await headStatus(context)
   const nameOf = (pubkey: string) => builders.find((b) => b.pubkey === pubkey)?.name ?? pubkey
   const read = async (path: string) => (await (await fetch(`${relayUrl}/relay/v1/data/bidtraces/${path}?slot=${report.blockNumber}`)).json()) as Array<{ builder_pubkey: string; block_hash: string; value: string }>
@@ -226,7 +227,7 @@ async function checkRelay(context: RunContext, failures: Failures, expected: Non
   }
 }
 
-async function checkCompetition(context: RunContext, failures: Failures, expected: NonNullable<ExpectStep['competition']>): Promise<void> {
+async function checkCompetition(context: RunContext, failures: Failures, expected: NonNullable<Expectations['competition']>): Promise<void> {
   let report: CompetitionReport
   try {
     report = await context.client.request<CompetitionReport>('harness_getCompetition', [])
@@ -252,7 +253,7 @@ async function checkCompetition(context: RunContext, failures: Failures, expecte
 }
 
 /** Runs every check of an `expect` step; returns the ones that failed. */
-export async function checkExpectations(context: RunContext, expected: ExpectStep, at: Path): Promise<ExpectationFailed[]> {
+export async function checkExpectations(context: RunContext, expected: Expectations, at: Path): Promise<ExpectationFailed[]> {
   const failures = new Failures(context, at)
   for (const [id, bundle] of Object.entries(expected.bundles ?? {})) await checkBundle(context, failures, id, bundle)
   for (const [ref, balance] of Object.entries(expected.balances ?? {})) await checkBalance(context, failures, ref, balance)
@@ -273,7 +274,7 @@ export async function checkExpectations(context: RunContext, expected: ExpectSte
 /** Checks an eth_callBundle answer (or its error) against the step's `expect`. */
 export async function checkCallBundle(
   context: RunContext,
-  expected: NonNullable<CallBundleStep['expect']>,
+  expected: CallBundleExpectations,
   outcome: { result: CallBundleResponse } | { error: JsonRpcError },
   at: Path,
 ): Promise<ExpectationFailed[]> {

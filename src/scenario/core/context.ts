@@ -1,22 +1,23 @@
 import type { Address, Hash } from 'viem'
-import type { SlotReport } from '../protocol/slotReport.js'
-import type { BundlesimClient } from '../protocol/client.js'
-import type { HarnessStatus } from '../protocol/harnessStatus.js'
+import type { SlotReport } from '../../protocol/slotReport.js'
+import type { BundlesimClient } from '../../protocol/client.js'
+import type { HarnessStatus } from '../../protocol/harnessStatus.js'
 import type { AddressBook } from './addressBook.js'
 import type { SourceLocation } from './errors.js'
-import type { LoadedScenario } from './load.js'
-import type { NonceTracker } from './nonces.js'
-import type { Path } from './sourceMap.js'
-import type { TemplateSigner } from './txTemplates.js'
+import type { ScenarioSettings } from './settings.js'
+import type { Path, SourceMap } from './sourceMap.js'
+import type { TemplateSigning } from './templateSigning.js'
 
 /** What a running scenario knows: its clients, names, signed txs and what happened so far. */
 export interface RunContext {
-  loaded: LoadedScenario
+  /** The scenario as loaded (a `LoadedScenario`): its settings, and where each of its parts is written. */
+  loaded: { scenario: ScenarioSettings; source: SourceMap }
   /** The service's RPCs: bundles, harness control, forwarded reads, and stats. */
   client: BundlesimClient
   book: AddressBook
-  signer: TemplateSigner
-  nonces: NonceTracker
+  signer: TemplateSigning
+  /** Pending nonces (a `NonceTracker`): forgotten once slots pass. */
+  nonces: { reset(): void }
   /** Bundle ids (`as`) to the hashes the service returned. */
   bundles: Map<string, Hash>
   /** Reports of the last `advance` step's slots. */
@@ -31,11 +32,13 @@ export interface RunContext {
   realtime: boolean
 }
 
+/** Where a path of the scenario is written (file, line, column). */
 export function locate(context: RunContext, path: Path): SourceLocation {
   const { file, line, column } = context.loaded.source.locate(path)
   return { file, line, column }
 }
 
+/** The harness's status now: head, clock, URLs, builders. */
 export function headStatus(context: RunContext): Promise<HarnessStatus> {
   return context.client.status()
 }
@@ -45,6 +48,7 @@ export async function balanceOf(context: RunContext, address: Address): Promise<
   return BigInt(await context.client.request<string>('eth_getBalance', [address, 'latest']))
 }
 
+/** The watched addresses' balances now. */
 export async function recordBalances(context: RunContext): Promise<Map<Address, bigint>> {
   const values = await Promise.all(context.watched.map((address) => balanceOf(context, address)))
   return new Map(context.watched.map((address, i) => [address, values[i]!]))

@@ -1,6 +1,6 @@
 import { keccak256, type Hash } from 'viem'
 import { headStatus, type RunContext } from './context.js'
-import type { HintEventExpectation } from './schema.js'
+import type { HintEventExpectation } from './expectationSchema.js'
 import type { Path } from './sourceMap.js'
 
 /** One check that failed: where under `expect`, what was wanted, what was found. */

@@ -1,4 +1,4 @@
-import { REGEX_TEXT, type Bounds } from './schema.js'
+import { REGEX_TEXT, type Bounds } from './fields.js'
 import { formatAmount } from './units.js'
 
 /** `/regex/flags` as a RegExp, plain text as a substring to find. */

@@ -1,7 +1,8 @@
 import type { Address } from 'viem'
-import { WIRE_PATTERNS } from '../protocol/wireRules.js'
-import { BUILDER } from './schema.js'
-import { normalizeAddress } from '../protocol/normalize.js'
+import { WIRE_PATTERNS } from '../../protocol/wireRules.js'
+import { nameList } from './errors.js'
+import { BUILDER } from './fields.js'
+import { normalizeAddress } from '../../protocol/normalize.js'
 
 /** A name that is no account, contract or `builder`. */
 export class UnknownNameError extends Error {
@@ -34,8 +35,7 @@ export class AddressBook {
 
   /** What may stand here, for error messages. */
   get expected(): string {
-    const list = (names: Iterable<string>) => [...names].join(', ') || 'none'
-    return `an account (${list(this.accounts.keys())}), a contract (${list(this.contracts.keys())}), ${BUILDER}, or a 0x address`
+    return `an account (${nameList(this.accounts.keys())}), a contract (${nameList(this.contracts.keys())}), ${BUILDER}, or a 0x address`
   }
 
   has(ref: string): boolean {
