@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { keccak256, parseGwei, type Hash, type Hex } from 'viem'
 import type { Harness } from '../src/index.js'
-import { COMPETITOR_COINBASE } from '../src/builder/slot/slotBuilder.js'
+import { COMPETITOR_COINBASE } from '../src/builder/slot/competitorBlock.js'
 import { DEV_KEYS, addressOf, call, rpc, sendBundle, signTx, startTestHarness, stats, useTestHarness } from './support/harness.js'
 
 async function nonceOf(harness: Harness, key: Hex): Promise<number> {

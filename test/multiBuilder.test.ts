@@ -9,7 +9,7 @@ import type { Harness } from '../src/index.js'
 import { builderKey } from '../src/builder/fleet/emulatedBuilder.js'
 import { routeBundle } from '../src/builder/fleet/orderFlow.js'
 import { loadBuildersFile } from '../src/builder/fleet/specs.js'
-import { COMPETITOR_COINBASE } from '../src/builder/slot/slotBuilder.js'
+import { COMPETITOR_COINBASE } from '../src/builder/slot/competitorBlock.js'
 import { launchChromium } from './support/browser.js'
 import { DEV_KEYS, addressOf, call, sendBundle, signTx, signedRpc, startTestHarness, stats, useTestHarness } from './support/harness.js'
 

@@ -22,6 +22,7 @@ const hash = (n: number) => `0x${n.toString(16).padStart(64, '0')}` as Hash
 
 function traceOf(n: number, opts: { min?: number; max?: number; receivedForBlock?: bigint; ms?: number; boosted?: boolean } = {}): BundleTrace {
   const bundle: Bundle = {
+    kind: 'bundle',
     hash: hash(n),
     txs: [],
     targetBlock: 5n,
@@ -42,8 +43,7 @@ describe('end-of-block bundles: tried only when an earlier order touched a targe
   const B = '0x00000000000000000000000000000000000000bb'
   const withPools = (targetPools: `0x${string}`[]) => {
     const trace = traceOf(1)
-    trace.bundle.endOfBlock = { targetPools }
-    return trace
+    return { ...trace, bundle: { ...trace.bundle, kind: 'endOfBlock' as const, endOfBlock: { targetPools } } }
   }
 
   it('is tried when any target pool is touched, or when it names none', () => {
@@ -209,8 +209,8 @@ describe('selecting a block from an order: one pass, only what is kept claims ga
   const user = '0x00000000000000000000000000000000000000a1'
   const tx = (sender: string, nonce: number, n: number): BundleTx => ({ index: 0, raw: '0x', hash: hash(n), nonce, gas: 21_000n, maxFeePerGas: 1n, maxPriorityFeePerGas: 1n, value: 0n, to: null, sender: sender as Hash })
   const bundleOf = (n: number, txs: BundleTx[], gasUsed: bigint): BlockItem => {
-    const trace = traceOf(n)
-    trace.bundle.txs.push(...txs.map((t, index) => ({ ...t, index })))
+    const empty = traceOf(n)
+    const trace = { ...empty, bundle: { ...empty.bundle, txs: txs.map((t, index) => ({ ...t, index })) } }
     return { kind: 'bundle', bundle: { trace, builderPayment: 1n, gasUsed } }
   }
   const hashes = (items: readonly BlockItem[]) => items.map((item) => (item.kind === 'bundle' ? item.bundle.trace.bundle.hash : item.tx.hash))

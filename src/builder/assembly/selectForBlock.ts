@@ -3,7 +3,7 @@ import type { ExecutionFailure } from '../../bundle/failure.js'
 import { mayDrop } from '../../bundle/types.js'
 import { usedEarlierFailure } from '../execution/execution.js'
 import type { BlockItem, SimulatedBundle } from '../simulation/types.js'
-import { blobsOf, fitsBlockLimits, type BlockLimits } from './blockLimits.js'
+import { fitsBlockLimits, type BlockLimits } from './blockLimits.js'
 
 /** Bundles left out of a block, each with why. */
 type LeftOut = Array<{ bundle: SimulatedBundle; failure: ExecutionFailure }>

@@ -1,6 +1,7 @@
 import type { Hash } from 'viem'
 import type { SlotFailure } from '../../bundle/failure.js'
 import type { BundleTrace } from '../../bundle/trace.js'
+import { shareTermsOf } from '../../bundle/shareBundle.js'
 
 export type BackrunFailure = Extract<SlotFailure, { kind: 'BackrunTargetGone' | 'BackrunTargetLandedWithout' }>
 
@@ -9,19 +10,20 @@ export type BackrunFailure = Extract<SlotFailure, { kind: 'BackrunTargetGone' | 
  * still be tried itself. Landed (without it), cancelled, expired or invalid: the backrun
  * fails for good with why. Undefined while the user tx is pending (or for any other bundle).
  *
- * @example const gone = backrunTargetGone(trace, book.get(trace.bundle.mevShare!.backrunOf!))
+ * @example const gone = backrunTargetGone(trace, book.get(userTx))
  */
 export function backrunTargetGone(backrun: Pick<BundleTrace, 'bundle'>, target: BundleTrace | undefined): BackrunFailure | undefined {
-  const terms = backrun.bundle.mevShare
+  const terms = shareTermsOf(backrun.bundle)
   if (!terms?.backrunOf) return undefined
   const gone = (why: string): BackrunFailure => ({ kind: 'BackrunTargetGone', target: terms.backrunEventHash ?? terms.backrunOf!, why })
   if (!target) return gone('is no longer known to the builder (past its retention)')
   if (target.state === 'Landed') return gone(`landed in block ${target.blockNumber} without this backrun`)
   // The user tx's own trace is the user's: nothing of it (its sender, its revert) goes into the searcher's.
   if (target.state === 'Invalid') return gone('is invalid (the builder refused it)')
-  if (target.privateTx?.cancelled) return gone('was cancelled (eth_cancelPrivateTransaction)')
+  const userTerms = target.bundle.kind === 'privateTx' ? target.bundle.privateTx : undefined
+  if (userTerms?.cancelled) return gone('was cancelled (eth_cancelPrivateTransaction)')
   if (!target.live) {
-    const max = target.privateTx?.maxBlockNumber
+    const max = userTerms?.maxBlockNumber
     return gone(max !== undefined && target.bundle.targetBlock >= BigInt(max) ? `expired: not included by its maxBlockNumber ${max}` : 'is no longer tried')
   }
   return undefined
@@ -48,17 +50,17 @@ export function settleBackruns(taken: readonly BundleTrace[], mined: { number: b
   const settlement: BackrunSettlement = { landedInBackrun: [], orphaned: [] }
   const winners = new Map<Hash, Hash>()
   for (const trace of taken) {
-    const target = trace.bundle.mevShare?.backrunOf
+    const target = shareTermsOf(trace.bundle)?.backrunOf
     if (target && trace.state === 'Landed' && trace.blockNumber === mined.number) winners.set(target, trace.bundle.hash)
   }
   for (const trace of taken) {
     if (trace.state === 'Landed' || !trace.live) continue
-    const terms = trace.bundle.mevShare
+    const terms = shareTermsOf(trace.bundle)
     const target = terms?.backrunOf
     if (target && mined.txs.has(target)) {
       const failure = { kind: 'BackrunTargetLandedWithout' as const, target: terms.backrunEventHash ?? target, block: mined.number, by: winners.get(target) ?? null }
       settlement.orphaned.push({ trace, failure })
-    } else if (trace.privateTx && winners.has(trace.bundle.hash) && mined.txs.has(trace.bundle.hash)) {
+    } else if (trace.bundle.kind === 'privateTx' && winners.has(trace.bundle.hash) && mined.txs.has(trace.bundle.hash)) {
       settlement.landedInBackrun.push(trace)
     }
   }

@@ -14,6 +14,7 @@ import type { SimulatedBundle } from '../simulation/types.js'
 import { buildDecision, type NotBuilt } from './buildDecision.js'
 import type { Lateness } from './eligibility.js'
 import { normalizeAddress } from '../../protocol/normalize.js'
+import { targetPoolsOf } from '../../bundle/endOfBlockBundle.js'
 
 /** An eligible end-of-block bundle, in arrival order. */
 export interface EndOfBlockBundle {
@@ -92,7 +93,7 @@ export function verdictView(builder: string, verdict: EndOfBlockVerdict): Builde
  * when an earlier order changed the storage of one of them; returns why not, or null.
  */
 export function untouchedPools(trace: BundleTrace, touched: ReadonlySet<Address>, block: bigint): Extract<SlotFailure, { kind: 'NoTargetPoolTouched' }> | null {
-  const targetPools = trace.bundle.endOfBlock?.targetPools ?? []
+  const targetPools = targetPoolsOf(trace.bundle)
   if (targetPools.length === 0 || targetPools.some((pool) => touched.has(pool))) return null
   return { kind: 'NoTargetPoolTouched', block, targetPools }
 }
@@ -115,7 +116,7 @@ export async function placeEndOfBlock(
 ): Promise<{ best: CandidateBlock; verdicts: EndOfBlockVerdict[]; appended: SimulatedBundle[] }> {
   const block = parent.number + 1n
   let { items, execution } = chosen
-  const pools = new Set(bundles.flatMap(({ trace }) => trace.bundle.endOfBlock?.targetPools ?? []).map((pool) => normalizeAddress(pool)))
+  const pools = new Set(bundles.flatMap(({ trace }) => targetPoolsOf(trace.bundle)).map((pool) => normalizeAddress(pool)))
   const touched = pools.size > 0 ? await storageChangedBy(parent, timestamp, chosen, pools) : new Set<Address>()
   const verdicts: EndOfBlockVerdict[] = []
   const appended: SimulatedBundle[] = []

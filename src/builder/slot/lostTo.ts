@@ -1,6 +1,7 @@
 import type { Hash } from 'viem'
 import type { BundleTrace } from '../../bundle/trace.js'
 import { normalizeHash } from '../../protocol/normalize.js'
+import { rulesOf } from '../../bundle/orderRules.js'
 
 /** A bundle of the slot that did not land, and the landed order that took its place. */
 export interface PlaceTaken {
@@ -29,7 +30,8 @@ export function placesTaken(taken: readonly BundleTrace[], minedBlock: bigint): 
   const out: PlaceTaken[] = []
   for (const trace of taken) {
     if (trace.state === 'Landed' || trace.state === 'SimulationFail' || trace.state === 'Invalid') continue
-    const wanted = [...trace.bundle.txs.map((tx) => tx.hash), ...(trace.bundle.mevShare?.backrunOf ? [trace.bundle.mevShare.backrunOf] : [])]
+    const backrunOf = rulesOf(trace.bundle).backrunOf(trace.bundle)
+    const wanted = [...trace.bundle.txs.map((tx) => tx.hash), ...(backrunOf ? [backrunOf] : [])]
     for (const taken of wanted) {
       const by = landedWith.get(normalizeHash(taken))
       if (by === undefined || by === trace) continue
