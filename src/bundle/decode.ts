@@ -4,7 +4,7 @@ import { txTypeNotAllowed } from '../chain/hardforkTxTypes.js'
 import { blobEnvelope } from '../protocol/blobEnvelope.js'
 import { bundleHash, txHash } from './hash.js'
 import { readPlainEip1559, type PlainEip1559 } from './plainTx.js'
-import type { Bundle, BundleSubmission, BundleTx } from './types.js'
+import type { Bundle, BundleSubmission, BundleTx, EndOfBlockBundle, PlainBundle } from './types.js'
 import type { BundleProblem } from './failure.js'
 
 /** What a signed tx is checked against without touching the chain. */
@@ -64,10 +64,12 @@ export function decodeBundle(submission: BundleSubmission, context: DecodeContex
     })
   }
 
+  // The kind's terms go last, like the optional fields: a spread before the literal's own
+  // fields would add every one of them one by one (~500 more bytes a trace, bench: memory).
+  const kind: Pick<PlainBundle, 'kind'> | Pick<EndOfBlockBundle, 'kind' | 'endOfBlock'> = submission.endOfBlock ? { kind: 'endOfBlock', endOfBlock: submission.endOfBlock } : { kind: 'bundle' }
   return {
     problems,
     bundle: {
-      ...(submission.endOfBlock ? { kind: 'endOfBlock', endOfBlock: submission.endOfBlock } : { kind: 'bundle' }),
       hash: bundleHash(hashes),
       txs,
       targetBlock,
@@ -82,6 +84,7 @@ export function decodeBundle(submission: BundleSubmission, context: DecodeContex
       refundTxHashes: submission.refundIndex === undefined ? submission.refundTxHashes : [hashes[submission.refundIndex]!],
       boosted: context.boosted,
       ...(submission.builders && { builders: submission.builders }),
+      ...kind,
     },
   }
 }
