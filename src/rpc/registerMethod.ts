@@ -17,6 +17,14 @@ export interface RegisterOptions {
   refuse?(message: string): JSONRPCErrorException
 }
 
+/** The methods each server registered through `registerMethod`, by server. */
+const registered = new WeakMap<object, Set<MethodName>>()
+
+/** The methods registered on a server, in registration order (what its unknown-method answers suggest from). */
+export function registeredMethods(rpc: object): readonly MethodName[] {
+  return [...(registered.get(rpc) ?? [])]
+}
+
 /**
  * The one way a server registers a method: by its name in `protocol/methodTable.ts`, whose row
  * reads the params (a problem is `-32602` naming the field) and types the handler and its
@@ -27,6 +35,9 @@ export interface RegisterOptions {
 export function registerMethod<M extends MethodName>(rpc: JSONRPCServer<RequestContext>, name: M, handler: MethodHandler<M>, options: RegisterOptions = {}): void {
   const spec = METHODS[name].params
   const refuse = options.refuse ?? invalidParams
+  let names = registered.get(rpc)
+  if (!names) registered.set(rpc, (names = new Set()))
+  names.add(name)
   rpc.addMethod(name, (params, context) => {
     options.before?.(params, context)
     const read = spec.read(params)

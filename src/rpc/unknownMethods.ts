@@ -1,6 +1,7 @@
 import { createJSONRPCErrorResponse, type JSONRPCRequest, type JSONRPCResponse, type JSONRPCServer } from 'json-rpc-2.0'
 import { RpcErrorCode } from '../protocol/errorCodes.js'
 import { closestName } from '../protocol/closestName.js'
+import { registeredMethods } from './registerMethod.js'
 
 /** The other endpoint of the harness: its name, its methods and its URL (known once it listens). */
 export interface OtherEndpoint {
@@ -14,12 +15,6 @@ export interface UnknownMethodHints {
   forwarded?: readonly string[]
   /** Where the methods this endpoint does not serve are served. */
   other?: OtherEndpoint
-}
-
-/** The names of the methods registered on a server (json-rpc-2.0 keeps them in a private map). */
-export function registeredMethods<T>(rpc: JSONRPCServer<T>): string[] {
-  const map = (rpc as unknown as { nameToMethodMap?: Map<string, unknown> }).nameToMethodMap
-  return map ? [...map.keys()] : []
 }
 
 /**

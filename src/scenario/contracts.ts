@@ -30,7 +30,8 @@ type Solc = { compile(input: string, callbacks?: { import(path: string): { conte
 let solcModule: Promise<Solc> | undefined
 /** solc (the npm package, pinned) is loaded only when some scenario has Solidity source. */
 function loadSolc(): Promise<Solc> {
-  solcModule ??= import('solc').then((module) => (module.default ?? module) as unknown as Solc)
+  // solc's own types are all `any`: `Solc` says what this file calls.
+  solcModule ??= import('solc').then((module): Solc => module.default ?? module)
   return solcModule
 }
 

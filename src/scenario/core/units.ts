@@ -35,7 +35,8 @@ export function parseAmount(input: unknown): bigint {
   if (typeof input !== 'string') throw new AmountError(input, `got ${input === null ? 'null' : typeof input}`)
   const match = AMOUNT.exec(input.trim())
   if (!match) throw new AmountError(input, `"${input}" is not an amount`)
-  const [, sign, whole, fraction = '', unitText] = match as unknown as [string, string, string, string | undefined, string | undefined]
+  // AMOUNT always captures a whole part; the sign, fraction and unit are optional.
+  const [, sign, whole = '', fraction = '', unitText] = match
   const unit = (unitText ?? 'wei').toLowerCase()
   if (!(unit in UNITS)) throw new AmountError(input, `unknown unit "${unitText}" in "${input}" (units: ${Object.keys(UNITS).join(', ')})`)
   const decimals = UNITS[unit as Unit]
