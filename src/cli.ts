@@ -278,7 +278,10 @@ addServeOptions(
     .option('--bot-name <name>', "the bot's searcher name in the competition, stats' lostTo and the dashboard (with --bot-key)", 'bot'),
 ).action(async (commandLine: string[], opts: ExecFlags, command: Command) => {
   if (opts.botKey !== undefined && !WIRE_PATTERNS.hash32.test(opts.botKey)) command.error('error: --bot-key must be a 32-byte 0x hex private key')
-  if (!/^\S(.{0,62}\S)?$/.test(opts.botName)) command.error('error: --bot-name must be 1 to 64 characters, not starting or ending with a space')
+  // The name harness_nameSearcher takes: trimmed, 1 to 64 characters.
+  const { nameSearcherParams } = await import('./protocol/harnessParams.js')
+  const botName = nameSearcherParams.shape.name.safeParse(opts.botName)
+  if (!botName.success) command.error('error: --bot-name must be 1 to 64 characters (spaces around it aside)')
   const config = await configFromFlags(command, opts)
   // A mainnet bot signs for chain 1 and may check it: the devnet says 1 unless told otherwise.
   config.chainId ??= 1
@@ -291,13 +294,13 @@ addServeOptions(
   // The bot's stdout is the bot's: bundlesim's lines go to stderr.
   process.stderr.write(readyBanner(harness))
   const bot = await launchBot(createBundlesimClient({ rpcUrl: harness.rpcUrl, statsUrl: harness.statsUrl }), {
-    name: opts.botKey === undefined ? commandLine[0]! : opts.botName,
+    name: opts.botKey === undefined ? commandLine[0]! : botName.data,
     command: commandLine,
     key: opts.botKey as Hex | undefined,
     hostMap: opts.hostMap,
     onLine: (line, stream) => (stream === 'stdout' ? process.stdout : process.stderr).write(`${line}\n`),
   }).catch(async (error: Error) => {
-    // Not started (a bad --bot-name): the harness goes too, and the reason is printed.
+    // Not started (the command could not run, or never got its key named): the harness goes too, and the reason is printed.
     await harness.stop()
     throw error
   })

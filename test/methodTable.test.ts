@@ -39,6 +39,14 @@ describe('the method table', () => {
     expect(METHODS.eth_sendPrivateRawTransaction.params.read(['0x12', { fast: 1 }])).toEqual({ ok: false, message: 'params[1].fast: expected a boolean' })
     expect(METHODS.eth_sendPrivateRawTransaction.params.read([])).toEqual({ ok: false, message: 'params: expected [signedTx] or [signedTx, preferences]' })
     expect(METHODS.blxr_submit_bundle.params.read('x')).toEqual({ ok: false, message: 'params: expected an object { transaction, block_number, … }' })
+    // mev_simBundle: its bundle named as the object it must be, its options under simOptions, a null options as none.
+    expect(METHODS.mev_simBundle.params.read(['x'])).toEqual({ ok: false, message: 'params[0]: expected an object, got a string' })
+    expect(METHODS.mev_simBundle.params.read([{ version: 'v0.1', inclusion: { block: '0x1' }, body: [] }, { timeout: -1 }])).toEqual({ ok: false, message: 'simOptions.timeout: must not be negative' })
+    expect(METHODS.mev_simBundle.params.read([{ version: 'v0.1', inclusion: { block: '0x1' }, body: [] }, null])).toMatchObject({ ok: true, value: [{ version: 'v0.1' }, undefined] })
+    expect(METHODS.eth_subscribe.params.read([1])).toEqual({ ok: false, message: 'params: expected ["newHeads" | "newPendingTransactions" | "logs", options?], got [1]' })
+    expect(METHODS.svc_getBundleStats.params.read([{}])).toEqual({ ok: false, message: 'bundle_hash: required: the hash returned at submission' })
+    // The reference's shapes come from the schemas: every field taken, none refused.
+    expect(METHODS.eth_callBundle.params.shape).toBe('[{ txs, blockNumber, stateBlockNumber, timestamp?, coinbase?, baseFee?, timeout? }]')
   })
 
   it("generates the methods reference's table, and the page names no method the table lacks", () => {

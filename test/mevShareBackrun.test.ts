@@ -112,7 +112,10 @@ describe('MEV-Share backruns', () => {
     expect(await balanceAt(addressOf(USER), next)).toBe(userBefore - userCost + expectedRefund)
 
     // The user's private tx is landed too, in the same block.
-    expect(await stats(harness, txHash)).toMatchObject({ status: 'landed', blockNumber: Number(next) })
+    const userStats = await stats(harness, txHash)
+    expect(userStats).toMatchObject({ status: 'landed', blockNumber: Number(next) })
+    // What it paid the builder where it ran, inside the backrun: its priority fee, as its receipt says.
+    expect(BigInt(userStats.builderPayment)).toBe((BigInt(user.effectiveGasPrice) - BigInt(block.baseFeePerGas)) * BigInt(user.gasUsed))
   })
 
   it("a user's preferences.validity.refund splits the refund between its addresses; nested bundles keep their order", async () => {

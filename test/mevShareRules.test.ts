@@ -71,7 +71,7 @@ describe('backruns in the slot', () => {
     expect(backrunTargetGone(traceOf(3), undefined)).toBeUndefined() // not a backrun
     expect(backrunTargetGone(backrun, undefined)).toMatchObject({ kind: 'BackrunTargetGone', why: expect.stringMatching(/no longer known/) })
     expect(backrunTargetGone(backrun, { ...target, state: 'Landed', blockNumber: 4n })).toMatchObject({ why: 'landed in block 4 without this backrun' })
-    expect(backrunTargetGone(backrun, { ...privateTx(1, { maxBlockNumber: 9, cancelled: true }), live: false })).toMatchObject({ why: expect.stringMatching(/cancelled/) })
+    expect(backrunTargetGone(backrun, { ...privateTx(1), cancelled: true, live: false })).toMatchObject({ why: expect.stringMatching(/cancelled/) })
     const expired = { ...target, bundle: { ...target.bundle, targetBlock: 9n }, live: false, error: 'not included by maxBlockNumber 9 (block 9: simulationfail (BundleRevert. Reverting Hash: 0x…))' }
     expect(backrunTargetGone(backrun, expired)).toMatchObject({ why: 'expired: not included by its maxBlockNumber 9' })
     expect(backrunTargetGone(backrun, { ...target, live: false })).toMatchObject({ why: 'is no longer tried' })

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { BundleTrace } from '../src/bundle/trace.js'
-import { decodeTrace, encodeTrace } from '../src/persist/traceCodec.js'
+import { decodeTrace, encodeTrace, type TraceRecord } from '../src/persist/traceCodec.js'
 
 /** The `--data-dir` trace format: JSON that comes back as the same trace. */
 
@@ -73,3 +73,35 @@ describe('a trace saved before errorKind existed', () => {
     expect(decodeTrace(old).errorKind).toBeNull()
   })
 })
+
+describe('every order kind comes back as itself', () => {
+  const base = { ...trace.bundle, maxTimestamp: 200, refundRecipient: a(12), builders: ['titan'], sentTo: ['titan', 'beaver'] }
+  const roundTrip = (t: BundleTrace) => decodeTrace(JSON.parse(JSON.stringify(encodeTrace(t))))
+
+  it('a bundle, an end-of-block bundle, a MEV-Share backrun and a private tx, with every field an order may hold', () => {
+    const orders: BundleTrace['bundle'][] = [
+      { ...base, kind: 'bundle' },
+      { ...base, kind: 'endOfBlock', endOfBlock: { targetPools: [a(13)] } },
+      { ...base, kind: 'mevShare', mevShare: { body: { elements: [{ kind: 'tx', hash: h(14) }], refund: [{ bodyIdx: 0, percent: 90 }], refundConfig: [] }, maxBlock: 2n ** 60n, backrunOf: h(15), backrunEventHash: h(16) } },
+      { ...base, kind: 'privateTx', privateTx: { maxBlockNumber: 37, permutations: [h(17)], preferences: { privacy: { hints: ['hash'] } } } },
+    ]
+    for (const bundle of orders) expect(roundTrip({ ...trace, bundle })).toEqual({ ...trace, bundle })
+    expect(roundTrip({ ...trace, bundle: orders[3]!, cancelled: true })).toMatchObject({ cancelled: true, bundle: orders[3] })
+  })
+
+  it('a record saved before orders had kinds: its kind from its terms, a private tx its terms from its trace', () => {
+    const { kind: _kind, ...plain } = encodeTrace(trace).bundle
+    expect(decodeTrace({ ...encodeTrace(trace), bundle: plain } as TraceRecord).bundle.kind).toBe('bundle')
+    const legacy = { ...encodeTrace(trace), bundle: plain, privateTx: { maxBlockNumber: 30, cancelled: true } } as TraceRecord
+    expect(decodeTrace(legacy)).toMatchObject({ cancelled: true, bundle: { kind: 'privateTx', privateTx: { maxBlockNumber: 30 } } })
+    expect(decodeTrace(legacy).bundle).not.toHaveProperty('privateTx.cancelled')
+    const { kind: _eob, ...endOfBlock } = encodeTrace({ ...trace, bundle: { ...trace.bundle, kind: 'endOfBlock', endOfBlock: { targetPools: [] } } }).bundle
+    expect(decodeTrace({ ...encodeTrace(trace), bundle: endOfBlock } as TraceRecord).bundle.kind).toBe('endOfBlock')
+  })
+
+  it('a record whose kind lost its terms is refused, naming the trace', () => {
+    const damaged = { ...encodeTrace(trace), bundle: { ...encodeTrace(trace).bundle, kind: 'mevShare' } } as TraceRecord
+    expect(() => decodeTrace(damaged)).toThrow(`saved trace ${h(1)}: a mevShare order without its mevShare terms`)
+  })
+})
+

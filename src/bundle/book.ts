@@ -338,9 +338,9 @@ export class BundleBook {
   cancelPrivate(trace: BundleTrace): 'cancelled' | 'alreadyCancelled' | 'final' {
     const order = trace.bundle
     if (order.kind !== 'privateTx') return 'final'
-    if (order.privateTx.cancelled) return 'alreadyCancelled'
+    if (trace.cancelled) return 'alreadyCancelled'
     if (!trace.live || trace.state === 'Landed' || !this.carriedOrders.has(order.hash)) return 'final'
-    writable(trace).bundle = { ...order, privateTx: { ...order.privateTx, cancelled: true } }
+    writable(trace).cancelled = true
     if (this.withdraw(trace, { kind: 'Cancelled' })) this.carriedOrders.delete(trace.bundle.hash)
     return 'cancelled'
   }
@@ -359,7 +359,8 @@ export class BundleBook {
         continue
       }
       if (trace.bundle.targetBlock !== block) continue
-      const { maxBlockNumber, cancelled, permutations, limit } = terms
+      const { maxBlockNumber, permutations, limit } = terms
+      const cancelled = trace.cancelled === true
       const outcome = `${trace.state.toLowerCase()}${trace.error === null ? '' : ` (${trace.error})`}`
       const landed = permutations?.map((sibling) => this.traces.get(sibling)).find((sibling) => sibling?.state === 'Landed')
       if (landed) {

@@ -79,8 +79,6 @@ export type SlotFailure =
   /** A private tx that did not land by its `maxBlockNumber`: no block is tried any more. */
   | { kind: 'PrivateTxExpired'; block: bigint; outcome: string; maxBlockNumber: number; limit?: CarryLimit }
 
-/** The field that bounds a carried order's blocks: a private tx's `maxBlockNumber`, a MEV-Share bundle's `inclusion.maxBlock`. */
-
 /** Why a pending bundle was taken out of building before its block. */
 export type WithdrawalReason =
   | { kind: 'Cancelled' }

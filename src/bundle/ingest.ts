@@ -169,6 +169,14 @@ export class BundleIngest {
     }
   }
 
+  /**
+   * Senders recovered outside the deferred check (the hint publisher recovers a shared order's
+   * at once, to simulate it): kept on the trace, so its check does not recover them again.
+   */
+  keepSenders(trace: BundleTrace, senders: readonly (Address | undefined)[]): void {
+    this.deps.traces.sendersRecovered(trace, senders)
+  }
+
   private checkLater(trace: BundleTrace): void {
     const block = trace.bundle.targetBlock
     let checks = this.checksByBlock.get(block)

@@ -21,8 +21,9 @@ export const ORDER_KINDS = Object.keys(ORDER_RULES) as readonly OrderKind[]
  * @example rulesOf(trace.bundle).placement // 'endOfBlock' for Titan's end-of-block bundle
  */
 export function rulesOf(order: Order): OrderRules<Order> {
-  // Each kind's rules take that kind only; the table pairs them, so the order given is always its own kind's.
-  return ORDER_RULES[order.kind] as OrderRules<Order>
+  // Each kind's rules take that kind only (their methods are declared as methods, so the compiler
+  // lets them stand for any order's): the table pairs them, so the order given is always its kind's.
+  return ORDER_RULES[order.kind]
 }
 
 /** Do two decodings of the same txs ask the same of a builder? Orders of different kinds never do. */

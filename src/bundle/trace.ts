@@ -32,6 +32,11 @@ export interface BundleTrace {
   readonly blockNumber: bigint | null
   /** False once cancelled, replaced or dropped: never built again. */
   readonly live: boolean
+  /**
+   * A private tx cancelled (eth_cancelPrivateTransaction) while its block was being built: that
+   * block may still land it, no later one is tried. The trace's state, not a term of its order.
+   */
+  readonly cancelled?: boolean
   readonly searcher: Address | null
   /** What the builder paid for it in its last simulation or in its block. */
   readonly builderPayments: DeepReadonly<BuilderPayments>

@@ -106,9 +106,9 @@ export interface PrivateTxOrder extends OrderBase {
 
 /**
  * An order as the builder sees it, one variant per kind (rbuilder's `Order`): each kind's rules
- * (where the slot places it, how long it is carried, how it is valued, what its stats show) are
- * in its own module and reached through `orders.ts`, whose switches over `kind` the compiler
- * checks for every kind. Every kind executes as a bundle of txs, so the book and the executor
+ * (where the slot places it, how long it is carried, what it backruns, how it is valued) are in
+ * its own module and reached through `orderRules.ts` (`rulesOf`), whose table over `kind` the
+ * compiler checks for every kind; the stats object is the same for every kind. Every kind executes as a bundle of txs, so the book and the executor
  * take any of them.
  */
 export type Order = PlainBundle | EndOfBlockBundle | ShareBundle | PrivateTxOrder
@@ -122,8 +122,6 @@ export type Bundle = Order
 export interface PrivateTxTerms {
   /** The last block it is considered for (a number: at most head + 25 when it arrived). */
   readonly maxBlockNumber: number
-  /** Cancelled while its block was being built: that block may still land it, no later one is tried. */
-  readonly cancelled?: boolean
   /** eth_sendBlobs: the other permutations of the same tx; once one lands, this one is tried no more. */
   readonly permutations?: readonly Hash[]
   /** Flashbots' `preferences` as sent (`privacy.hints` / `builders`, `validity.refund`): what MEV-Share may share and refund. */
@@ -172,7 +170,7 @@ export function mayDrop(bundle: Bundle, hash: Hash): boolean {
   return bundle.droppingTxHashes.has(hash) || bundle.revertingTxHashes.has(hash)
 }
 
-/** What a carried order's failure names as the limit that ended it. */
+/** The field that bounds a carried order's blocks, as its failure names it: a private tx's `maxBlockNumber`, a MEV-Share bundle's `inclusion.maxBlock`. */
 export type CarryLimit = 'maxBlockNumber' | 'inclusion.maxBlock'
 
 /** Where the slot places an order: ordered with the others at the top of the block, or tried after the block is built. */
@@ -182,8 +180,6 @@ export type Placement = 'ordered' | 'endOfBlock'
 export interface CarryTerms {
   /** The last block it is tried for. */
   readonly maxBlockNumber: number
-  /** Cancelled: the block being built may still land it, no later one is tried. */
-  readonly cancelled?: boolean
   /** eth_sendBlobs: the other permutations of the same tx; once one lands, this one is tried no more. */
   readonly permutations?: readonly Hash[]
   /** What its failure names as the limit that ended it (absent: `maxBlockNumber`). */

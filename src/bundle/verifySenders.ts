@@ -43,11 +43,11 @@ export async function usedNonces(bundle: Bundle, readNonce: NonceReader): Promis
 export async function recoverSenders(bundle: Pick<Bundle, 'txs'>, recover: RecoverFn = recoverInline): Promise<RecoveredSenders> {
   const problems: BundleProblem[] = []
   const senders: Array<Address | undefined> = bundle.txs.map(() => undefined)
-  const todo = bundle.txs.filter((tx) => !tx.sender)
-  const recovered = await recover(todo.map((tx) => tx.raw))
-  todo.forEach((tx, i) => {
+  const todo = bundle.txs.flatMap((tx, position) => (tx.sender ? [] : [{ tx, position }]))
+  const recovered = await recover(todo.map(({ tx }) => tx.raw))
+  todo.forEach(({ tx, position }, i) => {
     const result = recovered[i]!
-    if ('sender' in result) senders[bundle.txs.indexOf(tx)] = result.sender
+    if ('sender' in result) senders[position] = result.sender
     else problems.push({ kind: 'BadSignature', index: tx.index, error: result.error })
   })
   return { senders, problems }

@@ -52,7 +52,7 @@ export async function startMevShare({ config, chain, slot, orders, events, gate,
     log,
   })
   events.on('privateOrder', (trace) => {
-    const order = shareableOrder(trace)
+    const order = shareableOrder(trace, (senders) => orders.ingest.keepSenders(trace, senders))
     if (order) publisher.publish(order)
   })
   const app = express()

@@ -30,11 +30,12 @@ export async function startRpcServers(options: RpcServersOptions): Promise<RpcSe
     health: () => supervisor.healthy,
     healthDetail: () => (supervisor.healthy ? {} : { anvil: `restarting (${supervisor.downReason})` }),
     activity: orders.activity,
-    gate: gate.middleware,
   }
   const submissionServer = await listen(
     createRpcApp(submission, {
       ...httpOptions,
+      // The stats app holds its requests before any of its routes (below); this one here.
+      gate: gate.middleware,
       authenticate: (headers, rawBody) => checkFlashbotsSignature(headers[FLASHBOTS_SIGNATURE_HEADER], rawBody),
       routes,
     }),
@@ -49,7 +50,7 @@ export async function startRpcServers(options: RpcServersOptions): Promise<RpcSe
     maxBufferedBytes: config.wsMaxBufferedBytes,
     closeGraceMs: config.wsCloseGraceMs,
     activity: orders.activity,
-    whenReady: () => gate.whenReady(),
+    gate,
     log,
   })
   // Before the HTTP server closes (steps run last-added first): it does not wait for upgraded sockets.

@@ -12,7 +12,7 @@ import type { ShareableOrder } from './shareableOrder.js'
 export interface HintPublisherDeps {
   /** Runs the txs as the block after the head (under the chain lock's read side). */
   simulate(txs: readonly LoggedTx[]): Promise<LoggedSimulation>
-  /** Signature recovery, when ingest's deferred check has not set the senders yet. */
+  /** Signature recovery, for the txs whose senders ingest's deferred check has not set yet (what it recovers is kept: `ShareableOrder.keepSenders`). */
   recover?: RecoverFn
   stream: HintStream
   history: HintHistory
@@ -60,6 +60,7 @@ export class HintPublisher {
     try {
       const { bundle: recovered, problems } = await withRecoveredSenders(order, this.deps.recover)
       if (problems.length > 0) return log.debug({ bundle: bundleHash }, 'not shared: a signature does not recover')
+      order.keepSenders?.(recovered.txs.map((tx) => tx.sender))
       const simulation = await this.deps.simulate(recovered.txs)
       if (!simulation.ok) return log.debug({ bundle: bundleHash, reason: simulation.reason }, 'not shared: its simulation on the head failed')
       if (order.withdrawn()) return

@@ -1,4 +1,4 @@
-import { parseTransaction, type Hash } from 'viem'
+import { parseTransaction, type Address, type Hash } from 'viem'
 import type { LoggedTx } from '../builder/simulation/index.js'
 import type { BundleTrace } from '../bundle/trace.js'
 import type { BundleTx, PrivateTxOrder, ShareBody, ShareBundle } from '../bundle/types.js'
@@ -17,6 +17,8 @@ export interface ShareableOrder {
   txs: Array<BundleTx & Pick<LoggedTx, 'canRevert'>>
   /** True once the order is cancelled or no longer pending: nothing is published for it then. */
   withdrawn(): boolean
+  /** Keeps the senders recovered for `txs` (by index) on the order's trace, so nobody recovers them again. */
+  keepSenders?(senders: readonly (Address | undefined)[]): void
 }
 
 /**
@@ -24,9 +26,14 @@ export interface ShareableOrder {
  * `mev_sendBundle` bundle whose top level asked for hints (a backrun of `{ hash }` never
  * shares: the node refuses hints on it). `undefined` for anything else.
  *
- * @example const order = shareableOrder(trace); if (order) publisher.publish(order)
+ * @example const order = shareableOrder(trace, (senders) => ingest.keepSenders(trace, senders)); if (order) publisher.publish(order)
  */
-export function shareableOrder(trace: BundleTrace): ShareableOrder | undefined {
+export function shareableOrder(trace: BundleTrace, keepSenders?: ShareableOrder['keepSenders']): ShareableOrder | undefined {
+  const shareable = shareableOf(trace)
+  return shareable && keepSenders ? { ...shareable, keepSenders } : shareable
+}
+
+function shareableOf(trace: BundleTrace): ShareableOrder | undefined {
   const order = trace.bundle
   switch (order.kind) {
     case 'privateTx':
@@ -73,8 +80,7 @@ function privateTxOrder(trace: BundleTrace, order: PrivateTxOrder): ShareableOrd
     bundleHash: order.hash,
     body: { hints: expandHints(preferences!.privacy!.hints), items: [{ tx: shareableTx(tx) }] },
     txs: [tx],
-    // The book replaces the order when it is cancelled: read the trace's current one.
-    withdrawn: () => settled(trace) || (trace.bundle.kind === 'privateTx' && trace.bundle.privateTx.cancelled === true),
+    withdrawn: () => settled(trace) || trace.cancelled === true,
   }
 }
 

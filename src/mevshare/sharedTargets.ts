@@ -21,7 +21,7 @@ export function findSharedTarget(book: BundleBook, matchingHash: Hash): SharedTa
   for (const trace of book.pendingPrivateTxs()) {
     if (trace.bundle.kind !== 'privateTx') continue
     const terms = trace.bundle.privateTx
-    if (terms.cancelled || !isShared(terms.preferences)) continue
+    if (trace.cancelled || !isShared(terms.preferences)) continue
     let hash = matchingHashes.get(trace)
     if (!hash) matchingHashes.set(trace, (hash = matchingHashOf(trace.bundle.hash)))
     if (hash !== wanted) continue

@@ -35,8 +35,8 @@ type PayoutRecord = { recipient: Address; amountWei: Dec; payoutHash: Hash }
 /** A `BundleTrace` as JSON: bigints as decimal strings, Sets as arrays; `errorKind` absent in data dirs saved before it existed. */
 export type TraceRecord = Omit<BundleTrace, 'bundle' | 'builderPayment' | 'receivedForBlock' | 'blockNumber' | 'builderPayments' | 'errorKind' | 'laterSubmissions'> & {
   errorKind?: BundleTrace['errorKind']
-  /** Data dirs saved before orders had kinds: a private tx's terms, on its trace. */
-  privateTx?: PrivateTxTerms
+  /** Data dirs saved before orders had kinds: a private tx's terms, on its trace (its cancel among them). */
+  privateTx?: PrivateTxTerms & { cancelled?: boolean }
   bundle: BundleRecord
   laterSubmissions?: BundleRecord[]
   builderPayment: Dec
@@ -69,10 +69,12 @@ export function encodeTrace(trace: BundleTrace): TraceRecord {
 /** The inverse of `encodeTrace`. */
 export function decodeTrace(record: TraceRecord): BundleTrace {
   const { bundle, builderPayments, laterSubmissions, privateTx, ...rest } = record
+  const legacy = privateTx && legacyPrivateTx(privateTx)
   return {
     ...rest,
+    ...((rest.cancelled || legacy?.cancelled) && { cancelled: true }),
     errorKind: record.errorKind ?? null,
-    bundle: decodeBundleRecord(bundle, privateTx),
+    bundle: decodeBundleRecord(bundle, legacy?.terms),
     ...(laterSubmissions && { laterSubmissions: laterSubmissions.map((later) => decodeBundleRecord(later)) }),
     builderPayment: BigInt(record.builderPayment),
     receivedForBlock: BigInt(record.receivedForBlock),
@@ -86,19 +88,10 @@ export function decodeTrace(record: TraceRecord): BundleTrace {
 }
 
 function encodeBundle(order: Bundle): BundleRecord {
-  const { txs, targetBlock, revertingTxHashes, droppingTxHashes, hash, minTimestamp, maxTimestamp, replacementUuid, replacementSeqNumber, refundPercent, refundRecipient, refundTxHashes, boosted, builders, sentTo } = order
+  // Every field of the order as it is, but the ones JSON cannot hold (bigints, Sets) and the kind's terms.
+  const { txs, targetBlock, revertingTxHashes, droppingTxHashes, ...rest } = order
   return {
-    hash,
-    ...(minTimestamp !== undefined && { minTimestamp }),
-    ...(maxTimestamp !== undefined && { maxTimestamp }),
-    ...(replacementUuid !== undefined && { replacementUuid }),
-    ...(replacementSeqNumber !== undefined && { replacementSeqNumber }),
-    ...(refundPercent !== undefined && { refundPercent }),
-    ...(refundRecipient !== undefined && { refundRecipient }),
-    refundTxHashes,
-    boosted,
-    ...(builders && { builders }),
-    ...(sentTo && { sentTo }),
+    ...rest,
     ...encodeTerms(order),
     txs: txs.map((tx) => ({
       ...tx,
@@ -126,9 +119,13 @@ function encodeTerms(order: Bundle): TermsRecord {
   }
 }
 
+/** A private tx's terms as saved on its trace before orders had kinds: its cancel is now the trace's. */
+function legacyPrivateTx({ cancelled, ...terms }: PrivateTxTerms & { cancelled?: boolean }): { terms: PrivateTxTerms; cancelled: boolean } {
+  return { terms, cancelled: cancelled === true }
+}
+
 function decodeBundleRecord(record: BundleRecord, legacyPrivateTx?: PrivateTxTerms): Bundle {
-  // Every record's kind follows from the terms it holds (records saved before kinds existed have no `kind`).
-  const { txs, targetBlock, revertingTxHashes, droppingTxHashes, endOfBlock, mevShare, privateTx, ...base } = { endOfBlock: undefined, mevShare: undefined, privateTx: undefined, ...record }
+  const { txs, targetBlock, revertingTxHashes, droppingTxHashes, kind, endOfBlock, mevShare, privateTx, ...base } = { endOfBlock: undefined, mevShare: undefined, privateTx: undefined, ...record }
   const order: OrderBase = {
     ...base,
     txs: txs.map((tx) => ({
@@ -143,8 +140,25 @@ function decodeBundleRecord(record: BundleRecord, legacyPrivateTx?: PrivateTxTer
     droppingTxHashes: new Set(droppingTxHashes),
   }
   const terms = privateTx ?? legacyPrivateTx
-  if (terms) return { ...order, kind: 'privateTx', privateTx: terms }
-  if (mevShare) return { ...order, kind: 'mevShare', mevShare: { ...mevShare, maxBlock: BigInt(mevShare.maxBlock) } }
-  if (endOfBlock) return { ...order, kind: 'endOfBlock', endOfBlock }
-  return { ...order, kind: 'bundle' }
+  // Records saved before orders had kinds have none: theirs is the one whose terms they hold.
+  switch (kind ?? (terms ? 'privateTx' : mevShare ? 'mevShare' : endOfBlock ? 'endOfBlock' : 'bundle')) {
+    case 'bundle':
+      return { ...order, kind: 'bundle' }
+    case 'endOfBlock':
+      if (!endOfBlock) throw new TraceRecordError(order.hash, 'endOfBlock')
+      return { ...order, kind: 'endOfBlock', endOfBlock }
+    case 'mevShare':
+      if (!mevShare) throw new TraceRecordError(order.hash, 'mevShare')
+      return { ...order, kind: 'mevShare', mevShare: { ...mevShare, maxBlock: BigInt(mevShare.maxBlock) } }
+    case 'privateTx':
+      if (!terms) throw new TraceRecordError(order.hash, 'privateTx')
+      return { ...order, kind: 'privateTx', privateTx: terms }
+  }
+}
+
+/** A saved order whose kind's terms are missing: the data dir is damaged, not a kind to guess. */
+export class TraceRecordError extends Error {
+  constructor(hash: Hash, kind: Bundle['kind']) {
+    super(`saved trace ${hash}: a ${kind} order without its ${kind} terms`)
+  }
 }

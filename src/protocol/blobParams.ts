@@ -4,7 +4,7 @@ import { strictFields } from './strictFields.js'
 import { blockNumberParam } from './privateTxParams.js'
 
 /** Most permutations one eth_sendBlobs may carry (each is a blob tx of up to ~800 KB as hex). */
-export const MAX_BLOB_PERMUTATIONS = 16
+const MAX_BLOB_PERMUTATIONS = 16
 
 /** Titan's eth_sendBlobs object: `{ txs, maxBlockNumber? }`, one blob tx per permutation. */
 export const sendBlobsSchema = strictFields({

@@ -4,6 +4,7 @@ import { address, hexQuantity, uuid, WIRE_PATTERNS } from './wireRules.js'
 import { strictFields } from './strictFields.js'
 import { bundleFieldRules, MAX_TARGET_BLOCK } from './bundleParams.js'
 
+/** Raw tx bytes as bloXroute takes them: hex without `0x` (a `0x` is tolerated), an even number of digits. */
 const rawTx = z
   .string({ error: 'expected raw transaction bytes as hex without 0x' })
   .regex(/^(0x)?([0-9a-fA-F]{2})+$/, 'expected raw transaction bytes as hex without 0x (an even number of hex digits)')
@@ -14,8 +15,7 @@ const blockNumber = hexQuantity({ type: 'required: a future block number in hex,
   'expected a future block number (not 0x0, at most 2^52)',
 )
 
-/** `blxr_submit_bundle`'s params as bloXroute's docs list them; the BackRunMe and frontrunning flags are understood and ignored. */
-/** bloXroute's blxr_submit_bundle object (snake_case, raw txs without 0x). */
+/** `blxr_submit_bundle`'s params as bloXroute's docs list them (snake_case, raw txs without 0x); the BackRunMe and frontrunning flags are understood and ignored. */
 export const submitBundleParams = strictFields({
   transaction: z.array(rawTx, { error: 'required: a list of raw transactions (hex without 0x)' }),
   block_number: blockNumber,

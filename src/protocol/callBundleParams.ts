@@ -13,7 +13,6 @@ const integerOrQuantity = (what: string) =>
  * ignored (a simulation here is never cut short), `gasLimit` and `difficulty` cannot be
  * honoured, any other field is refused naming the closest known one.
  */
-/** eth_callBundle's object, as Flashbots defines it (`gasLimit` and `difficulty` refused: see why). */
 export const callBundleSchema = strictFields({
   txs: z
     .array(hexBytes({ format: 'expected a signed transaction as 0x hex' }), { error: 'required: an array of signed transactions as 0x hex strings' })

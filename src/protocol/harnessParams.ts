@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { address, decimalWei, hexBytes } from './wireRules.js'
 import { strictFields } from './strictFields.js'
+import { normalizeAddress } from './normalize.js'
 
 export const advanceParams = strictFields({
   slots: z.number({ error: 'expected an integer from 1 to 1000' }).int('expected an integer from 1 to 1000').min(1, 'expected an integer from 1 to 1000').max(1000, 'expected an integer from 1 to 1000').default(1),
@@ -32,7 +33,7 @@ export const competitionParams = strictFields({ fromBlock: block.optional(), toB
 /** harness_nameSearcher's object. */
 export const nameSearcherParams = strictFields({
   name: z.string({ error: 'expected a name (a string)' }).trim().min(1, 'expected a non-empty name').max(64, 'expected a name of at most 64 characters'),
-  addresses: z.array(address(), { error: 'expected an array of addresses' }).min(1, 'expected at least one address').max(64, 'expected at most 64 addresses'),
+  addresses: z.array(address().transform((a) => normalizeAddress(a)), { error: 'expected an array of addresses' }).min(1, 'expected at least one address').max(64, 'expected at most 64 addresses'),
 })
 
 /** harness_setTokenBalance's object: the amount in token units. */

@@ -23,9 +23,8 @@ import { callBundleSchema } from './callBundleParams.js'
 import { advanceParams, competitionParams, competitorBidParams, impersonatedParams, nameSearcherParams, setBalanceParams, setTokenBalanceParams, timeInSlotParams } from './harnessParams.js'
 import { shareBundleSchema, simOptionsSchema } from './mevShareParams.js'
 import { cancelPrivateTxSchema, privateTxPreferencesSchema, sendPrivateTxSchema } from './privateTxParams.js'
-import { describeIssues, forwardedParams, namedOrWrappedObjectParam, noParams, objectParam, optionalObjectParam, positionalParams, type ParamsIn, type ParamsOut, type ParamsSpec } from './paramsReading.js'
+import { describeIssuesUnder, describeObjectValue, forwardedParams, namedOrWrappedObjectParam, noParams, objectParam, optionalObjectParam, positionalParams, type ParamsIn, type ParamsOut, type ParamsSpec } from './paramsReading.js'
 import { bundleStatsV2Params, statsParams, titanParams, userStatsV2Params } from './statsParams.js'
-import { formatPath } from './paramsReading.js'
 
 /**
  * Where a method is served: the submission URL (`:8645`), the stats URL (`:8646`), each
@@ -56,7 +55,8 @@ const answers = <T>(): Answer<T> => ({})
 
 const signedTxParam = signedTx({ type: 'expected a signed transaction as 0x hex' })
 const filterObject = z.record(z.string(), z.unknown(), { error: 'expected a filter object { fromBlock?, toBlock?, address?, topics?, blockHash? }' })
-const subscriptionKind = z.string({ error: 'expected ["newHeads" | "newPendingTransactions" | "logs", options?]' })
+const SUBSCRIPTION_SHAPE = '["newHeads" | "newPendingTransactions" | "logs", options?]'
+const subscriptionKind = z.string()
 
 /**
  * Every JSON-RPC method bundlesim serves beside Anvil's forwarded reads: its params (read by the
@@ -66,60 +66,60 @@ const subscriptionKind = z.string({ error: 'expected ["newHeads" | "newPendingTr
  * its row; `test/methodTable.test.ts` checks each server registers exactly the rows served there.
  */
 export const METHODS = {
-  eth_sendBundle: method(objectParam(bundleObjectSchema, '[{ txs, blockNumber?, minTimestamp?, maxTimestamp?, revertingTxHashes?, droppingTxHashes?, replacementUuid?, replacementSeqNumber?, refundPercent?, refundRecipient?, refundTxHashes?, refundIndex?, builders? }]'), answers<SendBundleResult>(), ['submission', 'builder'], 'A bundle for a block (empty `txs` with a uuid cancels it); answers `{ bundleHash }`.'),
-  svc_boostBundle: method(objectParam(bundleObjectSchema, '[{ txs, … }]'), answers<SendBundleResult>(), ['submission'], "eth_sendBundle's object, boosted; needs `X-Api-Key`."),
-  eth_cancelBundle: method(objectParam(cancelBundleSchema, '[{ replacementUuid }]'), answers<CancelBundleResult>(), ['submission', 'builder'], "Withdraws a uuid's pending bundles; answers their hashes."),
-  eth_sendEndOfBlockBundle: method(objectParam(endOfBlockBundleSchema, '[{ txs, blockNumber?, revertingTxHashes?, targetPools?, replacementUuid?, replacementSeqNumber? }]'), answers<SendBundleResult>(), ['submission'], "Titan's end-of-block bundle; needs `X-Flashbots-Signature`."),
-  eth_callBundle: method(objectParam(callBundleSchema, '[{ txs, blockNumber, stateBlockNumber, timestamp?, coinbase?, baseFee? }]'), answers<CallBundleResponse>(), ['submission', 'builder'], "Simulates a bundle on the head (or a past block's state) and answers like Flashbots."),
+  eth_sendBundle: method(objectParam(bundleObjectSchema), answers<SendBundleResult>(), ['submission', 'builder'], 'A bundle for a block (empty `txs` with a uuid cancels it); answers `{ bundleHash }`.'),
+  svc_boostBundle: method(objectParam(bundleObjectSchema), answers<SendBundleResult>(), ['submission'], "eth_sendBundle's object, boosted; needs `X-Api-Key`."),
+  eth_cancelBundle: method(objectParam(cancelBundleSchema), answers<CancelBundleResult>(), ['submission', 'builder'], "Withdraws a uuid's pending bundles; answers their hashes."),
+  eth_sendEndOfBlockBundle: method(objectParam(endOfBlockBundleSchema), answers<SendBundleResult>(), ['submission'], "Titan's end-of-block bundle; needs `X-Flashbots-Signature`."),
+  eth_callBundle: method(objectParam(callBundleSchema), answers<CallBundleResponse>(), ['submission', 'builder'], "Simulates a bundle on the head (or a past block's state) and answers like Flashbots."),
   eth_sendRawTransaction: method(
-    positionalParams({ schemas: [signedTx()], required: 1, shape: '[signedTx]', countMessage: 'params: expected an array holding one signed transaction', describe: (_, error) => `params: ${error.issues[0]?.message ?? 'expected [signedTx]'}` }),
+    positionalParams({ schemas: [signedTx()], required: 1, shape: '[signedTx]', message: 'params: expected an array holding one signed transaction', describe: (_, error) => `params: ${error.issues[0]?.message ?? 'expected [signedTx]'}` }),
     answers<Hash>(),
     ['submission'],
     'A public tx, into the public mempool.',
   ),
-  eth_sendPrivateTransaction: method(objectParam(sendPrivateTxSchema, '[{ tx, maxBlockNumber?, preferences? }]'), answers<Hash>(), ['submission', 'builder'], 'A private tx: never in the public mempool; answers its hash.'),
+  eth_sendPrivateTransaction: method(objectParam(sendPrivateTxSchema), answers<Hash>(), ['submission', 'builder'], 'A private tx: never in the public mempool; answers its hash.'),
   eth_sendPrivateRawTransaction: method(
     positionalParams({
       schemas: [signedTxParam, privateTxPreferencesSchema],
       required: 1,
       shape: '[signedTx, preferences?]',
-      countMessage: 'params: expected [signedTx] or [signedTx, preferences]',
-      describe: (index, error) => (index === 0 ? `params[0]: ${error.issues[0]?.message ?? 'invalid'}` : error.issues.map((issue) => `${['params[1]', formatPath(issue.path)].filter(Boolean).join('.')}: ${issue.message}`).join('; ')),
+      message: 'params: expected [signedTx] or [signedTx, preferences]',
+      describe: (index, error) => (index === 0 ? `params[0]: ${error.issues[0]?.message ?? 'invalid'}` : describeIssuesUnder('params[1]', error)),
     }),
     answers<Hash>(),
     ['submission', 'builder'],
     "A private tx as a raw tx, with Flashbots' preferences.",
   ),
-  eth_cancelPrivateTransaction: method(objectParam(cancelPrivateTxSchema, '[{ txHash }]'), answers<boolean>(), ['submission', 'builder'], 'Cancels a pending private tx; signed by the key that sent it.'),
-  eth_sendBlobs: method(objectParam(sendBlobsSchema, '[{ txs, maxBlockNumber? }]'), answers<Hash[]>(), ['submission'], "Titan's: one sender's blob-tx permutations at one nonce; answers their hashes."),
-  mev_sendBundle: method(objectParam(shareBundleSchema, '[{ version, inclusion, body, validity?, privacy? }]'), answers<SendBundleResult>(), ['submission', 'builder'], 'A MEV-Share bundle (a backrun of a shared order); signed.'),
+  eth_cancelPrivateTransaction: method(objectParam(cancelPrivateTxSchema), answers<boolean>(), ['submission', 'builder'], 'Cancels a pending private tx; signed by the key that sent it.'),
+  eth_sendBlobs: method(objectParam(sendBlobsSchema), answers<Hash[]>(), ['submission'], "Titan's: one sender's blob-tx permutations at one nonce; answers their hashes."),
+  mev_sendBundle: method(objectParam(shareBundleSchema), answers<SendBundleResult>(), ['submission', 'builder'], 'A MEV-Share bundle (a backrun of a shared order); signed.'),
   mev_simBundle: method(
     positionalParams({
       schemas: [shareBundleSchema, simOptionsSchema],
       required: 1,
       shape: '[bundle, simOptions?]',
-      countMessage: 'params: expected [bundle] or [bundle, simOptions]',
-      describe: (index, error) => (index === 0 ? describeIssues(error) : describeIssues(error).split('; ').map((issue) => `simOptions.${issue}`).join('; ')),
+      message: 'params: expected [bundle] or [bundle, simOptions]',
+      describe: (index, error, value) => (index === 0 ? describeObjectValue(index, error, value) : describeIssuesUnder('simOptions', error)),
     }),
     answers<MevSimBundleResult>(),
     ['submission', 'builder'],
     "Simulates a MEV-Share bundle as the node does; signed.",
   ),
-  flashbots_getBundleStatsV2: method(objectParam(bundleStatsV2Params, '[{ bundleHash, blockNumber }]'), answers<FlashbotsBundleStatsV2>(), ['submission', 'builder'], "Flashbots' bundle stats, for the signing key's own bundles."),
-  flashbots_getUserStatsV2: method(objectParam(userStatsV2Params, '[{ blockNumber }]'), answers<FlashbotsUserStatsV2>(), ['submission', 'builder'], "Flashbots' user stats of the signing key."),
+  flashbots_getBundleStatsV2: method(objectParam(bundleStatsV2Params), answers<FlashbotsBundleStatsV2>(), ['submission', 'builder'], "Flashbots' bundle stats, for the signing key's own bundles."),
+  flashbots_getUserStatsV2: method(objectParam(userStatsV2Params), answers<FlashbotsUserStatsV2>(), ['submission', 'builder'], "Flashbots' user stats of the signing key."),
   svc_getBundleStats: method(objectParam(statsParams, '[{ bundle_hash }]'), answers<BundleStats>(), ['stats'], "A bundle's trace after the stats delay (`bundleHash` accepted too)."),
-  titan_getBundleStats: method(objectParam(titanParams, '[{ bundleHash }]'), answers<TitanBundleStats>(), ['stats', 'builder'], "A bundle's trace in Titan's shape."),
-  blxr_submit_bundle: method(namedOrWrappedObjectParam(submitBundleParams, '{ transaction, block_number, … } (or wrapped: [{ … }])', 'params: expected an object { transaction, block_number, … }'), answers<SendBundleResult>(), ['gateway'], "bloXroute's bundle submission (the gateway's snake_case fields)."),
+  titan_getBundleStats: method(objectParam(titanParams), answers<TitanBundleStats>(), ['stats', 'builder'], "A bundle's trace in Titan's shape."),
+  blxr_submit_bundle: method(namedOrWrappedObjectParam(submitBundleParams, 'params: expected an object { transaction, block_number, … }'), answers<SendBundleResult>(), ['gateway'], "bloXroute's bundle submission (the gateway's snake_case fields)."),
 
-  harness_advanceSlot: method(optionalObjectParam(advanceParams, '[{ slots? }]'), answers<SlotReport[]>(), ['submission'], 'Builds the next slots at once (manual clock); answers their reports.'),
+  harness_advanceSlot: method(optionalObjectParam(advanceParams), answers<SlotReport[]>(), ['submission'], 'Builds the next slots at once (manual clock); answers their reports.'),
   harness_status: method(noParams(), answers<HarnessStatus>(), ['submission'], 'The head, the slot, the URLs, the builders and the world.'),
-  harness_setTimeInSlot: method(objectParam(timeInSlotParams, '[{ ms }]'), answers<HarnessStatus>(), ['submission'], 'Moves the manual clock within the slot.'),
-  harness_setCompetitorBid: method(objectParam(competitorBidParams, '[{ bidWei }]'), answers<SetCompetitorBidResult>(), ['submission'], "Sets the relay's competing bid (decimal wei, or null)."),
-  harness_setBalance: method(objectParam(setBalanceParams, '[{ address, wei }]'), answers<SetBalanceResult>(), ['submission'], "Sets an account's balance on the head state."),
-  harness_sendImpersonatedTx: method(objectParam(impersonatedParams, '[{ from, to?, value?, data?, gas?, maxFeePerGas?, maxPriorityFeePerGas? }]'), answers<ImpersonatedTxResult>(), ['submission'], "Mines an impersonated account's unsigned tx in a block of its own."),
-  harness_setTokenBalance: method(objectParam(setTokenBalanceParams, '[{ address, token, amount }]'), answers<SetTokenBalanceResult>(), ['submission'], "Sets an account's balance of a world token (`--world`)."),
-  harness_getCompetition: method(optionalObjectParam(competitionParams, '[{ fromBlock?, toBlock? }]'), answers<CompetitionReport>(), ['submission'], "Who won each opportunity, who else went for it, each searcher's record (`--flow`)."),
-  harness_nameSearcher: method(objectParam(nameSearcherParams, '[{ name, addresses }]'), answers<NamedSearcherResult>(), ['submission'], "Names a searcher's addresses in every view and its accounting."),
+  harness_setTimeInSlot: method(objectParam(timeInSlotParams), answers<HarnessStatus>(), ['submission'], 'Moves the manual clock within the slot.'),
+  harness_setCompetitorBid: method(objectParam(competitorBidParams), answers<SetCompetitorBidResult>(), ['submission'], "Sets the relay's competing bid (decimal wei, or null)."),
+  harness_setBalance: method(objectParam(setBalanceParams), answers<SetBalanceResult>(), ['submission'], "Sets an account's balance on the head state."),
+  harness_sendImpersonatedTx: method(objectParam(impersonatedParams), answers<ImpersonatedTxResult>(), ['submission'], "Mines an impersonated account's unsigned tx in a block of its own."),
+  harness_setTokenBalance: method(objectParam(setTokenBalanceParams), answers<SetTokenBalanceResult>(), ['submission'], "Sets an account's balance of a world token (`--world`)."),
+  harness_getCompetition: method(optionalObjectParam(competitionParams), answers<CompetitionReport>(), ['submission'], "Who won each opportunity, who else went for it, each searcher's record (`--flow`)."),
+  harness_nameSearcher: method(objectParam(nameSearcherParams), answers<NamedSearcherResult>(), ['submission'], "Names a searcher's addresses in every view and its accounting."),
 
   eth_getTransactionCount: method(forwardedParams('[address, blockTag]'), answers<unknown>(), ['submission'], 'With `pending`: counts the public mempool; else Anvil.'),
   eth_fillTransaction: method(forwardedParams('[tx]'), answers<unknown>(), ['submission'], "Fills the nonce from the public mempool's pending count; else Anvil."),
@@ -127,7 +127,7 @@ export const METHODS = {
   eth_getBlockByNumber: method(forwardedParams('[blockTag, fullTxs]'), answers<unknown>(), ['submission'], "`pending`: the public mempool's txs on the next block; else Anvil."),
   txpool_content: method(noParams(), answers<unknown>(), ['submission'], "geth's pool content (public mempool only)."),
   txpool_contentFrom: method(
-    positionalParams({ schemas: [address()], required: 1, shape: '[address]', countMessage: 'params: expected [address], a 20-byte 0x address', describe: () => 'params: expected [address], a 20-byte 0x address' }),
+    positionalParams({ schemas: [address()], required: 1, shape: '[address]', message: 'params: expected [address], a 20-byte 0x address' }),
     answers<unknown>(),
     ['submission'],
     "geth's pool content of one sender.",
@@ -135,7 +135,7 @@ export const METHODS = {
   txpool_status: method(noParams(), answers<{ pending: Hex; queued: Hex }>(), ['submission'], "geth's pending and queued counts."),
   txpool_inspect: method(noParams(), answers<unknown>(), ['submission'], "geth's pool summary."),
   eth_newFilter: method(
-    positionalParams({ schemas: [filterObject], required: 1, shape: '[filter]', countMessage: 'params: expected [filter], a filter object { fromBlock?, toBlock?, address?, topics?, blockHash? }', describe: () => 'params: expected [filter], a filter object { fromBlock?, toBlock?, address?, topics?, blockHash? }' }),
+    positionalParams({ schemas: [filterObject], required: 1, shape: '[filter]', message: 'params: expected [filter], a filter object { fromBlock?, toBlock?, address?, topics?, blockHash? }' }),
     answers<string>(),
     ['submission'],
     "A log filter over the public view's canonical blocks.",
@@ -146,13 +146,13 @@ export const METHODS = {
   eth_getFilterLogs: method(filterIdParam(), answers<unknown[]>(), ['submission'], "A log filter's every log."),
   eth_uninstallFilter: method(filterIdParam(), answers<boolean>(), ['submission'], 'Removes a filter.'),
   eth_subscribe: method(
-    positionalParams({ schemas: [subscriptionKind, z.unknown()], required: 1, shape: '["newHeads" | "newPendingTransactions" | "logs", options?]', countMessage: 'params: expected ["newHeads" | "newPendingTransactions" | "logs", options?]', describe: () => 'params: expected ["newHeads" | "newPendingTransactions" | "logs", options?]' }),
+    positionalParams({ schemas: [subscriptionKind, z.unknown()], required: 1, shape: SUBSCRIPTION_SHAPE, message: (params) => `params: expected ${SUBSCRIPTION_SHAPE}, got ${JSON.stringify(params)?.slice(0, 80)}` }),
     answers<string>(),
     ['submission'],
     'WebSocket only: newHeads, newPendingTransactions, logs from the public view.',
   ),
   eth_unsubscribe: method(
-    positionalParams({ schemas: [z.string()], required: 1, shape: '[subscriptionId]', countMessage: 'params: expected [subscriptionId]', describe: () => 'params: expected [subscriptionId]' }),
+    positionalParams({ schemas: [z.string()], required: 1, shape: '[subscriptionId]', message: 'params: expected [subscriptionId]' }),
     answers<boolean>(),
     ['submission'],
     'WebSocket only: ends a subscription.',
@@ -160,7 +160,7 @@ export const METHODS = {
 } as const
 
 function filterIdParam() {
-  return positionalParams({ schemas: [z.string({ error: 'expected a filter id' })], required: 1, shape: '[filterId]', countMessage: 'params: expected [filterId]', describe: (_, error) => `params: ${error.issues[0]?.message ?? 'expected [filterId]'}` })
+  return positionalParams({ schemas: [z.string({ error: 'expected a filter id' })], required: 1, shape: '[filterId]', message: 'params: expected [filterId]', describe: (_, error) => `params: ${error.issues[0]?.message ?? 'expected [filterId]'}` })
 }
 
 /** A method of the table. */

@@ -6,7 +6,7 @@ import { address, hash32, hexQuantity, signedTx } from './wireRules.js'
 import { normalizeAddress, normalizeHash } from './normalize.js'
 
 /** The bundle versions the MEV-Share node takes (`v0.1`, and the older `beta-1`). */
-export const MEV_SHARE_VERSIONS = ['v0.1', 'beta-1'] as const
+const MEV_SHARE_VERSIONS = ['v0.1', 'beta-1'] as const
 
 const blockNumber = hexQuantity({ type: 'expected a hex block number like "0x1b4"', format: 'expected a hex block number like "0x1b4"' }).transform((hex) => BigInt(hex))
 const PERCENT = 'expected an integer percent from 0 to 100'

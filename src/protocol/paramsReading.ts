@@ -1,4 +1,4 @@
-import type { z } from 'zod'
+import { z } from 'zod'
 
 /** What reading a request's `params` gave: the typed value, or the message of `-32602` naming the field and the problem. */
 export type ParamsReading<Out> = { ok: true; value: Out } | { ok: false; message: string }
@@ -22,7 +22,7 @@ export type ParamsIn<Spec> = Spec extends ParamsSpec<infer In, unknown> ? In : n
 export type ParamsOut<Spec> = Spec extends ParamsSpec<readonly unknown[], infer Out> ? Out : never
 
 /** Renders a zod path the way users write it: `txs[1]`, `refundTxHashes[0]`. */
-export function formatPath(path: readonly PropertyKey[]): string {
+function formatPath(path: readonly PropertyKey[]): string {
   let out = ''
   for (const key of path) out += typeof key === 'number' ? `[${key}]` : out ? `.${String(key)}` : String(key)
   return out
@@ -40,8 +40,13 @@ export function describeIssues(error: z.ZodError): string {
     .join('; ')
 }
 
+/** A value's problems named under `prefix`, each as `prefix.field: problem`: `params[1].fast: expected a boolean`, `simOptions.timeout: …`. */
+export function describeIssuesUnder(prefix: string, error: z.ZodError): string {
+  return error.issues.map((issue) => `${[prefix, formatPath(issue.path)].filter(Boolean).join('.')}: ${issue.message}`).join('; ')
+}
+
 /** A value's kind as an error message says it: `an array of 2`, `null`, `a string`. */
-export function describeShape(value: unknown): string {
+function describeShape(value: unknown): string {
   if (Array.isArray(value)) return `an array of ${value.length}`
   if (value === null) return 'null'
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`
@@ -58,11 +63,13 @@ function readObject<S extends z.ZodType>(schema: S, object: unknown, at = 'param
 
 /**
  * `[object]`: an array holding exactly one object valid under `schema` (Flashbots' methods all
- * take this form).
+ * take this form). Its shape for the reference is read from the schema's fields (optional ones
+ * marked `?`, refused ones left out), unless `shape` is given (a schema that is not a plain
+ * object, e.g. one that transforms the whole object).
  *
- * @example objectParam(cancelBundleParams, '[{ replacementUuid }]').read([{ replacementUuid: '…' }])
+ * @example objectParam(cancelBundleSchema).shape // '[{ replacementUuid }]'
  */
-export function objectParam<S extends z.ZodType>(schema: S, shape: string): ParamsSpec<[z.input<S>], z.output<S>> {
+export function objectParam<S extends z.ZodType>(schema: S, shape = `[${objectShape(schema)}]`): ParamsSpec<[z.input<S>], z.output<S>> {
   return {
     shape,
     read(params) {
@@ -73,10 +80,23 @@ export function objectParam<S extends z.ZodType>(schema: S, shape: string): Para
 }
 
 /**
+ * An object schema's fields as the reference writes them: `{ txs, blockNumber?, … }`. A field
+ * that only accepts its absence (`refusedField`: another builder's field bundlesim cannot
+ * honour) is not one the method takes.
+ */
+function objectShape(schema: z.ZodType): string {
+  if (!(schema instanceof z.ZodObject)) throw new Error('objectShape: not an object schema; give the method its shape')
+  const fields = Object.entries(schema.shape as Record<string, z.ZodType>)
+    .filter(([, field]) => !(field instanceof z.ZodOptional && field.unwrap() instanceof z.ZodUndefined))
+    .map(([name, field]) => (field.safeParse(undefined).success ? `${name}?` : name))
+  return `{ ${fields.join(', ')} }`
+}
+
+/**
  * The object by name (`params: { … }`, as bloXroute's docs send it) or wrapped in an array
  * (`[{ … }]`, as JSON-RPC clients do); `notAnObject` answers anything else.
  */
-export function namedOrWrappedObjectParam<S extends z.ZodType>(schema: S, shape: string, notAnObject: string): ParamsSpec<[z.input<S>], z.output<S>> {
+export function namedOrWrappedObjectParam<S extends z.ZodType>(schema: S, notAnObject: string, shape = `${objectShape(schema)} (or wrapped: [{ … }])`): ParamsSpec<[z.input<S>], z.output<S>> {
   return {
     shape,
     read(params) {
@@ -88,7 +108,7 @@ export function namedOrWrappedObjectParam<S extends z.ZodType>(schema: S, shape:
 }
 
 /** `[]`, no params member, or `[object]`: for methods whose one object has only optional fields. */
-export function optionalObjectParam<S extends z.ZodType>(schema: S, shape: string): ParamsSpec<[z.input<S>] | [], z.output<S>> {
+export function optionalObjectParam<S extends z.ZodType>(schema: S, shape = `[${objectShape(schema)}]`): ParamsSpec<[z.input<S>] | [], z.output<S>> {
   const one = objectParam(schema, shape)
   return {
     shape,
@@ -106,34 +126,44 @@ export function noParams(): ParamsSpec<[], void> {
 
 /**
  * Positional values, each under its own schema (`[signedTx]`, `[signedTx, preferences?]`): the
- * first `required` are required, the rest optional. A wrong count answers `countMessage`; a
- * value's problems are named under `params[i]` (or by `describe` when the method words them
- * its own way).
+ * first `required` are required, the rest optional (an optional one sent as `null` counts as
+ * absent, as JSON-RPC clients send it). A wrong count answers `message`; so does a value's
+ * problem, unless `describe` words it (given the value as sent).
  */
 export function positionalParams<const Schemas extends readonly z.ZodType[], const Required extends number>(options: {
   schemas: Schemas
   required: Required
   shape: string
-  countMessage: string
-  describe?(index: number, error: z.ZodError): string
+  /** The answer to a wrong count, given the params as sent. */
+  message: string | ((params: unknown) => string)
+  describe?(index: number, error: z.ZodError, value: unknown): string
 }): ParamsSpec<PositionalIn<Schemas, Required>, PositionalOut<Schemas, Required>> {
-  const { schemas, required, shape, countMessage } = options
-  const describe = options.describe ?? ((index: number, error: z.ZodError) => `params[${index}]: ${error.issues[0]?.message ?? 'invalid'}`)
+  const { schemas, required, shape, describe } = options
+  const message = (params: unknown) => (typeof options.message === 'string' ? options.message : options.message(params))
   return {
     shape,
     read(params) {
-      if (params !== undefined && !Array.isArray(params)) return failed(countMessage)
+      if (params !== undefined && !Array.isArray(params)) return failed(message(params))
       const values: readonly unknown[] = params ?? []
-      if (values.length < required || values.length > schemas.length) return failed(countMessage)
+      if (values.length < required || values.length > schemas.length) return failed(message(params))
       const out: unknown[] = []
       for (const [index, value] of values.entries()) {
+        if (index >= required && value === null) {
+          out.push(undefined)
+          continue
+        }
         const parsed = schemas[index]!.safeParse(value)
-        if (!parsed.success) return failed(describe(index, parsed.error))
+        if (!parsed.success) return failed(describe ? describe(index, parsed.error, value) : message(params))
         out.push(parsed.data)
       }
       return { ok: true, value: out as PositionalOut<Schemas, Required> }
     },
   }
+}
+
+/** An object value's problem as `objectParam` words it: `params[i]: expected an object, got a string`, else each field's. */
+export function describeObjectValue(index: number, error: z.ZodError, value: unknown): string {
+  return value === null || typeof value !== 'object' || Array.isArray(value) ? `params[${index}]: expected an object, got ${describeShape(value)}` : describeIssues(error)
 }
 
 /** The values a handler gets from `positionalParams`: each schema's output, the optional ones possibly absent. */

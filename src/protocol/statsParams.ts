@@ -1,15 +1,19 @@
+import { z } from 'zod'
 import { hash32 } from './wireRules.js'
 import { strictFields } from './strictFields.js'
 import { normalizeHash } from './normalize.js'
 import { blockNumberParam } from './privateTxParams.js'
 
 const hash = hash32({ type: 'expected a 32-byte 0x hex bundle hash', format: 'expected a 32-byte 0x hex bundle hash' })
-/** svc_getBundleStats' object: `bundle_hash` (the spec's), `bundleHash` accepted too. */
-export const statsParams = strictFields({ bundle_hash: hash.optional(), bundleHash: hash.optional() })
-  .refine((p) => p.bundle_hash !== undefined || p.bundleHash !== undefined, {
-    message: 'required: the hash returned at submission',
-    path: ['bundle_hash'],
-  })
+/** svc_getBundleStats' object: `bundle_hash` (the spec's), `bundleHash` accepted too; read as the one hash. */
+export const statsParams = strictFields({ bundle_hash: hash.optional(), bundleHash: hash.optional() }).transform((p, ctx) => {
+  const bundleHash = p.bundle_hash ?? p.bundleHash
+  if (bundleHash === undefined) {
+    ctx.addIssue({ code: 'custom', message: 'required: the hash returned at submission', path: ['bundle_hash'] })
+    return z.NEVER
+  }
+  return bundleHash
+})
 
 /** titan_getBundleStats' object. */
 export const titanParams = strictFields({ bundleHash: hash })

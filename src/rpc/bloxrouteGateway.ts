@@ -16,7 +16,7 @@ export interface BloxrouteGatewayDeps {
   isAuthorized(header: string): boolean
 }
 
-/** Raw tx bytes as bloXroute takes them: hex without `0x` (a `0x` is tolerated), an even number of digits. */
+/** bloXroute's invalid-params answer: code, `Invalid params`, and what is wrong in `data`. */
 const invalid = (data: string) => rpcError(RpcErrorCode.InvalidParams, 'Invalid params', data)
 
 /**

@@ -5,7 +5,6 @@ import type { NamedSearcher } from '../bundle/searcherNames.js'
 import { invalidParams } from './errors.js'
 import type { RequestContext } from './httpServer.js'
 import { registerMethod } from './registerMethod.js'
-import { normalizeAddress } from '../protocol/normalize.js'
 
 export interface CompetitionMethodDeps {
   /** Null without a market (`--flow`). */
@@ -24,7 +23,5 @@ export function registerCompetitionMethods(rpc: JSONRPCServer<RequestContext>, d
     if (!report) throw invalidParams('no market in this run: start bundlesim with --world dex --flow default (or a scenario with world: dex and flow: default)')
     return report
   })
-  registerMethod(rpc, 'harness_nameSearcher', ({ name, addresses }) => {
-    return deps.register(name, addresses.map((a) => normalizeAddress(a)))
-  })
+  registerMethod(rpc, 'harness_nameSearcher', ({ name, addresses }) => deps.register(name, addresses))
 }

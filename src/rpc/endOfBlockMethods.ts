@@ -5,6 +5,8 @@ import { RpcErrorCode } from '../protocol/errorCodes.js'
 import { invalidParams, rpcError } from './errors.js'
 import type { RequestContext } from './httpServer.js'
 import { registerMethod } from './registerMethod.js'
+import { withinSizeLimit } from './submissionMethods.js'
+import type { Address } from 'viem'
 
 export interface EndOfBlockDeps {
   ingest: BundleIngest
@@ -20,17 +22,18 @@ export interface EndOfBlockDeps {
  * `replacementUuid` cancels (answer `null`).
  */
 export function registerEndOfBlockMethods(rpc: JSONRPCServer<RequestContext>, deps: EndOfBlockDeps): void {
-  const signed = (_: unknown, context: RequestContext) => {
+  // Signed first, as on Titan: the signing key is the bundle's searcher.
+  const signer = (_: unknown, context: RequestContext): Address => {
     if (!context.searcher) {
       throw rpcError(
         RpcErrorCode.Forbidden,
         'eth_sendEndOfBlockBundle needs an X-Flashbots-Signature header ("<address>:<personal_sign of keccak256(body)>"), as on Titan',
       )
     }
+    return context.searcher
   }
-  registerMethod(rpc, 'eth_sendEndOfBlockBundle', (object, context) => {
-    if (object.txs.length > deps.maxBundleTxs) throw invalidParams(`txs: ${object.txs.length} transactions, over the limit of ${deps.maxBundleTxs} per bundle`)
-    const submission = toEndOfBlockSubmission(object)
+  registerMethod(rpc, 'eth_sendEndOfBlockBundle', (object, _, searcher) => {
+    const submission = toEndOfBlockSubmission(withinSizeLimit(object, deps.maxBundleTxs))
     if (submission.txs.length === 0) {
       if (submission.replacementUuid === undefined) {
         throw invalidParams('txs: must hold at least one signed transaction (empty only with replacementUuid, to cancel)')
@@ -38,6 +41,6 @@ export function registerEndOfBlockMethods(rpc: JSONRPCServer<RequestContext>, de
       deps.ingest.cancel(submission.replacementUuid)
       return null
     }
-    return { bundleHash: deps.ingest.submit(submission, { boosted: false, searcher: context.searcher ?? undefined }) }
-  }, { before: signed })
+    return { bundleHash: deps.ingest.submit(submission, { boosted: false, searcher }) }
+  }, { before: signer })
 }

@@ -46,7 +46,8 @@ export function registerHarnessMethods(rpc: JSONRPCServer<RequestContext>, deps:
     }
   })
   registerMethod(rpc, 'harness_setBalance', async ({ address, wei }) => {
-    await deps.setBalance(normalizeAddress(address), BigInt(wei))
-    return { address: address.toLowerCase(), wei }
+    const holder = normalizeAddress(address)
+    await deps.setBalance(holder, BigInt(wei))
+    return { address: holder, wei }
   })
 }

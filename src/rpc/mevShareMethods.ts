@@ -40,11 +40,10 @@ export function registerMevShareMethods(rpc: JSONRPCServer<RequestContext>, deps
   }
 
   // Signed first: an unsigned request is refused whatever its params.
-  const sendSigner = (context: RequestContext) => requireSearcher(context.searcher, 'mev_sendBundle', 'MEV-Share takes bundles signed by the searcher only')
-  registerMethod(rpc, 'mev_sendBundle', (object, context) => {
+  registerMethod(rpc, 'mev_sendBundle', (object, _, searcher) => {
     const { bundle } = decode(object)
-    return { bundleHash: deps.ingest.submitShareBundle(bundle, { searcher: sendSigner(context) }) }
-  }, { before: (_, context) => void sendSigner(context) })
+    return { bundleHash: deps.ingest.submitShareBundle(bundle, { searcher }) }
+  }, { before: (_: unknown, context: RequestContext) => requireSearcher(context.searcher, 'mev_sendBundle', 'MEV-Share takes bundles signed by the searcher only') })
 
   registerMethod(rpc, 'mev_simBundle', async ([object, options = {}]) => {
     try {

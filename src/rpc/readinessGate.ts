@@ -57,7 +57,7 @@ export class ReadinessGate {
   }
 
   /** Whether a request with these headers may be answered now. */
-  admits(headers: IncomingHttpHeaders): boolean {
+  private admits(headers: IncomingHttpHeaders): boolean {
     return this.isOpen || headers[STARTING_CLIENT_HEADER] === this.token
   }
 

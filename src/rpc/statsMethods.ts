@@ -26,11 +26,7 @@ export interface StatsDeps {
  * trace at the same time (the stats delay, then until retention ends).
  */
 export function registerStatsMethods(rpc: JSONRPCServer<RequestContext>, deps: StatsDeps): void {
-  registerMethod(rpc, 'svc_getBundleStats', ({ bundle_hash, bundleHash }) => {
-    // The schema requires one of the two.
-    const hash = bundle_hash ?? bundleHash ?? ''
-    return toBundleStats(servedTrace(deps, hash), deps.statusCase, deps.severalBuilders)
-  })
+  registerMethod(rpc, 'svc_getBundleStats', (hash) => toBundleStats(servedTrace(deps, hash), deps.statusCase, deps.severalBuilders))
 
   registerTitanStats(rpc, deps)
 }

@@ -1,6 +1,5 @@
 import type { JSONRPCServer } from 'json-rpc-2.0'
 import type { Hex } from 'viem'
-import type { BundleObject } from '../protocol/bundleParams.js'
 import { toSubmission } from '../bundle/submissions.js'
 import type { BundleIngest } from '../bundle/ingest.js'
 import { MempoolRejection, type PublicMempool } from '../mempool/publicMempool.js'
@@ -20,8 +19,8 @@ export interface SubmissionDeps {
   maxBundleTxs: number
 }
 
-/** The bundle object within the size limit. */
-function withinSizeLimit(object: BundleObject, maxBundleTxs: number): BundleObject {
+/** A bundle object within the size limit (`-32602` naming `txs` over it). */
+export function withinSizeLimit<B extends { txs: readonly unknown[] }>(object: B, maxBundleTxs: number): B {
   if (object.txs.length > maxBundleTxs) throw invalidParams(`txs: ${object.txs.length} transactions, over the limit of ${maxBundleTxs} per bundle`)
   return object
 }
@@ -36,11 +35,12 @@ export function registerBundleMethods(
   rpc: JSONRPCServer<RequestContext>,
   deps: Pick<SubmissionDeps, 'ingest' | 'maxBundleTxs'> & { sentTo?: readonly string[]; check?(bundle: Record<string, unknown>): void },
 ): void {
-  const check = deps.check
-  const before = check && ((params: unknown) => {
+  const { check } = deps
+  // The builder's own rules read the object as sent, before the schema.
+  const before = (params: unknown) => {
     const sent = Array.isArray(params) ? params[0] : undefined
-    if (sent !== null && typeof sent === 'object' && !Array.isArray(sent)) check(sent as Record<string, unknown>)
-  })
+    if (check && sent !== null && typeof sent === 'object' && !Array.isArray(sent)) check(sent as Record<string, unknown>)
+  }
   registerMethod(rpc, 'eth_sendBundle', (object, context) => {
     const submission = toSubmission(withinSizeLimit(object, deps.maxBundleTxs))
     if (submission.txs.length === 0) {

@@ -21,8 +21,8 @@ export function registerSubscriptionMethods(rpc: JSONRPCServer<RequestContext>, 
     if (!context.channel) throw rpcError(RpcErrorCode.MethodNotFound, `notifications not supported: ${method} needs a WebSocket connection (ws:// on this same host and port)`)
     return context.channel
   }
-  registerMethod(rpc, 'eth_subscribe', ([kind, option], context) => {
-    const channel = channelOf(context, 'eth_subscribe')
+  // Over HTTP refused first, whatever the params (geth).
+  registerMethod(rpc, 'eth_subscribe', ([kind, option], _, channel) => {
     if (kind === 'newHeads') {
       return channel.subscribe((notify) => feed.onNewBlocks(({ header }) => notify(header)))
     }
@@ -45,7 +45,7 @@ export function registerSubscriptionMethods(rpc: JSONRPCServer<RequestContext>, 
       )
     }
     throw rpcError(RpcErrorCode.MethodNotFound, `no "${kind}" subscription in eth namespace (known: ${KINDS.join(', ')})`)
-  }, { before: (_, context) => void channelOf(context, 'eth_subscribe') })
+  }, { before: (_: unknown, context: RequestContext) => channelOf(context, 'eth_subscribe') })
 
   registerMethod(rpc, 'eth_unsubscribe', ([id], context) => channelOf(context, 'eth_unsubscribe').unsubscribe(id))
 }

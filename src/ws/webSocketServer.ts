@@ -2,10 +2,12 @@ import type { IncomingMessage, Server } from 'node:http'
 import type { JSONRPCServer } from 'json-rpc-2.0'
 import type { Logger } from 'pino'
 import { WebSocketServer, type RawData } from 'ws'
-import { batchSizeError, dispatch, parseMessage } from '../rpc/dispatch.js'
+import { batchSizeError, dispatch, errorResponse, parseMessage } from '../rpc/dispatch.js'
 import type { RequestContext } from '../rpc/httpServer.js'
 import type { RequestActivity } from '../rpc/requestActivity.js'
 import { WsConnection } from './connection.js'
+import type { ReadinessGate } from '../rpc/readinessGate.js'
+import { RpcErrorCode } from '../protocol/errorCodes.js'
 
 export interface WebSocketOptions {
   /** Largest message accepted (the HTTP body limit); a larger one closes the socket with 1009. */
@@ -17,8 +19,8 @@ export interface WebSocketOptions {
   closeGraceMs: number
   /** Counts messages being answered (deferred checks wait for quiet). */
   activity?: RequestActivity
-  /** Resolves when the harness is ready: messages wait for it, in order (src/rpc/readinessGate.ts). */
-  whenReady?: () => Promise<void>
+  /** The harness's readiness: until it is ready, messages wait for it, in order (src/rpc/readinessGate.ts). */
+  gate?: Pick<ReadinessGate, 'ready' | 'whenReady'>
   log: Logger
 }
 
@@ -44,12 +46,17 @@ export function attachWebSocket(server: Server, rpc: JSONRPCServer<RequestContex
     // has no body signature of its own, so it carries no searcher identity.
     const context: RequestContext = { headers: request.headers, rawBody: '', searcher: null, channel: connection }
     socket.on('message', (data: RawData) => {
-      const done = options.activity?.start()
       const text = rawText(data)
-      ;(options.whenReady?.() ?? Promise.resolve())
-        .then(() => answer(rpc, connection, context, text, options.maxBatchSize))
-        .catch((error) => options.log.error({ err: error }, 'WebSocket message failed'))
-        .finally(() => done?.())
+      const run = () => {
+        // Counted from when it is answered: a message held by the gate is not activity yet (as over HTTP).
+        const done = options.activity?.start()
+        return answer(rpc, connection, context, text, options.maxBatchSize)
+          .catch((error) => options.log.error({ err: error }, 'WebSocket message failed'))
+          .finally(() => done?.())
+      }
+      const { gate } = options
+      if (!gate || gate.ready) return void run()
+      gate.whenReady().then(run, (error: Error) => connection.send(JSON.stringify(errorResponse(RpcErrorCode.Unavailable, error.message))))
     })
     socket.on('error', (error) => options.log.debug({ err: error }, 'WebSocket client error'))
   })

@@ -21,7 +21,7 @@ export function backrunTargetGone(backrun: Pick<BundleTrace, 'bundle'>, target: 
   // The user tx's own trace is the user's: nothing of it (its sender, its revert) goes into the searcher's.
   if (target.state === 'Invalid') return gone('is invalid (the builder refused it)')
   const userTerms = target.bundle.kind === 'privateTx' ? target.bundle.privateTx : undefined
-  if (userTerms?.cancelled) return gone('was cancelled (eth_cancelPrivateTransaction)')
+  if (target.cancelled) return gone('was cancelled (eth_cancelPrivateTransaction)')
   if (!target.live) {
     const max = userTerms?.maxBlockNumber
     return gone(max !== undefined && target.bundle.targetBlock >= BigInt(max) ? `expired: not included by its maxBlockNumber ${max}` : 'is no longer tried')

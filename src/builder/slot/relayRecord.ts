@@ -25,7 +25,7 @@ export interface RelayRecordInput {
 export function recordAtRelay(relay: Pick<RelayLog, 'received' | 'delivered'>, { parent, bids, winner, mined, slotStartMs }: RelayRecordInput): void {
   const sent = bids.flatMap((bid) => bid.history.map((at) => ({ bid, at }))).sort((a, b) => a.at.msIntoSlot - b.at.msIntoSlot)
   for (const { bid, at } of sent) {
-    const delivered = bid === winner && at.best === bid.best
+    const delivered = isDelivered(bid, at, winner)
     const block = delivered ? mined : at.best.execution.block
     const trace: RelayBid = {
       slot: parent.number + 1n,
@@ -56,7 +56,12 @@ export function recordAtRelay(relay: Pick<RelayLog, 'received' | 'delivered'>, {
 export function bidsOverTime(bids: readonly BuilderBid[], winner: BuilderBid | null, getHeaderMs: number | undefined): Pick<SlotReport, 'bids' | 'getHeaderMs'> {
   if (getHeaderMs === undefined) return {}
   const all = bids.flatMap((bid) =>
-    bid.history.map((at) => ({ builder: bid.builder.name, value: at.best.value.toString(), msIntoSlot: at.msIntoSlot, afterGetHeader: at.afterGetHeader, delivered: bid === winner && at.best === bid.best })),
+    bid.history.map((at) => ({ builder: bid.builder.name, value: at.best.value.toString(), msIntoSlot: at.msIntoSlot, afterGetHeader: at.afterGetHeader, delivered: isDelivered(bid, at, winner) })),
   )
   return { bids: all.sort((a, b) => a.msIntoSlot - b.msIntoSlot), getHeaderMs }
+}
+
+/** Was this bid of a builder the one the relay delivered: the winner's, and its best (its last before the getHeader)? */
+function isDelivered(bid: BuilderBid, at: BuilderBid['history'][number], winner: BuilderBid | null): boolean {
+  return bid === winner && at.best === bid.best
 }

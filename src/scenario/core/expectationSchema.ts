@@ -71,7 +71,7 @@ const eventExpectation = strict(
 })
 
 /** The fields one hint event may carry: its own keys, and `txs.<key>` for the keys of its txs. */
-export const HINT_EVENT_FIELDS = ['hash', 'logs', 'txs.hash', 'txs.to', 'txs.functionSelector', 'txs.callData', 'mevGasPrice', 'gasUsed'] as const
+const HINT_EVENT_FIELDS = ['hash', 'logs', 'txs.hash', 'txs.to', 'txs.functionSelector', 'txs.callData', 'mevGasPrice', 'gasUsed'] as const
 
 /** One event of the MEV-Share hint stream: the private tx it announces (a template) and exactly the fields it carries. */
 const hintEventExpectation = strict(

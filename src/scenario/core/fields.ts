@@ -37,7 +37,7 @@ export function shorthand<T extends z.ZodType>(key: string, schema: T) {
 }
 
 /** A value as an error message names it: `the string "x"`, `a list`, `number 5`. */
-export function describeValue(value: unknown): string {
+function describeValue(value: unknown): string {
   if (value === undefined) return 'nothing'
   if (value === null) return 'null'
   if (Array.isArray(value)) return 'a list'
