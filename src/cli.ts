@@ -29,11 +29,11 @@ function collect(value: string, previous: string[]): string[] {
 
 /** `--builders <file>` or repeated `--builder <spec>` (not both), checked; undefined: the one default builder. */
 function buildersFromFlags(specs: typeof import('./builder/fleet/specs.js'), file: string | undefined, flags: string[]): BundlesimConfig['builders'] {
-  const { BuilderSpecError, loadBuildersFile, parseBuilderFlag, validateBuilderSpecs } = specs
+  const { BuilderSpecError, loadBuildersFile, parseBuilderFlags } = specs
   if (file !== undefined && flags.length > 0) throw new BuilderSpecError('--builder', 'give the builders either in a --builders file or as --builder flags, not both')
   if (file !== undefined) return loadBuildersFile(file)
   if (flags.length === 0) return undefined
-  return validateBuilderSpecs(flags.map((flag, i) => parseBuilderFlag(flag, `--builder[${i}]`)), '--builder')
+  return parseBuilderFlags(flags)
 }
 
 const { version } = JSON.parse(readFileSync(packageFile('package.json'), 'utf8')) as { version: string }
@@ -72,12 +72,13 @@ function addServeOptions(command: Command): Command {
     .option('--hardfork <name>', "Anvil's EVM hardfork (cancun, prague, osaka…; default Anvil's latest)")
     .option('--coinbase-key <hex>', 'private key of the builder coinbase')
     .option('--algorithms <names>', `comma-separated ordering algorithms (${DEFAULT_CONFIG.algorithms.join(',')})`, (v: string) => v.split(',').map((n) => n.trim()).filter(Boolean), DEFAULT_CONFIG.algorithms)
-    .option('--builders <file>', 'several competing builders: a YAML or JSON list of { name, algorithms?, share? } (docs/several-builders.md)')
-    .option('--builder <spec>', 'one competing builder: name=…,algorithms=a+b,share=0–1 (repeatable; docs/several-builders.md)', collect, [])
+    .option('--builders <file>', 'several competing builders: a YAML or JSON list of profile names or { name, profile?, algorithms?, share? } (docs/several-builders.md)')
+    .option('--builder <spec>', 'competing builders: titan,buildernet,quasar (one per profile), or one as name=…,profile=…,algorithms=a+b,share=0–1 (repeatable; docs/several-builders.md)', collect, [])
     .option('--simulation-cutoff-ms <ms>', 'ms into the slot after which arrivals are not simulated for it (default: 11.75/12 of the slot)', integer('--simulation-cutoff-ms', 0))
     .option('--build-cutoff-ms <ms>', 'ms into the slot after which simulated bundles are not built for it', integer('--build-cutoff-ms', 0))
     .option('--boost-cutoff-ms <ms>', 'later build cutoff for svc_boostBundle bundles', integer('--boost-cutoff-ms', 0))
     .option('--get-header-ms <ms>', 'ms into the slot at which the proposer asks for the header: builders bid through the slot, later bids lose (default: one bid at the cutoff)', integer('--get-header-ms', 0))
+    .option('--bob-window-ms <ms>', 'longest wait for bottom-of-block bundles after a builder streams its block on flashbots_stateDiffs; closes sooner once every subscriber answered (default: 200; docs/bottom-of-block.md)', integer('--bob-window-ms', 0))
     .option('--competitor-bid <wei>', 'fixed competing relay bid per slot, decimal wei', (v: string) => {
       if (!WIRE_PATTERNS.decimalWei.test(v)) throw new InvalidArgumentError('--competitor-bid must be a decimal number of wei')
       return BigInt(v)
@@ -88,7 +89,7 @@ function addServeOptions(command: Command): Command {
       return p
     })
     .option('--auction-seed <n>', 'seed of the competitor draws', integer('--auction-seed', 0), DEFAULT_CONFIG.auctionSeed)
-    .option('--block-gas-limit <gas>', 'Anvil block gas limit', integer('--block-gas-limit', 21_000))
+    .option('--block-gas-limit <gas>', `Anvil block gas limit (default ${DEFAULT_CONFIG.blockGasLimit}, EIP-7935's; a fork keeps the forked chain's unless given)`, integer('--block-gas-limit', 21_000))
     .option('--genesis-timestamp <s>', 'genesis timestamp of a fresh devnet (reproducible block hashes)', integer('--genesis-timestamp', 1))
     .option('--world <dex|file>', 'deploy a DEX world at mainnet addresses: `dex` (WETH9, Uniswap V2/V3, USDC/USDT/DAI/WBTC pools) or a world file (docs/dex-world.md)')
     .option('--flow <default|file>', 'a market on the DEX world (needs --world): users who swap every slot, searchers who backrun them (docs/market.md)')
@@ -98,6 +99,8 @@ function addServeOptions(command: Command): Command {
     .option('--max-body-bytes <n>', 'largest request body accepted (HTTP 413 beyond)', integer('--max-body-bytes', 1024), DEFAULT_CONFIG.maxBodyBytes)
     .option('--max-batch-size <n>', 'most requests in one JSON-RPC batch', integer('--max-batch-size', 1), DEFAULT_CONFIG.maxBatchSize)
     .option('--max-bundle-txs <n>', 'most txs in one bundle', integer('--max-bundle-txs', 1), DEFAULT_CONFIG.maxBundleTxs)
+    .option('--max-bundle-bytes <n>', "most bytes of signed txs in one bundle, a blob tx without its sidecar (Flashbots' 300000; 0: no limit)", integer('--max-bundle-bytes', 0), DEFAULT_CONFIG.maxBundleBytes)
+    .option('--max-tx-gas <gas>', "per-tx gas cap under Osaka and later (EIP-7825's 2^24 = 16777216; 0: none)", integer('--max-tx-gas', 0), DEFAULT_CONFIG.maxTxGas)
     .option('--rate-limit-per-ip <n>', 'requests a second per client IP (0: unlimited)', integer('--rate-limit-per-ip', 0), DEFAULT_CONFIG.rateLimitPerIp)
     .option('--rate-limit-per-key <n>', 'requests a second per X-Api-Key (0: unlimited)', integer('--rate-limit-per-key', 0), DEFAULT_CONFIG.rateLimitPerKey)
     .addOption(new Option('--log-format <format>', 'log lines on stderr: pretty (one short line a person reads) or json (one pino object a line); default: pretty on a terminal, json otherwise').choices(LOG_FORMATS))
@@ -136,6 +139,7 @@ interface ServeFlags {
   buildCutoffMs?: number
   boostCutoffMs?: number
   getHeaderMs?: number
+  bobWindowMs?: number
   competitorBid?: bigint
   competitorWinProbability?: number
   auctionSeed: number
@@ -149,6 +153,8 @@ interface ServeFlags {
   maxBodyBytes: number
   maxBatchSize: number
   maxBundleTxs: number
+  maxBundleBytes: number
+  maxTxGas: number
   rateLimitPerIp: number
   rateLimitPerKey: number
   logFormat?: BundlesimConfig['logFormat']
@@ -206,6 +212,7 @@ async function configFromFlags(command: Command, opts: ServeFlags): Promise<Part
     buildCutoffMs: opts.buildCutoffMs,
     boostCutoffMs: opts.boostCutoffMs,
     getHeaderMs: opts.getHeaderMs,
+    bobWindowMs: opts.bobWindowMs,
     competitorBidWei: opts.competitorBid,
     competitorWinProbability: opts.competitorWinProbability,
     auctionSeed: opts.auctionSeed,
@@ -219,6 +226,8 @@ async function configFromFlags(command: Command, opts: ServeFlags): Promise<Part
     maxBodyBytes: opts.maxBodyBytes,
     maxBatchSize: opts.maxBatchSize,
     maxBundleTxs: opts.maxBundleTxs,
+    maxBundleBytes: opts.maxBundleBytes,
+    maxTxGas: opts.maxTxGas,
     rateLimitPerIp: opts.rateLimitPerIp,
     rateLimitPerKey: opts.rateLimitPerKey,
   }

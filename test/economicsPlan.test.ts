@@ -89,6 +89,24 @@ describe('sponsorship coverage', () => {
   })
 })
 
+describe("refundPercent payouts by each builder's rule", () => {
+  // Titan's worked example (https://docs.titanbuilder.xyz/api/eth_sendbundle), which counts in
+  // thousands: the backrun pays 150k gas × 100 gwei = "15,000" (k gwei), base fee 50 gwei, 90% →
+  // (15,000 − 21k × 50 gwei) × 0.9 = "12,555" (k gwei).
+  const refundBundle = group({ refund: { percent: 90, recipient: user, txHash: backrunTx } }, [[userTx, user], [backrunTx, searcher]])
+  const gains = new Map<Hash, bigint>([[userTx, 0n], [backrunTx, 150_000n * parseGwei('100')]])
+  const payoutGas = 21_000n * parseGwei('50')
+
+  it("Titan's: the payout's gas first, then the percent — its example's 12,555k gwei", () => {
+    expect(payoutsWanted(refundBundle, (h) => gains.get(h), payoutGas, 'gasThenPercent')).toEqual({ payouts: [{ to: user, value: parseGwei('12555000') }], rewardWei: parseGwei('15000000') })
+  })
+
+  it("Flashbots' and BuilderNet's: the percent first, then the payout's gas", () => {
+    // 15,000k × 0.9 − 1,050k = 12,450k gwei (BuilderNet's example: 50% of 1.2 ETH less 0.01 ETH of fees).
+    expect(payoutsWanted(refundBundle, (h) => gains.get(h), payoutGas)).toEqual({ payouts: [{ to: user, value: parseGwei('12450000') }], rewardWei: parseGwei('15000000') })
+  })
+})
+
 describe('MEV-Share refunds', () => {
   // The user's tx is element 0 and gets 90% of what the backrun pays the builder.
   const share = { elements: [{ kind: 'tx' as const, hash: userTx }, { kind: 'tx' as const, hash: backrunTx }], refund: [{ bodyIdx: 0, percent: 90 }], refundConfig: [] }

@@ -143,7 +143,7 @@ describe("other builders' spellings are understood", () => {
       'refundIndex: send refundIndex or refundTxHashes, not both (both name the refund tx)',
     )
     expect((await errorOf('eth_sendBundle', [{ txs: [tx], delayedRefund: true }])).message).toBe(
-      "delayedRefund: cannot be honoured: bundlesim pays a refund in the bundle's own block (only false is accepted)",
+      "delayedRefund: cannot be honoured here: no builder this bundle may reach pays refunds after the block (a buildernet builder does: send it to that builder's URL; docs/several-builders.md)",
     )
   })
 })

@@ -157,7 +157,7 @@ describe('the map: format, defaults, routing (in process)', () => {
       'rpc.buildernet.org': 'builder:buildernet replace',
       'rpc.titanbuilder.xyz': 'builder:titan replace',
       '*.titanbuilder.xyz': 'builder:titan replace',
-      'stats.titanbuilder.xyz': 'stats replace',
+      'stats.titanbuilder.xyz': 'builder:titan replace',
       'api.blxrbdn.com': 'gateway replace',
       '*.infura.io': 'rpc replace',
       '*.g.alchemy.com': 'rpc replace',
@@ -175,9 +175,11 @@ describe('the map: format, defaults, routing (in process)', () => {
     )
     expect(hosts.rewriteUrl('https://relay.flashbots.net', router)).toBe('http://127.0.0.1:8645/builders/flashbots')
     expect(hosts.rewriteUrl('https://EU.RPC.titanbuilder.xyz/', router)).toBe('http://127.0.0.1:8645/builders/Titan')
-    // stats.titanbuilder.xyz is exact (→ stats), the run has no stats URL: rpc, never the internet.
-    expect(hosts.rewriteUrl('https://stats.titanbuilder.xyz', router)).toBe('http://127.0.0.1:8645/')
-    expect(hosts.matchHost(router, 'stats.titanbuilder.xyz')?.to).toBe('stats')
+    // stats.titanbuilder.xyz is exact (→ the titan builder's URL, which serves titan_getBundleStats).
+    expect(hosts.rewriteUrl('https://stats.titanbuilder.xyz', router)).toBe('http://127.0.0.1:8645/builders/Titan')
+    expect(hosts.matchHost(router, 'stats.titanbuilder.xyz')).toMatchObject({ to: 'builder:titan', else: 'stats' })
+    // stats.quasar.win: no quasar builder in this run, so its `else`, stats, which this run lacks: rpc, never the internet.
+    expect(hosts.rewriteUrl('https://stats.quasar.win', router)).toBe('http://127.0.0.1:8645/')
     // No builder named beaver in this run: the default builder's URL, rpc.
     expect(hosts.rewriteUrl('https://rpc.beaverbuild.org', router)).toBe('http://127.0.0.1:8645/')
     expect(hosts.rewriteUrl('https://infura.io/', router)).toBeNull() // *.infura.io is subdomains only
@@ -192,6 +194,7 @@ describe('the map: format, defaults, routing (in process)', () => {
     expect(hosts.resolveTarget('gateway', targets)).toBe('http://127.0.0.1:8645/')
     expect(hosts.resolveTarget('builder:FLASHBOTS', targets)).toBe('http://127.0.0.1:8645/builders/flashbots')
     expect(hosts.resolveTarget('builder:rsync', targets)).toBe('http://127.0.0.1:8645/')
+    expect(hosts.resolveTarget('builder:rsync', targets, 'mevShare')).toBe('http://127.0.0.1:8647/')
     expect(hosts.resolveTarget('http://127.0.0.1:9000/custom', targets)).toBe('http://127.0.0.1:9000/custom')
     expect(() => hosts.targetsFromEnv({})).toThrow('bundlesim hosts: BUNDLESIM_RPC_URL is not set')
     expect(() => hosts.targetsFromEnv({ BUNDLESIM_RPC_URL: 'http://x/', BUNDLESIM_BUILDERS: '{"a":' })).toThrow(/BUNDLESIM_BUILDERS: not valid JSON/)

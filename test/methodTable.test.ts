@@ -3,9 +3,9 @@ import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { METHODS, methodsServedOn, type MethodName, type Surface } from '../src/protocol/methodTable.js'
 import { METHODS_PAGE, withMethodsTable } from '../scripts/methodsReference.js'
-import { BUILDER_STATS_METHODS } from '../src/builder/fleet/specs.js'
+import { BUILDER_PROFILES, BUILDER_STATS_METHODS, BUILDER_URL_METHODS, type BuilderProfile } from '../src/builder/fleet/profiles.js'
 import type { HarnessStatus } from '../src/protocol/harnessStatus.js'
-import { call, rpc, useTestHarness } from './support/harness.js'
+import { call, DEV_KEYS, rpc, signedRpc, useTestHarness } from './support/harness.js'
 
 /**
  * The one method table (src/protocol/methodTable.ts): every server registers through it, serves
@@ -58,26 +58,40 @@ describe('the method table', () => {
     expect(unknown).toEqual([])
   })
 
+  it("every method a builder profile serves is a row served on a builder's URL", () => {
+    const builderRows = methodsServedOn('builder') as string[]
+    expect([...BUILDER_URL_METHODS, ...BUILDER_STATS_METHODS].filter((name) => !builderRows.includes(name))).toEqual([])
+  })
+
   describe('each server serves exactly its rows', () => {
     const harness = useTestHarness({
       builders: [
         { name: 'flashbots', stats: ['flashbots_getBundleStatsV2', 'flashbots_getUserStatsV2'] },
-        { name: 'titan', stats: ['titan_getBundleStats'] },
+        { name: 'titan', profile: 'titan' },
+        { name: 'buildernet', profile: 'buildernet' },
+        { name: 'quasar', profile: 'quasar' },
       ],
     })
     const all = Object.keys(METHODS) as MethodName[]
 
-    /** Each method of the table asked on `url` with params no method accepts: is it known there? */
+    /** Each method of the table asked on `url` with params no method accepts (signed: BuilderNet refuses anything unsigned): is it known there? */
     async function known(url: string): Promise<Set<MethodName>> {
       const served = new Set<MethodName>()
       for (const name of all) {
-        const reply = await rpc(url, name, [null, null, null, null])
+        const reply = await signedRpc(url, name, [null, null, null, null], DEV_KEYS[0])
         if (!isUnknownMethod(reply)) served.add(name)
       }
       return served
     }
     const expectServes = async (url: string, surface: Surface, only?: readonly string[]) => {
       const wanted = methodsServedOn(surface).filter((name) => !only || !(BUILDER_STATS_METHODS as readonly string[]).includes(name) || only.includes(name))
+      expect([...(await known(url))].sort()).toEqual([...wanted].sort())
+    }
+    /** A builder's URL: its profile's methods, its stats, the retired stats it refuses with 403, the state-diff subscription with bottom-of-block bundles. */
+    const expectProfile = async (url: string, profile: BuilderProfile, stats: readonly string[] = profile.stats) => {
+      const takes = new Set<string>([...profile.methods, ...stats, ...(profile.retiredStats ? ['flashbots_getBundleStatsV2', 'flashbots_getUserStatsV2'] : [])])
+      if (takes.has('eth_sendBobBundle')) for (const name of ['eth_subscribe', 'eth_unsubscribe']) takes.add(name)
+      const wanted = methodsServedOn('builder').filter((name) => takes.has(name))
       expect([...(await known(url))].sort()).toEqual([...wanted].sort())
     }
 
@@ -87,11 +101,13 @@ describe('the method table', () => {
     it('the stats URL', async () => {
       await expectServes(harness.statsUrl, 'stats')
     })
-    it("each builder's own URL, its stats methods by its setting", async () => {
+    it("each builder's own URL: its profile's methods, its stats methods by its setting", async () => {
       const { builders } = await call<HarnessStatus>(harness.rpcUrl, 'harness_status')
-      expect(builders.map((b) => b.name)).toEqual(['flashbots', 'titan'])
-      await expectServes(builders[0]!.url, 'builder', ['flashbots_getBundleStatsV2', 'flashbots_getUserStatsV2'])
-      await expectServes(builders[1]!.url, 'builder', ['titan_getBundleStats'])
+      expect(builders.map((b) => b.name)).toEqual(['flashbots', 'titan', 'buildernet', 'quasar'])
+      await expectProfile(builders[0]!.url, BUILDER_PROFILES.generic, ['flashbots_getBundleStatsV2', 'flashbots_getUserStatsV2'])
+      await expectProfile(builders[1]!.url, BUILDER_PROFILES.titan)
+      await expectProfile(builders[2]!.url, BUILDER_PROFILES.buildernet)
+      await expectProfile(builders[3]!.url, BUILDER_PROFILES.quasar)
     })
     it('the bloXroute gateway', async () => {
       const { gatewayUrl } = await call<HarnessStatus>(harness.rpcUrl, 'harness_status')

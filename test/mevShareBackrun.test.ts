@@ -118,25 +118,25 @@ describe('MEV-Share backruns', () => {
     expect(BigInt(userStats.builderPayment)).toBe((BigInt(user.effectiveGasPrice) - BigInt(block.baseFeePerGas)) * BigInt(user.gasUsed))
   })
 
-  it("a user's preferences.validity.refund splits the refund between its addresses; nested bundles keep their order", async () => {
+  // Since 2025-10-20 a backrun carries one signed tx (Flashbots), so the nested bundle holds one.
+  it("a user's preferences.validity.refund splits the refund between its addresses; a nested bundle keeps its place", async () => {
     const [a, b] = ['0x00000000000000000000000000000000000000a1', '0x00000000000000000000000000000000000000b2'] as const
     const { txHash, eventHash } = await sendUserTx({ refund: [{ address: a, percent: 60 }, { address: b, percent: 40 }] })
     const key = SEARCHER_TX_KEYS[0]
     const bribe = parseEther('0.02')
-    const first = await backrunTx(key, 1n)
-    const second = await backrunTx(key, bribe, 1)
+    const second = await backrunTx(key, bribe)
     const next = (await head()) + 1n
-    const nested = { version: 'v0.1', inclusion: { block: Number(next) }, body: [{ tx: first, canRevert: false }, { tx: second, canRevert: false }] }
+    const nested = { version: 'v0.1', inclusion: { block: Number(next) }, body: [{ tx: second, canRevert: false }] }
     const { bundleHash } = await clientOf().sendBundle({ inclusion: { block: Number(next) }, body: [{ hash: eventHash }, { bundle: nested as never }] })
     await harness.advanceSlot()
 
-    const receipts = await Promise.all([txHash, keccak256(first), keccak256(second)].map(receipt))
-    expect(receipts.map((r) => Number(r.transactionIndex))).toEqual([0, 1, 2].map((i) => Number(receipts[0].transactionIndex) + i))
+    const receipts = await Promise.all([txHash, keccak256(second)].map(receipt))
+    expect(receipts.map((r) => Number(r.transactionIndex))).toEqual([0, 1].map((i) => Number(receipts[0].transactionIndex) + i))
     const traced = await stats(harness, bundleHash as Hash)
     expect(traced.status).toBe('landed')
     const block = await call(harness.rpcUrl, 'eth_getBlockByNumber', [receipts[0].blockNumber, false])
     const gas = 21_000n * BigInt(block.baseFeePerGas)
-    const refundable = (await coinbaseGain(keccak256(first), harness.coinbase, 1n)) + (await coinbaseGain(keccak256(second), harness.coinbase, bribe))
+    const refundable = await coinbaseGain(keccak256(second), harness.coinbase, bribe)
     const total = (refundable * 90n) / 100n
     expect(traced.refunds.map((r: any) => [r.recipient, BigInt(r.amount)])).toEqual([
       [a, (total * 60n) / 100n - gas],
@@ -445,6 +445,7 @@ describe('mev_sendBundle refuses bad input, naming the field, and loses nothing 
       ['nesting too deep', nest(2), /^body\[0\]\.bundle\.body\[0\]\.bundle: nesting too deep/],
       ['empty body', { version: 'v0.1', inclusion, body: [] }, /^body: must hold at least one element/],
       ['only a hash', { version: 'v0.1', inclusion, body: [{ hash: eventHash }] }, /^body: a backrun needs at least one/],
+      ['two backrun txs', { version: 'v0.1', inclusion, body: [{ hash: eventHash }, { tx: other }, { tx: backrun }] }, /^body: 2 signed txs after the \{ hash \}, over the limit of 1/],
       ['hash not first', { version: 'v0.1', inclusion, body: [{ tx: other }, { hash: eventHash }] }, /^body\[1\]\.hash: only body\[0\]/],
       ['refund in a backrun', { version: 'v0.1', inclusion, body: [{ hash: eventHash }, { tx: other }], validity: { refund: [{ bodyIdx: 0, percent: 50 }] } }, /^validity\.refund: must be empty in a backrun/],
       ['block already mined', { version: 'v0.1', inclusion: { block: hex(now), maxBlock: hex(now) }, body: [{ tx: other }] }, /^inclusion: blocks \d+ to \d+ are already mined/],

@@ -16,11 +16,12 @@ const plain: Order = { ...base(1), kind: 'bundle' }
 const endOfBlock: Order = { ...base(2), kind: 'endOfBlock', endOfBlock: { targetPools: [`0x${'a'.repeat(40)}`] } }
 const backrun: Order = { ...base(3), kind: 'mevShare', mevShare: { body: { elements: [], refund: [], refundConfig: [] }, maxBlock: 9n, backrunOf: hash(99) } }
 const privateTx: Order = { ...base(4), kind: 'privateTx', privateTx: { maxBlockNumber: 30 } }
+const bottomOfBlock: Order = { ...base(5), kind: 'bottomOfBlock', bottomOfBlock: { targetUuid: '123e4567-e89b-42d3-a456-426614174000', targetPools: [] } }
 
 describe('order kinds', () => {
   it('every kind has its rules, and nothing else does', () => {
-    expect([...ORDER_KINDS].sort()).toEqual(['bundle', 'endOfBlock', 'mevShare', 'privateTx'])
-    for (const order of [plain, endOfBlock, backrun, privateTx]) expect(rulesOf(order)).toBe(ORDER_RULES[order.kind])
+    expect([...ORDER_KINDS].sort()).toEqual(['bottomOfBlock', 'bundle', 'endOfBlock', 'mevShare', 'privateTx'])
+    for (const order of [plain, endOfBlock, bottomOfBlock, backrun, privateTx]) expect(rulesOf(order)).toBe(ORDER_RULES[order.kind])
   })
 
   it('each kind says where the slot places it, how far it is carried, what it backruns and whether calls can value it', () => {
@@ -33,6 +34,8 @@ describe('order kinds', () => {
     expect(facts(endOfBlock)).toEqual({ placement: 'endOfBlock', resent: true, carry: undefined, backrunOf: undefined, asCalls: true })
     expect(facts(backrun)).toEqual({ placement: 'ordered', resent: false, carry: { maxBlockNumber: 9, limit: 'inclusion.maxBlock' }, backrunOf: hash(99), asCalls: false })
     expect(facts(privateTx)).toEqual({ placement: 'ordered', resent: false, carry: { maxBlockNumber: 30 }, backrunOf: undefined, asCalls: true })
+    // A uuid names one streamed block: never resent for later blocks, never carried.
+    expect(facts(bottomOfBlock)).toEqual({ placement: 'bottomOfBlock', resent: false, carry: undefined, backrunOf: undefined, asCalls: true })
   })
 
   it("a copy sent to another builder is the same order only with the same kind and the kind's own terms", () => {
@@ -43,6 +46,8 @@ describe('order kinds', () => {
     expect(sameOrderTerms(privateTx, { ...privateTx })).toBe(true)
     expect(sameOrderTerms(privateTx, { ...privateTx, privateTx: { maxBlockNumber: 31 } })).toBe(false)
     expect(sameOrderTerms(privateTx, { ...privateTx, privateTx: { maxBlockNumber: 30, permutations: [hash(5)] } })).toBe(false)
+    expect(sameOrderTerms(bottomOfBlock, { ...bottomOfBlock })).toBe(true)
+    expect(sameOrderTerms(bottomOfBlock, { ...bottomOfBlock, bottomOfBlock: { targetUuid: '00000000-0000-4000-8000-000000000000', targetPools: [] } })).toBe(false)
     expect(sameOrderTerms(backrun, { ...backrun })).toBe(false) // MEV-Share has no builder URLs to broadcast to
   })
 

@@ -245,7 +245,10 @@ export class BundleBook {
    * Not simulated for this slot (outside its timestamp window, after the simulation cutoff, or
    * an end-of-block bundle whose target pools no order of the block changed); it stays `Received`.
    */
-  notSimulated(trace: BundleTrace, failure: Extract<SlotFailure, { kind: 'OutsideTimestampWindow' | 'ArrivedAfterSimulationCutoff' | 'NoTargetPoolTouched' | 'SeenByNoBuilder' }>): void {
+  notSimulated(
+    trace: BundleTrace,
+    failure: Extract<SlotFailure, { kind: 'OutsideTimestampWindow' | 'ArrivedAfterSimulationCutoff' | 'NoTargetPoolTouched' | 'SeenByNoBuilder' | 'BottomOfBlockTargetUnknown' | 'BottomOfBlockTargetPast' }>,
+  ): void {
     this.note(trace, failure)
   }
 

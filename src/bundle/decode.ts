@@ -1,10 +1,11 @@
 import { parseTransaction, type Hash, type Hex } from 'viem'
 import type { BlobLimits } from '../chain/blobLimits.js'
 import { txTypeNotAllowed } from '../chain/hardforkTxTypes.js'
+import { txGasCapProblem } from '../chain/txGasCap.js'
 import { blobEnvelope } from '../protocol/blobEnvelope.js'
 import { bundleHash, txHash } from './hash.js'
 import { readPlainEip1559, type PlainEip1559 } from './plainTx.js'
-import type { Bundle, BundleSubmission, BundleTx, EndOfBlockBundle, PlainBundle } from './types.js'
+import type { BottomOfBlockBundle, Bundle, BundleSubmission, BundleTx, EndOfBlockBundle, PlainBundle } from './types.js'
 import type { BundleProblem } from './failure.js'
 
 /** What a signed tx is checked against without touching the chain. */
@@ -12,6 +13,8 @@ export interface TxRules {
   chainId: number
   /** The hardfork's name and blob limits (absent: tx types and blob counts are left to the node). */
   blobLimits?: BlobLimits
+  /** EIP-7825's per-tx gas cap in force (absent: none; `src/chain/txGasCap.ts`). */
+  maxTxGas?: bigint
 }
 
 export interface DecodeContext extends TxRules {
@@ -66,7 +69,11 @@ export function decodeBundle(submission: BundleSubmission, context: DecodeContex
 
   // The kind's terms go last, like the optional fields: a spread before the literal's own
   // fields would add every one of them one by one (~500 more bytes a trace, bench: memory).
-  const kind: Pick<PlainBundle, 'kind'> | Pick<EndOfBlockBundle, 'kind' | 'endOfBlock'> = submission.endOfBlock ? { kind: 'endOfBlock', endOfBlock: submission.endOfBlock } : { kind: 'bundle' }
+  const kind: Pick<PlainBundle, 'kind'> | Pick<EndOfBlockBundle, 'kind' | 'endOfBlock'> | Pick<BottomOfBlockBundle, 'kind' | 'bottomOfBlock'> = submission.bottomOfBlock
+    ? { kind: 'bottomOfBlock', bottomOfBlock: submission.bottomOfBlock }
+    : submission.endOfBlock
+      ? { kind: 'endOfBlock', endOfBlock: submission.endOfBlock }
+      : { kind: 'bundle' }
   return {
     problems,
     bundle: {
@@ -83,6 +90,9 @@ export function decodeBundle(submission: BundleSubmission, context: DecodeContex
       refundRecipient: submission.refundRecipient,
       refundTxHashes: submission.refundIndex === undefined ? submission.refundTxHashes : [hashes[submission.refundIndex]!],
       boosted: context.boosted,
+      ...(submission.delayedRefund && { delayedRefund: true }),
+      ...(submission.refundIdentity && { refundIdentity: submission.refundIdentity }),
+      ...(submission.priorityFeeRefund && { priorityFeeRefund: true }),
       ...(submission.builders && { builders: submission.builders }),
       ...kind,
     },
@@ -93,8 +103,8 @@ export function decodeBundle(submission: BundleSubmission, context: DecodeContex
 export type DecodedTx = Omit<BundleTx, 'index'>
 
 /**
- * Decodes one signed tx and checks it is signed for this chain and, for a blob tx, that it
- * carries its sidecar and no more blobs than a tx may; a problem comes back as a message
+ * Decodes one signed tx and checks it is signed for this chain, that its gas is within the
+ * per-tx cap and, for a blob tx, that it carries its sidecar and no more blobs than a tx may; a problem comes back as a message
  * starting with `where` (e.g. `txs[1]`). Pass `hash` when it is already known.
  */
 export function decodeSignedTx(raw: Hex, where: string, rules: TxRules, hash: Hash = txHash(raw)): DecodedTx | string {
@@ -109,6 +119,8 @@ export function decodeSignedTx(raw: Hex, where: string, rules: TxRules, hash: Ha
   if (tx.chainId !== undefined && tx.chainId !== chainId) {
     return `${where}: wrong chain id ${tx.chainId}, expected ${chainId}`
   }
+  const overCap = txGasCapProblem(where, tx.gas, rules.maxTxGas)
+  if (overCap) return overCap
   const blobs = 'blobs' in tx ? tx.blobs : 0
   if (blobLimits && blobs > blobLimits.perTx) {
     return `${where}: ${blobs} blobs, more than one tx may carry (${blobLimits.perTx} under hardfork ${blobLimits.hardfork})`

@@ -57,6 +57,10 @@ export type SlotFailure =
   | { kind: 'PaysBuilderNothing' }
   /** An end-of-block bundle none of whose `targetPools` an earlier order of the block changed. */
   | { kind: 'NoTargetPoolTouched'; block: bigint; targetPools: readonly Address[] }
+  /** A bottom-of-block bundle whose `targetUuid` names no block its builder streamed (`flashbots_stateDiffs`). */
+  | { kind: 'BottomOfBlockTargetUnknown'; builder: string; targetUuid: string; block: bigint }
+  /** A bottom-of-block bundle whose `targetUuid` names the block its builder streamed for an earlier slot, `streamedBlock`. */
+  | { kind: 'BottomOfBlockTargetPast'; builder: string; targetUuid: string; streamedBlock: bigint; block: bigint }
   | { kind: 'FailedInPlace'; failure: ExecutionFailure }
   | { kind: 'NotChosenByAnyAlgorithm' }
   | { kind: 'MoreValuableBlockWithout'; includedBy: readonly string[]; submitted: string; submittedValue: bigint }
@@ -143,6 +147,10 @@ export function failureMessage(failure: BundleFailure): string {
       return 'bundle pays the builder nothing (builderPayment 0): no block includes it'
     case 'NoTargetPoolTouched':
       return `no order in block ${failure.block} touched any of targetPools [${failure.targetPools.join(', ')}] (changed its storage): the end-of-block bundle was not simulated`
+    case 'BottomOfBlockTargetUnknown':
+      return `targeted block uuid ${failure.targetUuid}, which builder ${failure.builder} never streamed (flashbots_stateDiffs): not tried for block ${failure.block}`
+    case 'BottomOfBlockTargetPast':
+      return `targeted block uuid ${failure.targetUuid}, which builder ${failure.builder} streamed for block ${failure.streamedBlock}, a past slot: a bottom-of-block bundle goes only into the block its uuid names, so it was not tried for block ${failure.block}`
     case 'FailedInPlace':
       return `failed in place in every candidate block: ${failureMessage(failure.failure)}`
     case 'NotChosenByAnyAlgorithm':

@@ -18,9 +18,16 @@ export interface IngestDeps {
   chainId: number
   /** The hardfork's blob limits, checked at submission (absent: left to the node). */
   blobLimits?: BlobLimits
+  /** EIP-7825's per-tx gas cap in force, checked at submission (absent: none). */
+  maxTxGas?: bigint
   traces: BundleBook
   /** Number of the canonical head block. */
   headBlock(): bigint
+  /**
+   * The head a bottom-of-block bundle counts from (absent: `headBlock`): the canonical head even
+   * while a block is built, since its target is the very block being built and streamed.
+   */
+  bottomOfBlockHead?(): bigint
   /** Chain-clock unix seconds. */
   nowSeconds(): number
   msIntoSlot(): number
@@ -63,9 +70,9 @@ export class BundleIngest {
   }
 
   submit(submission: BundleSubmission, options: SubmitOptions): Hash {
-    const { chainId, blobLimits } = this.deps
-    const headBlock = this.deps.headBlock()
-    const { bundle, problems } = decodeBundle(submission, { chainId, blobLimits, headBlock, boosted: options.boosted })
+    const { chainId, blobLimits, maxTxGas } = this.deps
+    const headBlock = (submission.bottomOfBlock && this.deps.bottomOfBlockHead?.()) ?? this.deps.headBlock()
+    const { bundle, problems } = decodeBundle(submission, { chainId, blobLimits, maxTxGas, headBlock, boosted: options.boosted })
     if (options.sentTo && problems.length === 0 && this.joinSentTo(bundle, options.sentTo)) return bundle.hash
     const trace = newTrace(sentToOnly(bundle, options.sentTo), this.arrival(headBlock, options.searcher), problems.length > 0 ? failureFields({ kind: 'Invalid', problems }) : null)
     // No await from here to the store: replacement decisions see every earlier submission.
@@ -85,7 +92,7 @@ export class BundleIngest {
     options: Pick<SubmitOptions, 'searcher' | 'sentTo'> & { permutations?: Hash[] },
   ): { ok: true; hash: Hash } | { ok: false; problem: string } {
     const headBlock = this.deps.headBlock()
-    const decoded = decodePrivateTx(submission, { chainId: this.deps.chainId, blobLimits: this.deps.blobLimits, headBlock })
+    const decoded = decodePrivateTx(submission, { chainId: this.deps.chainId, blobLimits: this.deps.blobLimits, maxTxGas: this.deps.maxTxGas, headBlock })
     if (!decoded.ok) return decoded
     const order: PrivateTxOrder = options.permutations ? { ...decoded.bundle, privateTx: { ...decoded.bundle.privateTx, permutations: options.permutations } } : decoded.bundle
     if (options.sentTo && this.joinSentTo(order, options.sentTo)) return { ok: true, hash: order.hash }
@@ -119,9 +126,9 @@ export class BundleIngest {
    * tried no more once it landed. All are refused if one is (`problem` names `txs[i]`);
    * answers the tx hashes in order.
    */
-  async submitBlobs(submission: SendBlobsSubmission, options: Pick<SubmitOptions, 'searcher'>): Promise<{ ok: true; hashes: Hash[] } | { ok: false; problem: string }> {
+  async submitBlobs(submission: SendBlobsSubmission, options: Pick<SubmitOptions, 'searcher' | 'sentTo'>): Promise<{ ok: true; hashes: Hash[] } | { ok: false; problem: string }> {
     const headBlock = this.deps.headBlock()
-    const rules = { chainId: this.deps.chainId, blobLimits: this.deps.blobLimits, headBlock }
+    const rules = { chainId: this.deps.chainId, blobLimits: this.deps.blobLimits, maxTxGas: this.deps.maxTxGas, headBlock }
     const decoded = submission.txs.map((tx) => decodePrivateTx({ tx, maxBlockNumber: submission.maxBlockNumber }, rules))
     const refused = decoded.findIndex((d) => !d.ok)
     if (refused >= 0) return { ok: false, problem: (decoded[refused] as { problem: string }).problem.replace(/^tx:/, `txs[${refused}]:`) }

@@ -1,6 +1,7 @@
 import type { Order, OrderKind, OrderRules } from './types.js'
 import { PLAIN_BUNDLE_RULES } from './plainBundle.js'
 import { END_OF_BLOCK_RULES } from './endOfBlockBundle.js'
+import { BOTTOM_OF_BLOCK_RULES } from './bottomOfBlockBundle.js'
 import { SHARE_BUNDLE_RULES } from './shareBundle.js'
 import { PRIVATE_TX_RULES } from './privateTx.js'
 
@@ -8,6 +9,7 @@ import { PRIVATE_TX_RULES } from './privateTx.js'
 export const ORDER_RULES: { readonly [K in OrderKind]: OrderRules<Extract<Order, { kind: K }>> } = {
   bundle: PLAIN_BUNDLE_RULES,
   endOfBlock: END_OF_BLOCK_RULES,
+  bottomOfBlock: BOTTOM_OF_BLOCK_RULES,
   mevShare: SHARE_BUNDLE_RULES,
   privateTx: PRIVATE_TX_RULES,
 }

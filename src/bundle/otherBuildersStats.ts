@@ -1,5 +1,5 @@
 import type { Address } from 'viem'
-import type { FlashbotsBundleStatsV2, FlashbotsUserStatsV2, TitanBundleStats } from '../protocol/bundleStats.js'
+import type { FlashbotsBundleStatsV2, FlashbotsUserStatsV2, QuasarBundleStats, TitanBundleStats } from '../protocol/bundleStats.js'
 import type { BundleTrace } from './trace.js'
 
 /** Chain-clock unix seconds as Flashbots writes times: `2022-10-06T21:36:06.000Z`. */
@@ -46,11 +46,38 @@ function byBuilders(trace: BundleTrace, states: ReadonlySet<string>, builder: Ad
  * A trace in titan_getBundleStats' shape: status as Titan spells it (PascalCase),
  * `builderPayment` from the top-of-block simulation, `builderPaymentWhenIncluded` the same
  * payment once the bundle is in the submitted block ("0" otherwise: bundlesim does not
- * measure a bundle's payment at its position in the block).
+ * measure a bundle's payment at its position in the block). `asTitan` (a titan builder's own
+ * URL): Titan's statuses only (https://docs.titanbuilder.xyz/bundle-tracing).
  */
-export function toTitanBundleStats(trace: BundleTrace): TitanBundleStats {
+export function toTitanBundleStats(trace: BundleTrace, { asTitan = false }: { asTitan?: boolean } = {}): TitanBundleStats {
   const payment = (trace.builderPayment > 0n ? trace.builderPayment : 0n).toString()
-  return { status: trace.state, builderPayment: payment, builderPaymentWhenIncluded: SEALED.has(trace.state) ? payment : '0', error: trace.error, errorKind: trace.errorKind }
+  if (!asTitan) return { status: trace.state, builderPayment: payment, builderPaymentWhenIncluded: SEALED.has(trace.state) ? payment : '0', error: trace.error, errorKind: trace.errorKind }
+  // Titan's tracing ends at Submitted (its block sent to the relay: no Landed, which alloy's
+  // BuilderBundleStatus cannot read), and fills builderPaymentWhenIncluded from IncludedInBlock on.
+  const status = trace.state === 'Landed' ? 'Submitted' : trace.state
+  return { status, builderPayment: payment, builderPaymentWhenIncluded: CONSIDERED.has(trace.state) ? payment : '0', error: trace.error, errorKind: trace.errorKind }
+}
+
+/**
+ * A trace in quasar_getBundleStats' shape (https://docs.quasar.win/bundle-tracing): the fields
+ * of its example, the status camelCase as the example spells it.
+ *
+ * @example toQuasarBundleStats(trace).status // 'submitted'
+ */
+export function toQuasarBundleStats(trace: BundleTrace): QuasarBundleStats {
+  return {
+    status: trace.state.charAt(0).toLowerCase() + trace.state.slice(1),
+    builderPayment: (trace.builderPayment > 0n ? trace.builderPayment : 0n).toString(),
+    error: trace.error,
+    revertingHash: trace.revertingHash,
+    receivedAt: trace.receivedAt,
+    simulatedAt: trace.simulatedAt,
+    submittedAt: trace.submittedAt,
+    blockNumber: trace.blockNumber === null ? null : Number(trace.blockNumber),
+    targetBlock: Number(trace.bundle.targetBlock),
+    minTimestamp: trace.bundle.minTimestamp ?? null,
+    maxTimestamp: trace.bundle.maxTimestamp ?? null,
+  }
 }
 
 const DAY = 86_400

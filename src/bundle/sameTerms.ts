@@ -20,6 +20,9 @@ export function sameBaseTerms(a: OrderBase, b: OrderBase): boolean {
     a.refundPercent === b.refundPercent &&
     a.refundRecipient === b.refundRecipient &&
     a.refundTxHashes.join() === b.refundTxHashes.join() &&
+    a.delayedRefund === b.delayedRefund &&
+    a.refundIdentity === b.refundIdentity &&
+    a.priorityFeeRefund === b.priorityFeeRefund &&
     a.boosted === b.boosted
   )
 }

@@ -1,5 +1,6 @@
 import type { Hex } from 'viem'
 import type { BundleObject, EndOfBlockBundleObject } from '../protocol/bundleParams.js'
+import type { BobBundleObject } from '../protocol/bobParams.js'
 import type { BundleSubmission } from './types.js'
 import type { PrivateTxSubmission } from './privateTx.js'
 import type { PrivateTxPreferences } from './types.js'
@@ -23,6 +24,9 @@ export function toSubmission(bundle: BundleObject): BundleSubmission {
     refundRecipient: normalizeAddress(bundle.refundRecipient),
     refundTxHashes: bundle.refundTxHashes ?? [],
     refundIndex: bundle.refundIndex,
+    ...(bundle.delayedRefund && { delayedRefund: true }),
+    ...(bundle.refundIdentity && { refundIdentity: normalizeAddress(bundle.refundIdentity) }),
+    ...(bundle.desiredState === 'BottomOfBlock' && { endOfBlock: { targetPools: [...new Set((bundle.targetAddresses ?? []).map((a) => normalizeAddress(a)))] } }),
     ...(bundle.builders && { builders: bundle.builders }),
   }
 }
@@ -40,6 +44,21 @@ export function toEndOfBlockSubmission(bundle: EndOfBlockBundleObject): BundleSu
     replacementSeqNumber: bundle.replacementSeqNumber,
     refundTxHashes: [],
     endOfBlock: { targetPools },
+  }
+}
+
+/** `eth_sendBobBundle`'s validated params as ingest takes them: a submission marked bottom-of-block (pools lowercase, duplicates gone). */
+export function toBobSubmission(bundle: BobBundleObject, targetUuid: string, targetPools: readonly string[] = []): BundleSubmission {
+  const blockNumber = bundle.blockNumber === undefined ? undefined : BigInt(bundle.blockNumber)
+  return {
+    txs: bundle.txs as Hex[],
+    blockNumber: blockNumber === 0n ? undefined : blockNumber,
+    revertingTxHashes: bundle.revertingTxHashes ?? [],
+    droppingTxHashes: [],
+    replacementUuid: bundle.replacementUuid,
+    replacementSeqNumber: bundle.replacementSeqNumber,
+    refundTxHashes: [],
+    bottomOfBlock: { targetUuid: targetUuid.toLowerCase(), targetPools: [...new Set(targetPools.map((pool) => normalizeAddress(pool)))] },
   }
 }
 

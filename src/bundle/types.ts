@@ -15,8 +15,16 @@ export interface BundleSubmission {
   refundTxHashes: Hash[]
   /** Titan's other name for the refund tx: its index in `txs` (the schema refuses it beside `refundTxHashes`). */
   refundIndex?: number
+  /** BuilderNet's: the `refundPercent` refund is paid after the block, not in it. */
+  delayedRefund?: boolean
+  /** BuilderNet's: where its refunds go instead of the signing key's address. */
+  refundIdentity?: Address
+  /** bloXroute's `priority_fee_refund`: the builder returns part of its priority fees to `refundRecipient`, later. */
+  priorityFeeRefund?: boolean
   /** Set for `eth_sendEndOfBlockBundle`: placed at the end of the block, after every other order. */
   endOfBlock?: EndOfBlockTerms
+  /** Set for `eth_sendBobBundle`: appended at the bottom of the streamed block its `targetUuid` names. */
+  bottomOfBlock?: BottomOfBlockTerms
   /** Flashbots' `builders`: the builders it is sent to (as sent; names no builder knows are ignored). */
   builders?: string[]
 }
@@ -27,6 +35,16 @@ export interface BundleSubmission {
  * empty means no condition.
  */
 export interface EndOfBlockTerms {
+  readonly targetPools: readonly Address[]
+}
+
+/**
+ * A bottom-of-block bundle's target (`eth_sendBobBundle`'s second and third params): the uuid of
+ * the streamed block (`flashbots_stateDiffs`) it goes at the bottom of, and the pools it targets
+ * (lowercase; recorded, not a condition: docs/bottom-of-block.md).
+ */
+export interface BottomOfBlockTerms {
+  readonly targetUuid: string
   readonly targetPools: readonly Address[]
 }
 
@@ -66,6 +84,12 @@ export interface OrderBase {
   readonly refundPercent?: number
   readonly refundRecipient?: Address
   readonly refundTxHashes: readonly Hash[]
+  /** BuilderNet's `delayedRefund`: its `refundPercent` refund is paid in a later block (`refunds/`), none in its own. */
+  readonly delayedRefund?: boolean
+  /** BuilderNet's `refundIdentity`: its refunds go there instead of to the signing key. */
+  readonly refundIdentity?: Address
+  /** bloXroute's `priority_fee_refund`: part of the priority fees it paid goes back to its `refundRecipient`, after the block (`refunds/`). */
+  readonly priorityFeeRefund?: boolean
   readonly boosted: boolean
   /** Flashbots' `builders` (or a private tx's `preferences.privacy.builders`): only these builders see it. */
   readonly builders?: readonly string[]
@@ -86,6 +110,12 @@ export interface PlainBundle extends OrderBase {
 export interface EndOfBlockBundle extends OrderBase {
   readonly kind: 'endOfBlock'
   readonly endOfBlock: EndOfBlockTerms
+}
+
+/** `eth_sendBobBundle` (Titan's and BuilderNet's TEE searchers): appended after everything else of the block its uuid names (`bottomOfBlockBundle.ts`). */
+export interface BottomOfBlockBundle extends OrderBase {
+  readonly kind: 'bottomOfBlock'
+  readonly bottomOfBlock: BottomOfBlockTerms
 }
 
 /** `mev_sendBundle`: its body's structure, refunds and inclusion range (`shareBundle.ts`). */
@@ -111,9 +141,9 @@ export interface PrivateTxOrder extends OrderBase {
  * compiler checks for every kind; the stats object is the same for every kind. Every kind executes as a bundle of txs, so the book and the executor
  * take any of them.
  */
-export type Order = PlainBundle | EndOfBlockBundle | ShareBundle | PrivateTxOrder
+export type Order = PlainBundle | EndOfBlockBundle | BottomOfBlockBundle | ShareBundle | PrivateTxOrder
 
-/** The kinds of order: `bundle`, `endOfBlock`, `mevShare`, `privateTx`. */
+/** The kinds of order: `bundle`, `endOfBlock`, `bottomOfBlock`, `mevShare`, `privateTx`. */
 export type OrderKind = Order['kind']
 
 /** A trace's order: the book, the slot and the executor call it a bundle whatever its kind. */
@@ -173,8 +203,11 @@ export function mayDrop(bundle: Bundle, hash: Hash): boolean {
 /** The field that bounds a carried order's blocks, as its failure names it: a private tx's `maxBlockNumber`, a MEV-Share bundle's `inclusion.maxBlock`. */
 export type CarryLimit = 'maxBlockNumber' | 'inclusion.maxBlock'
 
-/** Where the slot places an order: ordered with the others at the top of the block, or tried after the block is built. */
-export type Placement = 'ordered' | 'endOfBlock'
+/**
+ * Where the slot places an order: ordered with the others at the top of the block, tried after
+ * the block is built, or appended at the bottom of a streamed block once its window closes.
+ */
+export type Placement = 'ordered' | 'endOfBlock' | 'bottomOfBlock'
 
 /** How far an order is carried block to block after a slot that did not land it (a private tx, a MEV-Share bundle's inclusion range). */
 export interface CarryTerms {

@@ -11,6 +11,11 @@ export interface BlobLimits {
 const OSAKA_MAX_BLOBS_PER_TX = 6
 const OSAKA_OR_LATER = /^(osaka|bpo\d+|amsterdam)$/i
 
+/** Whether a hardfork (as `anvil_nodeInfo` names it: `Osaka`, `Bpo1`…) is Osaka (Fusaka's execution fork) or later. */
+export function isOsakaOrLater(hardfork: string): boolean {
+  return OSAKA_OR_LATER.test(hardfork)
+}
+
 /**
  * Reads the blob limits of the node's current hardfork: the block's from `eth_config`
  * (`blobSchedule.max`), the fork's name from `anvil_nodeInfo`. A node that answers neither,
@@ -27,5 +32,5 @@ export async function readBlobLimits(chain: ChainClient): Promise<BlobLimits | u
   const perBlock = config.ok ? config.result?.current?.blobSchedule?.max : undefined
   if (typeof perBlock !== 'number') return undefined
   const hardfork = info.ok ? String(info.result.hardFork ?? 'unknown') : 'unknown'
-  return { hardfork, perBlock, perTx: OSAKA_OR_LATER.test(hardfork) ? Math.min(OSAKA_MAX_BLOBS_PER_TX, perBlock) : perBlock }
+  return { hardfork, perBlock, perTx: isOsakaOrLater(hardfork) ? Math.min(OSAKA_MAX_BLOBS_PER_TX, perBlock) : perBlock }
 }

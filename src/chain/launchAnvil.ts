@@ -12,6 +12,13 @@ export interface LaunchAnvilOptions {
   forkUrl?: string
   forkBlockNumber?: bigint
   gasLimit?: bigint
+  /**
+   * Pass `--enable-tx-gas-limit`: Anvil then refuses a tx whose gas is over EIP-7825's 2^24
+   * (`intrinsic gas too high -- tx.gas_limit > env.cfg.tx_gas_limit_cap`). Anvil 1.7.1 applies
+   * it under Osaka and later only (measured: not under `prague`); `@viem/anvil` has no option
+   * for it, so it is added to the arguments.
+   */
+  txGasLimit?: boolean
   /** Genesis timestamp of a fresh devnet. */
   timestamp?: number
   /** Base fee of the genesis block of a fresh devnet (Anvil's default: 1 gwei). */
@@ -93,7 +100,7 @@ export async function launchAnvil(options: LaunchAnvilOptions): Promise<Launched
     stopTimeout: 10_000,
     execArgs: ([binary, args, execOptions]) => [
       'sh',
-      ['-c', WATCHDOG, 'anvil-watchdog', binary, ...args],
+      ['-c', WATCHDOG, 'anvil-watchdog', binary, ...args, ...(options.txGasLimit ? ['--enable-tx-gas-limit'] : [])],
       // Its own process group: Ctrl-C in a terminal reaches bundlesim only, which then
       // drains, saves (--data-dir needs Anvil for that) and stops Anvil itself.
       { ...execOptions, stdin: 'pipe', detached: true },

@@ -82,12 +82,21 @@ export interface BundlesimConfig {
    * the best bid received by then is delivered; absent: one bid per builder at the cutoff.
    */
   getHeaderMs?: number
+  /**
+   * Longest wait, in ms of wall time, for bottom-of-block bundles after a builder streams its
+   * block on `flashbots_stateDiffs` (`--bob-window-ms`; absent: 200). It closes sooner once
+   * every subscribed connection has answered (docs/bottom-of-block.md).
+   */
+  bobWindowMs?: number
   /** Competing relay bid every slot, in wei (absent: none). `harness_setCompetitorBid` overrides it. */
   competitorBidWei?: bigint
   /** Chance (0–1) that a competitor outbids our block in a slot, drawn from `auctionSeed`. */
   competitorWinProbability?: number
   auctionSeed: number
-  /** Anvil block gas limit. */
+  /**
+   * Anvil's block gas limit: 60,000,000 by default (EIP-7935's client default since the Fusaka
+   * releases), except on a fork, which keeps the forked chain's own limit unless it is given.
+   */
   blockGasLimit?: bigint
   /** Genesis timestamp of a fresh devnet (fixed for reproducible block hashes). */
   genesisTimestamp?: number
@@ -117,6 +126,16 @@ export interface BundlesimConfig {
   maxBatchSize: number
   /** Most txs one bundle may hold. */
   maxBundleTxs: number
+  /**
+   * Most bytes of signed txs one `eth_sendBundle` may hold (Flashbots' 300,000; a blob tx counts
+   * without its sidecar); 0: no limit.
+   */
+  maxBundleBytes: number
+  /**
+   * EIP-7825's per-tx gas cap (2^24), refused at submission under Osaka and later (Anvil's
+   * default fork is); 0: none.
+   */
+  maxTxGas: number
   /** Requests a second per client IP / per API key; 0 = unlimited (the local default). */
   rateLimitPerIp: number
   rateLimitPerKey: number
@@ -129,6 +148,12 @@ export interface BundlesimConfig {
 /** One emulated builder as configured: its name, ordering algorithms and share of the order flow. */
 export interface BuilderSpec {
   name: string
+  /**
+   * The API its own URL speaks and the rules it builds by (`builder/fleet/profiles.ts`:
+   * `generic`, `titan`, `buildernet`, `quasar`; absent: `generic`, today's behaviour). The
+   * settings below override the profile's.
+   */
+  profile?: 'generic' | 'titan' | 'buildernet' | 'quasar'
   /** Names from `ALGORITHMS`; absent: the run's `algorithms`. */
   algorithms?: string[]
   /** 0–1: the chance a bundle without a `builders` list reaches it (absent: 1). */
@@ -138,11 +163,11 @@ export interface BuilderSpec {
    * knows); a bundle with another is refused there, naming the field.
    */
   fields?: string[]
-  /** Requests a second per client IP at its own URL (absent or 0: no limit). */
+  /** Requests a second per client IP at its own URL (absent: its profile's; 0: no limit). */
   rateLimit?: number
-  /** The highest `refundPercent` its own URL takes (0–99; absent: 99); 0: it pays no refunds. */
+  /** The highest `refundPercent` its own URL takes (0–99; absent: its profile's, 99); 0: it pays no refunds. */
   maxRefundPercent?: number
-  /** The stats methods its own URL serves (absent: every one of `BUILDER_STATS_METHODS`). */
+  /** The stats methods its own URL serves (absent: its profile's). */
   stats?: string[]
 }
 
@@ -219,6 +244,9 @@ export const DEFAULT_CONFIG: BundlesimConfig = {
   maxBodyBytes: 4 * 1024 * 1024,
   maxBatchSize: 1000,
   maxBundleTxs: 100,
+  maxBundleBytes: 300_000,
+  maxTxGas: 16_777_216,
+  blockGasLimit: 60_000_000n,
   rateLimitPerIp: 0,
   rateLimitPerKey: 0,
   wsMaxBufferedBytes: 8 * 1024 * 1024,
@@ -230,5 +258,7 @@ export function resolveConfig(partial: Partial<BundlesimConfig> = {}): Bundlesim
   const config = { ...DEFAULT_CONFIG, ...defined }
   if (config.exposeAnvil && partial.anvilPort === undefined) config.anvilPort = EXPOSED_ANVIL_PORT
   if (config.port === 0 && partial.mevSharePort === undefined) config.mevSharePort = 0
+  // A fork keeps the forked chain's gas limit (Anvil's own behaviour without --gas-limit).
+  if (config.forkUrl !== undefined && partial.blockGasLimit === undefined) delete config.blockGasLimit
   return config
 }

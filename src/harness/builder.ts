@@ -9,6 +9,8 @@ import type { EmulatedBuilder } from '../builder/fleet/emulatedBuilder.js'
 import { RelayAuction } from '../builder/slot/auction.js'
 import { RelayLog } from '../relay/bidTraces.js'
 import { SlotAbortedError, SlotBuilder } from '../builder/slot/slotBuilder.js'
+import { DEFAULT_BOB_WINDOW_MS } from '../builder/slot/bottomOfBlock.js'
+import { StateDiffStream } from '../builder/slot/stateDiffStream.js'
 import { ArrivalSimulations } from '../builder/simulation/arrivals.js'
 import { ParentState } from '../builder/execution/parentState.js'
 import type { SlotReport } from '../protocol/slotReport.js'
@@ -27,6 +29,8 @@ export interface BuilderSubsystem {
   auction: RelayAuction
   /** The relay's bids and delivered payloads (its data API on the stats port, the dashboard). */
   relay: RelayLog
+  /** Each builder's `flashbots_stateDiffs` stream and bottom-of-block windows (its URL's WebSocket subscribes to it). */
+  stateDiffs: StateDiffStream
   /** Runs `slots` slots one after another (manual clock, or out of turn in realtime). */
   advanceSlots(slots?: number): Promise<SlotReport[]>
   /** Slots run since the start. */
@@ -96,6 +100,7 @@ export async function createBuilder({ config, cutoffs, builders, chain, slot, tr
     shutdown.add(async () => arrivals.close())
   }
   const relay = new RelayLog()
+  const stateDiffs = new StateDiffStream()
   const builder = new SlotBuilder({
     relay,
     chain: chain.chain,
@@ -116,6 +121,7 @@ export async function createBuilder({ config, cutoffs, builders, chain, slot, tr
     checksSettled: (block) => orders.ingest.checksSettled(block),
     arrivals: arrivals || undefined,
     names,
+    bottomOfBlock: { feed: stateDiffs, windowMs: config.bobWindowMs ?? DEFAULT_BOB_WINDOW_MS, seed: config.auctionSeed, pendingFor: (block) => traces.pendingFor(block) },
   })
   await builder.init()
 
@@ -173,5 +179,5 @@ export async function createBuilder({ config, cutoffs, builders, chain, slot, tr
     ticker.schedule()
     return reports
   }
-  return { builder, builders, auction, relay, advanceSlots, slotsRun: () => slotsRun, start, addParticipant: (p) => void participants.push(p) }
+  return { builder, builders, auction, relay, stateDiffs, advanceSlots, slotsRun: () => slotsRun, start, addParticipant: (p) => void participants.push(p) }
 }

@@ -8,6 +8,7 @@ import { verifyChainSource, type ChainSource } from '../chain/chainSource.js'
 import { ChainClient } from '../chain/chainClient.js'
 import { ChainLock } from '../chain/chainLock.js'
 import { readBlobLimits, type BlobLimits } from '../chain/blobLimits.js'
+import { anvilEnforcesTxGasCap, readHardfork, txGasCapFor } from '../chain/txGasCap.js'
 import { readSavedRun, type SavedRun } from '../persist/dataDir.js'
 import { SenderRecovery } from '../bundle/senderRecovery.js'
 import type { EmulatedBuilder } from '../builder/fleet/emulatedBuilder.js'
@@ -25,6 +26,8 @@ export interface AnvilChain {
   chainId: number
   /** The hardfork's blob limits (absent when the node does not say). */
   blobLimits?: BlobLimits
+  /** EIP-7825's per-tx gas cap in force (`maxTxGas` under Osaka or later; absent: none), refused at submission. */
+  txGasCap?: bigint
   /** Anvil came back from the data dir's save at the saved head: the run goes on where it was. */
   resumed: boolean
   /**
@@ -67,6 +70,7 @@ export async function startChain({ config, source, saved, shutdown, log }: Start
     forkUrl: config.forkUrl,
     forkBlockNumber: config.forkBlockNumber,
     gasLimit: config.blockGasLimit,
+    txGasLimit: anvilEnforcesTxGasCap(config.maxTxGas),
     timestamp: config.genesisTimestamp,
     ...source.anvil,
   }
@@ -104,9 +108,10 @@ export async function startChain({ config, source, saved, shutdown, log }: Start
   }
   const chainId = await chain.chainId()
   const blobLimits = await readBlobLimits(chain)
+  const txGasCap = txGasCapFor(config.maxTxGas, blobLimits?.hardfork ?? (await readHardfork(chain)))
   const resumed = saved !== null && (await chain.latestBlock()).hash === saved.head.hash
   supervisor.onRecover(async () => chain.nodeRestarted())
-  return { supervisor, chain, lock, chainId, blobLimits, resumed, senderRecovery }
+  return { supervisor, chain, lock, chainId, blobLimits, txGasCap, resumed, senderRecovery }
 }
 
 /**

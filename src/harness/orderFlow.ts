@@ -47,8 +47,10 @@ export function createOrderFlow({ chain, slot, traces, events, log }: OrderFlowO
   const ingest = new BundleIngest({
     chainId: chain.chainId,
     blobLimits: chain.blobLimits,
+    maxTxGas: chain.txGasCap,
     traces,
     headBlock: () => slot.sealedBlock,
+    bottomOfBlockHead: () => slot.head.number,
     nowSeconds: () => slot.clock.nowSeconds(),
     msIntoSlot: () => slot.arrivalMsIntoSlot(),
     // Mid-build, the sealed block does not exist on Anvil yet: its nonces are the head's.
@@ -59,6 +61,6 @@ export function createOrderFlow({ chain, slot, traces, events, log }: OrderFlowO
     onChecked: (trace) => events.emit('orderChecked', trace),
     log,
   })
-  const mempool = new PublicMempool({ chainId: chain.chainId, blobLimits: chain.blobLimits }, recovery.recover)
+  const mempool = new PublicMempool({ chainId: chain.chainId, blobLimits: chain.blobLimits, maxTxGas: chain.txGasCap }, recovery.recover)
   return { ingest, mempool, activity, checksGate, recover: recovery.recover }
 }

@@ -31,6 +31,9 @@ import type { SlotState } from '../clock/slotState.js'
 import type { BundleBook } from '../bundle/book.js'
 import type { HarnessStatus } from '../protocol/harnessStatus.js'
 import type { BuilderSubsystem } from './builder.js'
+import type { RefundsSubsystem } from './refunds.js'
+import { registerDelayedRefundMethods } from '../rpc/delayedRefundMethods.js'
+import { builderDialect, requiredSignature } from '../rpc/builderDialect.js'
 import type { PublicView } from './publicView.js'
 import type { WorldSubsystem } from './world.js'
 import type { ChainSubsystem } from './chain.js'
@@ -48,6 +51,8 @@ export interface RpcServersOptions {
   names: SearcherNames
   orders: OrderFlow
   builder: BuilderSubsystem
+  /** Delayed refunds (BuilderNet's), read by buildernet_getDelayedRefunds. */
+  refunds: RefundsSubsystem
   view: PublicView
   world: WorldSubsystem
   /** The market's tracker (filled once the market starts, after the servers listen). */
@@ -78,7 +83,7 @@ export const GATEWAY_PATH = 'bloxroute'
  * both listen: `urls` is read when an unknown method is answered.
  */
 export function createRpcMethodServers(
-  { config, chain, slot, traces, names, orders, builder, view, world, market, status, events, log }: RpcServersOptions,
+  { config, chain, slot, traces, names, orders, builder, refunds, view, world, market, status, events, log }: RpcServersOptions,
   urls: { submission: string; stats: string },
 ): RpcMethodServers {
   const { supervisor, lock, coinbase } = chain
@@ -87,23 +92,28 @@ export function createRpcMethodServers(
     if (!(data instanceof JSONRPCErrorException)) log.error({ err: data }, message)
   }
   const submission = new JSONRPCServer<RequestContext>({ errorListener })
+  // Flashbots' caps (100 txs, 300,000 bytes) and EIP-7825's per-tx gas cap where the fork has it.
+  const limits = { maxBundleTxs: config.maxBundleTxs, maxBundleBytes: config.maxBundleBytes, maxTxGas: chain.txGasCap }
   registerSubmissionMethods(submission, {
     ingest: orders.ingest,
     mempool: orders.mempool,
     isValidApiKey: createApiKeyCheck(config.apiKeys),
     headNonce: (address) => chain.chain.nonce(address, slot.head.number),
-    maxBundleTxs: config.maxBundleTxs,
+    limits,
+    delayedRefundsPaid: builder.builders.every((b) => b.profile.refunds.delayed),
   })
   registerPrivateTxMethods(submission, { ingest: orders.ingest, traces, nowSeconds: () => slot.clock.nowSeconds() })
   registerBlobMethods(submission, { ingest: orders.ingest })
   const pubkeys = config.builders && new Map(builder.builders.map((b) => [b.name, b.coinbase]))
   registerFlashbotsStatsMethods(submission, { traces, builder: coinbase, builders: pubkeys, nowSeconds: () => slot.clock.nowSeconds() })
-  registerEndOfBlockMethods(submission, { ingest: orders.ingest, maxBundleTxs: config.maxBundleTxs })
+  registerEndOfBlockMethods(submission, { ingest: orders.ingest, limits })
+  registerDelayedRefundMethods(submission, refunds.ledger)
   const mevShareDeps = {
     ingest: orders.ingest,
     traces,
     chainId: chain.chainId,
     blobLimits: chain.blobLimits,
+    maxTxGas: chain.txGasCap,
     headBlock: () => slot.head.number,
     sim: { chain: chain.chain, lock, coinbase, slotSeconds: config.slotTimeSeconds },
   }
@@ -149,28 +159,44 @@ export function createRpcMethodServers(
       builder: own,
       ingest: orders.ingest,
       traces,
-      maxBundleTxs: config.maxBundleTxs,
+      limits,
       pubkeys,
+      stateDiffs: builder.stateDiffs,
+      delayedRefunds: refunds.ledger,
       headBlock: () => slot.head.number,
       nowSeconds: () => slot.clock.nowSeconds(),
     })
     // Flashbots' relay (relay.flashbots.net, which the host map sends to a builder named
     // flashbots) is also the MEV-Share node and simulates bundles: a bot calling it there for
-    // mev_sendBundle or eth_callBundle gets what the shared URL answers.
-    registerMevShareMethods(rpc, mevShareDeps)
-    registerCallBundleMethod(rpc, callBundleDeps)
+    // mev_sendBundle or eth_callBundle gets what the shared URL answers. A builder of another
+    // profile serves what its docs list.
+    if (own.profile.methods.includes('mev_sendBundle')) registerMevShareMethods(rpc, mevShareDeps)
+    if (own.profile.methods.includes('eth_callBundle')) registerCallBundleMethod(rpc, callBundleDeps)
     // As on the shared URL: nothing accepted that could not be built while Anvil restarts.
     refuseWhileAnvilDown(rpc, supervisor)
     logOrdersOf(rpc, `/${builderPath(own.name)}`)
-    return { path: `/${builderPath(own.name)}`, rpc, rateLimitPerIp: own.endpoint.rateLimit }
+    return {
+      path: `/${builderPath(own.name)}`,
+      rpc,
+      rateLimitPerIp: own.endpoint.rateLimit,
+      dialect: builderDialect(own.profile, () => Date.now()),
+      ...(own.profile.signature === 'required' && { authenticate: requiredSignature }),
+    }
   })
   const gateway = new JSONRPCServer<RequestContext>({ errorListener })
   const isApiKey = createApiKeyCheck(config.apiKeys)
+  // bloXroute keeps a refund bundle with the builder likeliest to win: the latest slot's winner.
+  let latestWinner: string | null = null
+  events.on('slot', (report) => {
+    latestWinner = report.won ? (report.builder ?? builder.builders[0]!.name) : null
+  })
   registerBloxrouteGateway(gateway, {
     ingest: orders.ingest,
     builders: builder.builders.map((b) => b.name),
     maxBundleTxs: config.maxBundleTxs,
     isAuthorized: (header) => config.apiKeys.length === 0 || isApiKey(header),
+    latestWinner: () => latestWinner,
+    priorityFeeRefundOf: (hash) => refunds.ledger.owedTo(hash, 'priorityFeeRefund'),
   })
   refuseWhileAnvilDown(gateway, supervisor)
   logOrdersOf(gateway, `/${GATEWAY_PATH}`)

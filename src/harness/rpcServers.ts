@@ -51,6 +51,8 @@ export async function startRpcServers(options: RpcServersOptions): Promise<RpcSe
     closeGraceMs: config.wsCloseGraceMs,
     activity: orders.activity,
     gate,
+    // Each builder's URL takes WebSockets too (its flashbots_stateDiffs stream).
+    routes,
     log,
   })
   // Before the HTTP server closes (steps run last-added first): it does not wait for upgraded sockets.

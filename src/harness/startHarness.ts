@@ -15,6 +15,7 @@ import { startChain, useBuilderCoinbases, type AnvilChain } from './chain.js'
 import { startWorld, type WorldSubsystem } from './world.js'
 import { startMarket, type MarketSubsystem } from './market.js'
 import { createOrderFlow } from './orderFlow.js'
+import { createRefunds } from './refunds.js'
 import { createBuilder } from './builder.js'
 import { startRpcServers } from './rpcServers.js'
 import { builderPath, GATEWAY_PATH } from './rpcMethods.js'
@@ -152,6 +153,7 @@ export async function startHarnessOn(base: HarnessChain, config: BundlesimConfig
     const names = new SearcherNames()
     const orders = createOrderFlow({ chain, slot, traces, events, log })
     const builder = await createBuilder({ config, cutoffs, builders, chain, slot, traces, names, orders, events, shutdown, log })
+    const refunds = await createRefunds({ chain, slot, builders, builder, orders, coinbaseFunding: config.coinbaseFunding, log })
     if (saved) {
       const count = restoreTraces(traces, saved, chain.resumed, `the saved Anvil state could not be resumed (bundlesim restarted on a new chain at block ${slot.head.number})`)
       log.info({ dataDir: config.dataDir, traces: count, resumed: chain.resumed }, `restored ${count} traces from the data dir`)
@@ -183,7 +185,7 @@ export async function startHarnessOn(base: HarnessChain, config: BundlesimConfig
     const view = createPublicView({ config, chain, slot, orders, events, log })
     // A slot is over when its block is announced: then filters and subscriptions have it when harness_advanceSlot returns.
     builder.addParticipant({ afterSlot: () => view.feed.settled() })
-    const servers = await startRpcServers({ config, chain, slot, traces, names, orders, builder, view, world, market, status, events, gate, shutdown, log })
+    const servers = await startRpcServers({ config, chain, slot, traces, names, orders, builder, refunds, view, world, market, status, events, gate, shutdown, log })
     urls.submission = servers.submission.url
     urls.stats = servers.stats.url
     Object.assign(market, await startMarket({ config, chain, world, builder, names, orders, events, rpcUrl: servers.submission.url, clientHeaders: gate.clientHeaders, shutdown, log }))

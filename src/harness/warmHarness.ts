@@ -51,6 +51,7 @@ export const CONFIG_SCOPE: Record<keyof BundlesimConfig, 'chain' | 'harness'> = 
   buildCutoffMs: 'harness',
   boostCutoffMs: 'harness',
   getHeaderMs: 'harness',
+  bobWindowMs: 'harness',
   competitorBidWei: 'harness',
   competitorWinProbability: 'harness',
   auctionSeed: 'harness',
@@ -58,6 +59,9 @@ export const CONFIG_SCOPE: Record<keyof BundlesimConfig, 'chain' | 'harness'> = 
   maxBodyBytes: 'harness',
   maxBatchSize: 'harness',
   maxBundleTxs: 'harness',
+  maxBundleBytes: 'harness',
+  // Anvil is launched with --enable-tx-gas-limit or not.
+  maxTxGas: 'chain',
   rateLimitPerIp: 'harness',
   rateLimitPerKey: 'harness',
   wsMaxBufferedBytes: 'harness',

@@ -36,7 +36,7 @@ const TARGET_ENV = {
 }
 const TARGET_NAMES = Object.keys(TARGET_ENV)
 const PATH_MODES = ['replace', 'keep']
-const ENTRY_FIELDS = ['host', 'to', 'path', 'source', 'note']
+const ENTRY_FIELDS = ['host', 'to', 'else', 'path', 'source', 'note']
 const FILE_FIELDS = ['hosts', 'about']
 const URL_PROTOCOLS = ['http:', 'https:', 'ws:', 'wss:']
 const HOST_PATTERN = /^(\*\.)?[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$/
@@ -128,12 +128,14 @@ function parseHostMap(text, file) {
     seen.set(host, index)
     const problem = problemOfTarget(raw.to)
     if (problem) throw fail(`${at}.to: ${problem}`)
+    if (raw.else !== undefined && !TARGET_NAMES.includes(raw.else)) throw fail(`${at}.else: expected a named target (${TARGET_NAMES.join(', ')}) for a run without the builder, got ${shown(raw.else)}`)
     const pathMode = raw.path === undefined ? 'replace' : raw.path
     if (!PATH_MODES.includes(pathMode)) throw fail(`${at}.path: expected "replace" (JSON-RPC: the target's path is used) or "keep" (REST: the request's path is appended), got ${shown(raw.path)}`)
     for (const field of ['source', 'note']) {
       if (raw[field] !== undefined && typeof raw[field] !== 'string') throw fail(`${at}.${field}: expected text, got ${shown(raw[field])}`)
     }
     const entry = { host, to: raw.to, path: pathMode, file }
+    if (raw.else !== undefined) entry.else = raw.else
     if (raw.source !== undefined) entry.source = raw.source
     if (raw.note !== undefined) entry.note = raw.note
     return entry
@@ -205,17 +207,18 @@ function targetsFromEnv(env = process.env) {
 
 /**
  * The URL a map entry's `to` names in this run. A named target this run does not have, and a
- * builder it does not have (names compared case-insensitively), fall back to `rpc`: a mapped
- * host never leaves the machine.
+ * builder it does not have (names compared case-insensitively), fall back to the entry's `else`
+ * (a named target; default `rpc`): a mapped host never leaves the machine.
  *
  * @example resolveTarget('builder:titan', { rpc: 'http://127.0.0.1:8645/', builders: {} }) // 'http://127.0.0.1:8645/'
  */
-function resolveTarget(to, targets) {
-  if (TARGET_NAMES.includes(to)) return targets[to] ?? targets.rpc
+function resolveTarget(to, targets, otherwise = 'rpc') {
+  const fallback = targets[otherwise] ?? targets.rpc
+  if (TARGET_NAMES.includes(to)) return targets[to] ?? fallback
   if (to.startsWith('builder:')) {
     const wanted = to.slice('builder:'.length).toLowerCase()
     const name = Object.keys(targets.builders ?? {}).find((candidate) => candidate.toLowerCase() === wanted)
-    return name === undefined ? targets.rpc : targets.builders[name]
+    return name === undefined ? fallback : targets.builders[name]
   }
   return new URL(to).href
 }
@@ -228,7 +231,7 @@ function compileHostMap(entries, targets) {
   const exact = new Map()
   const wildcards = []
   for (const entry of entries) {
-    const rule = { ...entry, target: resolveTarget(entry.to, targets) }
+    const rule = { ...entry, target: resolveTarget(entry.to, targets, entry.else) }
     if (entry.host.startsWith('*.')) {
       if (!wildcards.some((other) => other.host === entry.host)) wildcards.push(rule)
     } else if (!exact.has(entry.host)) exact.set(entry.host, rule)

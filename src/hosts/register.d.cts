@@ -8,6 +8,8 @@ export interface HostEntry {
   host: string
   /** rpc, stats, mevShare, gateway, relay, builder:<name>, or a literal http(s)/ws(s) URL. */
   to: string
+  /** With `builder:<name>`: the named target for a run without that builder (default rpc). */
+  else?: string
   /** replace: the request's path is dropped (its query kept); keep: appended to the target's path. */
   path: 'replace' | 'keep'
   /** The file the entry came from. */
@@ -50,7 +52,7 @@ export declare function loadHostMap(userFile?: string, defaultsFile?: string): H
 /** The targets from BUNDLESIM_RPC_URL (required), _STATS_URL, _MEV_SHARE_URL, _GATEWAY_URL, _RELAY_URL and _BUILDERS. */
 export declare function targetsFromEnv(env?: Record<string, string | undefined>): HostTargets
 /** The URL a `to` names; a target or builder the run does not have falls back to `rpc`. */
-export declare function resolveTarget(to: string, targets: HostTargets): string
+export declare function resolveTarget(to: string, targets: HostTargets, otherwise?: string): string
 export declare function compileHostMap(entries: readonly HostEntry[], targets: HostTargets): HostRouter
 /** The rule for a hostname: exact first, then the longest `*.domain`; null for unmapped and loopback hosts. */
 export declare function matchHost(router: HostRouter, hostname: string): HostRule | null

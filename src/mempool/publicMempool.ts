@@ -4,6 +4,7 @@ import type { BundleTx } from '../bundle/types.js'
 import { tipPerGas } from './tipPerGas.js'
 import { problemMessage } from '../bundle/failure.js'
 import type { NodeRefusalKind } from '../chain/nodeRefusal.js'
+import { gethTxGasCapMessage } from '../chain/txGasCap.js'
 import { recoverSenders } from '../bundle/verifySenders.js'
 import { recoverInline, type RecoverFn } from '../bundle/senderRecovery.js'
 import { normalizeHash } from '../protocol/normalize.js'
@@ -24,7 +25,7 @@ function outbids(tx: Pick<MempoolTx, 'maxFeePerGas' | 'maxPriorityFeePerGas'>, p
 }
 
 /** Why the public mempool refuses a raw tx, as a stable kind (the node's kinds where they are the same refusal). */
-export type MempoolRejectionKind = Extract<NodeRefusalKind, 'NonceTooLow' | 'ReplacementUnderpriced' | 'AlreadyKnown'> | 'UndecodableTx' | 'BadSignature'
+export type MempoolRejectionKind = Extract<NodeRefusalKind, 'NonceTooLow' | 'ReplacementUnderpriced' | 'AlreadyKnown'> | 'UndecodableTx' | 'BadSignature' | 'TxGasAboveCap'
 
 /** Why a raw tx was refused at `eth_sendRawTransaction`: `kind` for code, the message names the problem. */
 export class MempoolRejection extends Error {
@@ -59,8 +60,11 @@ export class PublicMempool {
 
   /** Decodes, checks chain id, signature and nonce; returns the tx hash. */
   async add(raw: Hex, chainNonce: (sender: Address) => Promise<number>): Promise<Hash> {
-    const decoded = decodeSignedTx(raw, 'params[0]', this.rules)
+    const { maxTxGas, ...rules } = this.rules
+    const decoded = decodeSignedTx(raw, 'params[0]', rules)
     if (typeof decoded === 'string') throw new MempoolRejection('UndecodableTx', decoded)
+    // EIP-7825, in geth's own words (its txpool's check).
+    if (maxTxGas !== undefined && decoded.gas > maxTxGas) throw new MempoolRejection('TxGasAboveCap', gethTxGasCapMessage(decoded.gas, maxTxGas))
     const tx: BundleTx = { ...decoded, index: 0 }
     if (this.txs.has(tx.hash)) throw new MempoolRejection('AlreadyKnown', `already known: ${tx.hash}`)
     const { senders, problems: [badSignature] } = await recoverSenders({ txs: [tx] }, this.recover)

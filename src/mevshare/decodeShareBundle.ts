@@ -16,6 +16,12 @@ export const SHARE_LIMITS = {
   maxBlockOffset: 5n,
   /** The user's refund of a backrun, when the user asked for none other: 90% of what the backrun pays. */
   defaultRefundPercent: 90,
+  /**
+   * Signed txs after a backrun's `{ hash }`, nested ones counted: Flashbots' rule "as of October
+   * 20, 2025, a bundle can now only contain one backrun transaction"
+   * (https://github.com/flashbots/flashbots-docs/pull/635). Its error text is not documented.
+   */
+  maxBackrunTxs: 1,
 } as const
 
 /** A pending private tx shared with MEV-Share, as a backrun's `{ hash }` finds it. */
@@ -32,6 +38,8 @@ export interface SharedTarget {
 
 export interface ShareBundleRules extends TxRules {
   headBlock: bigint
+  /** Most signed txs a backrun may add after its `{ hash }` (`mev_sendBundle`: `SHARE_LIMITS.maxBackrunTxs`); absent: no rule. */
+  maxBackrunTxs?: number
   /** The pending shared private tx whose event hash (`matchingHashOf` its tx hash) this is. */
   findShared(matchingHash: Hash): SharedTarget | undefined
 }
@@ -186,6 +194,12 @@ function readLevel(object: ShareBundleObject, level: number, at: string, rules: 
   out.block = block
   out.maxBlock = maxBlock
 
+  const backrunTxs = out.txs.length - 1
+  if (out.backrunOf && rules.maxBackrunTxs !== undefined && backrunTxs > rules.maxBackrunTxs) {
+    throw new ShareBundleProblem(
+      `${at}body: ${backrunTxs} signed txs after the { hash }, over the limit of ${rules.maxBackrunTxs}: a backrun holds the shared tx's { hash } and one signed backrun tx (Flashbots' rule since 2025-10-20)`,
+    )
+  }
   if (out.txs.length > SHARE_LIMITS.maxBodySize) throw new ShareBundleProblem(`${at}body: ${out.txs.length} txs, more than the ${SHARE_LIMITS.maxBodySize} a MEV-Share bundle may hold`)
   const seen = new Map<Hash, number>()
   for (const [i, tx] of out.txs.entries()) {

@@ -42,7 +42,8 @@ function shareableOf(trace: BundleTrace): ShareableOrder | undefined {
       return shareBundleOrder(trace, order)
     case 'bundle':
     case 'endOfBlock':
-      // Sent to builders, never to the hint stream.
+    case 'bottomOfBlock':
+      // Sent to builders, never to the hint stream (a bottom-of-block bundle goes to the one builder whose block it names).
       return undefined
   }
 }

@@ -1,6 +1,6 @@
 import type { Address, Hash } from 'viem'
 import type { BundleTrace } from '../bundle/trace.js'
-import type { Bundle, BundleTx, EndOfBlockTerms, OrderBase, PrivateTxTerms, ShareBundleTerms } from '../bundle/types.js'
+import type { BottomOfBlockTerms, Bundle, BundleTx, EndOfBlockTerms, OrderBase, PrivateTxTerms, ShareBundleTerms } from '../bundle/types.js'
 
 /** Decimal digits of a bigint: JSON has no bigints, and hex would hide wei amounts. */
 type Dec = string
@@ -19,9 +19,10 @@ type TxRecord = Omit<BundleTx, 'gas' | 'maxFeePerGas' | 'maxPriorityFeePerGas' |
 type TermsRecord =
   | { kind: 'bundle' }
   | { kind: 'endOfBlock'; endOfBlock: EndOfBlockTerms }
+  | { kind: 'bottomOfBlock'; bottomOfBlock: BottomOfBlockTerms }
   | { kind: 'mevShare'; mevShare: Omit<ShareBundleTerms, 'maxBlock'> & { maxBlock: Dec } }
   | { kind: 'privateTx'; privateTx: PrivateTxTerms }
-type LegacyTerms = { kind?: undefined; endOfBlock?: EndOfBlockTerms; mevShare?: Omit<ShareBundleTerms, 'maxBlock'> & { maxBlock: Dec } }
+type LegacyTerms = { kind?: undefined; endOfBlock?: EndOfBlockTerms; bottomOfBlock?: undefined; mevShare?: Omit<ShareBundleTerms, 'maxBlock'> & { maxBlock: Dec } }
 
 type BundleRecord = Omit<OrderBase, 'txs' | 'targetBlock' | 'revertingTxHashes' | 'droppingTxHashes'> & {
   txs: TxRecord[]
@@ -112,6 +113,8 @@ function encodeTerms(order: Bundle): TermsRecord {
       return { kind: 'bundle' }
     case 'endOfBlock':
       return { kind: 'endOfBlock', endOfBlock: order.endOfBlock }
+    case 'bottomOfBlock':
+      return { kind: 'bottomOfBlock', bottomOfBlock: order.bottomOfBlock }
     case 'mevShare':
       return { kind: 'mevShare', mevShare: { ...order.mevShare, maxBlock: order.mevShare.maxBlock.toString() } }
     case 'privateTx':
@@ -125,7 +128,7 @@ function legacyPrivateTx({ cancelled, ...terms }: PrivateTxTerms & { cancelled?:
 }
 
 function decodeBundleRecord(record: BundleRecord, legacyPrivateTx?: PrivateTxTerms): Bundle {
-  const { txs, targetBlock, revertingTxHashes, droppingTxHashes, kind, endOfBlock, mevShare, privateTx, ...base } = { endOfBlock: undefined, mevShare: undefined, privateTx: undefined, ...record }
+  const { txs, targetBlock, revertingTxHashes, droppingTxHashes, kind, endOfBlock, bottomOfBlock, mevShare, privateTx, ...base } = { endOfBlock: undefined, bottomOfBlock: undefined, mevShare: undefined, privateTx: undefined, ...record }
   const order: OrderBase = {
     ...base,
     txs: txs.map((tx) => ({
@@ -147,6 +150,10 @@ function decodeBundleRecord(record: BundleRecord, legacyPrivateTx?: PrivateTxTer
     case 'endOfBlock':
       if (!endOfBlock) throw new TraceRecordError(order.hash, 'endOfBlock')
       return { ...order, kind: 'endOfBlock', endOfBlock }
+    case 'bottomOfBlock':
+      // Saved since the kind exists: always with its kind and terms.
+      if (!bottomOfBlock) throw new TraceRecordError(order.hash, 'bottomOfBlock')
+      return { ...order, kind: 'bottomOfBlock', bottomOfBlock }
     case 'mevShare':
       if (!mevShare) throw new TraceRecordError(order.hash, 'mevShare')
       return { ...order, kind: 'mevShare', mevShare: { ...mevShare, maxBlock: BigInt(mevShare.maxBlock) } }

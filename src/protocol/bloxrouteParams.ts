@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import type { Hex } from 'viem'
-import { address, hexQuantity, uuid, WIRE_PATTERNS } from './wireRules.js'
+import { address, hash32, hexQuantity, uuid, WIRE_PATTERNS } from './wireRules.js'
+import { normalizeHash } from './normalize.js'
 import { strictFields } from './strictFields.js'
 import { bundleFieldRules, MAX_TARGET_BLOCK } from './bundleParams.js'
 
@@ -26,6 +27,10 @@ export const submitBundleParams = strictFields({
   uuid: uuid({ type: 'expected a UUID string' }).optional(),
   mev_builders: z.record(z.string(), z.union([z.string(), z.array(z.string())]), { error: 'expected a map of builder name to "" (or its signature), e.g. { "all": "" }' }).optional(),
   refund_recipient: address({ type: 'expected a 20-byte 0x address' }).optional(),
+  priority_fee_refund: z.boolean({ error: 'expected a boolean' }).optional(),
   frontrunning: z.boolean({ error: 'expected a boolean' }).optional(),
   enable_backrunme: z.boolean({ error: 'expected a boolean' }).optional(),
 })
+
+/** `blxr_get_bundle_refund`'s params: an object (bloXroute's style), `bundle_hash`. */
+export const bundleRefundParams = strictFields({ bundle_hash: hash32({ type: 'required: the bundle hash blxr_submit_bundle answered' }).transform((h) => normalizeHash(h)) })

@@ -45,7 +45,10 @@ export const bundleFieldRules = {
  * rbuilder/BuilderNet, Titan): `uuid` and `replacementNonce` are rbuilder's names for
  * `replacementUuid` and `replacementSeqNumber`, `refundIndex` Titan's way to name the refund
  * tx by its index; `builders` picks the emulated builders that see it (docs/several-builders.md);
- * `signingAddress`, `version` and `refundIdentity` are understood and ignored; `delayedRefund: true` cannot be honoured.
+ * `signingAddress` and `version` are understood and ignored; BuilderNet's `refundIdentity` (where
+ * its refunds go) and `delayedRefund` (paid after the block, `refunds/`) are honoured, and its
+ * `desiredState: "BottomOfBlock"` with `targetAddresses` makes the bundle an end-of-block one
+ * (`targetSlots` is read at the address's level).
  * Any other field is refused, naming the closest known one.
  */
 export const bundleObjectSchema = strictFields(bundleObjectFields()).superRefine((bundle, ctx) => bundleObjectChecks(bundle, ctx))
@@ -82,10 +85,10 @@ function bundleObjectFields() {
     signingAddress: address({ type: 'expected a 20-byte 0x address' }).optional(),
     refundIdentity: address({ type: 'expected a 20-byte 0x address' }).optional(),
     version: z.string({ error: 'expected a version string like "v2"' }).optional(),
-    delayedRefund: z
-      .boolean({ error: 'expected a boolean' })
-      .refine((delayed) => !delayed, 'cannot be honoured: bundlesim pays a refund in the bundle\'s own block (only false is accepted)')
-      .optional(),
+    delayedRefund: z.boolean({ error: 'expected a boolean' }).optional(),
+    desiredState: z.literal('BottomOfBlock', { error: 'expected "BottomOfBlock" (BuilderNet\'s only placement)' }).optional(),
+    targetAddresses: z.array(address({ type: 'expected a 20-byte 0x contract address' }), { error: 'expected an array of 20-byte 0x contract addresses' }).optional(),
+    targetSlots: z.array(z.array(hash32({ type: 'expected a 32-byte 0x storage slot', format: 'expected a 32-byte 0x storage slot' })), { error: 'expected an array (per target address) of arrays of 32-byte 0x storage slots' }).optional(),
   }
 }
 

@@ -1,4 +1,4 @@
-import type { Address, Hash } from 'viem'
+import type { Address, Hash, Hex } from 'viem'
 import type { ErrorKind } from './errorKinds.js'
 import type { LostTo } from './competition.js'
 
@@ -84,6 +84,38 @@ export interface FlashbotsUserStatsV2 {
   last7dGasSimulated: string
   last1dValidatorPayments: string
   last1dGasSimulated: string
+}
+
+/**
+ * quasar_getBundleStats' answer, as https://docs.quasar.win/bundle-tracing shows it: the status
+ * camelCase (its example says `"submitted"`), times in unix seconds, numbers as numbers.
+ */
+export interface QuasarBundleStats {
+  status: string
+  builderPayment: string
+  error: string | null
+  revertingHash: Hash | null
+  receivedAt: number
+  simulatedAt: number | null
+  submittedAt: number | null
+  blockNumber: number | null
+  targetBlock: number
+  minTimestamp: number | null
+  maxTimestamp: number | null
+}
+
+/** `buildernet_getDelayedRefunds`' answer (https://buildernet.org/docs/api): hex amounts and blocks; `nextCursor` only when there are more. */
+export interface DelayedRefundsAnswer {
+  refunds: Array<{ amount: Hex; blockNumber: Hex; hash: Hash; recipient: Address; status: 'pending' | 'received' }>
+  nextCursor?: Hex
+  indexedUpTo: Hex
+}
+
+/** `buildernet_getDelayedRefundTotalsByRecipient`' answer. */
+export interface DelayedRefundTotals {
+  pending: Hex
+  received: Hex
+  indexedUpTo: Hex
 }
 
 /** titan_getBundleStats' answer, Titan's shape (status spelled as Titan does: PascalCase). */

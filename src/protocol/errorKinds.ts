@@ -31,6 +31,8 @@ export const ERROR_KINDS = {
   ArrivedAfterBuildCutoff: 'it was simulated after the build (or boost) cutoff of its slot',
   PaysBuilderNothing: 'it pays the builder nothing, so no block includes it',
   NoTargetPoolTouched: 'an end-of-block bundle none of whose targetPools an earlier order of the block changed',
+  BottomOfBlockTargetUnknown: "a bottom-of-block bundle whose targetUuid names no block its builder streamed",
+  BottomOfBlockTargetPast: "a bottom-of-block bundle whose targetUuid names a block its builder streamed for a past slot",
   NotChosenByAnyAlgorithm: 'no block-building algorithm chose it',
   MoreValuableBlockWithout: 'a candidate block held it but a more valuable one without it was submitted',
   AuctionLost: "the relay auction picked another builder's bid",
@@ -50,6 +52,7 @@ export const ERROR_KINDS = {
   StaleReplacement: 'dropped on arrival: its replacementSeqNumber is below one already seen',
   // Invalid content (the first problem's kind when there are several)
   UndecodableTx: 'a tx cannot be decoded or is for another chain',
+  TxGasAboveCap: "a tx's gas limit is over the per-tx cap (EIP-7825's 16,777,216 from Osaka on): the public mempool refuses it",
   DuplicateTx: 'the same tx appears twice in the bundle',
   TooManyBlobs: 'more blobs than one block may hold under the hardfork',
   TargetBlockMined: 'its target block is already mined',

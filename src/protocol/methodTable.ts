@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import type { Hash, Hex } from 'viem'
-import type { BundleStats, FlashbotsBundleStatsV2, FlashbotsUserStatsV2, TitanBundleStats } from './bundleStats.js'
+import type { BundleStats, DelayedRefundTotals, DelayedRefundsAnswer, FlashbotsBundleStatsV2, FlashbotsUserStatsV2, QuasarBundleStats, TitanBundleStats } from './bundleStats.js'
+import { delayedRefundTotalsParams, delayedRefundsParams } from './refundParams.js'
 import type { CompetitionReport } from './competition.js'
 import type { HarnessStatus } from './harnessStatus.js'
 import type {
@@ -17,14 +18,15 @@ import type {
 import type { SlotReport } from './slotReport.js'
 import { address, signedTx } from './wireRules.js'
 import { sendBlobsSchema } from './blobParams.js'
-import { submitBundleParams } from './bloxrouteParams.js'
+import { bobBundleParams } from './bobParams.js'
+import { bundleRefundParams, submitBundleParams } from './bloxrouteParams.js'
 import { bundleObjectSchema, cancelBundleSchema, endOfBlockBundleSchema } from './bundleParams.js'
 import { callBundleSchema } from './callBundleParams.js'
 import { advanceParams, competitionParams, competitorBidParams, impersonatedParams, nameSearcherParams, setBalanceParams, setTokenBalanceParams, timeInSlotParams } from './harnessParams.js'
 import { shareBundleSchema, simOptionsSchema } from './mevShareParams.js'
 import { cancelPrivateTxSchema, privateTxPreferencesSchema, sendPrivateTxSchema } from './privateTxParams.js'
 import { describeIssuesUnder, describeObjectValue, forwardedParams, namedOrWrappedObjectParam, noParams, objectParam, optionalObjectParam, positionalParams, type ParamsIn, type ParamsOut, type ParamsSpec } from './paramsReading.js'
-import { bundleStatsV2Params, statsParams, titanParams, userStatsV2Params } from './statsParams.js'
+import { bundleStatsV2Params, quasarParams, statsParams, titanParams, userStatsV2Params } from './statsParams.js'
 
 /**
  * Where a method is served: the submission URL (`:8645`), the stats URL (`:8646`), each
@@ -69,13 +71,14 @@ export const METHODS = {
   eth_sendBundle: method(objectParam(bundleObjectSchema), answers<SendBundleResult>(), ['submission', 'builder'], 'A bundle for a block (empty `txs` with a uuid cancels it); answers `{ bundleHash }`.'),
   svc_boostBundle: method(objectParam(bundleObjectSchema), answers<SendBundleResult>(), ['submission'], "eth_sendBundle's object, boosted; needs `X-Api-Key`."),
   eth_cancelBundle: method(objectParam(cancelBundleSchema), answers<CancelBundleResult>(), ['submission', 'builder'], "Withdraws a uuid's pending bundles; answers their hashes."),
-  eth_sendEndOfBlockBundle: method(objectParam(endOfBlockBundleSchema), answers<SendBundleResult>(), ['submission'], "Titan's end-of-block bundle; needs `X-Flashbots-Signature`."),
+  eth_sendEndOfBlockBundle: method(objectParam(endOfBlockBundleSchema), answers<SendBundleResult>(), ['submission', 'builder'], "Titan's end-of-block bundle; needs `X-Flashbots-Signature`."),
+  eth_sendBobBundle: method(bobBundleParams, answers<SendBundleResult>(), ['builder'], 'A bottom-of-block bundle for the streamed block `targetUuid` names (docs/bottom-of-block.md); answers `{ bundleHash }`.'),
   eth_callBundle: method(objectParam(callBundleSchema), answers<CallBundleResponse>(), ['submission', 'builder'], "Simulates a bundle on the head (or a past block's state) and answers like Flashbots."),
   eth_sendRawTransaction: method(
     positionalParams({ schemas: [signedTx()], required: 1, shape: '[signedTx]', message: 'params: expected an array holding one signed transaction', describe: (_, error) => `params: ${error.issues[0]?.message ?? 'expected [signedTx]'}` }),
     answers<Hash>(),
-    ['submission'],
-    'A public tx, into the public mempool.',
+    ['submission', 'builder'],
+    "A public tx, into the public mempool; at a builder's URL a private tx (titan, buildernet, quasar).",
   ),
   eth_sendPrivateTransaction: method(objectParam(sendPrivateTxSchema), answers<Hash>(), ['submission', 'builder'], 'A private tx: never in the public mempool; answers its hash.'),
   eth_sendPrivateRawTransaction: method(
@@ -91,7 +94,7 @@ export const METHODS = {
     "A private tx as a raw tx, with Flashbots' preferences.",
   ),
   eth_cancelPrivateTransaction: method(objectParam(cancelPrivateTxSchema), answers<boolean>(), ['submission', 'builder'], 'Cancels a pending private tx; signed by the key that sent it.'),
-  eth_sendBlobs: method(objectParam(sendBlobsSchema), answers<Hash[]>(), ['submission'], "Titan's: one sender's blob-tx permutations at one nonce; answers their hashes."),
+  eth_sendBlobs: method(objectParam(sendBlobsSchema), answers<Hash[]>(), ['submission', 'builder'], "Titan's: one sender's blob-tx permutations at one nonce; answers their hashes."),
   mev_sendBundle: method(objectParam(shareBundleSchema), answers<SendBundleResult>(), ['submission', 'builder'], 'A MEV-Share bundle (a backrun of a shared order); signed.'),
   mev_simBundle: method(
     positionalParams({
@@ -109,7 +112,11 @@ export const METHODS = {
   flashbots_getUserStatsV2: method(objectParam(userStatsV2Params), answers<FlashbotsUserStatsV2>(), ['submission', 'builder'], "Flashbots' user stats of the signing key."),
   svc_getBundleStats: method(objectParam(statsParams, '[{ bundle_hash }]'), answers<BundleStats>(), ['stats'], "A bundle's trace after the stats delay (`bundleHash` accepted too)."),
   titan_getBundleStats: method(objectParam(titanParams), answers<TitanBundleStats>(), ['stats', 'builder'], "A bundle's trace in Titan's shape."),
+  quasar_getBundleStats: method(objectParam(quasarParams), answers<QuasarBundleStats>(), ['builder'], "A quasar builder's view of a bundle, in Quasar's shape (`bundle_hash`)."),
+  buildernet_getDelayedRefunds: method(objectParam(delayedRefundsParams), answers<DelayedRefundsAnswer>(), ['submission', 'builder'], "BuilderNet's delayed refunds of a recipient, a page at a time."),
+  buildernet_getDelayedRefundTotalsByRecipient: method(objectParam(delayedRefundTotalsParams), answers<DelayedRefundTotals>(), ['submission', 'builder'], "BuilderNet's pending and received delayed refunds of a recipient."),
   blxr_submit_bundle: method(namedOrWrappedObjectParam(submitBundleParams, 'params: expected an object { transaction, block_number, … }'), answers<SendBundleResult>(), ['gateway'], "bloXroute's bundle submission (the gateway's snake_case fields)."),
+  blxr_get_bundle_refund: method(namedOrWrappedObjectParam(bundleRefundParams, 'params: expected an object { bundle_hash }'), answers<{ refund: string }>(), ['gateway'], "bloXroute's priority-fee refund of a bundle, in ETH as a decimal string."),
 
   harness_advanceSlot: method(optionalObjectParam(advanceParams), answers<SlotReport[]>(), ['submission'], 'Builds the next slots at once (manual clock); answers their reports.'),
   harness_status: method(noParams(), answers<HarnessStatus>(), ['submission'], 'The head, the slot, the URLs, the builders and the world.'),
@@ -148,13 +155,13 @@ export const METHODS = {
   eth_subscribe: method(
     positionalParams({ schemas: [subscriptionKind, z.unknown()], required: 1, shape: SUBSCRIPTION_SHAPE, message: (params) => `params: expected ${SUBSCRIPTION_SHAPE}, got ${JSON.stringify(params)?.slice(0, 80)}` }),
     answers<string>(),
-    ['submission'],
-    'WebSocket only: newHeads, newPendingTransactions, logs from the public view.',
+    ['submission', 'builder'],
+    "WebSocket only: newHeads, newPendingTransactions, logs from the public view; on a builder's URL, flashbots_stateDiffs (its blocks' state diffs).",
   ),
   eth_unsubscribe: method(
     positionalParams({ schemas: [z.string()], required: 1, shape: '[subscriptionId]', message: 'params: expected [subscriptionId]' }),
     answers<boolean>(),
-    ['submission'],
+    ['submission', 'builder'],
     'WebSocket only: ends a subscription.',
   ),
 } as const

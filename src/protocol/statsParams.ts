@@ -15,6 +15,9 @@ export const statsParams = strictFields({ bundle_hash: hash.optional(), bundleHa
   return bundleHash
 })
 
+/** quasar_getBundleStats' object (snake_case, as Quasar's docs show it). */
+export const quasarParams = strictFields({ bundle_hash: hash })
+
 /** titan_getBundleStats' object. */
 export const titanParams = strictFields({ bundleHash: hash })
 

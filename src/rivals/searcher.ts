@@ -69,6 +69,9 @@ export class Searcher {
    * at least `minProfitEth` after gas and the bid. Returns the bundle hash sent, or null.
    */
   async react(sighting: Sighting): Promise<Hash | null> {
+    // Since 2025-10-20 a mev_sendBundle backrun holds one signed tx (Flashbots; docs/mev-share.md)
+    // and a round trip here is two router swaps from an EOA: hints wait for a one-tx executor.
+    if (sighting.kind === 'hint') return null
     const weth = this.world.contracts.weth as Address
     const pools = this.world.pools as PoolRef[]
     const head = await this.reader.getBlock()
@@ -87,15 +90,7 @@ export class Searcher {
     this.used.add(index)
     const legs = await this.legs(this.executors[index]!, best, baseFee, tip, head.timestamp)
     const target = toHex(head.number + 1n)
-    if (sighting.kind === 'public') {
-      const result = await this.client.signedRequest('eth_sendBundle', [{ txs: [sighting.raw, ...legs], blockNumber: target, ...(this.spec.builders && { builders: this.spec.builders }) }], this.identity)
-      return result?.bundleHash ?? null
-    }
-    const result = await this.client.signedRequest(
-      'mev_sendBundle',
-      [{ version: 'v0.1', inclusion: { block: target }, body: [{ hash: sighting.hash }, ...legs.map((tx) => ({ tx, canRevert: false }))], ...(this.spec.builders && { privacy: { builders: this.spec.builders } }) }],
-      this.identity,
-    )
+    const result = await this.client.signedRequest('eth_sendBundle', [{ txs: [sighting.raw, ...legs], blockNumber: target, ...(this.spec.builders && { builders: this.spec.builders }) }], this.identity)
     return result?.bundleHash ?? null
   }
 

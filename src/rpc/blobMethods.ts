@@ -10,10 +10,10 @@ import { registerMethod } from './registerMethod.js'
  * one nonce, of which the builder includes the one that fits the block's blobs and pays
  * best. Answers the tx hashes, in order; each is traced as a private tx.
  */
-export function registerBlobMethods(rpc: JSONRPCServer<RequestContext>, deps: { ingest: BundleIngest }): void {
+export function registerBlobMethods(rpc: JSONRPCServer<RequestContext>, deps: { ingest: BundleIngest; sentTo?: readonly string[] }): void {
   registerMethod(rpc, 'eth_sendBlobs', async (object, context) => {
     const submission = toSendBlobsSubmission(object)
-    const result = await deps.ingest.submitBlobs(submission, { searcher: context.searcher ?? undefined })
+    const result = await deps.ingest.submitBlobs(submission, { searcher: context.searcher ?? undefined, ...(deps.sentTo && { sentTo: deps.sentTo }) })
     if (!result.ok) throw invalidParams(result.problem)
     return result.hashes
   })

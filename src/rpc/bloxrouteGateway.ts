@@ -1,4 +1,5 @@
 import type { JSONRPCServer } from 'json-rpc-2.0'
+import { formatEther, type Hash } from 'viem'
 import type { BundleIngest } from '../bundle/ingest.js'
 import { didYouMean } from '../protocol/closestName.js'
 import { RpcErrorCode } from '../protocol/errorCodes.js'
@@ -14,7 +15,12 @@ export interface BloxrouteGatewayDeps {
   maxBundleTxs: number
   /** Is this `Authorization` header's value an account's? (with no `--api-key`: any non-empty value is) */
   isAuthorized(header: string): boolean
+  /** The builder whose block won the latest slot (null: none yet, or the competitor's): bloXroute's pick for a refund bundle. */
+  latestWinner(): string | null
+  /** What a bundle's priority-fee refund comes to, in wei (0: none owed). */
+  priorityFeeRefundOf(bundleHash: Hash): bigint
 }
+
 
 /** bloXroute's invalid-params answer: code, `Invalid params`, and what is wrong in `data`. */
 const invalid = (data: string) => rpcError(RpcErrorCode.InvalidParams, 'Invalid params', data)
@@ -24,7 +30,10 @@ const invalid = (data: string) => rpcError(RpcErrorCode.InvalidParams, 'Invalid 
  * method, `blxr_submit_bundle`, params an object (not an array), an `Authorization` header.
  * The bundle goes to the builders `mev_builders` names (`all`, or absent: every builder) as if
  * sent to each one's URL; the answer is `{ bundleHash }`, or null when a `uuid` is given (as
- * bloXroute answers), and an empty `transaction` list with a `uuid` cancels.
+ * bloXroute answers), and an empty `transaction` list with a `uuid` cancels. With
+ * `priority_fee_refund` (and `refund_recipient`) it goes to one builder only, the latest slot's
+ * winner among those named, whose refund of its priority fees is paid after the block
+ * (`refunds/`) and read with `blxr_get_bundle_refund { bundle_hash }`.
  *
  * @example registerBloxrouteGateway(rpc, { ingest, builders: ['titan', 'beaver'], maxBundleTxs: 100, isAuthorized: () => true })
  */
@@ -42,7 +51,11 @@ export function registerBloxrouteGateway(rpc: JSONRPCServer<RequestContext>, dep
       deps.ingest.cancel(bundle.uuid)
       return null
     }
-    const sentTo = namedBuilders(bundle.mev_builders, deps.builders)
+    const named = namedBuilders(bundle.mev_builders, deps.builders)
+    if (bundle.priority_fee_refund && bundle.refund_recipient === undefined) throw invalid('refund_recipient: required with priority_fee_refund (the wallet the refund is paid to)')
+    // A refund bundle stays exclusive to one builder: bloXroute's pick, the one likeliest to win (the latest slot's winner).
+    const winner = deps.latestWinner()
+    const sentTo = bundle.priority_fee_refund ? [winner !== null && named.includes(winner) ? winner : named[0]!] : named
     const hash = deps.ingest.submit(
       {
         txs: bundle.transaction,
@@ -54,11 +67,14 @@ export function registerBloxrouteGateway(rpc: JSONRPCServer<RequestContext>, dep
         replacementUuid: bundle.uuid,
         refundRecipient: normalizeAddress(bundle.refund_recipient),
         refundTxHashes: [],
+        ...(bundle.priority_fee_refund && { priorityFeeRefund: true }),
       },
       { boosted: false, searcher: context.searcher ?? undefined, sentTo },
     )
     return bundle.uuid === undefined ? { bundleHash: hash } : null
   }, { before: authorized, refuse: invalid })
+
+  registerMethod(rpc, 'blxr_get_bundle_refund', ({ bundle_hash: hash }) => ({ refund: formatEther(deps.priorityFeeRefundOf(hash)) }), { before: authorized, refuse: invalid })
 }
 
 /** The builders `mev_builders` names: `all` (or no map) is every builder; names no builder has are ignored, and a map naming none is refused. */

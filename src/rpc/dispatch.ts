@@ -32,8 +32,14 @@ export function batchSizeError(payload: unknown, maxBatchSize: number): JSONRPCR
  * `batchSizeError`), the same way whatever carried it (HTTP or WebSocket): each request's
  * envelope is checked, then it is dispatched.
  */
-export async function dispatch<Context>(rpc: JSONRPCServer<Context>, payload: unknown, context: Context): Promise<Dispatched> {
-  const answer = (request: unknown) => envelopeError(request) ?? rpc.receive(request as JSONRPCRequest, context)
+export async function dispatch<Context>(
+  rpc: JSONRPCServer<Context>,
+  payload: unknown,
+  context: Context,
+  /** A builder's wire in front of the methods (`rpc/builderDialect.ts`). */
+  dialect?: { receive(rpc: JSONRPCServer<Context>, request: JSONRPCRequest, context: Context): PromiseLike<JSONRPCResponse | null> },
+): Promise<Dispatched> {
+  const answer = (request: unknown) => envelopeError(request) ?? (dialect ? dialect.receive(rpc, request as JSONRPCRequest, context) : rpc.receive(request as JSONRPCRequest, context))
   if (Array.isArray(payload)) {
     const responses = (await Promise.all(payload.map(answer))).filter((r): r is JSONRPCResponse => r !== null)
     return { kind: 'batch', responses }

@@ -5,13 +5,15 @@ import { RpcErrorCode } from '../protocol/errorCodes.js'
 import { invalidParams, rpcError } from './errors.js'
 import type { RequestContext } from './httpServer.js'
 import { registerMethod } from './registerMethod.js'
-import { withinSizeLimit } from './submissionMethods.js'
+import { withinSizeLimit, type SizeLimits } from './submissionMethods.js'
 import type { Address } from 'viem'
 
 export interface EndOfBlockDeps {
   ingest: BundleIngest
-  /** Most txs one bundle may hold. */
-  maxBundleTxs: number
+  /** On a builder's own URL: that builder (only it sees what it is sent). */
+  sentTo?: readonly string[]
+  /** What one bundle may hold: txs, bytes, each tx's gas. */
+  limits: SizeLimits
 }
 
 /**
@@ -33,7 +35,7 @@ export function registerEndOfBlockMethods(rpc: JSONRPCServer<RequestContext>, de
     return context.searcher
   }
   registerMethod(rpc, 'eth_sendEndOfBlockBundle', (object, _, searcher) => {
-    const submission = toEndOfBlockSubmission(withinSizeLimit(object, deps.maxBundleTxs))
+    const submission = toEndOfBlockSubmission(withinSizeLimit(object, deps.limits))
     if (submission.txs.length === 0) {
       if (submission.replacementUuid === undefined) {
         throw invalidParams('txs: must hold at least one signed transaction (empty only with replacementUuid, to cancel)')
@@ -41,6 +43,6 @@ export function registerEndOfBlockMethods(rpc: JSONRPCServer<RequestContext>, de
       deps.ingest.cancel(submission.replacementUuid)
       return null
     }
-    return { bundleHash: deps.ingest.submit(submission, { boosted: false, searcher }) }
+    return { bundleHash: deps.ingest.submit(submission, { boosted: false, searcher, ...(deps.sentTo && { sentTo: deps.sentTo }) }) }
   }, { before: signer })
 }

@@ -1,7 +1,7 @@
 import express, { type Request, type Response, type NextFunction } from 'express'
 import type { IncomingHttpHeaders, Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { JSONRPCServer, createJSONRPCErrorResponse } from 'json-rpc-2.0'
+import { JSONRPCServer, createJSONRPCErrorResponse, type JSONRPCRequest, type JSONRPCResponse } from 'json-rpc-2.0'
 import { batchSizeError, dispatch, errorResponse, parseMessage, requestCount } from './dispatch.js'
 import { RateLimiter } from './rateLimit.js'
 import type { RequestActivity } from './requestActivity.js'
@@ -32,7 +32,10 @@ export interface NotificationChannel {
 }
 
 /** Outcome of checking a request's signature over its exact body. */
-export type RequestAuth = { ok: true; searcher: Address | null } | { ok: false; message: string }
+export type RequestAuth =
+  | { ok: true; searcher: Address | null }
+  /** Refused: HTTP 403 / `-32003` unless the check says otherwise (BuilderNet: 400 / `-32603`). */
+  | { ok: false; message: string; status?: number; code?: number; data?: unknown }
 
 export interface HttpServerOptions {
   bodyLimitBytes: number
@@ -61,6 +64,15 @@ export interface HttpServerOptions {
   gate?: express.RequestHandler
 }
 
+/**
+ * How one route speaks its builder's wire (`rpc/builderDialect.ts`): it receives each request
+ * in the methods' place, and says the HTTP status of an error code (undefined: the usual).
+ */
+export interface RouteDialect {
+  receive(rpc: JSONRPCServer<RequestContext>, request: JSONRPCRequest, context: RequestContext): PromiseLike<JSONRPCResponse | null>
+  httpStatus(code: number): number | undefined
+}
+
 /** One more JSON-RPC server of an app, at its own path. */
 export interface RpcRoute {
   path: string
@@ -69,6 +81,8 @@ export interface RpcRoute {
   rateLimitPerIp?: number
   /** null: no signature check here; absent: the app's. */
   authenticate?: HttpServerOptions['authenticate'] | null
+  /** The builder's wire, when it is not bundlesim's own (`rpc/builderDialect.ts`). */
+  dialect?: RouteDialect
 }
 
 /**
@@ -97,7 +111,7 @@ export function createRpcApp(rpc: JSONRPCServer<RequestContext>, options: HttpSe
   app.post('/', bodyText, jsonRpcHandler(rpc, options, { byIp: new RateLimiter(options.rateLimitPerIp ?? 0), byKey, authenticate: options.authenticate }))
   for (const route of options.routes ?? []) {
     const authenticate = route.authenticate === undefined ? options.authenticate : (route.authenticate ?? undefined)
-    app.post(route.path, bodyText, jsonRpcHandler(route.rpc, options, { byIp: new RateLimiter(route.rateLimitPerIp ?? 0), byKey, authenticate }))
+    app.post(route.path, bodyText, jsonRpcHandler(route.rpc, options, { byIp: new RateLimiter(route.rateLimitPerIp ?? 0), byKey, authenticate, dialect: route.dialect }))
   }
   app.use((error: Error & { type?: string; status?: number }, _req: Request, res: Response, _next: NextFunction) => {
     if (error.type === 'entity.too.large') {
@@ -114,10 +128,12 @@ interface PathGuards {
   byIp: RateLimiter
   byKey: RateLimiter
   authenticate: HttpServerOptions['authenticate']
+  dialect?: RouteDialect
 }
 
 /** Answers a JSON-RPC POST (a single request or a batch) with `rpc`: content type, JSON, batch size, rate limits, signature, dispatch. */
-function jsonRpcHandler(rpc: JSONRPCServer<RequestContext>, options: HttpServerOptions, { byIp, byKey, authenticate }: PathGuards) {
+function jsonRpcHandler(rpc: JSONRPCServer<RequestContext>, options: HttpServerOptions, { byIp, byKey, authenticate, dialect }: PathGuards) {
+  const statusFor = (code: number) => dialect?.httpStatus(code) ?? httpStatusFor(code)
   return async (req: Request, res: Response) => {
     const contentType = req.headers['content-type'] ?? ''
     if (!/^application\/json\s*(;|$)/i.test(contentType)) {
@@ -151,13 +167,14 @@ function jsonRpcHandler(rpc: JSONRPCServer<RequestContext>, options: HttpServerO
     if (authenticate) {
       const auth = await authenticate(req.headers, rawBody)
       if (!auth.ok) {
-        res.status(httpStatusFor(RpcErrorCode.Forbidden)).json(createJSONRPCErrorResponse(requestId(payload), RpcErrorCode.Forbidden, auth.message))
+        const code = auth.code ?? RpcErrorCode.Forbidden
+        res.status(auth.status ?? httpStatusFor(code)).json(createJSONRPCErrorResponse(requestId(payload), code, auth.message, auth.data))
         return
       }
       searcher = auth.searcher
     }
     const context: RequestContext = { headers: req.headers, rawBody, searcher }
-    const answered = await dispatch(rpc, payload, context)
+    const answered = await dispatch(rpc, payload, context, dialect)
     if (answered.kind === 'batch') {
       if (answered.responses.length === 0) res.status(204).end()
       else res.json(answered.responses)
@@ -168,7 +185,7 @@ function jsonRpcHandler(rpc: JSONRPCServer<RequestContext>, options: HttpServerO
       res.status(204).end()
       return
     }
-    res.status(response.error ? httpStatusFor(response.error.code) : 200).json(response)
+    res.status(response.error ? statusFor(response.error.code) : 200).json(response)
   }
 }
 

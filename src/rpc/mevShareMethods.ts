@@ -3,7 +3,7 @@ import type { Hash } from 'viem'
 import type { BlobLimits } from '../chain/blobLimits.js'
 import type { BundleBook } from '../bundle/book.js'
 import type { BundleIngest } from '../bundle/ingest.js'
-import { decodeShareBundle, type DecodedShareBundle } from '../mevshare/decodeShareBundle.js'
+import { decodeShareBundle, SHARE_LIMITS, type DecodedShareBundle } from '../mevshare/decodeShareBundle.js'
 import type { ShareBundleObject } from '../protocol/mevShareParams.js'
 import { findSharedTarget } from '../mevshare/sharedTargets.js'
 import { requestedParent, SimOptionRefused, simShareBundle, type SimBundleDeps } from '../mevshare/simBundle.js'
@@ -17,6 +17,8 @@ export interface MevShareDeps {
   traces: BundleBook
   chainId: number
   blobLimits?: BlobLimits
+  /** EIP-7825's per-tx gas cap in force (absent: none). */
+  maxTxGas?: bigint
   headBlock(): bigint
   sim: SimBundleDeps
 }
@@ -28,11 +30,14 @@ export interface MevShareDeps {
  * result. A `{ hash }` names a pending private tx that shared hints, by its event hash.
  */
 export function registerMevShareMethods(rpc: JSONRPCServer<RequestContext>, deps: MevShareDeps): void {
-  const decode = (object: ShareBundleObject, headBlock = deps.headBlock()): Extract<DecodedShareBundle, { ok: true }> => {
+  const decode = (object: ShareBundleObject, headBlock = deps.headBlock(), sending = false): Extract<DecodedShareBundle, { ok: true }> => {
     const decoded = decodeShareBundle(object, {
       chainId: deps.chainId,
       blobLimits: deps.blobLimits,
+      maxTxGas: deps.maxTxGas,
       headBlock,
+      // Flashbots' one backrun tx is a rule of mev_sendBundle; mev_simBundle simulates any body.
+      ...(sending && { maxBackrunTxs: SHARE_LIMITS.maxBackrunTxs }),
       findShared: (hash: Hash) => findSharedTarget(deps.traces, hash),
     })
     if (!decoded.ok) throw invalidParams(decoded.problem)
@@ -41,7 +46,7 @@ export function registerMevShareMethods(rpc: JSONRPCServer<RequestContext>, deps
 
   // Signed first: an unsigned request is refused whatever its params.
   registerMethod(rpc, 'mev_sendBundle', (object, _, searcher) => {
-    const { bundle } = decode(object)
+    const { bundle } = decode(object, deps.headBlock(), true)
     return { bundleHash: deps.ingest.submitShareBundle(bundle, { searcher }) }
   }, { before: (_: unknown, context: RequestContext) => requireSearcher(context.searcher, 'mev_sendBundle', 'MEV-Share takes bundles signed by the searcher only') })
 

@@ -16,6 +16,12 @@ export interface PrivateTxDeps {
   nowSeconds(): number
   /** On a builder's own URL: that builder (only it sees what it is sent). */
   sentTo?: readonly string[]
+  /**
+   * On a builder's own URL: the methods its profile serves (absent: the three of the shared
+   * URL); `raw`, when it serves `eth_sendRawTransaction` as a private tx (Titan, BuilderNet,
+   * Quasar: a builder never sends a tx to the public mempool), for `blocks` blocks after the head.
+   */
+  only?: { send: boolean; sendRaw: boolean; cancel: boolean; raw?: { blocks?: number; headBlock(): bigint } }
 }
 
 /**
@@ -31,11 +37,19 @@ export function registerPrivateTxMethods(rpc: JSONRPCServer<RequestContext>, dep
     return result.hash
   }
 
-  registerMethod(rpc, 'eth_sendPrivateTransaction', (object, context) => submit(toPrivateTxSubmission(object), context))
+  const only = deps.only ?? { send: true, sendRaw: true, cancel: true }
+  if (only.send) registerMethod(rpc, 'eth_sendPrivateTransaction', (object, context) => submit(toPrivateTxSubmission(object), context))
 
-  registerMethod(rpc, 'eth_sendPrivateRawTransaction', ([tx, preferences], context) => submit(toPrivateTxSubmission({ tx, ...(preferences && { preferences }) }), context))
+  if (only.sendRaw) registerMethod(rpc, 'eth_sendPrivateRawTransaction', ([tx, preferences], context) => submit(toPrivateTxSubmission({ tx, ...(preferences && { preferences }) }), context))
 
-  registerMethod(rpc, 'eth_cancelPrivateTransaction', ({ txHash }, context) => {
+  const raw = only.raw
+  if (raw) {
+    registerMethod(rpc, 'eth_sendRawTransaction', ([tx], context) =>
+      submit(toPrivateTxSubmission({ tx, ...(raw.blocks !== undefined && { maxBlockNumber: raw.headBlock() + BigInt(raw.blocks) }) }), context),
+    )
+  }
+
+  if (only.cancel) registerMethod(rpc, 'eth_cancelPrivateTransaction', ({ txHash }, context) => {
     const searcher = requireSearcher(context.searcher, 'eth_cancelPrivateTransaction', 'signed by the key that sent the private transaction')
     const trace = deps.traces.current(txHash, deps.nowSeconds())
     if (trace?.bundle.kind !== 'privateTx') throw rpcError(RpcErrorCode.BundleNotFound, `private transaction not found: ${txHash}`, { txHash })

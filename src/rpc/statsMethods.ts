@@ -2,7 +2,7 @@ import type { JSONRPCServer } from 'json-rpc-2.0'
 import type { StatusCase } from '../protocol/bundleStates.js'
 import { toBundleStats } from '../bundle/stats.js'
 import type { BundleBook } from '../bundle/book.js'
-import { toTitanBundleStats } from '../bundle/otherBuildersStats.js'
+import { toQuasarBundleStats, toTitanBundleStats } from '../bundle/otherBuildersStats.js'
 import type { BundleTrace } from '../bundle/trace.js'
 import { RpcErrorCode } from '../protocol/errorCodes.js'
 import { rpcError } from './errors.js'
@@ -35,12 +35,24 @@ export function registerStatsMethods(rpc: JSONRPCServer<RequestContext>, deps: S
  * Titan's `titan_getBundleStats [{ bundleHash }]`: on the stats port, and on a builder's own
  * URL (`viewOf`) where it answers that builder's view (a bundle it never saw: not found).
  */
-export function registerTitanStats(rpc: JSONRPCServer<RequestContext>, deps: Pick<StatsDeps, 'traces' | 'headBlock' | 'nowSeconds'> & { viewOf?: string }): void {
+export function registerTitanStats(rpc: JSONRPCServer<RequestContext>, deps: Pick<StatsDeps, 'traces' | 'headBlock' | 'nowSeconds'> & { viewOf?: string; asTitan?: boolean }): void {
   registerMethod(rpc, 'titan_getBundleStats', ({ bundleHash: hash }) => {
     const trace = servedTrace(deps, hash)
     const viewed = deps.viewOf === undefined ? trace : builderViewOf(trace, deps.viewOf)
     if (!viewed) throw rpcError(RpcErrorCode.BundleNotFound, 'bundle not found', { bundleHash: normalizeHash(hash) })
-    return toTitanBundleStats(viewed)
+    return toTitanBundleStats(viewed, { asTitan: deps.asTitan })
+  })
+}
+
+/**
+ * Quasar's `quasar_getBundleStats [{ bundle_hash }]` on a quasar builder's URL: its own view, in
+ * Quasar's shape, after the stats delay (Quasar: "at least 2 slots from the target block").
+ */
+export function registerQuasarStats(rpc: JSONRPCServer<RequestContext>, deps: Pick<StatsDeps, 'traces' | 'headBlock' | 'nowSeconds'> & { viewOf: string }): void {
+  registerMethod(rpc, 'quasar_getBundleStats', ({ bundle_hash: hash }) => {
+    const viewed = builderViewOf(servedTrace(deps, hash), deps.viewOf)
+    if (!viewed) throw rpcError(RpcErrorCode.BundleNotFound, 'bundle not found', { bundleHash: normalizeHash(hash) })
+    return toQuasarBundleStats(viewed)
   })
 }
 

@@ -93,6 +93,8 @@ export function harnessConfig(loaded: LoadedScenario, overrides: Partial<Bundles
     competitorWinProbability: builder.competitorWinProbability,
     auctionSeed: builder.auctionSeed,
     blockGasLimit: builder.blockGasLimit === undefined ? undefined : BigInt(builder.blockGasLimit),
+    maxTxGas: builder.maxTxGas,
+    maxBundleBytes: builder.maxBundleBytes,
     apiKeys: builder.apiKeys,
     coinbaseKey: builder.coinbaseKey as Hex | undefined,
     ...overrides,

@@ -1,4 +1,5 @@
 import type { IncomingMessage, Server } from 'node:http'
+import type { Duplex } from 'node:stream'
 import type { JSONRPCServer } from 'json-rpc-2.0'
 import type { Logger } from 'pino'
 import { WebSocketServer, type RawData } from 'ws'
@@ -21,6 +22,8 @@ export interface WebSocketOptions {
   activity?: RequestActivity
   /** The harness's readiness: until it is ready, messages wait for it, in order (src/rpc/readinessGate.ts). */
   gate?: Pick<ReadinessGate, 'ready' | 'whenReady'>
+  /** More JSON-RPC servers at their own paths (each builder's URL, `/builders/<name>`): a WebSocket there is answered by that server. */
+  routes?: ReadonlyArray<{ path: string; rpc: JSONRPCServer<RequestContext> }>
   log: Logger
 }
 
@@ -33,14 +36,26 @@ export interface AttachedWebSocket {
 }
 
 /**
- * Serves JSON-RPC over WebSocket on the same host and port as HTTP (upgrade on `/`): every
- * method, batches included, answered exactly as over HTTP, plus `eth_subscribe` notifications
- * on the connection. A message is one JSON-RPC request or batch; a frame that is not JSON gets
- * the `-32700` answer and the connection stays open.
+ * Serves JSON-RPC over WebSocket on the same host and port as HTTP (upgrade on `/`, and on each
+ * of `routes`' paths for that route's server): every method, batches included, answered
+ * exactly as over HTTP, plus `eth_subscribe` notifications on the connection. A message is one
+ * JSON-RPC request or batch; a frame that is not JSON gets the `-32700` answer and the
+ * connection stays open. An upgrade on another path is refused (400).
  */
-export function attachWebSocket(server: Server, rpc: JSONRPCServer<RequestContext>, options: WebSocketOptions): AttachedWebSocket {
-  const wss = new WebSocketServer({ server, path: '/', maxPayload: options.maxPayloadBytes })
+export function attachWebSocket(server: Server, main: JSONRPCServer<RequestContext>, options: WebSocketOptions): AttachedWebSocket {
+  const servers = new Map<string, JSONRPCServer<RequestContext>>([['/', main], ...(options.routes ?? []).map((route) => [route.path, route.rpc] as const)])
+  const serverOf = (request: IncomingMessage) => servers.get(new URL(request.url ?? '/', 'ws://localhost').pathname)
+  const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxPayloadBytes })
+  const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (!serverOf(request)) {
+      socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n')
+      return
+    }
+    wss.handleUpgrade(request, socket, head, (client) => wss.emit('connection', client, request))
+  }
+  server.on('upgrade', onUpgrade)
   wss.on('connection', (socket, request: IncomingMessage) => {
+    const rpc = serverOf(request) ?? main
     const connection = new WsConnection(socket, options.maxBufferedBytes, options.closeGraceMs)
     // The upgrade's headers stand for every message (X-Api-Key for svc_boostBundle); a message
     // has no body signature of its own, so it carries no searcher identity.
@@ -66,6 +81,7 @@ export function attachWebSocket(server: Server, rpc: JSONRPCServer<RequestContex
     },
     close: () =>
       new Promise<void>((resolve) => {
+        server.off('upgrade', onUpgrade)
         for (const client of wss.clients) client.close(1001, 'bundlesim is stopping')
         wss.close(() => resolve())
         setTimeout(() => {

@@ -5,7 +5,7 @@ import { normalizeHash } from '../../protocol/normalize.js'
 import { BlockLedger, balancesAfter, minerChanges, minerChangesAsCalled, type LedgerBlock } from './blockLedger.js'
 import { emptyPlan, executeGroups, type ExecutionAttempt, type ExecutionContext, type GroupPlan, type TxGroup } from './execution.js'
 import type { BlockAsCalled, BlockExecutor, CallBlockAnswer, CallBlockRequest, ExecutionCount, ExecutionPurpose } from './executor.js'
-import { BlockStateDiff } from './stateDiff.js'
+import { BlockStateDiff, type AccountChange } from './stateDiff.js'
 
 /** eth_simulateV1 requests per JSON-RPC batch, and batches in flight: Anvil runs them on several threads. */
 const REQUESTS_PER_BATCH = 100
@@ -102,6 +102,10 @@ export class AnvilExecutor implements BlockExecutor {
 
   async storageChanged(txs: readonly Hash[]): Promise<Set<Address>> {
     return (await BlockStateDiff.ofTxs(this.chain, txs)).storageChanged()
+  }
+
+  async accountChanges(txs: readonly Hash[]): Promise<Map<Address, AccountChange>> {
+    return (await BlockStateDiff.ofTxs(this.chain, txs)).accountChanges()
   }
 
   parentBalances(accounts: readonly Address[]): Promise<ReadonlyMap<Address, bigint>> {

@@ -7,7 +7,16 @@ export const BUILDER_TRANSFER_GAS = 21_000n
 export interface BuilderSigner {
   account: LocalAccount
   chainId: number
+  /**
+   * How its `refundPercent` payout is worked out (`economicsPlan.ts`): `percentThenGas`
+   * (Flashbots', BuilderNet's: reward × p/100 − the payout's gas) or `gasThenPercent` (Titan's
+   * worked example: (reward − the payout's gas) × p/100). Absent: `percentThenGas`.
+   */
+  refundRule?: RefundRule
 }
+
+/** The two ways builders net a refund payout's own gas (docs/several-builders.md). */
+export type RefundRule = 'percentThenGas' | 'gasThenPercent'
 
 /**
  * Signs a transfer from the builder coinbase. It pays exactly the base fee and no tip, so

@@ -2,6 +2,7 @@ import type { Address, Hash } from 'viem'
 import { BuilderTransferFailed, EconomicsDidNotSettle } from './builderTxErrors.js'
 import { txsSentBy, valueMoves } from './blockLedger.js'
 import type { BlockExecutor } from './executor.js'
+import type { RefundRule } from './builderTxs.js'
 import { correctSponsorships, planSponsorships, type PlannedSponsorship } from './sponsorships.js'
 import { owesRefunds, settleGroup } from './economicsPlan.js'
 import { normalizeHash } from '../../protocol/normalize.js'
@@ -24,6 +25,8 @@ export interface EconomicsContext {
   baseFee: bigint
   /** Without a builder key, nothing can be sponsored or refunded. */
   canSignBuilderTxs: boolean
+  /** How this builder nets a refund payout's gas (default `percentThenGas`). */
+  refundRule?: RefundRule
 }
 
 /**
@@ -139,7 +142,7 @@ async function settle(
   const coinbaseChanges = await context.executor.coinbaseChanges(result.block, settling.flatMap(({ outcome }) => [...outcome.included, ...outcome.builderTxs]))
   let changed = false
   for (const { index, ...record } of settling) {
-    const settlement = settleGroup({ ...record, coinbaseChanges }, gas)
+    const settlement = settleGroup({ ...record, coinbaseChanges }, gas, context.refundRule)
     if (settlement.kind === 'Failed') return { ok: false, failedGroup: index, failure: settlement.failure, block: result.block }
     if (settlement.kind === 'PayoutsChanged') {
       record.plan.payouts = settlement.payouts

@@ -4,6 +4,7 @@ import type { ExecutionFailure } from '../../bundle/failure.js'
 import { sponsoredAmounts, type BuilderPayments } from '../../bundle/builderPayments.js'
 import type { GroupOutcome, GroupPlan, TxGroup } from './execution.js'
 import { shareRefunds } from './shareRefunds.js'
+import type { RefundRule } from './builderTxs.js'
 
 /**
  * Pure planning of the builder's side of each bundle (sponsorships and refund payouts) from
@@ -40,7 +41,7 @@ export type Settlement =
  * @example
  * settleGroup({ group, plan, outcome, coinbaseChanges }, 21_000n * baseFee) // { kind: 'PayoutsChanged', payouts: [...] }
  */
-export function settleGroup({ group, plan, outcome, coinbaseChanges }: GroupSettlement, payoutGasWei: bigint): Settlement {
+export function settleGroup({ group, plan, outcome, coinbaseChanges }: GroupSettlement, payoutGasWei: bigint, refundRule: RefundRule = 'percentThenGas'): Settlement {
   const gainOf = (hash: Hash) => {
     const change = coinbaseChanges.get(normalizeHash(hash))
     if (change === undefined) throw new Error(`settlement: no coinbase change measured for tx ${hash}`)
@@ -54,7 +55,7 @@ export function settleGroup({ group, plan, outcome, coinbaseChanges }: GroupSett
     const gasWei = payoutGasWei * BigInt(plan.sponsorships.size)
     return { kind: 'Failed', failure: { kind: 'SponsorshipNotCovered', sponsoredWei, gasWei, grossPaymentWei: beforePayout + sponsoredWei + gasWei } }
   }
-  const wanted = payoutsWanted(group, (hash) => (outcome.included.includes(hash) ? gainOf(hash) : undefined), payoutGasWei)
+  const wanted = payoutsWanted(group, (hash) => (outcome.included.includes(hash) ? gainOf(hash) : undefined), payoutGasWei, refundRule)
   if (!wanted) return { kind: 'Settled' }
   if ('failure' in wanted) return { kind: 'Failed', failure: wanted.failure }
   if (!samePayouts(plan.payouts, wanted.payouts)) return { kind: 'PayoutsChanged', payouts: wanted.payouts }
@@ -66,17 +67,18 @@ type Payouts = { payouts: GroupPlan['payouts']; rewardWei: bigint } | { failure:
 
 /**
  * The payouts a group's refunds come to on an execution, each net of its own gas (the
- * builder tx pays exactly the base fee): a refund bundle's `reward × percent / 100`, or a
+ * builder tx pays exactly the base fee): a refund bundle's `reward × percent / 100 − gas`
+ * (`gasThenPercent`, Titan's: `(reward − gas) × percent / 100`), or a
  * MEV-Share body's refund per recipient (`shareRefunds`). Undefined when the group owes none.
  * `gainOf` is the coinbase gain of an included tx (undefined: not in the block).
  *
  * @example payoutsWanted(group, (hash) => gains.get(hash), 21_000n * baseFee)
  */
-export function payoutsWanted(group: TxGroup, gainOf: (hash: Hash) => bigint | undefined, payoutGasWei: bigint): Payouts | undefined {
+export function payoutsWanted(group: TxGroup, gainOf: (hash: Hash) => bigint | undefined, payoutGasWei: bigint, refundRule: RefundRule = 'percentThenGas'): Payouts | undefined {
   const refund = group.bundle?.refund
   if (refund) {
     const rewardWei = gainOf(refund.txHash) ?? 0n
-    const payout = (rewardWei * BigInt(refund.percent)) / 100n - payoutGasWei
+    const payout = refundRule === 'gasThenPercent' ? ((rewardWei - payoutGasWei) * BigInt(refund.percent)) / 100n : (rewardWei * BigInt(refund.percent)) / 100n - payoutGasWei
     if (payout <= 0n) return { failure: { kind: 'RefundNotPositive', rewardWei, percent: refund.percent, payoutGasWei } }
     return { payouts: [{ to: refund.recipient, value: payout }], rewardWei }
   }

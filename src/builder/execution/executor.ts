@@ -1,6 +1,7 @@
 import type { Address, Hash } from 'viem'
 import type { NodeAnswer, NodeParams } from '../../chain/nodeRpc.js'
 import type { BlockLedger, LedgerBlock, TxAsCall } from './blockLedger.js'
+import type { AccountChange } from './stateDiff.js'
 import type { ExecutionAttempt, GroupPlan, TxGroup } from './execution.js'
 
 /**
@@ -71,6 +72,8 @@ export interface BlockExecutor {
   ledger(block: LedgerBlock, accounts: readonly Address[]): Promise<BlockLedger>
   /** The accounts (lowercase) whose storage some of `txs` of the executed block changed (written or cleared). */
   storageChanged(txs: readonly Hash[]): Promise<Set<Address>>
+  /** What `txs` of the executed block (pass them in block order) changed in each account, as values at their end (a bottom-of-block stream's state diff). */
+  accountChanges(txs: readonly Hash[]): Promise<Map<Address, AccountChange>>
   /** Accounts' balances on the parent (lowercase keys). */
   parentBalances(accounts: readonly Address[]): Promise<ReadonlyMap<Address, bigint>>
   /** Blocks executed so far, by purpose. */

@@ -8,9 +8,12 @@ function groupTx(tx: BundleTx): GroupTx {
   return { index: tx.index, raw: tx.raw, hash: tx.hash, sender: tx.sender, nonce: tx.nonce, maxCost: tx.gas * tx.maxFeePerGas + tx.value }
 }
 
-/** Refund terms with their defaults: the last tx pays the reward, the first tx's sender gets it. */
+/**
+ * Refund terms with their defaults: the last tx pays the reward, the first tx's sender gets it.
+ * None for a delayed refund: the block pays nothing, `refunds/` pays it later.
+ */
 export function refundTerms(bundle: Bundle): RefundTerms | undefined {
-  if (!bundle.refundPercent) return undefined
+  if (!bundle.refundPercent || bundle.delayedRefund) return undefined
   const recipient = bundle.refundRecipient ?? bundle.txs[0]?.sender
   const txHash = bundle.refundTxHashes[0] ?? bundle.txs.at(-1)?.hash
   if (!recipient || !txHash) return undefined

@@ -111,7 +111,7 @@ export class ParentState {
    * settled, then leaves the parent state to be restored. The result's `plans` reproduce it.
    */
   async execute(timestamp: bigint, groups: readonly TxGroup[], carriedSponsorships?: ReadonlyMap<Hash, bigint>): Promise<SettledExecution> {
-    const context = { executor: this.executor, coinbase: this.coinbase, baseFee: this.nextBaseFee, canSignBuilderTxs: this.builder !== undefined }
+    const context = { executor: this.executor, coinbase: this.coinbase, baseFee: this.nextBaseFee, canSignBuilderTxs: this.builder !== undefined, refundRule: this.builder?.refundRule }
     const result = await executeWithEconomics(context, timestamp, groups, carriedSponsorships)
     // An ok result is the block last executed (economics return it as it is); a failure leaves nothing to keep.
     this.onTop = result.ok ? result : undefined

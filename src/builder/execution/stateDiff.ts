@@ -3,6 +3,16 @@ import type { ChainClient } from '../../chain/chainClient.js'
 import { PRESTATE_DIFF, type PrestateDiff } from '../../chain/nodeRpc.js'
 import { normalizeAddress, normalizeHash } from '../../protocol/normalize.js'
 
+/** What a block changed in one account, as values at its end (`storage`: each slot it changed). */
+export interface AccountChange {
+  balance?: Hex
+  nonce?: number
+  code?: Hex
+  storage: Record<Hex, Hex>
+}
+
+const ZERO_WORD: Hex = `0x${'00'.repeat(32)}`
+
 /** Anvil could not trace a tx of a block it mined: the balances read from it cannot be trusted. */
 export class TxTraceFailed extends Error {
   constructor(
@@ -71,6 +81,37 @@ export class BlockStateDiff {
     const post = diff?.post[key]?.balance
     if (post === undefined) return 0n
     return BigInt(post) - BigInt(diff?.pre[key]?.balance ?? 0)
+  }
+
+  /**
+   * What the txs read (in block order) changed in each account (lowercase), as values at the end:
+   * the last balance, nonce and code a tx left, and each storage slot written, a cleared slot
+   * as zero. What a bottom-of-block stream's `stateOverrides` carries.
+   */
+  accountChanges(): Map<Address, AccountChange> {
+    const changes = new Map<Address, AccountChange>()
+    const changeOf = (account: string) => {
+      const key = normalizeAddress(account)
+      const change = changes.get(key) ?? { storage: {} }
+      changes.set(key, change)
+      return change
+    }
+    for (const { pre, post } of this.diffs.values()) {
+      for (const [account, state] of Object.entries(post)) {
+        const change = changeOf(account)
+        if (state.balance !== undefined) change.balance = state.balance
+        if (state.nonce !== undefined) change.nonce = state.nonce
+        if (state.code !== undefined) change.code = state.code
+        Object.assign(change.storage, state.storage)
+      }
+      for (const [account, state] of Object.entries(pre)) {
+        const cleared = Object.keys(state.storage ?? {}).filter((slot) => post[account]?.storage?.[slot as Hex] === undefined)
+        if (cleared.length === 0) continue
+        const change = changeOf(account)
+        for (const slot of cleared) change.storage[slot as Hex] = ZERO_WORD
+      }
+    }
+    return changes
   }
 
   /**

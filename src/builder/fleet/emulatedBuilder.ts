@@ -2,7 +2,8 @@ import { keccak256, stringToHex, type Address, type Hex } from 'viem'
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
 import type { BundlesimConfig } from '../../config/config.js'
 import { algorithmsNamed, type OrderingAlgorithm } from '../assembly/ordering.js'
-import { BUILDER_STATS_METHODS, validateBuilderSpecs } from './specs.js'
+import { validateBuilderSpecs } from './specs.js'
+import { BUILDER_PROFILES, type BuilderProfile } from './profiles.js'
 import { normalizeAddress } from '../../protocol/normalize.js'
 import { builderPubkey } from '../../relay/keys.js'
 import type { BuilderSpec } from '../../config/config.js'
@@ -22,7 +23,9 @@ export interface EmulatedBuilder {
   share: number
   /** Its relay key: 48 bytes, BLS-shaped, derived from its name (`relay/keys.ts`). */
   pubkey: Hex
-  /** What its own URL (`/builders/<name>`) takes and serves. */
+  /** The API and rules of the builder it emulates (`generic`: bundlesim's own). */
+  profile: BuilderProfile
+  /** What its own URL (`/builders/<name>`) takes and serves: its profile's, with the run's settings over them. */
   endpoint: BuilderEndpointRules
 }
 
@@ -61,11 +64,13 @@ export function emulatedBuilders(config: Pick<BundlesimConfig, 'builders' | 'alg
 
 function emulated(spec: BuilderSpec, key: Hex, algorithms: OrderingAlgorithm[]): EmulatedBuilder {
   const account = privateKeyToAccount(key)
+  const profile = BUILDER_PROFILES[spec.profile ?? 'generic']
+  const fields = spec.fields ?? profile.bundleFields
   const endpoint: BuilderEndpointRules = {
-    fields: spec.fields ? new Set(spec.fields) : null,
-    rateLimit: spec.rateLimit ?? 0,
-    maxRefundPercent: spec.maxRefundPercent ?? 99,
-    stats: new Set(spec.stats ?? BUILDER_STATS_METHODS),
+    fields: fields ? new Set(fields) : null,
+    rateLimit: spec.rateLimit ?? profile.rateLimit,
+    maxRefundPercent: spec.maxRefundPercent ?? profile.refunds.maxPercent,
+    stats: new Set(spec.stats ?? profile.stats),
   }
-  return { name: spec.name, account, coinbase: normalizeAddress(account.address), algorithms, share: spec.share ?? 1, pubkey: builderPubkey(spec.name), endpoint }
+  return { name: spec.name, account, coinbase: normalizeAddress(account.address), algorithms, share: spec.share ?? 1, pubkey: builderPubkey(spec.name), profile, endpoint }
 }

@@ -4,6 +4,7 @@ import { z } from 'zod'
 import type { BuilderSpec } from '../../config/config.js'
 import { ALGORITHMS } from '../assembly/ordering.js'
 import { OPTIONAL_BUNDLE_FIELDS } from '../../protocol/bundleParams.js'
+import { BUILDER_STATS_METHODS, PROFILE_NAMES, isProfileName } from './profiles.js'
 
 /** A builder setting that cannot be used; `field` is where, e.g. `--builder[1].share` or `builders[0].algorithms[1]`. */
 export class BuilderSpecError extends Error {
@@ -18,10 +19,9 @@ export class BuilderSpecError extends Error {
 
 const KNOWN_ALGORITHMS = ALGORITHMS.map((a) => a.name)
 
-/** The stats methods a builder's own URL can serve (its `stats` setting picks among them). */
-export const BUILDER_STATS_METHODS = ['flashbots_getBundleStatsV2', 'flashbots_getUserStatsV2', 'titan_getBundleStats'] as const
+export { BUILDER_STATS_METHODS }
 
-const BUILDER_FIELDS = ['name', 'algorithms', 'share', 'fields', 'rateLimit', 'maxRefundPercent', 'stats']
+const BUILDER_FIELDS = ['name', 'profile', 'algorithms', 'share', 'fields', 'rateLimit', 'maxRefundPercent', 'stats']
 
 /** A list of names, each one of `known` (`what` names them in the messages). */
 const namesFrom = (known: readonly string[], what: string) =>
@@ -37,9 +37,14 @@ const algorithmName = z.string({ error: 'expected an algorithm name' }).refine((
   error: (issue) => `unknown ordering algorithm "${String(issue.input)}"; known: ${KNOWN_ALGORITHMS.join(', ')}`,
 })
 
-const builderSpec = z.strictObject(
+const profileName = z.string({ error: 'expected a profile name' }).refine(isProfileName, {
+  error: (issue) => `unknown builder profile "${String(issue.input)}"; known: ${PROFILE_NAMES.join(', ')}`,
+})
+
+const builderObject = z.strictObject(
   {
     name: z.string({ error: 'required: the builder\'s name' }).regex(NAME, 'expected 1–64 letters, digits, ".", "_" or "-", starting with a letter or digit'),
+    profile: profileName.optional(),
     algorithms: z
       .union([z.array(algorithmName, { error: 'expected a list of algorithm names' }), z.string().transform((text) => text.split(/[,+]/).map((n) => n.trim()).filter(Boolean))])
       .pipe(z.array(algorithmName).min(1, `expected at least one of ${KNOWN_ALGORITHMS.join(', ')}`))
@@ -61,9 +66,14 @@ const builderSpec = z.strictObject(
   },
   {
     error: (issue) =>
-      issue.code === 'unrecognized_keys' ? `unknown field ${issue.keys.join(', ')} (known: ${BUILDER_FIELDS.join(', ')})` : 'expected { name, algorithms?, share?, fields?, rateLimit?, maxRefundPercent?, stats? }',
+      issue.code === 'unrecognized_keys'
+        ? `unknown field ${issue.keys.join(', ')} (known: ${BUILDER_FIELDS.join(', ')})`
+        : `expected a profile name (${PROFILE_NAMES.join(', ')}) or { name, profile?, algorithms?, share?, fields?, rateLimit?, maxRefundPercent?, stats? }`,
   },
 )
+
+/** A builder: `{ name, … }`, or a profile's name alone (`titan`: the builder titan with Titan's API). */
+const builderSpec = z.preprocess((entry) => (typeof entry === 'string' && isProfileName(entry) ? { name: entry, profile: entry } : entry), builderObject)
 
 const builderSpecs = z
   .array(builderSpec, { error: 'expected a list of builders' })
@@ -89,6 +99,25 @@ export function validateBuilderSpecs(input: unknown, where = 'builders'): Builde
   const issue = result.error.issues[0]!
   const path = issue.path.map((key) => (typeof key === 'number' ? `[${key}]` : `.${String(key)}`)).join('')
   throw new BuilderSpecError(`${where}${path}`, issue.message)
+}
+
+/**
+ * The builders of `--builder` flags: each flag is one builder as `key=value` pairs, or a list
+ * of profile names (`--builder titan,buildernet,quasar`: a builder per profile, named after it).
+ *
+ * @example parseBuilderFlags(['titan,buildernet', 'name=mine,algorithms=arrival']) // 3 builders
+ */
+export function parseBuilderFlags(flags: readonly string[]): BuilderSpec[] {
+  const entries = flags.flatMap((flag, i): unknown[] => {
+    const words = flag.split(',').map((word) => word.trim()).filter(Boolean)
+    if (words.length > 0 && words.every((word) => !word.includes('='))) {
+      const unknown = words.find((word) => !isProfileName(word))
+      if (unknown !== undefined) throw new BuilderSpecError(`--builder[${i}]`, `"${unknown}" is not a builder profile (${PROFILE_NAMES.join(', ')}) nor key=value (name=…,profile=…,algorithms=…,share=…)`)
+      return words
+    }
+    return [parseBuilderFlag(flag, `--builder[${i}]`)]
+  })
+  return validateBuilderSpecs(entries, '--builder')
 }
 
 /**
@@ -121,8 +150,8 @@ export function parseBuilderFlag(text: string, where: string): Record<string, un
 }
 
 /**
- * Reads a `--builders` file: YAML or JSON, a list of `{ name, algorithms?, share? }` (or an
- * object with such a `builders` list). Problems name the file and the field.
+ * Reads a `--builders` file: YAML or JSON, a list of `{ name, profile?, algorithms?, share?, … }`
+ * or profile names (or an object with such a `builders` list). Problems name the file and the field.
  *
  * @example loadBuildersFile('builders.yaml')
  */

@@ -81,7 +81,7 @@ export class ArrivalSimulations {
 
   /** A bundle whose checks passed: simulated in the next round. */
   add(trace: BundleTrace): void {
-    if (this.closed || rulesOf(trace.bundle).placement === 'endOfBlock') return
+    if (this.closed || rulesOf(trace.bundle).placement !== 'ordered') return
     this.queue.push(trace)
     void this.pump()
   }
@@ -107,7 +107,7 @@ export class ArrivalSimulations {
     if (this.closed) return
     this.results = undefined
     this.parent = undefined
-    this.queue = this.deps.pendingFor(this.deps.head().number + 1n).filter((trace) => rulesOf(trace.bundle).placement !== 'endOfBlock')
+    this.queue = this.deps.pendingFor(this.deps.head().number + 1n).filter((trace) => rulesOf(trace.bundle).placement === 'ordered')
     void this.pump()
   }
 

@@ -24,7 +24,8 @@ export interface EndOfBlockBundle {
 
 /** What became of one end-of-block bundle before the auction, for the bundle book. */
 export type EndOfBlockVerdict =
-  | { kind: 'NotSimulated'; trace: BundleTrace; failure: Extract<SlotFailure, { kind: 'NoTargetPoolTouched' }> }
+  /** Not tried: no target pool touched (end of block), or a bottom-of-block bundle's uuid names another block (`bottomOfBlock.ts`). */
+  | { kind: 'NotSimulated'; trace: BundleTrace; failure: Extract<SlotFailure, { kind: 'NoTargetPoolTouched' | 'BottomOfBlockTargetUnknown' | 'BottomOfBlockTargetPast' }> }
   | { kind: 'SimulationFailed'; trace: BundleTrace; failure: ExecutionFailure }
   /** Simulated at the end of the block; `notBuilt` says why it was not appended, if it was not. */
   | { kind: 'Passed'; trace: BundleTrace; builderPayment: bigint; builderPayments: BuilderPayments; gasUsed: bigint; notBuilt: NotBuilt | null }

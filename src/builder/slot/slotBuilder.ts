@@ -19,6 +19,7 @@ import type { EmulatedBuilder } from '../fleet/emulatedBuilder.js'
 import type { ArrivalSimulations } from '../simulation/arrivals.js'
 import { simulateManyTopOfBlock } from '../simulation/index.js'
 import type { RelayAuction } from './auction.js'
+import { bottomOfBlock, takeBottomOfBlock, type BottomOfBlockDeps } from './bottomOfBlock.js'
 import { mineCompetitorBlock } from './competitorBlock.js'
 import { endOfBlockRecord } from './endOfBlockRecord.js'
 import { backrunsCarried, backrunVerdicts, goneTargetVerdicts, lostToVerdicts, outcomeVerdicts } from './minedVerdicts.js'
@@ -64,6 +65,8 @@ export interface SlotBuilderDeps {
   relay?: RelayLog
   /** The names searchers gave their addresses (a lost bundle's `lostTo` names who took its place). */
   names?: Pick<SearcherNames, 'nameOf'>
+  /** Each builder's state-diff stream and bottom-of-block window (absent: no bottom-of-block stage). */
+  bottomOfBlock?: BottomOfBlockDeps
 }
 
 /** A slot that failed half-way; its bundles' traces say so (`BundleBook.abortBlock`). */
@@ -163,7 +166,15 @@ export class SlotBuilder {
     for (const builder of builders) {
       // Every builder builds on the same parent: the block of the one before is undone first.
       const own = bids.length === 0 ? parent : await this.nextParent(bids.at(-1)!.parent, builder)
-      bids.push(await bidAtRelay(bidding, builder, own, ordersSeenBy(builder.name, built, eligible.endOfBlock, eligible.routes)))
+      const bid = await bidAtRelay(bidding, builder, own, ordersSeenBy(builder.name, built, eligible.endOfBlock, eligible.routes))
+      if (!this.deps.bottomOfBlock) {
+        bids.push(bid)
+        continue
+      }
+      // Streamed and extended before the next builder undoes this one's block.
+      const bottom = await bottomOfBlock(this.deps.bottomOfBlock, bidding, bid)
+      takeBottomOfBlock(bottom.traces, this.taken, eligible.routes, builders, this.deps.fleet?.seed ?? 0)
+      bids.push(bottom.bid)
     }
     const { top, winner, competitorBid } = auction.decideAmong(inRelayOrder(bids, cutoffs.getHeaderMs))
     // Recorded once every builder has built: the trace is one, whichever builder took it furthest (among equals the winner).
@@ -217,7 +228,7 @@ export class SlotBuilder {
   }
 
   private signerOf(builder: EmulatedBuilder): BuilderSigner {
-    return { account: builder.account, chainId: this.deps.chainId }
+    return { account: builder.account, chainId: this.deps.chainId, refundRule: builder.profile.refunds.rule }
   }
 
   /**

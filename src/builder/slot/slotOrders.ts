@@ -51,6 +51,8 @@ export function pickEligible(taken: readonly BundleTrace[], { block, timestamp, 
   const { verdicts } = picked
   for (const trace of taken) {
     if (trace.state !== 'Received' || !trace.live) continue
+    // The bottom-of-block stage reads these itself, once its builder's window closes (`bottomOfBlock.ts`).
+    if (rulesOf(trace.bundle).placement === 'bottomOfBlock') continue
     const backrunOf = rulesOf(trace.bundle).backrunOf(trace.bundle)
     const orphaned = backrunOf && backrunTargetGone(trace, book.get(backrunOf))
     if (orphaned) {

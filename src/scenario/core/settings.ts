@@ -63,6 +63,10 @@ const builder = strict(
     competitorWinProbability: z.number({ error: expecting('a probability from 0 to 1') }).min(0, 'expected a probability from 0 to 1').max(1, 'expected a probability from 0 to 1').optional(),
     auctionSeed: int('an integer seed').optional(),
     blockGasLimit: int('an amount of gas', 21_000).optional(),
+    /** EIP-7825's per-tx gas cap (`--max-tx-gas`; 0: none). */
+    maxTxGas: int('an amount of gas (0: none)').optional(),
+    /** Flashbots' bytes of signed txs per bundle (`--max-bundle-bytes`; 0: none). */
+    maxBundleBytes: int('a number of bytes (0: none)').optional(),
     apiKeys: z.array(text('an API key'), { error: expecting('a list of API keys') }).optional(),
     coinbaseKey: privateKey.optional(),
   },

@@ -1,0 +1,41 @@
+import type { Logger } from 'pino'
+import type { EmulatedBuilder } from '../builder/fleet/emulatedBuilder.js'
+import { DelayedRefundLedger } from '../refunds/delayedRefunds.js'
+import { RefundPayer } from '../refunds/refundPayer.js'
+import type { ChainSubsystem } from './chain.js'
+import type { BuilderSubsystem } from './builder.js'
+import type { OrderFlow } from './orderFlow.js'
+import type { SlotState } from '../clock/slotState.js'
+
+export interface RefundsSubsystem {
+  /** Delayed refunds owed and paid (`buildernet_getDelayedRefunds` reads it). */
+  ledger: DelayedRefundLedger
+}
+
+/**
+ * Refunds paid after the block (docs/several-builders.md): BuilderNet's delayed refunds and
+ * bloXroute's priority-fee refunds. The ledger, and the payer taking part in every slot (once
+ * mined); its refunds account is funded like the builders' coinbases.
+ */
+export async function createRefunds({ chain, slot, builders, builder, orders, coinbaseFunding, log }: {
+  slot: SlotState
+  chain: ChainSubsystem
+  builders: readonly EmulatedBuilder[]
+  builder: BuilderSubsystem
+  orders: OrderFlow
+  coinbaseFunding: bigint
+  log: Logger
+}): Promise<RefundsSubsystem> {
+  const ledger = new DelayedRefundLedger()
+  const payer = new RefundPayer({
+    chain: chain.chain,
+    chainId: chain.chainId,
+    builders,
+    ledger,
+    sendPublic: (raw) => orders.mempool.add(raw, (sender) => chain.chain.nonce(sender, slot.head.number)),
+    onError: (error) => log.warn({ err: error }, 'delayed refunds: a block\'s refunds could not be worked out or paid'),
+  })
+  if (!chain.resumed) await chain.chain.setBalance(payer.account.address, coinbaseFunding)
+  builder.addParticipant({ onMined: (report, considered) => payer.onMined(report, considered) })
+  return { ledger }
+}
