@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { keccak256, parseGwei, type Address, type Hash, type Hex } from 'viem'
+import { formatEther, keccak256, parseGwei, type Address, type Hash, type Hex } from 'viem'
 import type { Harness } from '../src/index.js'
 import type { HarnessStatus } from '../src/protocol/harnessStatus.js'
 import { DEV_KEYS, addressOf, call, rpc, signTx, signedRpc, stats, useTestHarness } from './support/harness.js'
@@ -48,15 +48,26 @@ describe('titan, buildernet and quasar, each with the API its docs describe', ()
     const priv = await signTx({ key: DEV_KEYS[2], nonce: await nonceOf(harness, DEV_KEYS[2]), maxPriorityFeePerGas: parseGwei('2') })
     expect((await rpc(titan, 'eth_sendPrivateTransaction', [{ tx: priv }])).body).toMatchObject({ result: 200 })
     expect(await mempoolTxs(harness)).toBe(0)
+    // A refund bundle: Titan nets the payout's gas first, then takes the percent.
+    const refundRecipient = '0x00000000000000000000000000000000000f00d5' as Address
+    const refunded = await signTx({ key: DEV_KEYS[3], nonce: await nonceOf(harness, DEV_KEYS[3]), maxPriorityFeePerGas: parseGwei('10') })
+    await call(titan, 'eth_sendBundle', [{ txs: [refunded], refundPercent: 90, refundRecipient }])
     // A BuilderNet field is not Titan's: refused, naming it.
     const other = await rpc(titan, 'eth_sendBundle', [{ txs: [tx], replacementUuid: 'x', replacementNonce: 3 }])
     expect(other.body.error).toMatchObject({ code: -32602 })
     expect(other.body.error!.message).toContain('replacementNonce: not accepted by builder titan')
 
     const [report] = await call(harness.rpcUrl, 'harness_advanceSlot', [{ slots: 1 }])
+    expect(report.builder).toBe('titan')
     expect(await stats(harness, sent.bundleHash)).toMatchObject({ status: 'received', errorKind: 'Cancelled', blockNumber: null })
     const landed = await blockTxs(harness, report.blockNumber)
-    expect(landed).toEqual(expect.arrayContaining([keccak256(raw), keccak256(priv)]))
+    expect(landed).toEqual(expect.arrayContaining([keccak256(raw), keccak256(priv), keccak256(refunded)]))
+    // The payout, to the wei from the chain: (tip × gas used − 21,000 × base fee) × 90 / 100.
+    const receipt = await call(harness.rpcUrl, 'eth_getTransactionReceipt', [keccak256(refunded)])
+    const { baseFeePerGas } = await call(harness.rpcUrl, 'eth_getBlockByNumber', [hex(report.blockNumber), false])
+    const reward = (BigInt(receipt.effectiveGasPrice) - BigInt(baseFeePerGas)) * BigInt(receipt.gasUsed)
+    const received = BigInt(await call(harness.rpcUrl, 'eth_getBalance', [refundRecipient, hex(report.blockNumber)])) - BigInt(await call(harness.rpcUrl, 'eth_getBalance', [refundRecipient, hex(report.blockNumber - 1)]))
+    expect(received).toBe(((reward - 21_000n * BigInt(baseFeePerGas)) * 90n) / 100n)
     // Titan's bundle tracing ends at Submitted (no Landed), with builderPaymentWhenIncluded filled.
     const traced = await call(titan, 'titan_getBundleStats', [{ bundleHash: keccak256(raw) }])
     expect(Object.keys(traced).slice(0, 4)).toEqual(['status', 'builderPayment', 'builderPaymentWhenIncluded', 'error'])
@@ -98,7 +109,7 @@ describe('titan, buildernet and quasar, each with the API its docs describe', ()
     expect(retired.body.error).toMatchObject({ code: -32003 })
   })
 
-  it('buildernet: replacement by replacementNonce, keyed by uuid and signing key, a strictly higher nonce wins', async () => {
+  it('buildernet: replacement by replacementNonce, keyed by uuid and signing key, a strictly higher nonce wins; desiredState BottomOfBlock goes after the block', async () => {
     const { buildernet } = await urlsOf(harness)
     const uuid = crypto.randomUUID()
     const nonce = await nonceOf(harness, DEV_KEYS[4])
@@ -112,7 +123,16 @@ describe('titan, buildernet and quasar, each with the API its docs describe', ()
     // The same uuid from another signing key is another bundle: it replaces nothing of the first key's.
     const otherKey = await signedRpc(buildernet, 'eth_sendBundle', [{ txs: [await signTx({ key: DEV_KEYS[0], nonce: await nonceOf(harness, DEV_KEYS[0]) })], replacementUuid: uuid, replacementNonce: 1 }], DEV_KEYS[0])
 
+    // BuilderNet's v2 bottom-of-block intent: after the block's other orders, however well it pays.
+    const bottom = await signTx({ key: DEV_KEYS[1], nonce: await nonceOf(harness, DEV_KEYS[1]), maxPriorityFeePerGas: parseGwei('9') })
+    const top = await signTx({ key: DEV_KEYS[2], nonce: await nonceOf(harness, DEV_KEYS[2]), maxPriorityFeePerGas: parseGwei('1') })
+    await signedRpc(buildernet, 'eth_sendBundle', [{ txs: [bottom], version: 'v2', desiredState: 'BottomOfBlock', targetAddresses: [] }], DEV_KEYS[1])
+    await signedRpc(buildernet, 'eth_sendBundle', [{ txs: [top] }], DEV_KEYS[2])
+
     const [report] = await call(harness.rpcUrl, 'harness_advanceSlot', [{ slots: 1 }])
+    const order = await blockTxs(harness, report.blockNumber)
+    expect(order.at(-1)).toBe(keccak256(bottom))
+    expect(order.indexOf(keccak256(top))).toBeLessThan(order.length - 1)
     expect(await stats(harness, first)).toMatchObject({ status: 'received', errorKind: 'Replaced' })
     expect(await stats(harness, lower)).toMatchObject({ errorKind: 'StaleReplacement' })
     expect(await stats(harness, equal)).toMatchObject({ errorKind: 'StaleReplacement' })
@@ -141,7 +161,7 @@ describe('titan, buildernet and quasar, each with the API its docs describe', ()
   })
 })
 
-describe("BuilderNet's refunds: delayed refunds paid in a later block, the flat-tax share by identity", () => {
+describe("refunds paid after the block: BuilderNet's delayed refunds and flat-tax share by identity, bloXroute's priority-fee refund", () => {
   const harness = useTestHarness({
     builders: [
       { name: 'buildernet', profile: 'buildernet' },
@@ -163,6 +183,15 @@ describe("BuilderNet's refunds: delayed refunds paid in a later block, the flat-
     const a = await signTx({ key: DEV_KEYS[1], nonce: await nonceOf(harness, DEV_KEYS[1]), maxPriorityFeePerGas: parseGwei('5') })
     const b = await signTx({ key: DEV_KEYS[2], nonce: await nonceOf(harness, DEV_KEYS[2]), maxPriorityFeePerGas: parseGwei('4') })
     const c = await signTx({ key: DEV_KEYS[3], nonce: await nonceOf(harness, DEV_KEYS[3]), maxPriorityFeePerGas: parseGwei('7') })
+    // D through bloXroute's gateway with priority_fee_refund: kept with one builder (the first, before any slot was won).
+    const d = await signTx({ key: DEV_KEYS[4], nonce: await nonceOf(harness, DEV_KEYS[4]), maxPriorityFeePerGas: parseGwei('1') })
+    const { gatewayUrl } = await call<HarnessStatus>(harness.rpcUrl, 'harness_status')
+    const gateway = (method: string, params: unknown) => rpc(gatewayUrl!, method, params, { authorization: 'any' })
+    const head = Number(await call(harness.rpcUrl, 'eth_blockNumber'))
+    const bloxroute = '0x000000000000000000000000000000000000b10c' as Address
+    const viaGateway = await gateway('blxr_submit_bundle', { transaction: [d.slice(2)], block_number: hex(head + 1), priority_fee_refund: true, refund_recipient: bloxroute })
+    const bundleD = viaGateway.body.result.bundleHash as Hash
+    expect((await gateway('blxr_submit_bundle', { transaction: [d.slice(2)], block_number: hex(head + 1), priority_fee_refund: true })).body.error).toMatchObject({ code: -32602, message: 'Invalid params', data: 'refund_recipient: required with priority_fee_refund (the wallet the refund is paid to)' })
     const bundleA = (await signedRpc(urls.buildernet, 'eth_sendBundle', [{ txs: [a], refundIdentity: identity }], DEV_KEYS[1])).body.result.bundleHash as Hash
     const bundleB = (await signedRpc(urls.buildernet, 'eth_sendBundle', [{ txs: [b], refundPercent: 50, refundRecipient: recipient, delayedRefund: true }], DEV_KEYS[2])).body.result.bundleHash as Hash
     await call(urls.titan, 'eth_sendBundle', [{ txs: [c] }])
@@ -172,16 +201,19 @@ describe("BuilderNet's refunds: delayed refunds paid in a later block, the flat-
     expect(mined.builder).toBe('buildernet')
     // Nothing is paid in the bundle's own block: its txs only.
     const minedTxs = await blockTxs(harness, n)
-    expect(minedTxs).toHaveLength(2)
-    expect(minedTxs).toEqual(expect.arrayContaining([keccak256(a), keccak256(b)]))
+    expect(minedTxs).toHaveLength(3)
+    expect(minedTxs).toEqual(expect.arrayContaining([keccak256(a), keccak256(b), keccak256(d)]))
+    expect((await stats(harness, bundleD)).builders.map((v: { name: string }) => v.name)).toEqual(['buildernet'])
 
     // What is owed, from the chain: the block kept its value less titan's bid; B gets half of its tx's tip.
-    const builderNetValue = (await tipPaid(keccak256(a))) + (await tipPaid(keccak256(b)))
+    const builderNetValue = (await tipPaid(keccak256(a))) + (await tipPaid(keccak256(b))) + (await tipPaid(keccak256(d)))
     const titanBid = BigInt(mined.builders.find((x: { name: string }) => x.name === 'titan').value)
     expect(titanBid).toBe(21_000n * parseGwei('7'))
     expect(BigInt(mined.value)).toBe(builderNetValue)
     const owedA = builderNetValue - titanBid
     const owedB = (await tipPaid(keccak256(b))) / 2n
+    const owedD = ((await tipPaid(keccak256(d))) * 90n) / 100n
+    expect((await gateway('blxr_get_bundle_refund', { bundle_hash: bundleD })).body.result).toEqual({ refund: formatEther(owedD) })
     expect(owedA).toBeLessThan(await tipPaid(keccak256(a)))
 
     const pendingA = await call(harness.rpcUrl, 'buildernet_getDelayedRefunds', [{ recipient: identity }])
@@ -195,6 +227,7 @@ describe("BuilderNet's refunds: delayed refunds paid in a later block, the flat-
     const paidIn = n + 2
     expect((await balanceAt(identity, paidIn)) - (await balanceAt(identity, paidIn - 1))).toBe(owedA)
     expect((await balanceAt(recipient, paidIn)) - (await balanceAt(recipient, paidIn - 1))).toBe(owedB)
+    expect((await balanceAt(bloxroute, paidIn)) - (await balanceAt(bloxroute, paidIn - 1))).toBe(owedD)
     expect(await call(harness.rpcUrl, 'buildernet_getDelayedRefunds', [{ recipient, blockRangeFrom: hex(n), blockRangeTo: hex(n), hash: bundleB }])).toMatchObject({
       refunds: [{ amount: hex(owedB), blockNumber: hex(n), hash: bundleB, recipient, status: 'received' }],
     })

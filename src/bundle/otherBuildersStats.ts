@@ -1,5 +1,6 @@
 import type { Address } from 'viem'
-import type { FlashbotsBundleStatsV2, FlashbotsUserStatsV2, QuasarBundleStats, TitanBundleStats } from '../protocol/bundleStats.js'
+import { QUASAR_STATS_FIELDS, type FlashbotsBundleStatsV2, type FlashbotsUserStatsV2, type QuasarBundleStats, type TitanBundleStats } from '../protocol/bundleStats.js'
+import { toBundleStats } from './stats.js'
 import type { BundleTrace } from './trace.js'
 
 /** Chain-clock unix seconds as Flashbots writes times: `2022-10-06T21:36:06.000Z`. */
@@ -65,19 +66,8 @@ export function toTitanBundleStats(trace: BundleTrace, { asTitan = false }: { as
  * @example toQuasarBundleStats(trace).status // 'submitted'
  */
 export function toQuasarBundleStats(trace: BundleTrace): QuasarBundleStats {
-  return {
-    status: trace.state.charAt(0).toLowerCase() + trace.state.slice(1),
-    builderPayment: (trace.builderPayment > 0n ? trace.builderPayment : 0n).toString(),
-    error: trace.error,
-    revertingHash: trace.revertingHash,
-    receivedAt: trace.receivedAt,
-    simulatedAt: trace.simulatedAt,
-    submittedAt: trace.submittedAt,
-    blockNumber: trace.blockNumber === null ? null : Number(trace.blockNumber),
-    targetBlock: Number(trace.bundle.targetBlock),
-    minTimestamp: trace.bundle.minTimestamp ?? null,
-    maxTimestamp: trace.bundle.maxTimestamp ?? null,
-  }
+  const stats = { ...toBundleStats(trace, 'pascal', false), status: trace.state.charAt(0).toLowerCase() + trace.state.slice(1) }
+  return Object.fromEntries(QUASAR_STATS_FIELDS.map((field) => [field, stats[field]])) as QuasarBundleStats
 }
 
 const DAY = 86_400

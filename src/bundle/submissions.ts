@@ -1,4 +1,4 @@
-import type { Hex } from 'viem'
+import type { Address, Hex } from 'viem'
 import type { BundleObject, EndOfBlockBundleObject } from '../protocol/bundleParams.js'
 import type { BobBundleObject } from '../protocol/bobParams.js'
 import type { BundleSubmission } from './types.js'
@@ -26,29 +26,24 @@ export function toSubmission(bundle: BundleObject): BundleSubmission {
     refundIndex: bundle.refundIndex,
     ...(bundle.delayedRefund && { delayedRefund: true }),
     ...(bundle.refundIdentity && { refundIdentity: normalizeAddress(bundle.refundIdentity) }),
-    ...(bundle.desiredState === 'BottomOfBlock' && { endOfBlock: { targetPools: [...new Set((bundle.targetAddresses ?? []).map((a) => normalizeAddress(a)))] } }),
+    // BuilderNet's bottom-of-block intent: an end-of-block bundle on its target addresses.
+    ...(bundle.desiredState === 'BottomOfBlock' && { endOfBlock: { targetPools: uniquePools(bundle.targetAddresses ?? []) } }),
     ...(bundle.builders && { builders: bundle.builders }),
   }
 }
 
 /** Normalises the validated object into a submission marked end-of-block (addresses lowercase, duplicates gone). */
 export function toEndOfBlockSubmission(bundle: EndOfBlockBundleObject): BundleSubmission {
-  const blockNumber = bundle.blockNumber === undefined ? undefined : BigInt(bundle.blockNumber)
-  const targetPools = [...new Set((bundle.targetPools ?? []).map((pool) => normalizeAddress(pool)))]
-  return {
-    txs: bundle.txs as Hex[],
-    blockNumber: blockNumber === 0n ? undefined : blockNumber,
-    revertingTxHashes: bundle.revertingTxHashes ?? [],
-    droppingTxHashes: [],
-    replacementUuid: bundle.replacementUuid,
-    replacementSeqNumber: bundle.replacementSeqNumber,
-    refundTxHashes: [],
-    endOfBlock: { targetPools },
-  }
+  return { ...placedAfterTheBlock(bundle), endOfBlock: { targetPools: uniquePools(bundle.targetPools ?? []) } }
 }
 
 /** `eth_sendBobBundle`'s validated params as ingest takes them: a submission marked bottom-of-block (pools lowercase, duplicates gone). */
 export function toBobSubmission(bundle: BobBundleObject, targetUuid: string, targetPools: readonly string[] = []): BundleSubmission {
+  return { ...placedAfterTheBlock(bundle), bottomOfBlock: { targetUuid: targetUuid.toLowerCase(), targetPools: uniquePools(targetPools) } }
+}
+
+/** What a bundle placed after the block's other orders takes (end of block, bottom of block): no dropping, no refunds; block `0x0` is the next. */
+function placedAfterTheBlock(bundle: Pick<EndOfBlockBundleObject, 'txs' | 'blockNumber' | 'revertingTxHashes' | 'replacementUuid' | 'replacementSeqNumber'>): BundleSubmission {
   const blockNumber = bundle.blockNumber === undefined ? undefined : BigInt(bundle.blockNumber)
   return {
     txs: bundle.txs as Hex[],
@@ -58,8 +53,12 @@ export function toBobSubmission(bundle: BobBundleObject, targetUuid: string, tar
     replacementUuid: bundle.replacementUuid,
     replacementSeqNumber: bundle.replacementSeqNumber,
     refundTxHashes: [],
-    bottomOfBlock: { targetUuid: targetUuid.toLowerCase(), targetPools: [...new Set(targetPools.map((pool) => normalizeAddress(pool)))] },
   }
+}
+
+/** Pool addresses lowercase, each once. */
+function uniquePools(pools: readonly string[]): Address[] {
+  return [...new Set(pools.map((pool) => normalizeAddress(pool)))]
 }
 
 /** The validated object as ingest takes it (`0x0` / `0` for maxBlockNumber: the default). */

@@ -17,6 +17,8 @@ export interface CompetitionRecorderDeps {
   world: Pick<WorldStatus, 'contracts' | 'pools'>
   names: { nameOf(address: Address | null): string | null; addressesWith(address: Address): Address[] }
   isUserSwap(hash: Hash): boolean
+  /** The refunds a bundle earns after its block (BuilderNet's, bloXroute's), known once its block is mined. */
+  refundsAfterBlock(bundleHash: Hash): ReadonlyArray<{ recipient: Address; amountWei: bigint }>
 }
 
 /**
@@ -57,6 +59,7 @@ export class CompetitionRecorder {
         bundleHash: null,
         backrunTxs: [],
         profitWei: null,
+        refundWei: null,
         builderPaymentWei: null,
         gasWei: null,
         marginWei: margin === null ? null : margin.toString(),
@@ -67,13 +70,15 @@ export class CompetitionRecorder {
       const searcher = (captor && searcherOf(captor, found.victim)) ?? normalizeAddress(found.backrun[0]!.from)
       const controlled = this.controlledBy(searcher, found)
       const account = accountBackrun(found.backrun, { weth, baseFee, coinbase: block.miner, controlled, balanceChange, poolsAfter })
+      const refund = captor ? this.refundsTo(captor, controlled) : 0n
       return {
         ...base,
         searcher,
         name: this.deps.names.nameOf(searcher),
         bundleHash: captor?.bundle.hash ?? null,
         backrunTxs: found.backrun.map((tx) => tx.hash),
-        profitWei: account.profit.toString(),
+        profitWei: (account.profit + refund).toString(),
+        refundWei: refund.toString(),
         builderPaymentWei: account.builderPayment.toString(),
         gasWei: account.gas.toString(),
       }
@@ -94,6 +99,15 @@ export class CompetitionRecorder {
     for (const tx of found.backrun) addWithName(tx.from)
     for (const address of [...controlled]) for (const contract of this.deployed.get(address) ?? []) controlled.add(contract)
     return controlled
+  }
+
+  /** What a captor's refunds pay the searcher's addresses: its payouts in the block, and those owed after it. */
+  private refundsTo(captor: Readonly<BundleTrace>, controlled: ReadonlySet<string>): bigint {
+    const { refund, refunds } = captor.builderPayments
+    const inBlock = (refunds ?? (refund ? [refund] : [])).map((r) => ({ recipient: r.recipient, amountWei: r.amountWei }))
+    return [...inBlock, ...this.deps.refundsAfterBlock(captor.bundle.hash)]
+      .filter((r) => controlled.has(r.recipient.toLowerCase()))
+      .reduce((sum, r) => sum + r.amountWei, 0n)
   }
 
   private rememberDeployment(deployer: Address, contract: Address): void {

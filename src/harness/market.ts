@@ -8,6 +8,7 @@ import type { SlotReport } from '../protocol/slotReport.js'
 import { matchingHashOf } from '../protocol/mevShareHashes.js'
 import type { ChainSubsystem } from './chain.js'
 import type { BuilderSubsystem } from './builder.js'
+import type { RefundsSubsystem } from './refunds.js'
 import type { HarnessEvents } from './events.js'
 import type { OrderFlow } from './orderFlow.js'
 import type { Shutdown } from './shutdown.js'
@@ -24,6 +25,8 @@ export interface StartMarketOptions {
   chain: ChainSubsystem
   world: WorldSubsystem
   builder: BuilderSubsystem
+  /** Refunds paid after their block: counted in a searcher's profit. */
+  refunds: RefundsSubsystem
   /** The searchers' names: the emulated searchers are registered here, and the accounting reads whose addresses are whose. */
   names: SearcherNames
   orders: OrderFlow
@@ -43,7 +46,7 @@ export interface StartMarketOptions {
  * so a run is the same every time; with the realtime clock, users send a fifth into the slot
  * and each searcher reacts after its `reactionDelayMs`.
  */
-export async function startMarket({ config, chain, world, builder, names, orders, events, rpcUrl, clientHeaders, shutdown, log }: StartMarketOptions): Promise<MarketSubsystem> {
+export async function startMarket({ config, chain, world, builder, refunds, names, orders, events, rpcUrl, clientHeaders, shutdown, log }: StartMarketOptions): Promise<MarketSubsystem> {
   if (config.flow === undefined) return { competition: () => null }
   const worldStatus = world.status()
   // startHarnessChain refused a flow without a world before anything started.
@@ -79,6 +82,7 @@ export async function startMarket({ config, chain, world, builder, names, orders
     world: worldStatus,
     names,
     isUserSwap: (hash) => users.isUserTx(hash),
+    refundsAfterBlock: (hash) => refunds.ledger.ofBundle(hash),
   })
   const cheats = {
     setBalance: (address: Address, wei: bigint) => chain.lock.write(() => chain.chain.setBalance(address, wei)),

@@ -86,23 +86,14 @@ export interface FlashbotsUserStatsV2 {
   last1dGasSimulated: string
 }
 
+/** The fields of quasar_getBundleStats' answer, in its example's order (https://docs.quasar.win/bundle-tracing). */
+export const QUASAR_STATS_FIELDS = ['status', 'builderPayment', 'error', 'revertingHash', 'receivedAt', 'simulatedAt', 'submittedAt', 'blockNumber', 'targetBlock', 'minTimestamp', 'maxTimestamp'] as const satisfies ReadonlyArray<keyof BundleStats>
+
 /**
- * quasar_getBundleStats' answer, as https://docs.quasar.win/bundle-tracing shows it: the status
+ * quasar_getBundleStats' answer: the stats object's fields Quasar's example shows, the status
  * camelCase (its example says `"submitted"`), times in unix seconds, numbers as numbers.
  */
-export interface QuasarBundleStats {
-  status: string
-  builderPayment: string
-  error: string | null
-  revertingHash: Hash | null
-  receivedAt: number
-  simulatedAt: number | null
-  submittedAt: number | null
-  blockNumber: number | null
-  targetBlock: number
-  minTimestamp: number | null
-  maxTimestamp: number | null
-}
+export type QuasarBundleStats = Pick<BundleStats, (typeof QUASAR_STATS_FIELDS)[number]>
 
 /** `buildernet_getDelayedRefunds`' answer (https://buildernet.org/docs/api): hex amounts and blocks; `nextCursor` only when there are more. */
 export interface DelayedRefundsAnswer {

@@ -48,6 +48,13 @@ export interface CompetitionOpportunity {
    * builder. Null when not captured.
    */
   profitWei: string | null
+  /**
+   * Refunds its bundle earned to the searcher's addresses, counted in `profitWei`: payouts in
+   * the block (a `refundPercent` bundle's to itself) and refunds paid after it (BuilderNet's
+   * flat-tax share and delayed refunds, bloXroute's priority-fee refund; docs/several-builders.md).
+   * Null when not captured.
+   */
+  refundWei: string | null
   /** Everything the backrun gave the block's coinbase: priority fees and direct transfers (null when not captured). */
   builderPaymentWei: string | null
   /** The base fee its txs burned (null when not captured). */

@@ -97,6 +97,11 @@ export class DelayedRefundLedger {
     return [...new Set(this.refunds.filter((r) => r.status === 'pending' && r.payoutHash !== undefined).map((r) => r.payoutHash!))]
   }
 
+  /** A bundle's refunds, whatever their kind, paid or not. */
+  ofBundle(bundleHash: Hash): Array<{ recipient: Address; amountWei: bigint }> {
+    return this.refunds.filter((r) => r.bundleHash === bundleHash).map((r) => ({ recipient: r.recipient, amountWei: r.amountWei }))
+  }
+
   /** What a bundle's refunds of one kind come to, paid or not. */
   owedTo(bundleHash: Hash, reason: DelayedRefundReason): bigint {
     return this.refunds.filter((r) => r.bundleHash === bundleHash && r.reason === reason).reduce((sum, r) => sum + r.amountWei, 0n)
