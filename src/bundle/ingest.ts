@@ -147,10 +147,16 @@ export class BundleIngest {
    * A bundle sent to one more builder's URL, with the terms of the one pending from another
    * builder's URL (`same`): that builder joins the pending trace's `sentTo`, so each builder
    * it reached sees it and its stats name them all. True when it joined (nothing else to do).
+   * Each builder keys replacement its own way (BuilderNet by uuid and signing key, with a nonce
+   * it fills in; Titan's any-string uuid), so a copy at another builder's URL is the same order
+   * when its other terms match: the trace keeps the first copy's replacement key.
    */
   private joinSentTo(bundle: Bundle, sentTo: readonly string[]): boolean {
     const existing = this.deps.traces.get(bundle.hash)
-    if (!existing?.bundle.sentTo || !this.deps.traces.isPendingFor(existing, bundle.targetBlock) || !sameOrderTerms(existing.bundle, bundle)) return false
+    if (!existing?.bundle.sentTo || !this.deps.traces.isPendingFor(existing, bundle.targetBlock)) return false
+    const atAnotherBuilder = sentTo.some((name) => !existing.bundle.sentTo!.includes(name))
+    const same = atAnotherBuilder ? sameOrderTerms(withoutReplacementKey(existing.bundle), withoutReplacementKey(bundle)) : sameOrderTerms(existing.bundle, bundle)
+    if (!same) return false
     this.deps.traces.joinSentTo(existing, sentTo)
     return true
   }
@@ -222,4 +228,9 @@ export class BundleIngest {
  */
 function sentToOnly<O extends Bundle>(bundle: O, sentTo: readonly string[] | undefined): O {
   return sentTo ? { ...bundle, sentTo: [...sentTo] } : bundle
+}
+
+/** An order without its replacement key (uuid and sequence), to compare the rest of its terms. */
+function withoutReplacementKey<O extends Bundle>(order: O): O {
+  return { ...order, replacementUuid: undefined, replacementSeqNumber: undefined }
 }

@@ -145,6 +145,7 @@ export type NodeRpcSchema = [
   { Method: 'eth_getBalance'; Parameters: readonly [account: Address, block: Hex | BlockTag]; ReturnType: Hex },
   { Method: 'eth_getTransactionCount'; Parameters: readonly [account: Address, block: Hex | BlockTag]; ReturnType: Hex },
   { Method: 'eth_getTransactionReceipt'; Parameters: readonly [hash: Hash]; ReturnType: RpcTransactionReceipt | null },
+  { Method: 'eth_estimateGas'; Parameters: readonly [call: { from: Address; to: Address; value: Hex }]; ReturnType: Hex },
   { Method: 'eth_sendRawTransaction'; Parameters: readonly [signed: Hex]; ReturnType: Hash },
   { Method: 'eth_sendTransaction'; Parameters: readonly [tx: UnsignedTx]; ReturnType: Hash },
   { Method: 'eth_config'; Parameters: readonly []; ReturnType: ForkConfig | null },

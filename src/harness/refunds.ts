@@ -6,6 +6,7 @@ import type { ChainSubsystem } from './chain.js'
 import type { BuilderSubsystem } from './builder.js'
 import type { OrderFlow } from './orderFlow.js'
 import type { SlotState } from '../clock/slotState.js'
+import type { Shutdown } from './shutdown.js'
 
 export interface RefundsSubsystem {
   /** Delayed refunds owed and paid (`buildernet_getDelayedRefunds` reads it). */
@@ -17,7 +18,8 @@ export interface RefundsSubsystem {
  * bloXroute's priority-fee refunds. The ledger, and the payer taking part in every slot (once
  * mined); its refunds account is funded like the builders' coinbases.
  */
-export async function createRefunds({ chain, slot, builders, builder, orders, coinbaseFunding, log }: {
+export async function createRefunds({ chain, slot, builders, builder, orders, coinbaseFunding, shutdown, log }: {
+  shutdown: Shutdown
   slot: SlotState
   chain: ChainSubsystem
   builders: readonly EmulatedBuilder[]
@@ -37,5 +39,11 @@ export async function createRefunds({ chain, slot, builders, builder, orders, co
   })
   if (!chain.resumed) await chain.chain.setBalance(payer.account.address, coinbaseFunding)
   builder.addParticipant({ onMined: (report, considered) => payer.onMined(report, considered) })
+  const removeRecovery = chain.supervisor.onRecover(async () => {
+    await payer.recovered()
+    // A new chain (a restart without its state) has the account unfunded.
+    if ((await chain.chain.balance(payer.account.address)) < coinbaseFunding / 2n) await chain.chain.setBalance(payer.account.address, coinbaseFunding)
+  })
+  shutdown.add(async () => removeRecovery())
   return { ledger }
 }

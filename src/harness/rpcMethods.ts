@@ -33,7 +33,7 @@ import type { HarnessStatus } from '../protocol/harnessStatus.js'
 import type { BuilderSubsystem } from './builder.js'
 import type { RefundsSubsystem } from './refunds.js'
 import { registerDelayedRefundMethods } from '../rpc/delayedRefundMethods.js'
-import { builderDialect, requiredSignature } from '../rpc/builderDialect.js'
+import { builderDialect, builderNetSignature } from '../rpc/builderDialect.js'
 import type { PublicView } from './publicView.js'
 import type { WorldSubsystem } from './world.js'
 import type { ChainSubsystem } from './chain.js'
@@ -180,7 +180,8 @@ export function createRpcMethodServers(
       rpc,
       rateLimitPerIp: own.endpoint.rateLimit,
       dialect: builderDialect(own.profile, () => Date.now()),
-      ...(own.profile.signature === 'required' && { authenticate: requiredSignature }),
+      // BuilderNet refuses a bad signature as it refuses a missing one (400, Invalid signature).
+      ...(own.profile.plainInvalidParams && { authenticate: builderNetSignature }),
     }
   })
   const gateway = new JSONRPCServer<RequestContext>({ errorListener })

@@ -153,7 +153,7 @@ export async function startHarnessOn(base: HarnessChain, config: BundlesimConfig
     const names = new SearcherNames()
     const orders = createOrderFlow({ chain, slot, traces, events, log })
     const builder = await createBuilder({ config, cutoffs, builders, chain, slot, traces, names, orders, events, shutdown, log })
-    const refunds = await createRefunds({ chain, slot, builders, builder, orders, coinbaseFunding: config.coinbaseFunding, log })
+    const refunds = await createRefunds({ chain, slot, builders, builder, orders, coinbaseFunding: config.coinbaseFunding, shutdown, log })
     if (saved) {
       const count = restoreTraces(traces, saved, chain.resumed, `the saved Anvil state could not be resumed (bundlesim restarted on a new chain at block ${slot.head.number})`)
       log.info({ dataDir: config.dataDir, traces: count, resumed: chain.resumed }, `restored ${count} traces from the data dir`)

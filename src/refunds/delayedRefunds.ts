@@ -138,8 +138,9 @@ export class DelayedRefundLedger {
     return { pending: toHex(pending), received: toHex(received), indexedUpTo: toHex(this.indexed) }
   }
 
+  /** BuilderNet's own refunds of a recipient in a block range (not bloXroute's: `blxr_get_bundle_refund` reads those). */
   private matching(recipient: Address, from: bigint | undefined, to: bigint | undefined): DelayedRefund[] {
     const who = recipient.toLowerCase()
-    return this.refunds.filter((r) => r.recipient === who && (from === undefined || r.blockNumber >= from) && (to === undefined || r.blockNumber <= to))
+    return this.refunds.filter((r) => r.reason !== 'priorityFeeRefund' && r.recipient === who && (from === undefined || r.blockNumber >= from) && (to === undefined || r.blockNumber <= to))
   }
 }

@@ -1,4 +1,4 @@
-import { keccak256, stringToHex, type Address, type Hash, type Hex } from 'viem'
+import { keccak256, stringToHex, toHex, type Address, type Hash, type Hex } from 'viem'
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
 import type { ChainClient } from '../chain/chainClient.js'
 import { PRESTATE_DIFF } from '../chain/nodeRpc.js'
@@ -7,6 +7,7 @@ import { normalizeAddress } from '../protocol/normalize.js'
 import type { SlotReport } from '../protocol/slotReport.js'
 import type { BuilderProfile } from '../builder/fleet/profiles.js'
 import { flatTaxRefunds, type IdentityPayment } from './flatTax.js'
+import { refundPayout } from '../builder/execution/economicsPlan.js'
 import type { DelayedRefund, DelayedRefundLedger } from './delayedRefunds.js'
 
 /**
@@ -66,11 +67,25 @@ export class RefundPayer {
     }
   }
 
-  /** Payouts in flight that the chain shows mined. */
+  /** Payouts in flight that the chain shows mined: received, or owed again when the transfer reverted. */
   private async confirmPayouts(block: bigint): Promise<void> {
     for (const hash of this.deps.ledger.inFlight()) {
       const receipt = await this.deps.chain.node.request({ method: 'eth_getTransactionReceipt', params: [hash] })
-      if (receipt && BigInt(receipt.blockNumber) <= block) this.deps.ledger.received(hash, BigInt(receipt.blockNumber))
+      if (!receipt || BigInt(receipt.blockNumber) > block) continue
+      if (receipt.status === '0x1') this.deps.ledger.received(hash, BigInt(receipt.blockNumber))
+      else this.deps.ledger.unsent(hash)
+    }
+  }
+
+  /**
+   * After Anvil came back (a restart, a new chain): the account's nonce is read again, and a
+   * payout the chain does not hold is owed again (the public mempool was cleared with it).
+   */
+  async recovered(): Promise<void> {
+    this.nonce = undefined
+    for (const hash of this.deps.ledger.inFlight()) {
+      const receipt = await this.deps.chain.node.request({ method: 'eth_getTransactionReceipt', params: [hash] })
+      if (!receipt) this.deps.ledger.unsent(hash)
     }
   }
 
@@ -81,55 +96,59 @@ export class RefundPayer {
     const { refunds } = builder.profile
     const block = BigInt(report.blockNumber)
     const landed = considered.filter((t) => t.state === 'Landed' && t.blockNumber === block)
+    if (landed.length === 0) return []
+    const mined = await this.deps.chain.node.request({ method: 'eth_getBlockByNumber', params: [toHex(block), false] })
+    const baseFee = BigInt(mined?.baseFeePerGas ?? '0x0')
     const owed: Array<Omit<DelayedRefund, 'status' | 'blockNumber'>> = []
-    const payments: Array<IdentityPayment & { bundleHash: Hash }> = []
+    // Flat-tax contributions by signing key (BuilderNet's identity), each bundle's share paid to its refundIdentity.
+    const payments: Array<IdentityPayment & { bundleHash: Hash; recipient: Address }> = []
     for (const trace of landed) {
       const order = trace.bundle
       if (order.priorityFeeRefund) {
         const recipient = order.refundRecipient ?? order.txs[0]!.sender
         if (!recipient) continue
-        const tips = await this.priorityFeesOf(order.txs.map((tx) => tx.hash))
+        const tips = await this.priorityFeesOf(order.txs.map((tx) => tx.hash), baseFee)
         owed.push({ recipient, amountWei: (tips * BigInt(PRIORITY_FEE_REFUND_PERCENT)) / 100n, bundleHash: order.hash, reason: 'priorityFeeRefund', builder: builder.name })
       } else if (refunds.delayed && order.delayedRefund && order.refundPercent) {
         const txHash = order.refundTxHashes[0] ?? order.txs.at(-1)!.hash
         const recipient = order.refundRecipient ?? order.txs[0]!.sender
         if (!recipient) continue
-        const reward = await this.coinbaseGainOf(txHash, builder.coinbase)
-        owed.push({ recipient, amountWei: (reward * BigInt(order.refundPercent)) / 100n, bundleHash: order.hash, reason: 'refundPercent', builder: builder.name })
+        // As in the block: the payout's own gas (BuilderNet's example: "0.01 ETH in fees, deducted from the 0.6 ETH payout").
+        const amountWei = refundPayout(await this.coinbaseGainOf(txHash, builder.coinbase), order.refundPercent, TRANSFER_GAS * baseFee, refunds.rule)
+        owed.push({ recipient, amountWei, bundleHash: order.hash, reason: 'refundPercent', builder: builder.name })
       } else if (refunds.byIdentity && trace.searcher && !order.refundPercent && order.kind !== 'privateTx' && order.kind !== 'mevShare') {
-        payments.push({ identity: order.refundIdentity ?? trace.searcher, paymentWei: trace.builderPayment, bundleHash: order.hash })
+        payments.push({ identity: trace.searcher, paymentWei: trace.builderPayment, bundleHash: order.hash, recipient: order.refundIdentity ?? trace.searcher })
       }
     }
     if (payments.length > 0) {
       const own = report.builders?.find((b) => b.name === builder.name)
-      const blockValueWei = BigInt(own?.value ?? report.value)
+      // What the block keeps is its value less the refunds it already owes (refundPercent, bloXroute's).
+      const alreadyOwed = owed.reduce((sum, r) => sum + r.amountWei, 0n)
+      const blockValueWei = BigInt(own?.value ?? report.value) - alreadyOwed
       const otherBids = [...(report.builders ?? []).filter((b) => b.name !== builder.name).map((b) => BigInt(b.value)), ...(report.competitorBid === null ? [] : [BigInt(report.competitorBid)])]
       const winningBidFloorWei = otherBids.reduce((a, b) => (b > a ? b : a), 0n)
       const shares = flatTaxRefunds({ blockValueWei, winningBidFloorWei, payments })
-      // An identity's share, spread over its bundles by what each paid (for `hash` queries).
+      // An identity's share, spread over its bundles by what each paid (for `hash` queries), each to its refundIdentity.
       for (const [identity, share] of shares) {
-        const own = payments.filter((p) => normalizeAddress(p.identity) === normalizeAddress(identity))
-        const paid = own.reduce((a, p) => a + p.paymentWei, 0n)
+        const its = payments.filter((p) => p.identity === identity)
+        const paid = its.reduce((a, p) => a + p.paymentWei, 0n)
         let left = share
-        own.forEach((p, i) => {
-          const amountWei = i === own.length - 1 ? left : (share * p.paymentWei) / paid
+        its.forEach((p, i) => {
+          const amountWei = i === its.length - 1 ? left : (share * p.paymentWei) / paid
           left -= amountWei
-          owed.push({ recipient: identity, amountWei, bundleHash: p.bundleHash, reason: 'flatTax', builder: builder.name })
+          owed.push({ recipient: p.recipient, amountWei, bundleHash: p.bundleHash, reason: 'flatTax', builder: builder.name })
         })
       }
     }
     return owed
   }
 
-  /** The priority fees some mined txs paid: (effective gas price − base fee) × gas used, from their receipts. */
-  private async priorityFeesOf(hashes: readonly Hash[]): Promise<bigint> {
-    const { node } = this.deps.chain
+  /** The priority fees some txs of a mined block paid: (effective gas price − base fee) × gas used, from their receipts. */
+  private async priorityFeesOf(hashes: readonly Hash[], baseFee: bigint): Promise<bigint> {
     let tips = 0n
     for (const hash of hashes) {
-      const receipt = await node.request({ method: 'eth_getTransactionReceipt', params: [hash] })
-      if (!receipt) continue
-      const block = await node.request({ method: 'eth_getBlockByNumber', params: [receipt.blockNumber, false] })
-      tips += (BigInt(receipt.effectiveGasPrice) - BigInt(block?.baseFeePerGas ?? '0x0')) * BigInt(receipt.gasUsed)
+      const receipt = await this.deps.chain.node.request({ method: 'eth_getTransactionReceipt', params: [hash] })
+      if (receipt) tips += (BigInt(receipt.effectiveGasPrice) - baseFee) * BigInt(receipt.gasUsed)
     }
     return tips
   }
@@ -155,13 +174,19 @@ export class RefundPayer {
     this.nonce ??= Number(await node.request({ method: 'eth_getTransactionCount', params: [this.account.address, 'latest'] }))
     for (const [recipient, refunds] of due) {
       const value = refunds.reduce((a, r) => a + r.amountWei, 0n)
+      // A recipient that is a contract (a Safe) may need more than a plain transfer's gas; one that refuses ETH is tried again next block.
+      const gas = await node.request({ method: 'eth_estimateGas', params: [{ from: this.account.address, to: recipient, value: toHex(value) }] }).then((hex) => BigInt(hex), () => undefined)
+      if (gas === undefined) {
+        this.deps.onError(new Error(`delayed refund of ${value} wei to ${recipient}: the transfer would revert; tried again next block`))
+        continue
+      }
       const raw = await this.account.signTransaction({
         chainId: this.deps.chainId,
         type: 'eip1559',
         to: recipient,
         value,
         nonce: this.nonce,
-        gas: TRANSFER_GAS,
+        gas,
         maxPriorityFeePerGas: PAYOUT_TIP_WEI,
         maxFeePerGas: baseFee * 2n + PAYOUT_TIP_WEI,
       })

@@ -29,12 +29,18 @@ type BundleObject = Record<string, unknown>
 export function builderDialect(profile: BuilderProfile, nowMs: () => number): RouteDialect | undefined {
   if (profile.name === 'generic') return undefined
   const acknowledged = new Set<string>(profile.acknowledgedWith200)
+  const signed = new Set<string>(profile.signedMethods)
+  const receivedMicros = monotonicMicros(nowMs)
   return {
     async receive(rpc, request, context) {
-      const receivedMs = nowMs()
+      if (signed.has(request.method) && context.searcher === null) {
+        return createJSONRPCErrorResponse(request.id ?? null, RpcErrorCode.Internal, INVALID_SIGNATURE, `${request.method} needs X-Flashbots-Signature (or X-BuilderNet-Signature): "<address>:<personal_sign of keccak256(body)>"`)
+      }
+      const receivedUs = receivedMicros()
+      const receivedMs = receivedUs / 1000
       let read: JSONRPCRequest
       try {
-        read = readRequest(profile, request, context.searcher, receivedMs)
+        read = readRequest(profile, request, context.searcher, receivedUs)
       } catch (error) {
         if (!(error instanceof DialectRefusal)) throw error
         return answerError(profile, request, RpcErrorCode.InvalidParams, error.message)
@@ -54,7 +60,8 @@ export function builderDialect(profile: BuilderProfile, nowMs: () => number): Ro
     httpStatus(code) {
       if (!profile.plainInvalidParams) return undefined
       // FlowProxy's statuses: 400 for params and signatures, 404 for an unknown method.
-      if (code === RpcErrorCode.InvalidParams || code === RpcErrorCode.ParseError || code === RpcErrorCode.InvalidRequest) return 400
+      // -32603 is its Invalid signature (and its rarer internal errors, 500 there).
+      if (code === RpcErrorCode.InvalidParams || code === RpcErrorCode.ParseError || code === RpcErrorCode.InvalidRequest || code === RpcErrorCode.Internal) return 400
       if (code === RpcErrorCode.MethodNotFound) return 404
       return undefined
     },
@@ -69,11 +76,11 @@ function answerError(profile: BuilderProfile, request: JSONRPCRequest, code: num
 }
 
 /** The request as bundlesim's methods read it. */
-function readRequest(profile: BuilderProfile, request: JSONRPCRequest, signer: Address | null, receivedMs: number): JSONRPCRequest {
+function readRequest(profile: BuilderProfile, request: JSONRPCRequest, signer: Address | null, receivedUs: number): JSONRPCRequest {
   const params = request.params
   if (!Array.isArray(params) || !isObject(params[0])) return request
   const object = params[0]
-  if (request.method === 'eth_sendBundle') return { ...request, params: [readBundle(profile, object, signer, receivedMs), ...params.slice(1)] }
+  if (request.method === 'eth_sendBundle') return { ...request, params: [readBundle(profile, object, signer, receivedUs), ...params.slice(1)] }
   if (request.method === 'eth_cancelBundle' || request.method === 'eth_sendEndOfBlockBundle') {
     return { ...request, params: [withReplacementKey(profile, object, signer), ...params.slice(1)] }
   }
@@ -81,7 +88,7 @@ function readRequest(profile: BuilderProfile, request: JSONRPCRequest, signer: A
 }
 
 /** eth_sendBundle's object as the builder reads it. */
-function readBundle(profile: BuilderProfile, sent: BundleObject, signer: Address | null, receivedMs: number): BundleObject {
+function readBundle(profile: BuilderProfile, sent: BundleObject, signer: Address | null, receivedUs: number): BundleObject {
   let bundle = { ...sent }
   if (profile.otherFields === 'ignore' && profile.bundleFields) {
     const takes = new Set(['txs', ...profile.bundleFields])
@@ -102,7 +109,7 @@ function readBundle(profile: BuilderProfile, sent: BundleObject, signer: Address
     }
     delete bundle.uuid
     // FlowProxy gives a bundle with a uuid and no nonce its receive time in µs.
-    if (bundle.replacementUuid !== undefined && bundle.replacementNonce === undefined) bundle.replacementNonce = Math.floor(receivedMs * 1000)
+    if (bundle.replacementUuid !== undefined && bundle.replacementNonce === undefined) bundle.replacementNonce = receivedUs
   }
   return withReplacementKey(profile, bundle, signer)
 }
@@ -134,18 +141,28 @@ export function derivedUuid(text: string): string {
 }
 
 /**
- * A signature check that requires one (BuilderNet: every request, read from
- * `X-BuilderNet-Signature` or else `X-Flashbots-Signature`), refused as FlowProxy refuses:
- * HTTP 400, `-32603 Invalid signature`, with the detail in `data`.
+ * BuilderNet's signature check, read from `X-BuilderNet-Signature` or else
+ * `X-Flashbots-Signature`: a bad one is refused as FlowProxy refuses it, HTTP 400 `-32603
+ * Invalid signature` with the detail in `data`; none is fine here (the dialect refuses the
+ * methods that need one).
  *
- * @example route.authenticate = requiredSignature
+ * @example route.authenticate = builderNetSignature
  */
-export async function requiredSignature(headers: IncomingHttpHeaders, rawBody: string): Promise<RequestAuth> {
-  const header = headers['x-buildernet-signature'] ?? headers[FLASHBOTS_SIGNATURE_HEADER]
-  const refused = (detail: string): RequestAuth => ({ ok: false, message: 'Invalid signature', status: 400, code: RpcErrorCode.Internal, data: detail })
-  if (header === undefined) return refused('X-Flashbots-Signature (or X-BuilderNet-Signature) is required on every request: "<address>:<personal_sign of keccak256(body)>"')
-  const checked = await checkFlashbotsSignature(header, rawBody)
-  return checked.ok ? checked : refused(checked.message)
+export async function builderNetSignature(headers: IncomingHttpHeaders, rawBody: string): Promise<RequestAuth> {
+  const checked = await checkFlashbotsSignature(headers['x-buildernet-signature'] ?? headers[FLASHBOTS_SIGNATURE_HEADER], rawBody)
+  return checked.ok ? checked : { ok: false, message: INVALID_SIGNATURE, status: 400, code: RpcErrorCode.Internal, data: checked.message }
+}
+
+const INVALID_SIGNATURE = 'Invalid signature'
+
+/**
+ * Receive times in µs that only rise: FlowProxy fills a missing `replacementNonce` with the
+ * receive time in µs, and two requests in one millisecond (a batch, a pipeline) must not get
+ * the same one.
+ */
+function monotonicMicros(nowMs: () => number): () => number {
+  let last = 0
+  return () => (last = Math.max(last + 1, Math.floor(nowMs() * 1000)))
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -78,7 +78,7 @@ export function payoutsWanted(group: TxGroup, gainOf: (hash: Hash) => bigint | u
   const refund = group.bundle?.refund
   if (refund) {
     const rewardWei = gainOf(refund.txHash) ?? 0n
-    const payout = refundRule === 'gasThenPercent' ? ((rewardWei - payoutGasWei) * BigInt(refund.percent)) / 100n : (rewardWei * BigInt(refund.percent)) / 100n - payoutGasWei
+    const payout = refundPayout(rewardWei, refund.percent, payoutGasWei, refundRule)
     if (payout <= 0n) return { failure: { kind: 'RefundNotPositive', rewardWei, percent: refund.percent, payoutGasWei } }
     return { payouts: [{ to: refund.recipient, value: payout }], rewardWei }
   }
@@ -93,6 +93,17 @@ export function payoutsWanted(group: TxGroup, gainOf: (hash: Hash) => bigint | u
     payouts.push({ to, value: refundWei - payoutGasWei })
   }
   return { payouts, rewardWei: refundableWei }
+}
+
+/**
+ * A `refundPercent` refund of a reward, net of the gas of the transfer paying it, by a builder's
+ * rule (`percentThenGas`: reward × p/100 − gas; `gasThenPercent`, Titan's: (reward − gas) × p/100).
+ * Not positive: nothing to pay.
+ *
+ * @example refundPayout(15_000_000n, 90, 1_050_000n, 'gasThenPercent') // 12_555_000n
+ */
+export function refundPayout(rewardWei: bigint, percent: number, payoutGasWei: bigint, rule: RefundRule): bigint {
+  return rule === 'gasThenPercent' ? ((rewardWei - payoutGasWei) * BigInt(percent)) / 100n : (rewardWei * BigInt(percent)) / 100n - payoutGasWei
 }
 
 /**

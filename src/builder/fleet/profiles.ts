@@ -78,10 +78,12 @@ export interface BuilderProfile {
   /** The methods it answers with `200`, not a hash (Titan: cancels, raw and private txs; Quasar: end-of-block bundles). */
   acknowledgedWith200: readonly BuilderUrlMethod[]
   /**
-   * `required`: every request signed with X-Flashbots-Signature (or X-BuilderNet-Signature), else
-   * HTTP 400 `-32603 Invalid signature`; `optional`: unsigned is fine, a bad signature refused.
+   * The methods of its URL that must be signed (X-Flashbots-Signature, or BuilderNet's
+   * X-BuilderNet-Signature): unsigned, BuilderNet answers HTTP 400 `-32603 Invalid signature`
+   * (FlowProxy: "Signature is mandatory" on eth_sendBundle and eth_sendRawTransaction). A bad
+   * signature is refused on every method (BuilderNet: 400 `Invalid signature`; others: 403).
    */
-  signature: 'optional' | 'required'
+  signedMethods: readonly BuilderUrlMethod[]
   /** BuilderNet answers every bad param `-32602 "Invalid params"` with no detail (bundlesim puts it in `data`). */
   plainInvalidParams: boolean
   /** Stats methods its URL (and its stats URL) serves. */
@@ -112,7 +114,7 @@ const GENERIC: BuilderProfile = {
   refunds: { maxPercent: 99, delayed: false, byIdentity: false, rule: 'percentThenGas' },
   bundleAnswer: 'bundleHash',
   acknowledgedWith200: [],
-  signature: 'optional',
+  signedMethods: [],
   plainInvalidParams: false,
   stats: ['flashbots_getBundleStatsV2', 'flashbots_getUserStatsV2', 'titan_getBundleStats'],
   retiredStats: false,
@@ -132,7 +134,7 @@ const TITAN: BuilderProfile = {
   refunds: { maxPercent: 99, delayed: false, byIdentity: false, rule: 'gasThenPercent' },
   bundleAnswer: 'bundleHash',
   acknowledgedWith200: ['eth_cancelBundle', 'eth_sendRawTransaction', 'eth_sendPrivateRawTransaction', 'eth_sendPrivateTransaction'],
-  signature: 'optional',
+  signedMethods: [],
   plainInvalidParams: false,
   stats: ['titan_getBundleStats'],
   retiredStats: false,
@@ -180,7 +182,7 @@ const BUILDERNET: BuilderProfile = {
   refunds: { maxPercent: 99, delayed: true, byIdentity: true, rule: 'percentThenGas' },
   bundleAnswer: 'bundleHashAndReceivedTime',
   acknowledgedWith200: [],
-  signature: 'required',
+  signedMethods: ['eth_sendBundle', 'eth_sendRawTransaction'],
   plainInvalidParams: true,
   stats: [],
   retiredStats: true,
@@ -209,7 +211,7 @@ const QUASAR: BuilderProfile = {
   refunds: { maxPercent: 99, delayed: false, byIdentity: false, rule: 'percentThenGas' },
   bundleAnswer: 'bundleHash',
   acknowledgedWith200: ['eth_sendEndOfBlockBundle'],
-  signature: 'optional',
+  signedMethods: [],
   plainInvalidParams: false,
   stats: ['quasar_getBundleStats'],
   retiredStats: false,
