@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { createPublicClient, createTestClient, encodeAbiParameters, http, parseEther, toEventSelector, type Address, type Hash, type Hex } from 'viem'
-import { rpc, startTestHarness, useTestHarness } from './support/harness.js'
+import { call, rpc, startTestHarness, useTestHarness } from './support/harness.js'
 import { launchChromium } from './support/browser.js'
 import { REPO_ROOT } from './support/cli.js'
 import { loadFlow, FlowFileError } from '../src/flow/flowFile.js'
@@ -226,5 +226,26 @@ describe('the market on a fork (--fork-url): the same flow and searchers on the 
     } finally {
       await mainnet.stop()
     }
+  })
+})
+
+describe('the market with a BuilderNet builder: refunds count in a searcher\'s profit', () => {
+  // A competing bid below BuilderNet's blocks leaves a remainder for the flat-tax refunds.
+  const harness = useTestHarness({ world: 'dex', flow: 'default', genesisTimestamp: 1_700_000_000, builders: [{ name: 'buildernet', profile: 'buildernet' }], competitorBidWei: 1n })
+
+  it("each captured opportunity's refundWei is the refunds its bundle earned the searcher, as buildernet_getDelayedRefunds lists them", async () => {
+    const reports = await harness.advanceSlot(4)
+    const competition = (await rpc(harness.rpcUrl, 'harness_getCompetition', [{ fromBlock: reports[0]!.blockNumber }])).body.result
+    const captured = competition.list.filter((o: { bundleHash: string | null }) => o.bundleHash)
+    expect(captured.length).toBeGreaterThan(0)
+    for (const o of captured) {
+      const { refunds } = await call(harness.rpcUrl, 'buildernet_getDelayedRefunds', [{ recipient: o.searcher }])
+      const earned = refunds.filter((r: { hash: string }) => r.hash === o.bundleHash).reduce((sum: bigint, r: { amount: string }) => sum + BigInt(r.amount), 0n)
+      expect(earned).toBeGreaterThan(0n)
+      expect(BigInt(o.refundWei)).toBe(earned)
+    }
+    const row = competition.searchers.find((s: { captured: number }) => s.captured > 0)
+    const itsOwn = captured.filter((o: { searcher: string }) => o.searcher === row.searcher)
+    expect(BigInt(row.profitWei)).toBe(itsOwn.reduce((sum: bigint, o: { profitWei: string }) => sum + BigInt(o.profitWei), 0n))
   })
 })
