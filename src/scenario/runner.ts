@@ -88,6 +88,7 @@ export function harnessConfig(loaded: LoadedScenario, overrides: Partial<Bundles
     buildCutoffMs: builder.buildCutoffMs,
     boostCutoffMs: builder.boostCutoffMs,
     getHeaderMs: builder.getHeaderMs,
+    bobWindowMs: builder.bobWindowMs,
     simulationCutoffMs: builder.simulationCutoffMs,
     competitorBidWei: builder.competitorBid,
     competitorWinProbability: builder.competitorWinProbability,

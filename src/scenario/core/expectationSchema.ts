@@ -84,6 +84,17 @@ const hintEventExpectation = strict(
   '{ tx, fields }',
 )
 
+/** One entry of `buildernet_getDelayedRefunds`' answer: the bundle it refunds (an id), its amount, its status, the block that owes it. */
+const delayedRefundExpectation = strict(
+  {
+    bundle: name('a bundle id').optional(),
+    amount: bounds.optional(),
+    status: z.enum(['pending', 'received'], { error: expecting('pending or received') }).optional(),
+    blockNumber: int('a block number').optional(),
+  },
+  '{ bundle?, amount?, status?, blockNumber? }',
+)
+
 const blockExpectation = strict(
   {
     bundles: z.array(name('a bundle id')).optional(),
@@ -121,6 +132,10 @@ export const expectations = strict(
       .record(name('a template'), z.preprocess((v) => (Array.isArray(v) ? v : [v]), z.array(eventExpectation)), { error: expecting('a mapping of template names to events') })
       .optional(),
     block: blockExpectation.optional(),
+    /** BuilderNet's refunds paid after the block: `buildernet_getDelayedRefunds [{ recipient }]`, exactly these entries, in order. */
+    delayedRefunds: z.record(z.string(), z.array(delayedRefundExpectation, { error: expecting('a list of { bundle?, amount?, status?, blockNumber? }: every refund of the recipient, in order') }), {
+      error: expecting('a mapping of recipients (names or addresses) to their refunds'),
+    }).optional(),
     hintEvents: z.array(hintEventExpectation, { error: expecting('a list of { tx, fields }: every hint event so far, in order') }).optional(),
     /** With a market (`flow:`): one searcher's record over every block so far. */
     competition: strict(
@@ -138,7 +153,7 @@ export const expectations = strict(
       '{ searcher, captured?, captureRate?, lost?, profit?, builderPayment? }',
     ).optional(),
   },
-  '{ bundles?, balances?, receipts?, events?, block?, hintEvents?, competition? }',
+  '{ bundles?, balances?, receipts?, events?, block?, delayedRefunds?, hintEvents?, competition? }',
 )
 
 const callResultExpectation = strict(
@@ -177,5 +192,7 @@ export type BundleExpectation = z.output<typeof bundleExpectation>
 export type BalanceExpectation = z.output<typeof balanceExpectation>
 /** One of `expect.events.<template>`: a log its tx emitted. */
 export type EventExpectation = z.output<typeof eventExpectation>
+/** One of `expect.delayedRefunds.<recipient>`: a refund BuilderNet owes or paid. */
+export type DelayedRefundExpectation = z.output<typeof delayedRefundExpectation>
 /** One of `expect.hintEvents`: an event of the hint stream. */
 export type HintEventExpectation = z.output<typeof hintEventExpectation>

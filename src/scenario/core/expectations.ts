@@ -8,7 +8,7 @@ import { balanceOf, bundleName, headStatus, locate, type RunContext } from './co
 import type { SlotReport } from '../../protocol/slotReport.js'
 import { ExpectationFailed } from './errors.js'
 import { describeBounds, plainNumber, textMatcher, withinBounds } from './match.js'
-import type { BalanceExpectation, BundleExpectation, CallBundleExpectations, EventExpectation, Expectations } from './expectationSchema.js'
+import type { BalanceExpectation, BundleExpectation, CallBundleExpectations, DelayedRefundExpectation, EventExpectation, Expectations } from './expectationSchema.js'
 import { parseEvent, type Bounds } from './fields.js'
 import { formatPath, type Path } from './sourceMap.js'
 import { formatAmount } from './units.js'
@@ -252,6 +252,31 @@ async function checkCompetition(context: RunContext, failures: Failures, expecte
   failures.bounds(['competition', 'builderPayment'], BigInt(record?.builderPaymentWei ?? '0'), expected.builderPayment)
 }
 
+/** `delayedRefunds.<ref>`: BuilderNet's refunds of a recipient (`buildernet_getDelayedRefunds` on the submission RPC), exactly these, in order. */
+async function checkDelayedRefunds(context: RunContext, failures: Failures, ref: string, expected: DelayedRefundExpectation[]): Promise<void> {
+  const at = ['delayedRefunds', ref]
+  const recipient = context.book.resolve(ref)
+  let answer: { refunds: Array<{ amount: string; blockNumber: string; hash: string; status: string }> }
+  try {
+    answer = await context.client.request('buildernet_getDelayedRefunds', [{ recipient }])
+  } catch (error) {
+    if (!(error instanceof JsonRpcError)) throw error
+    return failures.add(at, 'buildernet_getDelayedRefunds to answer', `${error.code} ${error.rpcMessage}`)
+  }
+  const shown = (refund: (typeof answer.refunds)[number]) =>
+    `${bundleName(context, refund.hash)}: ${formatAmount(BigInt(refund.amount))}, ${refund.status}, block ${Number(refund.blockNumber)}`
+  const all = answer.refunds.map(shown).join('; ') || 'none'
+  if (answer.refunds.length !== expected.length) return failures.add(at, `${expected.length} refund(s)`, `${answer.refunds.length}: ${all}`)
+  expected.forEach((wanted, j) => {
+    const actual = answer.refunds[j]!
+    const here = [...at, j]
+    if (wanted.bundle !== undefined && context.bundles.get(wanted.bundle) !== normalizeHash(actual.hash)) failures.add([...here, 'bundle'], `${wanted.bundle} (${context.bundles.get(wanted.bundle) ?? 'never sent'})`, shown(actual))
+    failures.bounds([...here, 'amount'], BigInt(actual.amount), wanted.amount)
+    if (wanted.status !== undefined && wanted.status !== actual.status) failures.add([...here, 'status'], wanted.status, shown(actual))
+    if (wanted.blockNumber !== undefined && wanted.blockNumber !== Number(actual.blockNumber)) failures.add([...here, 'blockNumber'], String(wanted.blockNumber), shown(actual))
+  })
+}
+
 /** Runs every check of an `expect` step; returns the ones that failed. */
 export async function checkExpectations(context: RunContext, expected: Expectations, at: Path): Promise<ExpectationFailed[]> {
   const failures = new Failures(context, at)
@@ -264,6 +289,7 @@ export async function checkExpectations(context: RunContext, expected: Expectati
   }
   for (const [template, events] of Object.entries(expected.events ?? {})) await checkEvents(context, failures, template, events)
   if (expected.block) await checkBlock(context, failures, expected.block)
+  for (const [ref, refunds] of Object.entries(expected.delayedRefunds ?? {})) await checkDelayedRefunds(context, failures, ref, refunds)
   if (expected.hintEvents) {
     for (const { path, expected: wanted, actual } of await hintEventMismatches(context, expected.hintEvents)) failures.add(path, wanted, actual)
   }

@@ -150,6 +150,12 @@ export const bundleFields = {
   refundPercent: int('a percentage').optional(),
   refundRecipient: addressRef.optional(),
   refundTxHashes: txRefs.optional(),
+  /** BuilderNet's replacement order: a strictly higher nonce replaces (per uuid and signing key). */
+  replacementNonce: int('a replacement nonce').optional(),
+  /** BuilderNet's: the refund paid after the block, not in it. */
+  delayedRefund: z.boolean({ error: expecting('true or false') }).optional(),
+  /** BuilderNet's: where the signing identity's refunds go. */
+  refundIdentity: addressRef.optional(),
   /** Flashbots' `builders`: with several builders, only these see the bundle. */
   builders: z.array(text('a builder name'), { error: expecting('a list of builder names') }).optional(),
   /** Sent to each of these builders' own URLs (`harness_status.builders`), as a broadcaster does. */

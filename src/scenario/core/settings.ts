@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import type { BuilderSpec } from '../../config/config.js'
 import { address, hash32 } from '../../protocol/wireRules.js'
 import { addressRef, expecting, hexData, int, name, nonNegative, parseFunction, strict, shorthand, text } from './fields.js'
 
@@ -23,10 +24,15 @@ const chain = strict(
   '{ chainId?, genesisTimestamp? }, { fork: { url, blockNumber? } } or { snapshot }',
 )
 
-/** One competing builder of `builders:` (docs/several-builders.md). */
-const builderSpec = strict(
+/** The builder profiles (docs/several-builders.md, "Builder profiles"): the API a builder's own URL speaks. */
+const PROFILES = ['generic', 'titan', 'buildernet', 'quasar'] as const satisfies ReadonlyArray<NonNullable<BuilderSpec['profile']>>
+const isProfile = (value: unknown): value is (typeof PROFILES)[number] => PROFILES.some((profile) => profile === value)
+
+/** One competing builder of `builders:` (docs/several-builders.md); a profile's name alone (`- titan`) is the builder of that name and profile. */
+const builderSpec = z.preprocess((entry) => (isProfile(entry) ? { name: entry, profile: entry } : entry), strict(
   {
     name: text('a builder name'),
+    profile: z.enum(PROFILES, { error: `expected a builder profile (one of: ${PROFILES.join(', ')})` }).optional(),
     algorithms: z.array(text('an algorithm name'), { error: expecting('a list of algorithm names') }).optional(),
     share: z.number({ error: expecting('a number from 0 to 1') }).min(0, 'expected a number from 0 to 1').max(1, 'expected a number from 0 to 1').optional(),
     /** Its own URL's rules (docs/several-builders.md); checked in full when the harness starts. */
@@ -35,8 +41,8 @@ const builderSpec = strict(
     maxRefundPercent: int('a percentage').optional(),
     stats: z.array(text('a stats method'), { error: expecting('a list of stats methods') }).optional(),
   },
-  '{ name, algorithms?, share?, fields?, rateLimit?, maxRefundPercent?, stats? }',
-)
+  `a profile's name (${PROFILES.join(', ')}) or { name, profile?, algorithms?, share?, fields?, rateLimit?, maxRefundPercent?, stats? }`,
+))
 const builders = z
   .array(builderSpec, { error: expecting('a list of builders { name, algorithms?, share? }') })
   .min(1, 'expected at least one builder')
@@ -59,6 +65,8 @@ const builder = strict(
     simulationCutoffMs: int('ms into the slot').optional(),
     /** The proposer's getHeader (`--get-header-ms`): builders bid through the slot. */
     getHeaderMs: int('ms into the slot').optional(),
+    /** The longest wait for bottom-of-block bundles after a builder streams its block (`--bob-window-ms`). */
+    bobWindowMs: int('ms').optional(),
     competitorBid: nonNegative.optional(),
     competitorWinProbability: z.number({ error: expecting('a probability from 0 to 1') }).min(0, 'expected a probability from 0 to 1').max(1, 'expected a probability from 0 to 1').optional(),
     auctionSeed: int('an integer seed').optional(),

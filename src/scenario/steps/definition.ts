@@ -15,6 +15,7 @@ export const STEP_KINDS = [
   'submit',
   'boost',
   'submitEndOfBlock',
+  'bottomOfBlock',
   'sendPrivateTx',
   'sendBlobs',
   'cancelPrivateTx',

@@ -41,6 +41,10 @@ export const expectStep = defineStep({
     check.builderName(e.block?.winner, [...at, 'block', 'winner'])
     e.block?.relay?.bids?.forEach((name, j) => check.builderName(name, [...at, 'block', 'relay', 'bids', j]))
     check.builderName(e.block?.relay?.delivered, [...at, 'block', 'relay', 'delivered'])
+    for (const [ref, refunds] of Object.entries(e.delayedRefunds ?? {})) {
+      check.address(ref, [...at, 'delayedRefunds', ref])
+      refunds.forEach((refund, j) => refund.bundle !== undefined && check.bundle(refund.bundle, [...at, 'delayedRefunds', ref, j, 'bundle']))
+    }
     e.hintEvents?.forEach((event, j) => check.template(event.tx, [...at, 'hintEvents', j, 'tx']))
   },
   async execute(context, e, at) {

@@ -5,6 +5,7 @@ import { StepFailed, type ScenarioFailure } from '../core/errors.js'
 import type { Path } from '../core/sourceMap.js'
 import { advanceStep } from './advance.js'
 import { boostStep } from './boost.js'
+import { bottomOfBlockStep } from './bottomOfBlock.js'
 import { callBundleStep } from './callBundle.js'
 import { cancelStep } from './cancel.js'
 import { cancelPrivateTxStep } from './cancelPrivateTx.js'
@@ -25,6 +26,7 @@ const DEFINITIONS = {
   submit: submitStep,
   boost: boostStep,
   submitEndOfBlock: submitEndOfBlockStep,
+  bottomOfBlock: bottomOfBlockStep,
   sendPrivateTx: sendPrivateTxStep,
   sendBlobs: sendBlobsStep,
   cancelPrivateTx: cancelPrivateTxStep,

@@ -98,6 +98,9 @@ async function bundleParams(context: RunContext, b: BundleFields): Promise<SendB
     refundPercent: b.refundPercent,
     refundRecipient: b.refundRecipient === undefined ? undefined : context.book.resolve(b.refundRecipient),
     refundTxHashes: await txHashes(context, b.refundTxHashes),
+    replacementNonce: b.replacementNonce,
+    delayedRefund: b.delayedRefund,
+    refundIdentity: b.refundIdentity === undefined ? undefined : context.book.resolve(b.refundIdentity),
     builders: b.builders,
   }
   return Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined)) as SendBundleParams
@@ -130,4 +133,5 @@ export function bundleReferences(bundle: BundleFields, check: ReferenceCheck, at
     bundle[field]?.forEach((ref, j) => check.txOrHash(ref, [...at, field, j]))
   }
   check.address(bundle.refundRecipient, [...at, 'refundRecipient'])
+  check.address(bundle.refundIdentity, [...at, 'refundIdentity'])
 }

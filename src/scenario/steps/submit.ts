@@ -1,18 +1,23 @@
 import { numberToHex } from 'viem'
+import { z } from 'zod'
+import { flashbotsSignature } from '../../protocol/flashbotsSigner.js'
 import { createJsonRpcTransport } from '../../protocol/jsonRpcTransport.js'
 import type { SendBundleParams, SendBundleResult } from '../../protocol/methods.js'
 import { headStatus, type RunContext } from '../core/context.js'
-import { bundleFields, strict } from '../core/fields.js'
+import { bundleFields, expecting, strict } from '../core/fields.js'
 import { defineStep } from './definition.js'
-import { bundleReferences, submitBundle } from './shared.js'
+import { SCENARIO_SEARCHER, bundleReferences, submitBundle } from './shared.js'
 
 /**
  * `submit`: eth_sendBundle with every field; `to` sends it to each named builder's own URL
- * instead, `gateway` through bloXroute's gateway.
+ * instead, `gateway` through bloXroute's gateway; `signed` signs the request
+ * (`X-Flashbots-Signature`) with the scenario searcher key, as BuilderNet requires.
  */
 export const submitStep = defineStep({
   kind: 'submit',
-  schema: strict(bundleFields, 'a bundle { txs, … }').refine((b) => !(b.to && b.gateway), { message: 'to and gateway in one step (expected one way to send it)', path: ['gateway'] }),
+  schema: strict({ ...bundleFields, signed: z.boolean({ error: expecting('true or false') }).optional() }, 'a bundle { txs, … }')
+    .refine((b) => !(b.to && b.gateway), { message: 'to and gateway in one step (expected one way to send it)', path: ['gateway'] })
+    .refine((b) => !(b.signed && b.gateway), { message: 'signed with gateway (the gateway authenticates by its Authorization header, not a signature)', path: ['signed'] }),
   references(bundle, check, at) {
     bundleReferences(bundle, check, at)
     bundle.to?.forEach((name, j) => check.builderName(name, [...at, 'to', j]))
@@ -21,18 +26,27 @@ export const submitStep = defineStep({
   },
   execute: (context, bundle, at) =>
     submitBundle(context, bundle, at, 'submit', (params) =>
-      bundle.to ? sendToBuilders(context, bundle.to, params) : bundle.gateway ? sendThroughGateway(context, bundle.gateway, params) : context.client.sendBundle(params),
+      bundle.to
+        ? sendToBuilders(context, bundle.to, params, bundle.signed === true)
+        : bundle.gateway
+          ? sendThroughGateway(context, bundle.gateway, params)
+          : bundle.signed
+            ? context.client.signedRequest('eth_sendBundle', [params], SCENARIO_SEARCHER)
+            : context.client.sendBundle(params),
     ),
 })
 
-/** A broadcaster's way: the same bundle to each named builder's own URL (`harness_status.builders`); answers the last one's result. */
-async function sendToBuilders(context: RunContext, names: readonly string[], params: SendBundleParams): Promise<SendBundleResult> {
+/** A broadcaster's way: the same bundle to each named builder's own URL (`harness_status.builders`), signed or not; answers the last one's result. */
+async function sendToBuilders(context: RunContext, names: readonly string[], params: SendBundleParams, signed: boolean): Promise<SendBundleResult> {
   const { builders } = await headStatus(context)
   let result: SendBundleResult = null
   for (const name of names) {
     const builder = builders.find((b) => b.name === name)
     if (!builder) throw new Error(`to: no builder named ${name} (the run's: ${builders.map((b) => b.name).join(', ')})`)
-    result = await createJsonRpcTransport({ url: builder.url }).request<SendBundleResult>('eth_sendBundle', [params])
+    const transport = createJsonRpcTransport({ url: builder.url })
+    result = signed
+      ? await transport.signedRequest<SendBundleResult>('eth_sendBundle', [params], flashbotsSignature(SCENARIO_SEARCHER))
+      : await transport.request<SendBundleResult>('eth_sendBundle', [params])
   }
   return result
 }
