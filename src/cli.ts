@@ -247,6 +247,8 @@ function readyBanner(harness: Harness): string {
       ? `  anvil           ${harness.anvilUrl} (exposed: shows the builder's work in progress)`
       : '  anvil           internal (cheatcodes anvil_setBalance/setCode/setNonce/setStorageAt via the submission RPC; --expose-anvil to reach it)',
     `  coinbase        ${harness.coinbase}`,
+    // Several builders: each one's URL, which a broadcaster's config lists, and the API it speaks.
+    ...(config.builders ? status.builders.map((b) => `  builder         ${b.name} (${b.profile})  ${b.url}`) : []),
     '',
   ].join('\n')
 }

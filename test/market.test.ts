@@ -142,8 +142,11 @@ describe('the flow file', () => {
   })
 })
 
+/** The market's run: one BuilderNet builder, whose flat-tax refunds a competing bid below its blocks leaves room for. */
+const MARKET_RUN = { world: 'dex', flow: 'default', genesisTimestamp: 1_700_000_000, builders: [{ name: 'buildernet', profile: 'buildernet' as const }], competitorBidWei: 1n }
+
 describe('the market on the DEX world (--world dex --flow default)', () => {
-  const harness = useTestHarness({ world: 'dex', flow: 'default', genesisTimestamp: 1_700_000_000 })
+  const harness = useTestHarness(MARKET_RUN)
 
   it('users swap through the routers on the public mempool; searchers backrun them right after the swap; the report and harness_getCompetition agree', async () => {
     const pending = (await rpc(harness.rpcUrl, 'txpool_content')).body.result
@@ -171,6 +174,22 @@ describe('the market on the DEX world (--world dex --flow default)', () => {
     expect(refused.body.error!.message).toBe('fromBlock: 5 is after toBlock 2')
   })
 
+  it("each captured opportunity's refundWei is the refunds its bundle earned the searcher, as buildernet_getDelayedRefunds lists them", async () => {
+    // The slots the test before ran (no more: the run below counts on them).
+    const competition = (await rpc(harness.rpcUrl, 'harness_getCompetition', [])).body.result
+    const captured = competition.list.filter((o: { bundleHash: string | null }) => o.bundleHash)
+    expect(captured.length).toBeGreaterThan(0)
+    for (const o of captured) {
+      const { refunds } = await call(harness.rpcUrl, 'buildernet_getDelayedRefunds', [{ recipient: o.searcher }])
+      const earned = refunds.filter((r: { hash: string }) => r.hash === o.bundleHash).reduce((sum: bigint, r: { amount: string }) => sum + BigInt(r.amount), 0n)
+      expect(earned).toBeGreaterThan(0n)
+      expect(BigInt(o.refundWei)).toBe(earned)
+    }
+    const row = competition.searchers.find((s: { captured: number }) => s.captured > 0)
+    const itsOwn = captured.filter((o: { searcher: string }) => o.searcher === row.searcher)
+    expect(BigInt(row.profitWei)).toBe(itsOwn.reduce((sum: bigint, o: { profitWei: string }) => sum + BigInt(o.profitWei), 0n))
+  })
+
   it('the dashboard’s competition view shows each searcher’s captures, profit and payment', async () => {
     await harness.advanceSlot(3)
     const browser = await launchChromium()
@@ -191,7 +210,7 @@ describe('the market on the DEX world (--world dex --flow default)', () => {
 
   it('a manual-clock run is the same every time (same seed, same genesis: same blocks)', async () => {
     const hashes = (await harness.advanceSlot(1)).map((r) => r.blockHash)
-    const again = await startTestHarness({ world: 'dex', flow: 'default', genesisTimestamp: 1_700_000_000 })
+    const again = await startTestHarness(MARKET_RUN)
     try {
       const replay = await again.advanceSlot(9)
       const first = (await rpc(harness.rpcUrl, 'eth_getBlockByNumber', [`0x${replay[0]!.blockNumber.toString(16)}`, false])).body.result
@@ -229,23 +248,3 @@ describe('the market on a fork (--fork-url): the same flow and searchers on the 
   })
 })
 
-describe('the market with a BuilderNet builder: refunds count in a searcher\'s profit', () => {
-  // A competing bid below BuilderNet's blocks leaves a remainder for the flat-tax refunds.
-  const harness = useTestHarness({ world: 'dex', flow: 'default', genesisTimestamp: 1_700_000_000, builders: [{ name: 'buildernet', profile: 'buildernet' }], competitorBidWei: 1n })
-
-  it("each captured opportunity's refundWei is the refunds its bundle earned the searcher, as buildernet_getDelayedRefunds lists them", async () => {
-    const reports = await harness.advanceSlot(4)
-    const competition = (await rpc(harness.rpcUrl, 'harness_getCompetition', [{ fromBlock: reports[0]!.blockNumber }])).body.result
-    const captured = competition.list.filter((o: { bundleHash: string | null }) => o.bundleHash)
-    expect(captured.length).toBeGreaterThan(0)
-    for (const o of captured) {
-      const { refunds } = await call(harness.rpcUrl, 'buildernet_getDelayedRefunds', [{ recipient: o.searcher }])
-      const earned = refunds.filter((r: { hash: string }) => r.hash === o.bundleHash).reduce((sum: bigint, r: { amount: string }) => sum + BigInt(r.amount), 0n)
-      expect(earned).toBeGreaterThan(0n)
-      expect(BigInt(o.refundWei)).toBe(earned)
-    }
-    const row = competition.searchers.find((s: { captured: number }) => s.captured > 0)
-    const itsOwn = captured.filter((o: { searcher: string }) => o.searcher === row.searcher)
-    expect(BigInt(row.profitWei)).toBe(itsOwn.reduce((sum: bigint, o: { profitWei: string }) => sum + BigInt(o.profitWei), 0n))
-  })
-})

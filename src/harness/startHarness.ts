@@ -176,7 +176,7 @@ export async function startHarnessOn(base: HarnessChain, config: BundlesimConfig
       anvilRestarts: supervisor.restarts,
       mevShareUrl: mevShare.url,
       world: world.status(),
-      builders: builders.map((b) => ({ name: b.name, url: `${urls.submission}${builderPath(b.name)}`, coinbase: b.coinbase, pubkey: b.pubkey })),
+      builders: builders.map((b) => ({ name: b.name, url: `${urls.submission}${builderPath(b.name)}`, coinbase: b.coinbase, pubkey: b.pubkey, profile: b.profile.name })),
       gatewayUrl: `${urls.submission}${GATEWAY_PATH}`,
       relayUrl: urls.stats.replace(/\/$/, ''),
     })

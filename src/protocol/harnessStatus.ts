@@ -41,6 +41,8 @@ export interface BuilderEndpoint {
   coinbase: string
   /** 48-byte BLS-shaped key, 0x hex: `builder_pubkey` in the relay's data API. */
   pubkey: string
+  /** The API its URL speaks (docs/several-builders.md): `generic`, `titan`, `buildernet`, `quasar`. */
+  profile: string
 }
 
 /** The DEX world's contracts, tokens and pools, at their mainnet addresses. */
