@@ -41,10 +41,10 @@ export interface RefundPayerDeps {
 
 /**
  * Works out each mined block's delayed refunds and pays them in a later block (BuilderNet's
- * "out of block payment", bloXroute's refunds "paid on-chain … after inclusion"): after block N is mined, the refunds of block N are recorded
- * (`pending`), and those of earlier blocks are sent as one transfer per recipient from the
- * refunds account into the public mempool; when the chain shows a transfer mined, its refunds
- * are `received`. A block earns them only when the builder that built it pays them (its
+ * "out of block payment", bloXroute's refunds "paid on-chain … after inclusion"): after block
+ * N is mined, the refunds of block N are recorded (`pending`), and those of earlier blocks are
+ * sent as one transfer per recipient from the refunds account into the public mempool; when
+ * the chain shows a transfer mined, its refunds are `received`. A block earns them only when the builder that built it pays them (its
  * profile: `delayed` for `refundPercent` bundles sent with `delayedRefund: true`, `byIdentity`
  * for the flat-tax share of each signing identity); any builder pays a bloXroute
  * `priority_fee_refund` bundle's share of its priority fees.
@@ -96,7 +96,8 @@ export class RefundPayer {
     const { refunds } = builder.profile
     const block = BigInt(report.blockNumber)
     const landed = considered.filter((t) => t.state === 'Landed' && t.blockNumber === block)
-    if (landed.length === 0) return []
+    const paysAny = refunds.byIdentity || landed.some((t) => t.bundle.priorityFeeRefund || (refunds.delayed && t.bundle.delayedRefund))
+    if (!paysAny) return []
     const mined = await this.deps.chain.node.request({ method: 'eth_getBlockByNumber', params: [toHex(block), false] })
     const baseFee = BigInt(mined?.baseFeePerGas ?? '0x0')
     const owed: Array<Omit<DelayedRefund, 'status' | 'blockNumber'>> = []

@@ -8,7 +8,6 @@ import { registeredMethods } from './registerMethod.js'
 import type { RequestAuth, RouteDialect } from './httpServer.js'
 import type { IncomingHttpHeaders } from 'node:http'
 
-
 /** BuilderNet's `version` 1 does not take these (FlowProxy/rbuilder: `Field … not supported by version V1`). */
 const NOT_IN_VERSION_1 = ['droppingTxHashes', 'refundPercent', 'refundRecipient', 'refundTxHashes', 'delayedRefund']
 
@@ -33,8 +32,10 @@ export function builderDialect(profile: BuilderProfile, nowMs: () => number): Ro
   const receivedMicros = monotonicMicros(nowMs)
   return {
     async receive(rpc, request, context) {
+      // A notification (no id) gets no answer, a refusal neither (JSON-RPC 2.0).
+      const refusal = (response: JSONRPCResponse) => (request.id === undefined ? null : response)
       if (signed.has(request.method) && context.searcher === null) {
-        return createJSONRPCErrorResponse(request.id ?? null, RpcErrorCode.Internal, INVALID_SIGNATURE, `${request.method} needs X-Flashbots-Signature (or X-BuilderNet-Signature): "<address>:<personal_sign of keccak256(body)>"`)
+        return refusal(createJSONRPCErrorResponse(request.id ?? null, RpcErrorCode.Internal, INVALID_SIGNATURE, `${request.method} needs X-Flashbots-Signature (or X-BuilderNet-Signature): "<address>:<personal_sign of keccak256(body)>"`))
       }
       const receivedUs = receivedMicros()
       const receivedMs = receivedUs / 1000
@@ -43,11 +44,11 @@ export function builderDialect(profile: BuilderProfile, nowMs: () => number): Ro
         read = readRequest(profile, request, context.searcher, receivedUs)
       } catch (error) {
         if (!(error instanceof DialectRefusal)) throw error
-        return answerError(profile, request, RpcErrorCode.InvalidParams, error.message)
+        return refusal(answerError(profile, request, RpcErrorCode.InvalidParams, error.message))
       }
       // FlowProxy's words for a method it lacks (a method's own -32601, e.g. eth_subscribe over HTTP, keeps its text).
       const lacks = profile.plainInvalidParams && !(registeredMethods(rpc) as readonly string[]).includes(request.method)
-      if (lacks) return createJSONRPCErrorResponse(request.id ?? null, RpcErrorCode.MethodNotFound, `Method not found: ${request.method}`)
+      if (lacks) return refusal(createJSONRPCErrorResponse(request.id ?? null, RpcErrorCode.MethodNotFound, `Method not found: ${request.method}`))
       const response = await rpc.receive(read, context)
       if (response === null) return null
       if (response.error) return answerError(profile, request, response.error.code, response.error.message, response.error.data)
@@ -104,10 +105,12 @@ function readBundle(profile: BuilderProfile, sent: BundleObject, signer: Address
     // BuilderNet reads "0x", null or a missing blockNumber as the next block, a refundPercent of 0 as none.
     if (bundle.blockNumber === '0x' || bundle.blockNumber === null) delete bundle.blockNumber
     if (bundle.refundPercent === 0) delete bundle.refundPercent
-    if (bundle.uuid !== undefined && bundle.replacementUuid === undefined) {
-      bundle.replacementUuid = bundle.uuid
-    }
+    // `uuid` is its other name for replacementUuid, and wins when both are sent (rbuilder's RawBundleMetadata).
+    if (bundle.uuid !== undefined) bundle.replacementUuid = bundle.uuid
     delete bundle.uuid
+    if (bundle.replacementUuid !== undefined && !(typeof bundle.replacementUuid === 'string' && WIRE_PATTERNS.uuid.test(bundle.replacementUuid))) {
+      throw new DialectRefusal(`replacementUuid: expected a UUID like "123e4567-e89b-12d3-a456-426614174000", got ${JSON.stringify(bundle.replacementUuid)}`)
+    }
     // FlowProxy gives a bundle with a uuid and no nonce its receive time in µs.
     if (bundle.replacementUuid !== undefined && bundle.replacementNonce === undefined) bundle.replacementNonce = receivedUs
   }
