@@ -209,20 +209,26 @@ describe("refunds paid after the block: BuilderNet's delayed refunds and flat-ta
     const bundleA = (await signedRpc(urls.buildernet, 'eth_sendBundle', [{ txs: [a], refundIdentity: identity }], DEV_KEYS[1])).body.result.bundleHash as Hash
     const bundleB = (await signedRpc(urls.buildernet, 'eth_sendBundle', [{ txs: [b], refundPercent: 50, refundRecipient: recipient, delayedRefund: true }], DEV_KEYS[2])).body.result.bundleHash as Hash
     await call(urls.titan, 'eth_sendBundle', [{ txs: [c] }])
+    // E: a public tx, sent again as a bundle by another key: BuilderNet refunds nothing for public flow.
+    const e = await signTx({ key: DEV_KEYS[0], nonce: await nonceOf(harness, DEV_KEYS[0]), maxPriorityFeePerGas: parseGwei('1') })
+    await call(harness.rpcUrl, 'eth_sendRawTransaction', [e])
+    const bundleE = (await signedRpc(urls.buildernet, 'eth_sendBundle', [{ txs: [e] }], DEV_KEYS[0])).body.result.bundleHash as Hash
 
     const [mined] = await call(harness.rpcUrl, 'harness_advanceSlot', [{ slots: 1 }])
     const n = mined.blockNumber as number
     expect(mined.builder).toBe('buildernet')
     // Nothing is paid in the bundle's own block: its txs only.
     const minedTxs = await blockTxs(harness, n)
-    expect(minedTxs).toHaveLength(3)
-    expect(minedTxs).toEqual(expect.arrayContaining([keccak256(a), keccak256(b), keccak256(d)]))
+    expect(minedTxs).toHaveLength(4)
+    expect(minedTxs).toEqual(expect.arrayContaining([keccak256(a), keccak256(b), keccak256(d), keccak256(e)]))
+    expect(await stats(harness, bundleE)).toMatchObject({ status: 'landed' })
     expect((await stats(harness, bundleD)).builders.map((v: { name: string }) => v.name)).toEqual(['buildernet'])
 
     // What is owed, from the chain: the block kept its value less titan's bid; B gets half of its tx's tip.
-    const builderNetValue = (await tipPaid(keccak256(a))) + (await tipPaid(keccak256(b))) + (await tipPaid(keccak256(d)))
+    const builderNetValue = (await tipPaid(keccak256(a))) + (await tipPaid(keccak256(b))) + (await tipPaid(keccak256(d))) + (await tipPaid(keccak256(e)))
     const titanBid = BigInt(mined.builders.find((x: { name: string }) => x.name === 'titan').value)
-    expect(titanBid).toBe(21_000n * parseGwei('7'))
+    // Titan's block: its bundle C and the public tx E.
+    expect(titanBid).toBe(21_000n * parseGwei('7') + (await tipPaid(keccak256(e))))
     expect(BigInt(mined.value)).toBe(builderNetValue)
     const { baseFeePerGas } = await call(harness.rpcUrl, 'eth_getBlockByNumber', [hex(n), false])
     // B: half its tx's tip less the payout's gas, as a refund paid in the block would be.
@@ -234,6 +240,7 @@ describe("refunds paid after the block: BuilderNet's delayed refunds and flat-ta
     expect((await gateway('blxr_get_bundle_refund', { bundle_hash: bundleD })).body.result).toEqual({ refund: formatEther(owedD) })
     expect(owedA).toBeLessThan(await tipPaid(keccak256(a)))
 
+    expect((await call(harness.rpcUrl, 'buildernet_getDelayedRefunds', [{ recipient: addressOf(DEV_KEYS[0]) }])).refunds).toEqual([])
     const pendingA = await call(harness.rpcUrl, 'buildernet_getDelayedRefunds', [{ recipient: identity }])
     expect(pendingA).toEqual({ refunds: [{ amount: hex(owedA), blockNumber: hex(n), hash: bundleA, recipient: identity, status: 'pending' }], indexedUpTo: hex(n) })
     // Served on the buildernet builder's URL too, unsigned as BuilderNet documents it.

@@ -8,6 +8,9 @@ import type { OrderFlow } from './orderFlow.js'
 import type { SlotState } from '../clock/slotState.js'
 import type { Shutdown } from './shutdown.js'
 
+/** Public txs remembered for the flat-tax rule: many blocks' worth of mainnet's mempool flow. */
+const PUBLIC_TXS_KEPT = 65_536
+
 export interface RefundsSubsystem {
   /** Delayed refunds owed and paid (`buildernet_getDelayedRefunds` reads it). */
   ledger: DelayedRefundLedger
@@ -29,11 +32,18 @@ export async function createRefunds({ chain, slot, builders, builder, orders, co
   log: Logger
 }): Promise<RefundsSubsystem> {
   const ledger = new DelayedRefundLedger()
+  // The public txs seen lately: BuilderNet pays no refund to a bundle made of them only.
+  const publicTxs = new Set<string>()
+  orders.mempool.onAdded((tx) => {
+    publicTxs.add(tx.hash)
+    if (publicTxs.size > PUBLIC_TXS_KEPT) publicTxs.delete(publicTxs.values().next().value!)
+  })
   const payer = new RefundPayer({
     chain: chain.chain,
     chainId: chain.chainId,
     builders,
     ledger,
+    wasPublic: (hash) => publicTxs.has(hash),
     sendPublic: (raw) => orders.mempool.add(raw, (sender) => chain.chain.nonce(sender, slot.head.number)),
     onError: (error) => log.warn({ err: error }, 'delayed refunds: a block\'s refunds could not be worked out or paid'),
   })

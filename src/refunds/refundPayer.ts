@@ -36,6 +36,8 @@ export interface RefundPayerDeps {
   ledger: DelayedRefundLedger
   /** Puts a signed tx into the public mempool (a payout is a plain transfer any builder includes). */
   sendPublic(raw: Hex): Promise<Hash>
+  /** Was this tx seen in the public mempool? (BuilderNet refunds nothing to a bundle of public txs only.) */
+  wasPublic(hash: Hash): boolean
   onError(error: unknown): void
 }
 
@@ -117,7 +119,7 @@ export class RefundPayer {
         // As in the block: the payout's own gas (BuilderNet's example: "0.01 ETH in fees, deducted from the 0.6 ETH payout").
         const amountWei = refundPayout(await this.coinbaseGainOf(txHash, builder.coinbase), order.refundPercent, TRANSFER_GAS * baseFee, refunds.rule)
         owed.push({ recipient, amountWei, bundleHash: order.hash, reason: 'refundPercent', builder: builder.name })
-      } else if (refunds.byIdentity && trace.searcher && !order.refundPercent && order.kind !== 'privateTx' && order.kind !== 'mevShare') {
+      } else if (refunds.byIdentity && trace.searcher && !order.refundPercent && order.kind !== 'privateTx' && order.kind !== 'mevShare' && !order.txs.every((tx) => this.deps.wasPublic(tx.hash))) {
         payments.push({ identity: trace.searcher, paymentWei: trace.builderPayment, bundleHash: order.hash, recipient: order.refundIdentity ?? trace.searcher })
       }
     }
