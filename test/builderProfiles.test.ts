@@ -3,6 +3,7 @@ import { formatEther, keccak256, parseGwei, type Address, type Hash, type Hex } 
 import type { Harness } from '../src/index.js'
 import type { HarnessStatus } from '../src/protocol/harnessStatus.js'
 import { DEV_KEYS, addressOf, call, rpc, signTx, signedRpc, stats, useTestHarness } from './support/harness.js'
+import { WsClient } from './support/wsClient.js'
 
 /**
  * The builders as their docs describe them (docs/several-builders.md, "Builder profiles"): a
@@ -154,6 +155,21 @@ describe('titan, buildernet and quasar, each with the API its docs describe', ()
     const traced = await stats(harness, atTitan.bundleHash)
     expect(traced).toMatchObject({ status: 'landed' })
     expect(traced.builders.map((view: { name: string }) => view.name)).toEqual(['titan', 'buildernet'])
+  })
+
+  it("over a WebSocket on a builder's URL, the same wire as over HTTP: Titan's any-string uuid, BuilderNet's refusal of an unsigned bundle", async () => {
+    const { titan, buildernet } = await urlsOf(harness)
+    const tx = await signTx({ key: DEV_KEYS[4], nonce: await nonceOf(harness, DEV_KEYS[4]) })
+    const atTitan = await WsClient.connect(titan)
+    const atBuilderNet = await WsClient.connect(buildernet)
+    try {
+      expect((await atTitan.request('eth_sendBundle', [{ txs: [tx], replacementUuid: 'ws-1234' }])).result).toHaveProperty('bundleHash')
+      expect(await atTitan.request('eth_cancelBundle', [{ replacementUuid: 'ws-1234' }])).toMatchObject({ result: 200 })
+      expect(await atBuilderNet.request('eth_sendBundle', [{ txs: [tx] }])).toMatchObject({ error: { code: -32603, message: 'Invalid signature' } })
+    } finally {
+      atTitan.socket.close()
+      atBuilderNet.socket.close()
+    }
   })
 
   it("quasar: its fields, end-of-block bundles answered 200, quasar_getBundleStats { bundle_hash } in Quasar's shape", async () => {

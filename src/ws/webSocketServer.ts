@@ -4,7 +4,7 @@ import type { JSONRPCServer } from 'json-rpc-2.0'
 import type { Logger } from 'pino'
 import { WebSocketServer, type RawData } from 'ws'
 import { batchSizeError, dispatch, errorResponse, parseMessage } from '../rpc/dispatch.js'
-import type { RequestContext } from '../rpc/httpServer.js'
+import type { RequestContext, RouteDialect } from '../rpc/httpServer.js'
 import type { RequestActivity } from '../rpc/requestActivity.js'
 import { WsConnection } from './connection.js'
 import type { ReadinessGate } from '../rpc/readinessGate.js'
@@ -22,8 +22,8 @@ export interface WebSocketOptions {
   activity?: RequestActivity
   /** The harness's readiness: until it is ready, messages wait for it, in order (src/rpc/readinessGate.ts). */
   gate?: Pick<ReadinessGate, 'ready' | 'whenReady'>
-  /** More JSON-RPC servers at their own paths (each builder's URL, `/builders/<name>`): a WebSocket there is answered by that server. */
-  routes?: ReadonlyArray<{ path: string; rpc: JSONRPCServer<RequestContext> }>
+  /** More JSON-RPC servers at their own paths (each builder's URL, `/builders/<name>`): a WebSocket there is answered by that server, in its builder's wire (`dialect`). */
+  routes?: ReadonlyArray<{ path: string; rpc: JSONRPCServer<RequestContext>; dialect?: RouteDialect }>
   log: Logger
 }
 
@@ -43,7 +43,7 @@ export interface AttachedWebSocket {
  * connection stays open. An upgrade on another path is refused (400).
  */
 export function attachWebSocket(server: Server, main: JSONRPCServer<RequestContext>, options: WebSocketOptions): AttachedWebSocket {
-  const servers = new Map<string, JSONRPCServer<RequestContext>>([['/', main], ...(options.routes ?? []).map((route) => [route.path, route.rpc] as const)])
+  const servers = new Map<string, { rpc: JSONRPCServer<RequestContext>; dialect?: RouteDialect }>([['/', { rpc: main }], ...(options.routes ?? []).map((route) => [route.path, route] as const)])
   const serverOf = (request: IncomingMessage) => servers.get(new URL(request.url ?? '/', 'ws://localhost').pathname)
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxPayloadBytes })
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -55,7 +55,7 @@ export function attachWebSocket(server: Server, main: JSONRPCServer<RequestConte
   }
   server.on('upgrade', onUpgrade)
   wss.on('connection', (socket, request: IncomingMessage) => {
-    const rpc = serverOf(request) ?? main
+    const { rpc, dialect } = serverOf(request) ?? { rpc: main }
     const connection = new WsConnection(socket, options.maxBufferedBytes, options.closeGraceMs)
     // The upgrade's headers stand for every message (X-Api-Key for svc_boostBundle); a message
     // has no body signature of its own, so it carries no searcher identity.
@@ -65,7 +65,7 @@ export function attachWebSocket(server: Server, main: JSONRPCServer<RequestConte
       const run = () => {
         // Counted from when it is answered: a message held by the gate is not activity yet (as over HTTP).
         const done = options.activity?.start()
-        return answer(rpc, connection, context, text, options.maxBatchSize)
+        return answer({ rpc, dialect }, connection, context, text, options.maxBatchSize)
           .catch((error) => options.log.error({ err: error }, 'WebSocket message failed'))
           .finally(() => done?.())
       }
@@ -91,12 +91,12 @@ export function attachWebSocket(server: Server, main: JSONRPCServer<RequestConte
   }
 }
 
-async function answer(rpc: JSONRPCServer<RequestContext>, connection: WsConnection, context: RequestContext, text: string, maxBatchSize: number): Promise<void> {
+async function answer({ rpc, dialect }: { rpc: JSONRPCServer<RequestContext>; dialect?: RouteDialect }, connection: WsConnection, context: RequestContext, text: string, maxBatchSize: number): Promise<void> {
   const parsed = parseMessage(text)
   if (!parsed.ok) return connection.send(JSON.stringify(parsed.response))
   const refused = batchSizeError(parsed.payload, maxBatchSize)
   if (refused) return connection.send(JSON.stringify(refused))
-  const answered = await dispatch(rpc, parsed.payload, { ...context, rawBody: text })
+  const answered = await dispatch(rpc, parsed.payload, { ...context, rawBody: text }, dialect)
   if (answered.kind === 'batch') {
     if (answered.responses.length > 0) connection.send(JSON.stringify(answered.responses))
   } else if (answered.response !== null) connection.send(JSON.stringify(answered.response))
