@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { formatEther, keccak256, parseGwei, type Address, type Hash, type Hex } from 'viem'
 import type { Harness } from '../src/index.js'
 import type { HarnessStatus } from '../src/protocol/harnessStatus.js'
-import { DEV_KEYS, addressOf, call, rpc, signTx, signedRpc, stats, useTestHarness } from './support/harness.js'
+import { DEV_KEYS, addressOf, call, rpc, setCode, signTx, signedRpc, stats, useTestHarness } from './support/harness.js'
 import { WsClient } from './support/wsClient.js'
 
 /**
@@ -209,6 +209,8 @@ describe("refunds paid after the block: BuilderNet's delayed refunds and flat-ta
     const urls = await urlsOf(harness)
     const identity = '0x00000000000000000000000000000000000a11ce' as Address
     const recipient = '0x0000000000000000000000000000000000000b0b' as Address
+    // B's refunds go to a contract (as to a Safe or an executor): its receive stores what it got, more gas than a plain transfer's 21,000.
+    await setCode(harness, recipient, '0x345f5500') // CALLVALUE PUSH0 SSTORE STOP
     // A: plain bundle of identity DEV_KEYS[1] (refunds to `identity`); B: refundPercent 50, delayed; C at titan, a lower bid.
     const a = await signTx({ key: DEV_KEYS[1], nonce: await nonceOf(harness, DEV_KEYS[1]), maxPriorityFeePerGas: parseGwei('5') })
     const b = await signTx({ key: DEV_KEYS[2], nonce: await nonceOf(harness, DEV_KEYS[2]), maxPriorityFeePerGas: parseGwei('4') })
@@ -267,6 +269,7 @@ describe("refunds paid after the block: BuilderNet's delayed refunds and flat-ta
     const paidIn = n + 2
     expect((await balanceAt(identity, paidIn)) - (await balanceAt(identity, paidIn - 1))).toBe(owedA)
     expect((await balanceAt(recipient, paidIn)) - (await balanceAt(recipient, paidIn - 1))).toBe(owedB)
+    expect(BigInt(await call(harness.rpcUrl, 'eth_getStorageAt', [recipient, '0x0', hex(paidIn)]))).toBe(owedB)
     expect((await balanceAt(bloxroute, paidIn)) - (await balanceAt(bloxroute, paidIn - 1))).toBe(owedD)
     expect(await call(harness.rpcUrl, 'buildernet_getDelayedRefunds', [{ recipient, blockRangeFrom: hex(n), blockRangeTo: hex(n), hash: bundleB }])).toMatchObject({
       refunds: [{ amount: hex(owedB), blockNumber: hex(n), hash: bundleB, recipient, status: 'received' }],

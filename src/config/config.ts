@@ -1,3 +1,4 @@
+import type { ProfileName } from '../protocol/harnessStatus.js'
 import type { Hex } from 'viem'
 import type { StatusCase } from '../protocol/bundleStates.js'
 import type { LogFormat } from './logFormat.js'
@@ -153,7 +154,7 @@ export interface BuilderSpec {
    * `generic`, `titan`, `buildernet`, `quasar`; absent: `generic`, today's behaviour). The
    * settings below override the profile's.
    */
-  profile?: 'generic' | 'titan' | 'buildernet' | 'quasar'
+  profile?: ProfileName
   /** Names from `ALGORITHMS`; absent: the run's `algorithms`. */
   algorithms?: string[]
   /** 0–1: the chance a bundle without a `builders` list reaches it (absent: 1). */

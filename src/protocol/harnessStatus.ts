@@ -33,6 +33,10 @@ export interface HarnessStatus {
   relayUrl: string
 }
 
+/** The builder profiles (docs/several-builders.md): the APIs a builder's own URL can speak. */
+export const PROFILE_NAMES = ['generic', 'titan', 'buildernet', 'quasar'] as const
+export type ProfileName = (typeof PROFILE_NAMES)[number]
+
 /** One builder's entry in `harness_status.builders`. */
 export interface BuilderEndpoint {
   name: string
@@ -41,8 +45,8 @@ export interface BuilderEndpoint {
   coinbase: string
   /** 48-byte BLS-shaped key, 0x hex: `builder_pubkey` in the relay's data API. */
   pubkey: string
-  /** The API its URL speaks (docs/several-builders.md): `generic`, `titan`, `buildernet`, `quasar`. */
-  profile: string
+  /** The API its URL speaks (docs/several-builders.md). */
+  profile: ProfileName
 }
 
 /** The DEX world's contracts, tokens and pools, at their mainnet addresses. */

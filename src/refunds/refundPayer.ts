@@ -98,7 +98,7 @@ export class RefundPayer {
     const { refunds } = builder.profile
     const block = BigInt(report.blockNumber)
     const landed = considered.filter((t) => t.state === 'Landed' && t.blockNumber === block)
-    const paysAny = refunds.byIdentity || landed.some((t) => t.bundle.priorityFeeRefund || (refunds.delayed && t.bundle.delayedRefund))
+    const paysAny = landed.some((t) => refunds.byIdentity || t.bundle.priorityFeeRefund || (refunds.delayed && t.bundle.delayedRefund))
     if (!paysAny) return []
     const mined = await this.deps.chain.node.request({ method: 'eth_getBlockByNumber', params: [toHex(block), false] })
     const baseFee = BigInt(mined?.baseFeePerGas ?? '0x0')

@@ -7,9 +7,9 @@
  */
 import type { RefundRule } from '../execution/builderTxs.js'
 
-/** The profiles a builder can have (`--builder titan`, `{ name, profile }`). */
-export const PROFILE_NAMES = ['generic', 'titan', 'buildernet', 'quasar'] as const
-export type ProfileName = (typeof PROFILE_NAMES)[number]
+import { PROFILE_NAMES, type ProfileName } from '../../protocol/harnessStatus.js'
+
+export { PROFILE_NAMES, type ProfileName }
 
 /** The stats methods a builder can serve (its `stats` setting picks among them). */
 export const BUILDER_STATS_METHODS = ['flashbots_getBundleStatsV2', 'flashbots_getUserStatsV2', 'titan_getBundleStats', 'quasar_getBundleStats'] as const

@@ -19,8 +19,6 @@ export class BuilderSpecError extends Error {
 
 const KNOWN_ALGORITHMS = ALGORITHMS.map((a) => a.name)
 
-export { BUILDER_STATS_METHODS }
-
 const BUILDER_FIELDS = ['name', 'profile', 'algorithms', 'share', 'fields', 'rateLimit', 'maxRefundPercent', 'stats']
 
 /** A list of names, each one of `known` (`what` names them in the messages). */
