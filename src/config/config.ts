@@ -170,6 +170,8 @@ export interface BuilderSpec {
   maxRefundPercent?: number
   /** The stats methods its own URL serves (absent: its profile's). */
   stats?: string[]
+  /** One-way delay (ms) before a request to its own URL reaches it: a builder far from you (absent: 0). */
+  latencyMs?: number
 }
 
 export interface SlotCutoffs {

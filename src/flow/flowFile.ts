@@ -22,13 +22,14 @@ const number = (what: string, min: number, max = Number.MAX_VALUE) =>
     .min(min, `expected ${what} (from ${min}${max < Number.MAX_VALUE ? ` to ${max}` : ''})`)
     .max(max, `expected ${what} (from ${min} to ${max})`)
 const weight = number('a weight ≥ 0', 0)
-const SYMBOLS = Object.keys(MAINNET_TOKENS)
+/** The built-in world's tokens: what a flow's pairs are checked against until the world is known (`checkFlowPairs`). */
+const BUILT_IN_SYMBOLS = Object.keys(MAINNET_TOKENS)
 const pairName = z.string().refine(
   (name) => {
     const [a, b] = name.split('/')
-    return a !== undefined && b !== undefined && a !== b && SYMBOLS.includes(a) && SYMBOLS.includes(b) && name.split('/').length === 2
+    return a !== undefined && b !== undefined && a !== b && /^[A-Za-z0-9]{1,11}$/.test(a) && /^[A-Za-z0-9]{1,11}$/.test(b) && name.split('/').length === 2
   },
-  { error: (issue) => `unknown pair "${String(issue.input)}": expected BASE/QUOTE of ${SYMBOLS.join(', ')}, as the world file names it (e.g. WETH/USDC)` },
+  { error: (issue) => `unknown pair "${String(issue.input)}": expected BASE/QUOTE, two token symbols as the world file names them (e.g. WETH/USDC)` },
 )
 
 const HINTS = ['hash', 'logs', 'calldata', 'contract_address', 'function_selector', 'default_logs', 'special_logs', 'tx_hash', 'full']
@@ -58,21 +59,63 @@ const users = strict(
   'count, swapsPerSlot, size, slippageBps, channels, mevShareHints?, pairs',
 )
 
+/** A share: a number from 0 to 1, or `{ mean, sd }` — a normal draw clipped to [0, 1] each time. */
+const share = (what: string) =>
+  z.union([number(what, 0, 1), strict({ mean: number(`a mean ${what}`, 0, 1), sd: number('a standard deviation from 0 to 1', 0, 1) }, 'mean, sd')], {
+    error: `expected ${what}, or { mean, sd }`,
+  })
+/** A positive amount: a number, or `{ median, sigma, max? }` — a log-normal draw each time. */
+const logNormal = (what: string, min: number, max: number) =>
+  z.union([number(what, min, max), strict({ median: number(`a median ${what}`, min, max), sigma: number('a log-normal sigma', 0, 5), max: number(`a largest ${what}`, min, max).optional() }, 'median, sigma, max?')], {
+    error: `expected ${what}, or { median, sigma, max? }`,
+  })
+
 const searcher = strict(
   {
     name: z.string({ error: 'required: the searcher\'s name' }).regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'expected 1–64 letters, digits, ".", "_" or "-"'),
-    bidShare: number('a share of the expected profit from 0 to 1', 0, 1),
-    reactionDelayMs: number('ms from seeing a swap to sending the backrun', 0, 60_000).default(0),
+    /** Paid to the builder (a coinbase transfer from its executor contract), drawn for each backrun. */
+    bidShare: share('a share of the expected profit from 0 to 1'),
+    reactionDelayMs: logNormal('ms from seeing a swap to sending the backrun', 0, 60_000).default(0),
+    /** One-way delay before its submissions reach a builder (its client's latency). */
+    latencyMs: number('ms of one-way latency to the builders', 0, 10_000).default(0),
     /** Smallest profit (ETH, after gas and bid) worth a backrun. */
     minProfitEth: number('ETH ≥ 0', 0).default(0.0001),
     builders: z.array(z.string(), { error: 'expected a list of builder names' }).optional(),
   },
-  'name, bidShare, reactionDelayMs?, minProfitEth?, builders?',
+  'name, bidShare, reactionDelayMs?, latencyMs?, minProfitEth?, builders?',
+)
+
+/**
+ * The gas market: background public flow (ether and token transfers, contract calls) that asks
+ * for `fill` of the block gas limit at `baseFeeGwei`, less as the base fee rises above it
+ * (`elasticity`), so the base fee moves by EIP-1559 around where it started.
+ */
+const gas = strict(
+  {
+    /** The base fee the market starts from (a fresh devnet; a fork keeps its own). */
+    baseFeeGwei: number('a base fee in gwei above 0', 1e-9, 10_000),
+    /** The share of the block gas limit asked for at the starting base fee. */
+    fill: number('a share of the block gas limit from 0 to 1', 0, 1),
+    /** How demand falls as the base fee rises: asked = fill × limit × (start ÷ base fee)^elasticity. */
+    elasticity: number('an elasticity ≥ 0', 0, 10).default(1),
+    /** What the background flow and the users tip, in gwei. */
+    priorityFeeGwei: logNormal('a priority fee in gwei', 0, 10_000),
+    /** The gas of a background contract call (transfers use their own). */
+    callGas: logNormal('gas for a contract call', 21_000, 16_777_216),
+    /** Which background txs, by weight. */
+    mix: strict({ transfer: weight.default(0), token: weight.default(0), call: weight.default(0) }, 'transfer, token, call').refine((m) => m.transfer + m.token + m.call > 0, {
+      error: 'every weight is 0: the background flow would send nothing',
+    }),
+    /** Accounts that send the background flow (each sends several txs a slot, in nonce order). */
+    accounts: z.number({ error: 'expected a whole number of accounts' }).int('expected a whole number of accounts').min(1, 'expected at least 1 account').max(1000, 'expected at most 1000 accounts').default(64),
+  },
+  'baseFeeGwei, fill, elasticity?, priorityFeeGwei, callGas, mix, accounts?',
 )
 
 const flowFile = strict(
   {
     seed: z.number({ error: 'expected a whole number' }).int('expected a whole number').default(1),
+    gas: gas.optional(),
     users,
     searchers: z
       .array(searcher, { error: 'expected a list of searchers' })
@@ -93,14 +136,34 @@ const flowFile = strict(
       )
       .default({}),
   },
-  'seed, users, searchers, names',
+  'seed, gas?, users, searchers, names',
 )
 
 export type FlowSpec = z.output<typeof flowFile> & { name: string }
 export type UsersSpec = FlowSpec['users']
 export type SearcherSpec = FlowSpec['searchers'][number]
+export type GasSpec = NonNullable<FlowSpec['gas']>
 
 export const BUILT_IN_FLOW_FILE = codeFile('flow/default.yaml')
+
+/**
+ * The flow's pairs against the world's tokens (`symbols`: the built-in ones and the world
+ * file's own): each is a pair of them, with WETH on one side (users buy or sell WETH).
+ * Throws a `FlowFileError` naming the pair.
+ *
+ * @example checkFlowPairs(loadFlow('default'), ['WETH', 'USDC', 'USDT', 'DAI', 'WBTC'])
+ */
+export function checkFlowPairs(flow: FlowSpec, symbols: readonly string[] = BUILT_IN_SYMBOLS): void {
+  for (const name of Object.keys(flow.users.pairs)) {
+    const sides = name.split('/')
+    const unknown = sides.find((s) => !symbols.includes(s))
+    if (unknown !== undefined) {
+      const near = closestName(unknown, symbols)
+      throw new FlowFileError(flow.name, `users.pairs.${name}`, `unknown token "${unknown}"${near ? ` (did you mean ${near}?)` : ''}; the world has ${symbols.join(', ')}`)
+    }
+    if (!sides.includes('WETH')) throw new FlowFileError(flow.name, `users.pairs.${name}`, 'users trade pairs with WETH on one side (they buy or sell WETH)')
+  }
+}
 
 /**
  * The market a run asks for: `default` (the built-in file), a flow file's path, or the flow

@@ -14,6 +14,9 @@ import type { TokenFunding } from '../world/funding.js'
 /** What the market may do to the chain outside blocks: fund its accounts at start. */
 export interface MarketCheats extends TokenFunding {
   setBalance(address: Address, wei: bigint): Promise<void>
+  /** Places runtime code (the rivals' executor contracts, the gas market's burner). */
+  setCode(address: Address, code: Hex): Promise<void>
+  setStorageAt(address: Address, slot: Hex, value: Hex): Promise<void>
 }
 
 /** A user swap the flow sent. */
@@ -29,7 +32,7 @@ export interface SentSwap {
 
 /** Gas a user's router swap may use (Router02 ~110k, SwapRouter ~130k). */
 const SWAP_GAS = 300_000n
-/** What users tip: a plain wallet's 1 gwei. */
+/** What users tip without a gas market: a plain wallet's 1 gwei (ethers' default). */
 const USER_TIP = 1_000_000_000n
 
 /**
@@ -50,6 +53,8 @@ export class FlowUsers {
     private readonly client: BundlesimClient,
     private readonly reader: PublicClient,
     private readonly chainId: number,
+    /** Each swap's priority fee in wei a gas (the gas market's draw); a wallet's 1 gwei without one. */
+    private readonly tip: () => bigint = () => USER_TIP,
   ) {
     this.random = new SeededRandom(spec.seed)
     this.accounts = Array.from({ length: spec.users.count }, (_, i) => privateKeyToAccount(keccak256(toBytes(`bundlesim flow user ${spec.seed} ${i}`))))
@@ -67,13 +72,33 @@ export class FlowUsers {
   /** Ether for gas and swaps, every token, and the routers approved (storage: no tx, no block). */
   async fund(cheats: MarketCheats): Promise<void> {
     const { contracts } = this.world
+    const holdings = await this.holdings()
     for (const account of this.accounts) {
       await cheats.setBalance(account.address, parseEther('100000'))
       for (const token of this.world.tokens) {
-        await cheats.setTokenBalance(token.address as Address, account.address, 10n ** BigInt(token.decimals) * tokenUnits(token.symbol))
+        await cheats.setTokenBalance(token.address as Address, account.address, holdings.get(token.address.toLowerCase())!)
         for (const router of [contracts.uniswapV2Router02, contracts.swapRouter]) await cheats.setTokenAllowance(token.address as Address, account.address, router as Address, 2n ** 256n - 1n)
       }
     }
+  }
+
+  /** Each token's holding by address (lowercase), priced on the head's pools: any token the world declares, whatever its price. */
+  private async holdings(): Promise<Map<string, bigint>> {
+    const weth = (this.world.contracts.weth as Address).toLowerCase()
+    const pools = this.world.pools as PoolRef[]
+    const reserves = await readReserves(this.reader, pools, (await this.reader.getBlock()).number)
+    const holdings = new Map<string, bigint>()
+    for (const token of this.world.tokens) {
+      const address = token.address.toLowerCase()
+      const pool = reserves.find((r) => [r.token0.toLowerCase(), r.token1.toLowerCase()].sort().join() === [address, weth].sort().join() && r.reserve0 > 0n && r.reserve1 > 0n)
+      if (address === weth || !pool) {
+        holdings.set(address, address === weth ? HOLDING_WETH : 10n ** BigInt(token.decimals) * 3_000_000n)
+        continue
+      }
+      const [wethReserve, tokenReserve] = pool.token0.toLowerCase() === weth ? [pool.reserve0, pool.reserve1] : [pool.reserve1, pool.reserve0]
+      holdings.set(address, (HOLDING_WETH * tokenReserve) / wethReserve)
+    }
+    return holdings
   }
 
   /**
@@ -140,7 +165,8 @@ export class FlowUsers {
       // SwapRouter wraps the ether it is sent when WETH goes in.
       if (swap.sellsWeth) value = amountIn
     }
-    return user.signTransaction({ type: 'eip1559', chainId: this.chainId, nonce, to, data, value, gas: SWAP_GAS, maxPriorityFeePerGas: USER_TIP, maxFeePerGas: baseFee * 2n + USER_TIP })
+    const tip = this.tip()
+    return user.signTransaction({ type: 'eip1559', chainId: this.chainId, nonce, to, data, value, gas: SWAP_GAS, maxPriorityFeePerGas: tip, maxFeePerGas: baseFee * 2n + tip })
   }
 
   private async submit(channel: Channel, raw: Hex, head: bigint): Promise<Hash> {
@@ -150,10 +176,8 @@ export class FlowUsers {
   }
 }
 
-/** How many whole tokens a user starts with: about 3M USD of each (WBTC: 50). */
-function tokenUnits(symbol: string): bigint {
-  return ({ WETH: 1_000n, WBTC: 50n } as Record<string, bigint>)[symbol] ?? 3_000_000n
-}
+/** What a user starts with of each token: 1,000 WETH, or the worth of 1,000 WETH at the price of the token's first WETH pool. */
+const HOLDING_WETH = parseEther('1000')
 
 /** Is `pool` one of the pair named `BASE/QUOTE`? */
 export function matchesPair(world: WorldStatus, pool: PoolRef, pair: string): boolean {

@@ -1,12 +1,13 @@
 import type { Logger } from 'pino'
-import { createPublicClient, http, type Address, type Hash, type PublicClient } from 'viem'
+import { createPublicClient, http, type Address, type Hash, type Hex, type PublicClient } from 'viem'
 import type { BundlesimConfig } from '../config/config.js'
 import type { SearcherNames } from '../bundle/searcherNames.js'
 import { createBundlesimClient } from '../protocol/client.js'
 import type { CompetitionReport } from '../protocol/competition.js'
 import type { SlotReport } from '../protocol/slotReport.js'
 import { matchingHashOf } from '../protocol/mevShareHashes.js'
-import type { ChainSubsystem } from './chain.js'
+import { latencyPath } from '../protocol/latency.js'
+import type { AnvilChain, ChainSubsystem } from './chain.js'
 import type { BuilderSubsystem } from './builder.js'
 import type { RefundsSubsystem } from './refunds.js'
 import type { HarnessEvents } from './events.js'
@@ -40,6 +41,23 @@ export interface StartMarketOptions {
 }
 
 /**
+ * Puts the gas market's starting base fee on a fresh chain: one empty block whose base fee
+ * makes the next block's (the first slot's) the flow's `gas.baseFeeGwei`. Nothing on a fork
+ * (its base fee is the forked chain's) nor on a resumed data dir (the run goes on as it was).
+ * Called before the slot state reads the head.
+ */
+export async function settleStartingBaseFee(config: BundlesimConfig, chain: AnvilChain): Promise<void> {
+  if (config.flow === undefined || config.forkUrl !== undefined || chain.resumed) return
+  const { loadFlow } = await import('../flow/flowFile.js')
+  const gas = loadFlow(config.flow).gas
+  if (!gas) return
+  const start = BigInt(Math.round(gas.baseFeeGwei * 1e9))
+  // An empty parent's successor is 7/8 of it (EIP-1559): the parent carries 8/7 of the start.
+  const head = await chain.chain.latestBlock()
+  await chain.lock.write(() => chain.chain.mine(head.timestamp + 1n, (start * 8n + 6n) / 7n))
+}
+
+/**
  * Starts the market on the DEX world: users who swap every slot, searchers who backrun them,
  * and the tracker whose findings go into each slot report. With the manual clock everything
  * happens at fixed points (users right after a slot, searchers right before the next build),
@@ -52,9 +70,10 @@ export async function startMarket({ config, chain, world, builder, refunds, name
   // startHarnessChain refused a flow without a world before anything started.
   if (!worldStatus) throw new Error('flow: the market needs the DEX world')
   // Loaded only for a market: a run without one never reads them.
-  const [{ loadFlow }, { FlowUsers }, { Searcher }, { CompetitionTracker }, { CompetitionRecorder }, { BlockStateDiff }] = await Promise.all([
+  const [{ loadFlow }, { FlowUsers }, { BackgroundFlow }, { Searcher }, { CompetitionTracker }, { CompetitionRecorder }, { BlockStateDiff }] = await Promise.all([
     import('../flow/flowFile.js'),
     import('../flow/users.js'),
+    import('../flow/background.js'),
     import('../rivals/searcher.js'),
     import('../competition/tracker.js'),
     import('../competition/recorder.js'),
@@ -64,10 +83,13 @@ export async function startMarket({ config, chain, world, builder, refunds, name
   const client = createBundlesimClient({ rpcUrl, headers: { ...clientHeaders } })
   const reader = createPublicClient({ transport: http(rpcUrl, { batch: true, fetchOptions: { headers: { ...clientHeaders } } }) }) as PublicClient
   const node = createPublicClient({ transport: http(chain.supervisor.url, { batch: true }) }) as PublicClient
-  const users = new FlowUsers(spec, worldStatus, client, reader, chain.chainId)
-  const searchers = spec.searchers.map((s) => new Searcher(s, spec.seed, worldStatus, client, reader, chain.chainId))
-  // The emulated searchers' signing keys and executors are theirs, named as in the flow file.
-  for (const s of searchers) names.register(s.spec.name, [s.identity.address, ...s.executors.map((e) => e.address)])
+  const background = spec.gas && new BackgroundFlow(spec.gas, spec.seed, worldStatus, rpcUrl, clientHeaders, reader, chain.chainId)
+  const users = new FlowUsers(spec, worldStatus, client, reader, chain.chainId, background ? () => background.tip() : undefined)
+  // A searcher far from the builders sends through the latency path (src/rpc/latency.ts): its bundles arrive that much later.
+  const clientOf = (latencyMs: number) => (latencyMs === 0 ? client : createBundlesimClient({ rpcUrl: `${rpcUrl.replace(/\/$/, '')}${latencyPath(latencyMs)}`, headers: { ...clientHeaders } }))
+  const searchers = spec.searchers.map((s) => new Searcher(s, spec.seed, worldStatus, clientOf(s.latencyMs), reader, chain.chainId))
+  // The emulated searchers' signing keys, operators and executor contracts are theirs, named as in the flow file.
+  for (const s of searchers) names.register(s.spec.name, s.addresses())
   for (const [name, addresses] of Object.entries(spec.names)) names.register(name, addresses as Address[])
   const tracker = new CompetitionTracker(
     () => names.all().map(({ name, addresses }) => ({ searcher: addresses[0]!, name })),
@@ -86,11 +108,14 @@ export async function startMarket({ config, chain, world, builder, refunds, name
   })
   const cheats = {
     setBalance: (address: Address, wei: bigint) => chain.lock.write(() => chain.chain.setBalance(address, wei)),
+    setCode: (address: Address, code: Hex) => chain.lock.write(() => chain.chain.test.setCode({ address, bytecode: code })),
+    setStorageAt: (address: Address, slot: Hex, value: Hex) => chain.lock.write(() => chain.chain.test.setStorageAt({ address, index: slot, value })),
     setTokenBalance: world.setTokenBalance,
     setTokenAllowance: world.setTokenAllowance,
   }
   await users.fund(cheats)
   for (const searcher of searchers) await searcher.fund(cheats)
+  if (background) await background.fund(cheats)
 
   const realtime = config.clock === 'realtime'
   const timers = new Set<NodeJS.Timeout>()
@@ -108,11 +133,12 @@ export async function startMarket({ config, chain, world, builder, refunds, name
   const seen: Sighting[] = []
   const sighted = (sighting: Sighting) => {
     if (!realtime) return void seen.push(sighting)
-    for (const searcher of searchers) later(searcher.spec.reactionDelayMs, () => searcher.react(sighting))
+    for (const searcher of searchers) later(searcher.reactionMs(), () => searcher.react(sighting))
   }
   const hinted = new Set<string>()
   orders.mempool.onAdded((tx) => {
-    if (tx.sender && searchers.some((s) => s.isExecutor(tx.sender!))) return
+    // Their own txs and the gas market's are no swaps: not worth a look.
+    if (tx.sender && (searchers.some((s) => s.isOperator(tx.sender!)) || background?.isBackgroundSender(tx.sender))) return
     sighted({ kind: 'public', raw: tx.raw, hash: tx.hash })
   })
   events.on('hint', (hint) => {
@@ -141,11 +167,16 @@ export async function startMarket({ config, chain, world, builder, refunds, name
       // In a fixed order (public txs, then hints, each by hash), not in order of arrival: a
       // hint is announced after its simulation, so arrival order varies from run to run.
       const sightings = seen.splice(0).sort((a, b) => a.kind.localeCompare(b.kind) * -1 || a.hash.localeCompare(b.hash))
-      const order = [...searchers].sort((a, b) => a.spec.reactionDelayMs - b.spec.reactionDelayMs || a.spec.name.localeCompare(b.spec.name))
-      for (const sighting of sightings) for (const searcher of order) await searcher.react(sighting)
+      for (const sighting of sightings) {
+        // Who is there first: each searcher's reaction time, drawn, plus its latency to the builder.
+        const arrivals = searchers.map((searcher) => ({ searcher, at: searcher.reactionMs() + searcher.spec.latencyMs }))
+        arrivals.sort((a, b) => a.at - b.at || a.searcher.spec.name.localeCompare(b.searcher.spec.name))
+        for (const { searcher } of arrivals) await searcher.react(sighting)
+      }
       for (const searcher of searchers) searcher.newSlot()
     }),
     afterSlot: guarded('the users', async () => {
+      if (background) await background.sendSlot()
       if (realtime) {
         for (const searcher of searchers) searcher.newSlot()
         later(Math.round(slotMs / 5), sendUsersSwaps)
@@ -164,7 +195,8 @@ export async function startMarket({ config, chain, world, builder, refunds, name
     },
   })
 
-  // The first slot's swaps: sent now, as after a slot.
+  // The first slot's txs: sent now, as after a slot.
+  if (background) await background.sendSlot()
   if (realtime) later(Math.round(slotMs / 5), sendUsersSwaps)
   else await sendUsersSwaps()
   log.info({ flow: spec.name, users: spec.users.count, searchers: spec.searchers.map((s) => s.name) }, `market "${spec.name}": ${spec.users.count} users, ${searchers.length} searchers`)

@@ -179,6 +179,7 @@ export function createRpcMethodServers(
       path: `/${builderPath(own.name)}`,
       rpc,
       rateLimitPerIp: own.endpoint.rateLimit,
+      latencyMs: own.endpoint.latencyMs,
       dialect: builderDialect(own.profile, () => Date.now()),
       // BuilderNet refuses a bad signature as it refuses a missing one (400, Invalid signature).
       ...(own.profile.plainInvalidParams && { authenticate: builderNetSignature }),

@@ -13,7 +13,7 @@ import type { SlotReport } from '../protocol/slotReport.js'
 import type { HarnessStatus } from '../protocol/harnessStatus.js'
 import { startChain, useBuilderCoinbases, type AnvilChain } from './chain.js'
 import { startWorld, type WorldSubsystem } from './world.js'
-import { startMarket, type MarketSubsystem } from './market.js'
+import { settleStartingBaseFee, startMarket, type MarketSubsystem } from './market.js'
 import { createOrderFlow } from './orderFlow.js'
 import { createRefunds } from './refunds.js'
 import { createBuilder } from './builder.js'
@@ -81,6 +81,7 @@ export async function startHarnessChain(config: BundlesimConfig, chainIdGiven: b
     const chain = await startChain({ config, source, saved, shutdown, log })
     // Before the slot state reads the head: the world's setup blocks come first.
     const world = await startWorld({ config, chain, log })
+    await settleStartingBaseFee(config, chain)
     return { config, chain, world, saved, log, stop: () => shutdown.run() }
   } catch (error) {
     await shutdown.run()
@@ -216,14 +217,13 @@ export async function startHarnessOn(base: HarnessChain, config: BundlesimConfig
  * before Anvil starts or anything listens, so a typo fails in a moment, naming the file.
  */
 async function checkMarketFiles(config: BundlesimConfig): Promise<void> {
-  if (config.world !== undefined) {
-    const { loadWorldFile } = await import('../world/worldFile.js')
-    loadWorldFile(config.world)
-  }
+  if (config.flow !== undefined && config.world === undefined) throw new Error('flow: the market trades on the DEX world; start with --world dex as well (or a scenario with world: dex)')
+  if (config.world === undefined) return
+  const { loadWorldFile } = await import('../world/worldFile.js')
+  const world = loadWorldFile(config.world)
   if (config.flow === undefined) return
-  if (config.world === undefined) throw new Error('flow: the market trades on the DEX world; start with --world dex as well (or a scenario with world: dex)')
-  const { loadFlow } = await import('../flow/flowFile.js')
-  loadFlow(config.flow)
+  const { loadFlow, checkFlowPairs } = await import('../flow/flowFile.js')
+  checkFlowPairs(loadFlow(config.flow), world.tokens.map((t) => t.symbol))
 }
 
 function isLoopback(host: string): boolean {

@@ -55,7 +55,8 @@ export const CONFIG_SCOPE: Record<keyof BundlesimConfig, 'chain' | 'harness'> = 
   competitorBidWei: 'harness',
   competitorWinProbability: 'harness',
   auctionSeed: 'harness',
-  flow: 'harness',
+  // A gas market's starting base fee is a block on the chain (settleStartingBaseFee).
+  flow: 'chain',
   maxBodyBytes: 'harness',
   maxBatchSize: 'harness',
   maxBundleTxs: 'harness',

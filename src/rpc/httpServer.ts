@@ -8,6 +8,7 @@ import type { RequestActivity } from './requestActivity.js'
 import type { Address } from 'viem'
 import { RpcErrorCode } from '../protocol/errorCodes.js'
 import { httpStatusFor } from './errors.js'
+import { LATENCY_HEADER, MAX_LATENCY_MS, readLatency } from '../protocol/latency.js'
 
 /** What a method may know about the HTTP request that carried it. */
 export interface RequestContext {
@@ -83,6 +84,8 @@ export interface RpcRoute {
   authenticate?: HttpServerOptions['authenticate'] | null
   /** The builder's wire, when it is not bundlesim's own (`rpc/builderDialect.ts`). */
   dialect?: RouteDialect
+  /** One-way delay (ms) before each request here is answered: the builder's distance (src/protocol/latency.ts). */
+  latencyMs?: number
 }
 
 /**
@@ -108,10 +111,13 @@ export function createRpcApp(rpc: JSONRPCServer<RequestContext>, options: HttpSe
   }
   const byKey = new RateLimiter(options.rateLimitPerKey ?? 0)
   const bodyText = express.text({ type: () => true, limit: options.bodyLimitBytes })
-  app.post('/', bodyText, jsonRpcHandler(rpc, options, { byIp: new RateLimiter(options.rateLimitPerIp ?? 0), byKey, authenticate: options.authenticate }))
+  // Each path also answers with a client's latency as a suffix (`…/latency/200`, src/protocol/latency.ts).
+  const root = jsonRpcHandler(rpc, options, { byIp: new RateLimiter(options.rateLimitPerIp ?? 0), byKey, authenticate: options.authenticate, latencyMs: 0 })
+  app.post(['/', '/latency/:ms'], bodyText, root)
   for (const route of options.routes ?? []) {
     const authenticate = route.authenticate === undefined ? options.authenticate : (route.authenticate ?? undefined)
-    app.post(route.path, bodyText, jsonRpcHandler(route.rpc, options, { byIp: new RateLimiter(route.rateLimitPerIp ?? 0), byKey, authenticate, dialect: route.dialect }))
+    const handler = jsonRpcHandler(route.rpc, options, { byIp: new RateLimiter(route.rateLimitPerIp ?? 0), byKey, authenticate, dialect: route.dialect, latencyMs: route.latencyMs ?? 0 })
+    app.post([route.path, `${route.path}/latency/:ms`], bodyText, handler)
   }
   app.use((error: Error & { type?: string; status?: number }, _req: Request, res: Response, _next: NextFunction) => {
     if (error.type === 'entity.too.large') {
@@ -129,10 +135,12 @@ interface PathGuards {
   byKey: RateLimiter
   authenticate: HttpServerOptions['authenticate']
   dialect?: RouteDialect
+  /** The path's own latency (a builder's distance), ms. */
+  latencyMs: number
 }
 
 /** Answers a JSON-RPC POST (a single request or a batch) with `rpc`: content type, JSON, batch size, rate limits, signature, dispatch. */
-function jsonRpcHandler(rpc: JSONRPCServer<RequestContext>, options: HttpServerOptions, { byIp, byKey, authenticate, dialect }: PathGuards) {
+function jsonRpcHandler(rpc: JSONRPCServer<RequestContext>, options: HttpServerOptions, { byIp, byKey, authenticate, dialect, latencyMs }: PathGuards) {
   const statusFor = (code: number) => dialect?.httpStatus(code) ?? httpStatusFor(code)
   return async (req: Request, res: Response) => {
     const contentType = req.headers['content-type'] ?? ''
@@ -173,6 +181,14 @@ function jsonRpcHandler(rpc: JSONRPCServer<RequestContext>, options: HttpServerO
       }
       searcher = auth.searcher
     }
+    const latency = clientLatency(req)
+    if (!latency.ok) {
+      res.status(400).json(createJSONRPCErrorResponse(requestId(payload), RpcErrorCode.InvalidRequest, `invalid request: ${latency.problem}`))
+      return
+    }
+    // The request reaches the builder this much later: everything it does (receivedAt, arrival order) is the builder's time.
+    const delayMs = latencyMs + latency.ms
+    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs))
     const context: RequestContext = { headers: req.headers, rawBody, searcher }
     const answered = await dispatch(rpc, payload, context, dialect)
     if (answered.kind === 'batch') {
@@ -187,6 +203,21 @@ function jsonRpcHandler(rpc: JSONRPCServer<RequestContext>, options: HttpServerO
     }
     res.status(response.error ? statusFor(response.error.code) : 200).json(response)
   }
+}
+
+/** The latency a client asked for: the path's `/latency/<ms>` suffix plus the `X-Bundlesim-Latency-Ms` header. */
+function clientLatency(req: Request): { ok: true; ms: number } | { ok: false; problem: string } {
+  let ms = 0
+  for (const [where, text] of [
+    ['the path', req.params['ms']],
+    [`the ${LATENCY_HEADER} header`, req.headers[LATENCY_HEADER]],
+  ] as const) {
+    if (typeof text !== 'string') continue
+    const read = readLatency(text)
+    if (!read.ok) return { ok: false, problem: `${where}: ${read.problem}` }
+    ms += read.ms
+  }
+  return ms > MAX_LATENCY_MS ? { ok: false, problem: `latency ${ms} ms in all is above the ${MAX_LATENCY_MS} ms bundlesim allows` } : { ok: true, ms }
 }
 
 /** The id of a single request object, for an error answering it as a whole. */

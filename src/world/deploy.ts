@@ -19,7 +19,7 @@ import {
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { ARTIFACTS, type Artifact } from './artifacts.js'
-import { MAINNET, MAINNET_TOKENS, UNISWAP_V2_PAIR_INIT_CODE_HASH, UNISWAP_V3_POOL_INIT_CODE_HASH, type TokenSymbol } from './mainnet.js'
+import { MAINNET, UNISWAP_V2_PAIR_INIT_CODE_HASH, UNISWAP_V3_POOL_INIT_CODE_HASH } from './mainnet.js'
 import { fullRangeTicks, pairAmounts, sortTokens, sqrtPriceX96, type WorldToken } from './pricing.js'
 import { V3_TICK_SPACING, type WorldSpec } from './worldFile.js'
 import { setTokenBalance } from './funding.js'
@@ -63,8 +63,10 @@ const positionManagerAbi = parseAbi([
   'function mint(MintParams params) payable returns (uint256 tokenId, uint128 liquidity, uint256 amount0, uint256 amount1)',
 ])
 
-/** The world's tokens, in a fixed order. */
-export const WORLD_TOKENS: WorldToken[] = (Object.keys(MAINNET_TOKENS) as TokenSymbol[]).map((symbol) => ({ symbol, ...MAINNET_TOKENS[symbol] }))
+/** A token of the spec by its symbol (the world file was checked: every pair's symbols are there). */
+function tokenOf(spec: WorldSpec, symbol: string): WorldToken {
+  return spec.tokens.find((t) => t.symbol === symbol)!
+}
 
 /** The CREATE2 address of a Uniswap V2 pair, as mainnet's factory derives it. */
 export function uniswapV2PairAddress(a: Address, b: Address): Address {
@@ -82,7 +84,7 @@ export function uniswapV3PoolAddress(a: Address, b: Address, fee: number): Addre
 /** The pools a world spec asks for, with their mainnet addresses. */
 export function plannedPools(spec: WorldSpec): WorldPool[] {
   return spec.pairs.flatMap((entry) => {
-    const [base, quote] = entry.pair.map((s): Address => MAINNET_TOKENS[s].address) as [Address, Address]
+    const [base, quote] = entry.pair.map((s) => tokenOf(spec, s).address) as [Address, Address]
     const [t0, t1] = sortTokens({ address: base }, { address: quote })
     const v2: WorldPool[] = entry.uniswapV2 ? [{ dex: 'uniswap-v2', address: uniswapV2PairAddress(base, quote), token0: t0.address, token1: t1.address, fee: 3000 }] : []
     const v3: WorldPool[] = (entry.uniswapV3 ?? []).map((p) => ({ dex: 'uniswap-v3', address: uniswapV3PoolAddress(base, quote, p.fee), token0: t0.address, token1: t1.address, fee: p.fee }))
@@ -124,7 +126,7 @@ export async function deployDexWorld(anvilUrl: string, spec: WorldSpec): Promise
   if ((await publicClient.getCode({ address: MAINNET.uniswapV2Factory })) !== undefined) {
     const present = []
     for (const pool of planned) if ((await publicClient.getCode({ address: pool.address })) !== undefined) present.push(pool)
-    return { name: spec.name, contracts: MAINNET, tokens: WORLD_TOKENS, pools: present, owner, setupBlocks: 0 }
+    return { name: spec.name, contracts: MAINNET, tokens: spec.tokens, pools: present, owner, setupBlocks: 0 }
   }
 
   let setupBlocks = 0
@@ -163,7 +165,7 @@ export async function deployDexWorld(anvilUrl: string, spec: WorldSpec): Promise
   // 1. Every contract at a scratch address, constructed with the mainnet addresses it points at.
   const deploys: Array<{ what: string; artifact: Artifact; args: readonly unknown[]; target: Address; decimals?: number }> = [
     { what: 'WETH9', artifact: ARTIFACTS.weth9(), args: [], target: MAINNET.weth },
-    ...WORLD_TOKENS.filter((t) => t.symbol !== 'WETH').map((t) => ({ what: t.symbol, artifact: ARTIFACTS.erc20(), args: [tokenName(t.symbol), t.symbol], target: t.address, decimals: t.decimals })),
+    ...spec.tokens.filter((t) => t.address !== MAINNET.weth).map((t) => ({ what: t.symbol, artifact: ARTIFACTS.erc20(), args: [t.name ?? tokenName(t.symbol), t.symbol], target: t.address, decimals: t.decimals })),
     { what: 'UniswapV2Factory', artifact: ARTIFACTS.uniswapV2Factory(), args: [owner], target: MAINNET.uniswapV2Factory },
     { what: 'UniswapV2Router02', artifact: ARTIFACTS.uniswapV2Router02(), args: [MAINNET.uniswapV2Factory, MAINNET.weth], target: MAINNET.uniswapV2Router02 },
     { what: 'UniswapV3Factory', artifact: ARTIFACTS.uniswapV3Factory(), args: [], target: MAINNET.uniswapV3Factory },
@@ -194,7 +196,7 @@ export async function deployDexWorld(anvilUrl: string, spec: WorldSpec): Promise
   await run([
     { what: 'enabling the 0.01 % V3 fee tier', gas: 100_000n, to: MAINNET.uniswapV3Factory, data: encodeFunctionData({ abi: v3FactoryAbi, functionName: 'enableFeeAmount', args: [100, 1] }) },
     ...spec.pairs.flatMap((entry) => {
-      const [a, b] = entry.pair.map((s): Address => MAINNET_TOKENS[s].address) as [Address, Address]
+      const [a, b] = entry.pair.map((s) => tokenOf(spec, s).address) as [Address, Address]
       return [
         ...(entry.uniswapV2 ? [{ what: `creating the V2 pair ${entry.pair.join('/')}`, gas: 3_000_000n, to: MAINNET.uniswapV2Factory, data: encodeFunctionData({ abi: v2FactoryAbi, functionName: 'createPair', args: [a, b] }) }] : []),
         ...(entry.uniswapV3 ?? []).map((p) => ({ what: `creating the V3 pool ${entry.pair.join('/')} ${p.fee}`, gas: 6_000_000n, to: MAINNET.uniswapV3Factory as Address, data: encodeFunctionData({ abi: v3FactoryAbi, functionName: 'createPool', args: [a, b, p.fee] }) })),
@@ -207,7 +209,7 @@ export async function deployDexWorld(anvilUrl: string, spec: WorldSpec): Promise
   const initialize: Step[] = []
   const liquidity: Step[] = []
   for (const entry of spec.pairs) {
-    const [base, quote] = entry.pair.map((s) => WORLD_TOKENS.find((t) => t.symbol === s)!) as [WorldToken, WorldToken]
+    const [base, quote] = entry.pair.map((s) => tokenOf(spec, s)) as [WorldToken, WorldToken]
     const add = (token: WorldToken, amount: bigint) => needed.set(token.address, (needed.get(token.address) ?? 0n) + amount)
     if (entry.uniswapV2) {
       const amounts = pairAmounts(base, quote, entry.price, entry.uniswapV2.depth)
@@ -247,7 +249,7 @@ export async function deployDexWorld(anvilUrl: string, spec: WorldSpec): Promise
     }
   }
   for (const [token, amount] of needed) await setTokenBalance(anvilUrl, token, owner, amount)
-  const approvals: Step[] = WORLD_TOKENS.flatMap((t) =>
+  const approvals: Step[] = spec.tokens.flatMap((t) =>
     [MAINNET.uniswapV2Router02, MAINNET.nonfungiblePositionManager].map((spender) => ({ what: `approving ${t.symbol}`, gas: 100_000n, to: t.address, data: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [spender, 2n ** 256n - 1n] }) })),
   )
   await run([...initialize, ...approvals])
@@ -262,7 +264,7 @@ export async function deployDexWorld(anvilUrl: string, spec: WorldSpec): Promise
   await node.request({ method: 'evm_mine', params: [numberToHex((await publicClient.getBlock()).timestamp + 1n)] })
   setupBlocks++
   await test.stopImpersonatingAccount({ address: owner })
-  return { name: spec.name, contracts: MAINNET, tokens: WORLD_TOKENS, pools: planned, owner, setupBlocks }
+  return { name: spec.name, contracts: MAINNET, tokens: spec.tokens, pools: planned, owner, setupBlocks }
 }
 
 function tokenName(symbol: string): string {

@@ -5,6 +5,8 @@ export interface WorldToken {
   symbol: string
   address: Address
   decimals: number
+  /** Its ERC-20 name (absent: the symbol, or mainnet's for the built-in tokens). */
+  name?: string
 }
 
 /** Uniswap sorts a pair's tokens by address: `token0` is the lower one. */

@@ -2,7 +2,15 @@ import { codeFile } from '../config/codeFiles.js'
 import { readYamlFile, SettingsFileError } from '../config/yamlFile.js'
 import { z } from 'zod'
 import { closestName } from '../protocol/closestName.js'
-import { MAINNET_TOKENS, type TokenSymbol } from './mainnet.js'
+import { getAddress } from 'viem'
+import { MAINNET, MAINNET_TOKENS, type TokenSymbol } from './mainnet.js'
+import type { WorldToken } from './pricing.js'
+
+/** An address the world already uses: a declared token may not sit there. */
+function isReserved(address: string): boolean {
+  const lower = address.toLowerCase()
+  return [...Object.values(MAINNET), ...Object.values(MAINNET_TOKENS).map((t) => t.address)].some((a) => a.toLowerCase() === lower)
+}
 
 /** A world file that cannot be used; `field` is where. */
 export class WorldFileError extends SettingsFileError {}
@@ -10,14 +18,10 @@ export class WorldFileError extends SettingsFileError {}
 /** V3 fee tiers mainnet's factory has enabled, with their tick spacing. */
 export const V3_TICK_SPACING: Readonly<Record<number, number>> = { 100: 1, 500: 10, 3000: 60, 10000: 200 }
 
-const SYMBOLS = Object.keys(MAINNET_TOKENS) as TokenSymbol[]
+const BUILT_IN = Object.keys(MAINNET_TOKENS) as TokenSymbol[]
 
-const symbol = z.string({ error: `expected a token symbol (${SYMBOLS.join(', ')})` }).refine((s): s is TokenSymbol => SYMBOLS.includes(s as TokenSymbol), {
-  error: (issue) => {
-    const near = closestName(String(issue.input), SYMBOLS)
-    return `unknown token "${String(issue.input)}"${near ? ` (did you mean ${near}?)` : ''}; the world has ${SYMBOLS.join(', ')}`
-  },
-})
+/** A token symbol as the world file writes one; which symbols exist is checked with the file's `tokens`. */
+const symbol = z.string({ error: `expected a token symbol (${BUILT_IN.join(', ')}, or one of the file's tokens)` })
 
 /** Decimal amounts as YAML numbers or strings ("0.5"): positive, finite. */
 const positive = (what: string) =>
@@ -54,8 +58,39 @@ const poolEntry = strict(
   'pair, price, uniswapV2, uniswapV3',
 )
 
+/** A token of the file's own, at its mainnet address: a standard ERC-20 is placed there. */
+const tokenEntry = strict(
+  {
+    symbol: z
+      .string({ error: 'expected a symbol' })
+      .regex(/^[A-Za-z0-9]{1,11}$/, 'expected 1–11 letters or digits')
+      .refine((s) => !BUILT_IN.includes(s as TokenSymbol), { error: (issue) => `${String(issue.input)} is built in (at ${MAINNET_TOKENS[issue.input as TokenSymbol]?.address}); declare only other tokens` }),
+    address: z
+      .string({ error: 'expected the token\'s mainnet address' })
+      .regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 20-byte 0x address')
+      .transform((a) => getAddress(a))
+      .refine((a) => !isReserved(a), { error: (issue) => `${String(issue.input)} is already one of the world's contracts or tokens` }),
+    decimals: z.number({ error: 'expected decimals, a whole number from 0 to 36' }).int('expected decimals, a whole number from 0 to 36').min(0, 'expected decimals from 0 to 36').max(36, 'expected decimals from 0 to 36'),
+    name: z.string({ error: 'expected a name' }).optional(),
+  },
+  'symbol, address, decimals, name?',
+)
+
 const worldFile = strict(
   {
+    tokens: z
+      .array(tokenEntry, { error: 'expected a list of { symbol, address, decimals }' })
+      .default([])
+      .superRefine((tokens, ctx) => {
+        const symbols = new Map<string, number>()
+        const addresses = new Map<string, number>()
+        tokens.forEach((t, i) => {
+          if (symbols.has(t.symbol)) ctx.addIssue({ code: 'custom', path: [i, 'symbol'], message: `${t.symbol} is already tokens[${symbols.get(t.symbol)}]` })
+          if (addresses.has(t.address)) ctx.addIssue({ code: 'custom', path: [i, 'address'], message: `${t.address} is already tokens[${addresses.get(t.address)}]` })
+          symbols.set(t.symbol, i)
+          addresses.set(t.address, i)
+        })
+      }),
     pools: z
       .array(poolEntry, { error: 'expected a list of pools' })
       .min(1, 'expected at least one pool')
@@ -75,14 +110,25 @@ const worldFile = strict(
         })
       }),
   },
-  'pools',
-)
+  'tokens?, pools',
+).superRefine((file, ctx) => {
+  const known = [...BUILT_IN, ...file.tokens.map((t) => t.symbol)]
+  file.pools.forEach((pool, index) =>
+    pool.pair.forEach((s, side) => {
+      if (known.includes(s)) return
+      const near = closestName(s, known)
+      ctx.addIssue({ code: 'custom', path: ['pools', index, 'pair', side], message: `unknown token "${s}"${near ? ` (did you mean ${near}?)` : ''}; the world has ${known.join(', ')} (declare others under tokens: { symbol, address, decimals })` })
+    }),
+  )
+})
 
 /** One pair of the world and the pools seeded for it. Amounts are decimal strings in token units. */
 export type WorldPairSpec = z.output<typeof poolEntry>
 export interface WorldSpec {
   /** `dex` for the built-in file, else the path given. */
   name: string
+  /** Every token of the world: the built-in ones, then the file's own. */
+  tokens: WorldToken[]
   pairs: WorldPairSpec[]
 }
 
@@ -98,5 +144,6 @@ export const BUILT_IN_WORLD_FILE = codeFile('world/dex.yaml')
 export function loadWorldFile(world: string): WorldSpec {
   const file = world === 'dex' ? BUILT_IN_WORLD_FILE : world
   const data = readYamlFile(file, worldFile, 'world', (field, problem) => new WorldFileError(world, field, problem))
-  return { name: world, pairs: data.pools }
+  const tokens: WorldToken[] = [...BUILT_IN.map((symbol) => ({ symbol, ...MAINNET_TOKENS[symbol] })), ...data.tokens.map((t) => ({ symbol: t.symbol, address: t.address, decimals: t.decimals, ...(t.name && { name: t.name }) }))]
+  return { name: world, tokens, pairs: data.pools }
 }

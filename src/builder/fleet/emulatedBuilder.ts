@@ -37,6 +37,8 @@ export interface BuilderEndpointRules {
   rateLimit: number
   maxRefundPercent: number
   stats: ReadonlySet<string>
+  /** One-way delay (ms) before a request to its URL reaches it. */
+  latencyMs: number
 }
 
 /**
@@ -71,6 +73,7 @@ function emulated(spec: BuilderSpec, key: Hex, algorithms: OrderingAlgorithm[]):
     rateLimit: spec.rateLimit ?? profile.rateLimit,
     maxRefundPercent: spec.maxRefundPercent ?? profile.refunds.maxPercent,
     stats: new Set(spec.stats ?? profile.stats),
+    latencyMs: spec.latencyMs ?? 0,
   }
   return { name: spec.name, account, coinbase: normalizeAddress(account.address), algorithms, share: spec.share ?? 1, pubkey: builderPubkey(spec.name), profile, endpoint }
 }

@@ -5,6 +5,7 @@ import type { BuilderSpec } from '../../config/config.js'
 import { ALGORITHMS } from '../assembly/ordering.js'
 import { OPTIONAL_BUNDLE_FIELDS } from '../../protocol/bundleParams.js'
 import { BUILDER_STATS_METHODS, PROFILE_NAMES, isProfileName } from './profiles.js'
+import { MAX_LATENCY_MS } from '../../protocol/latency.js'
 
 /** A builder setting that cannot be used; `field` is where, e.g. `--builder[1].share` or `builders[0].algorithms[1]`. */
 export class BuilderSpecError extends Error {
@@ -19,7 +20,7 @@ export class BuilderSpecError extends Error {
 
 const KNOWN_ALGORITHMS = ALGORITHMS.map((a) => a.name)
 
-const BUILDER_FIELDS = ['name', 'profile', 'algorithms', 'share', 'fields', 'rateLimit', 'maxRefundPercent', 'stats']
+const BUILDER_FIELDS = ['name', 'profile', 'algorithms', 'share', 'fields', 'rateLimit', 'maxRefundPercent', 'stats', 'latencyMs']
 
 /** A list of names, each one of `known` (`what` names them in the messages). */
 const namesFrom = (known: readonly string[], what: string) =>
@@ -61,12 +62,18 @@ const builderObject = z.strictObject(
       .max(99, 'expected an integer from 0 to 99')
       .optional(),
     stats: namesFrom(BUILDER_STATS_METHODS, 'stats method').optional(),
+    latencyMs: z
+      .number({ error: `expected ms from 0 to ${MAX_LATENCY_MS}` })
+      .int(`expected whole ms from 0 to ${MAX_LATENCY_MS}`)
+      .min(0, `expected ms from 0 to ${MAX_LATENCY_MS}`)
+      .max(MAX_LATENCY_MS, `expected ms from 0 to ${MAX_LATENCY_MS}`)
+      .optional(),
   },
   {
     error: (issue) =>
       issue.code === 'unrecognized_keys'
         ? `unknown field ${issue.keys.join(', ')} (known: ${BUILDER_FIELDS.join(', ')})`
-        : `expected a profile name (${PROFILE_NAMES.join(', ')}) or { name, profile?, algorithms?, share?, fields?, rateLimit?, maxRefundPercent?, stats? }`,
+        : `expected a profile name (${PROFILE_NAMES.join(', ')}) or { name, profile?, algorithms?, share?, fields?, rateLimit?, maxRefundPercent?, stats?, latencyMs? }`,
   },
 )
 
@@ -139,7 +146,7 @@ export function parseBuilderFlag(text: string, where: string): Record<string, un
     const key = part.slice(0, eq).trim()
     const value = part.slice(eq + 1).trim()
     if (key in spec) throw new BuilderSpecError(`${where}.${key}`, 'given twice')
-    if (key === 'share' || key === 'rateLimit' || key === 'maxRefundPercent') spec[key] = value === '' || Number.isNaN(Number(value)) ? value : Number(value)
+    if (key === 'share' || key === 'rateLimit' || key === 'maxRefundPercent' || key === 'latencyMs') spec[key] = value === '' || Number.isNaN(Number(value)) ? value : Number(value)
     else if (key === 'algorithms' || key === 'fields' || key === 'stats') spec[key] = value.split('+').map((n) => n.trim()).filter(Boolean)
     else spec[key] = value
     last = key
