@@ -54,7 +54,7 @@ export async function settleStartingBaseFee(config: BundlesimConfig, chain: Anvi
   const start = BigInt(Math.round(gas.baseFeeGwei * 1e9))
   // An empty parent's successor is 7/8 of it (EIP-1559): the parent carries 8/7 of the start.
   const head = await chain.chain.latestBlock()
-  await chain.lock.write(() => chain.chain.mine(head.timestamp + 1n, (start * 8n + 6n) / 7n))
+  await chain.lock.write(() => chain.chain.mine(head.timestamp + 1n, (start * 8n) / 7n))
 }
 
 /**
