@@ -121,7 +121,7 @@ describe('the world file', () => {
   }
 
   it('names the field of every mistake', () => {
-    expect(problem('pools:\n  - pair: [WETH, USDX]\n    price: 1\n    uniswapV2: { depth: 1 }\n')).toBe('pools[0].pair[1]: unknown token "USDX" (did you mean USDC?); the world has WETH, USDC, USDT, DAI, WBTC')
+    expect(problem('pools:\n  - pair: [WETH, USDX]\n    price: 1\n    uniswapV2: { depth: 1 }\n')).toBe('pools[0].pair[1]: unknown token "USDX" (did you mean USDC?); the world has WETH, USDC, USDT, DAI, WBTC (declare others under tokens: { symbol, address, decimals })')
     expect(problem('pools:\n  - pair: [WETH, USDC]\n    price: 3000\n    uniswapV2: { depth: 0 }\n')).toMatch(/^pools\[0\]\.uniswapV2\.depth: .*must be above 0 \(a pool with no liquidity/)
     expect(problem('pools:\n  - pair: [WETH, USDC]\n    price: 3000\n    uniswapv2: { depth: 1 }\n')).toBe('pools[0]: unknown field uniswapv2 (known: pair, price, uniswapV2, uniswapV3)')
     expect(problem('pools:\n  - pair: [WETH, USDC]\n    price: 3000\n    uniswapV3: [{ fee: 250, depth: 1 }]\n')).toBe('pools[0].uniswapV3[0].fee: fee tier 250 is not enabled on Uniswap V3 (100, 500, 3000 or 10000)')
@@ -129,10 +129,57 @@ describe('the world file', () => {
     expect(() => loadWorldFile(path.join(dir, 'missing.yaml'))).toThrow(/world: cannot read the world file \(ENOENT\)/)
   })
 
+  it('a token of the file’s own: declared by mainnet address, symbol and decimals, pools on it; mistakes named', () => {
+    const pepe = 'tokens:\n  - { symbol: PEPE, address: "0x6982508145454ce325ddbe47a25d4ec3d2311933", decimals: 18 }\n'
+    const world = loadWorldFile(write('pepe.yaml', `${pepe}pools:\n  - pair: [WETH, PEPE]\n    price: 300000000\n    uniswapV2: { depth: 100 }\n`))
+    expect(world.tokens.at(-1)).toEqual({ symbol: 'PEPE', address: '0x6982508145454Ce325dDbE47a25d4ec3d2311933', decimals: 18 })
+    expect(problem('pools:\n  - pair: [WETH, PEPE]\n    price: 1\n    uniswapV2: { depth: 1 }\n')).toBe('pools[0].pair[1]: unknown token "PEPE"; the world has WETH, USDC, USDT, DAI, WBTC (declare others under tokens: { symbol, address, decimals })')
+    expect(problem(`${pepe.replace('PEPE', 'USDC')}pools:\n  - pair: [WETH, USDC]\n    price: 1\n    uniswapV2: { depth: 1 }\n`)).toBe('tokens[0].symbol: USDC is built in (at 0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48); declare only other tokens')
+    expect(problem(`${pepe.replace('0x6982508145454ce325ddbe47a25d4ec3d2311933', '0x7a250d5630b4cf539739df2c5dacb4c659f2488d')}pools:\n  - pair: [WETH, PEPE]\n    price: 1\n    uniswapV2: { depth: 1 }\n`)).toBe('tokens[0].address: 0x7a250d5630B4cF539739dF2C5dAcb4c659F2488D is already one of the world\'s contracts or tokens')
+    expect(problem(`${pepe.replace('decimals: 18', 'decimals: 40')}pools:\n  - pair: [WETH, PEPE]\n    price: 1\n    uniswapV2: { depth: 1 }\n`)).toBe('tokens[0].decimals: expected decimals from 0 to 36')
+  })
+
   it('the built-in world has the four pairs on V2 and on V3 at 0.05 % and 0.3 %', () => {
     const world = loadWorldFile('dex')
     expect(world.pairs.map((p) => p.pair.join('/'))).toEqual(['WETH/USDC', 'WETH/USDT', 'WETH/DAI', 'WBTC/WETH'])
     for (const pair of world.pairs) expect([pair.uniswapV2 !== undefined, ...(pair.uniswapV3 ?? []).map((p) => p.fee)]).toEqual([true, 500, 3000])
+  })
+})
+
+describe('a token declared by address is tradable: users of the market swap it, a bot buys it through Router02', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'bundlesim-pepe-'))
+  const PEPE: Address = '0x6982508145454Ce325dDbE47a25d4ec3d2311933'
+  const worldFile = path.join(dir, 'pepe.yaml')
+  writeFileSync(
+    worldFile,
+    'tokens:\n  - { symbol: PEPE, address: "0x6982508145454Ce325dDbE47a25d4ec3d2311933", decimals: 18, name: Pepe }\npools:\n  - pair: [WETH, PEPE]\n    price: 300000000\n    uniswapV2: { depth: 1000 }\n    uniswapV3: [{ fee: 3000, depth: 1000 }]\n',
+  )
+  const flow = { seed: 3, users: { count: 4, swapsPerSlot: 3, size: { median: 1, sigma: 0.3 }, slippageBps: 100, channels: { public: 1 }, pairs: { 'WETH/PEPE': 1 } } }
+  const harness = useTestHarness({ world: worldFile, flow })
+
+  it('PEPE is an ERC-20 at its mainnet address with its decimals; users’ swaps on its pools land; a bot’s swap gets PEPE', async () => {
+    const client = createPublicClient({ transport: http(harness.rpcUrl) })
+    expect(await client.readContract({ address: PEPE, abi: erc20Abi, functionName: 'symbol' })).toBe('PEPE')
+    expect(await client.readContract({ address: PEPE, abi: erc20Abi, functionName: 'decimals' })).toBe(18)
+    const pair = (await client.readContract({ address: V2_FACTORY, abi: factoryAbi, functionName: 'getPair', args: [WETH, PEPE] })) as Address
+    expect(harness.status().world!.pools.map((p) => p.address)).toContain(pair)
+    const [reports] = [await harness.advanceSlot(2)]
+    // Users' swaps on the PEPE pools landed and traded (a later one in a block may hit its slippage limit, as on mainnet).
+    const swaps = reports.flatMap((r) => r.mempoolTxs)
+    const receipts = await Promise.all(swaps.map((hash) => client.getTransactionReceipt({ hash })))
+    const traded = receipts.filter((r) => r.status === 'success' && r.logs.some((log) => log.address.toLowerCase() === PEPE.toLowerCase()))
+    expect(traded.length).toBeGreaterThan(0)
+    // A bot hardcoding PEPE's address buys it through Router02.
+    const bot = accountOf(DEV_KEYS[1])
+    const wallet = createWalletClient({ account: bot, chain: devnet, transport: http(harness.rpcUrl) })
+    const before = await client.readContract({ address: PEPE, abi: erc20Abi, functionName: 'balanceOf', args: [bot.address] })
+    const head = await client.getBlock()
+    const hash = await wallet.writeContract({ address: ROUTER02, abi: routerAbi, functionName: 'swapExactETHForTokens', args: [1n, [WETH, PEPE], bot.address, head.timestamp + 600n], value: parseEther('1'), gas: 200_000n })
+    await harness.advanceSlot()
+    expect((await client.getTransactionReceipt({ hash })).status).toBe('success')
+    const bought = (await client.readContract({ address: PEPE, abi: erc20Abi, functionName: 'balanceOf', args: [bot.address] })) - before
+    // About 300M PEPE for 1 ETH, less the fee and the users' moves.
+    expect(Number(formatUnits(bought, 18))).toBeGreaterThan(250_000_000)
   })
 })
 
