@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { createPublicClient, formatEther, http, parseAbi, type Address, type Hex } from 'viem'
 import { DEV_KEYS, accountOf, rpc, startTestHarness } from './support/harness.js'
 import { startExample } from './support/exampleProcess.js'
+import { loadFlow } from '../src/flow/flowFile.js'
 import type { Harness } from '../src/index.js'
 
 /** `examples/backrun-bot/bot.ts` as a user runs it (tsx), its JSON lines collected as they come. */
@@ -27,7 +28,7 @@ interface Opportunity {
  * Runs slots until `done` says so (or 25 slots), each after the bot handled every public swap
  * of the coming slot: the bot reacts to the pending stream, the slot waits for its answer.
  */
-async function runUntil(harness: Harness, bots: ReadonlyArray<ReturnType<typeof startBot>>, done: (competition: any) => boolean): Promise<any> {
+async function runUntil(harness: Harness, bots: ReadonlyArray<ReturnType<typeof startBot>>, done: (competition: any) => boolean, maxSlots = 25): Promise<any> {
   const pendingHashes = async () => {
     const pool = (await rpc(harness.rpcUrl, 'txpool_content')).body.result.pending as Record<string, Record<string, { hash: string }>>
     return Object.values(pool).flatMap((byNonce) => Object.values(byNonce).map((tx) => tx.hash))
@@ -35,7 +36,7 @@ async function runUntil(harness: Harness, bots: ReadonlyArray<ReturnType<typeof 
   // Swaps sent before the bot subscribed are not on its stream: only later ones are waited for.
   const before = new Set(await pendingHashes())
   let competition = (await rpc(harness.rpcUrl, 'harness_getCompetition', [])).body.result
-  for (let slot = 0; slot < 25 && !done(competition); slot++) {
+  for (let slot = 0; slot < maxSlots && !done(competition); slot++) {
     await harness.advanceSlot()
     const pending = (await pendingHashes()).filter((hash) => !before.has(hash))
     for (const bot of bots) await bot.until((all) => pending.every((hash) => all.some((l) => l.hash === hash && ['sent', 'skipped', 'error'].includes(l.event))), 'handle every pending swap')
@@ -45,6 +46,9 @@ async function runUntil(harness: Harness, bots: ReadonlyArray<ReturnType<typeof 
   await harness.advanceSlot()
   return (await rpc(harness.rpcUrl, 'harness_getCompetition', [])).body.result
 }
+
+/** The default market (its gas market on half mainnet's gas limit, so the tests run half the txs). */
+const MARKET = { world: 'dex', flow: 'default', genesisTimestamp: 1_700_000_000, blockGasLimit: 30_000_000n }
 
 describe('examples/backrun-bot: a mainnet bot, unchanged, against --world dex --flow default', () => {
   let harness: Harness | undefined
@@ -57,7 +61,7 @@ describe('examples/backrun-bot: a mainnet bot, unchanged, against --world dex --
   })
 
   it('two bots in one market: one trades through its own executor contract and pays the builder by coinbase transfer (its profit and payment are the chain’s, to the wei); one bids too little and is listed with its lost rounds, each lost bundle naming the winner and what it paid', async () => {
-    harness = await startTestHarness({ world: 'dex', flow: 'default', genesisTimestamp: 1_700_000_000 })
+    harness = await startTestHarness(MARKET)
     const key = DEV_KEYS[3]
     const me = accountOf(key).address.toLowerCase() as Address
     // Only the signing account is named: the executor counts as the bot's because that account deployed it.
@@ -150,6 +154,31 @@ describe('examples/backrun-bot: a mainnet bot, unchanged, against --world dex --
       expect(stats.error).toContain(`lost to ${winner.bundleHash} (${winner.name}), which paid the builder ${formatEther(BigInt(won.builderPayment))} ETH against this bundle's ${formatEther(BigInt(stats.builderPayment))} ETH`)
     }
     expect(lostRounds.some((o: Opportunity) => o.contenders.some((c) => c.captured))).toBe(true)
+  })
+
+  it('against the default rivals (bidding 80–90 % of the profit, as contested backruns do on mainnet) the bot captures less bidding 50 % than bidding 95 %', async () => {
+    // The default flow's rivals and gas market; its users trade WETH/USDC in the public mempool, where this bot looks.
+    const { name: _name, ...flow } = loadFlow('default')
+    const market = { ...MARKET, flow: { ...flow, users: { ...flow.users, swapsPerSlot: 4, channels: { public: 1, private: 0, mevShare: 0 }, pairs: { 'WETH/USDC': 1 } } } }
+    const captures: Record<string, number> = {}
+    for (const share of ['0.5', '0.95']) {
+      harness = await startTestHarness(market)
+      const key = DEV_KEYS[2]
+      await rpc(harness.rpcUrl, 'harness_nameSearcher', [{ name: 'me', addresses: [accountOf(key).address] }])
+      await rpc(harness.rpcUrl, 'harness_setTokenBalance', [{ address: accountOf(key).address, token: 'WETH', amount: '1000' }])
+      // As most searchers: through its executor contract, paying the builder its share of what the trade gained.
+      bot = startBot(harness.rpcUrl, key, share, { EXECUTOR: '1', EXECUTOR_ETH: '100' })
+      await bot.until((all) => all.some((l) => l.event === 'watching'), 'start watching', 60_000)
+      // The same seed: the same users' swaps and rivals' draws in both runs.
+      const competition = await runUntil(harness, [bot], () => false, 8)
+      captures[share] = competition.searchers.find((s: { name: string }) => s.name === 'me')?.captured ?? 0
+      bot.child.kill()
+      await harness.stop()
+      harness = undefined
+      bot = undefined
+    }
+    expect(captures['0.95']).toBeGreaterThan(1)
+    expect(captures['0.5']).toBeLessThan(captures['0.95']!)
   })
 
   it('with the realtime clock, the bot sees the users’ swaps to the routers on the WebSocket pending stream within a few slots', async () => {
