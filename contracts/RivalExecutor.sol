@@ -8,7 +8,8 @@ interface IWETH {
 
 /// The executor contract of an emulated rival searcher, as mainnet searchers use one: it holds
 /// the searcher's WETH, runs a route's swaps in one tx (so a MEV-Share backrun is one signed tx),
-/// and pays the block's builder by a transfer to block.coinbase. Only the searcher's operators
+/// and pays the block's builder by a transfer to block.coinbase; a sandwicher's frontrun and
+/// backrun are `trade` and `settle`. Only the searcher's operators
 /// (storage slot 0: a mapping of allowed callers) may call it. Placed by bundlesim with
 /// `anvil_setCode`, not deployed: WETH's address is a constant.
 contract RivalExecutor {
@@ -24,6 +25,25 @@ contract RivalExecutor {
     function run(address[] calldata targets, bytes[] calldata calls, uint256 payment) external {
         require(operators[msg.sender], "not an operator");
         uint256 before = WETH.balanceOf(address(this));
+        _call(targets, calls);
+        _pay(before, payment);
+    }
+
+    /// A sandwich's first half: runs `calls`, checks nothing (the second half, `settle`, does).
+    function trade(address[] calldata targets, bytes[] calldata calls) external {
+        require(operators[msg.sender], "not an operator");
+        _call(targets, calls);
+    }
+
+    /// A sandwich's second half: runs `calls`, then pays the coinbase `payment` wei if the WETH
+    /// held is above `floor` (what it held before the first half) by more than that.
+    function settle(address[] calldata targets, bytes[] calldata calls, uint256 payment, uint256 floor) external {
+        require(operators[msg.sender], "not an operator");
+        _call(targets, calls);
+        _pay(floor, payment);
+    }
+
+    function _call(address[] calldata targets, bytes[] calldata calls) private {
         for (uint256 i = 0; i < targets.length; i++) {
             (bool ok, bytes memory data) = targets[i].call(calls[i]);
             if (!ok) {
@@ -32,6 +52,9 @@ contract RivalExecutor {
                 }
             }
         }
+    }
+
+    function _pay(uint256 before, uint256 payment) private {
         uint256 afterwards = WETH.balanceOf(address(this));
         uint256 gained = afterwards > before ? afterwards - before : 0;
         if (gained <= payment) revert NotProfitable(gained, payment);

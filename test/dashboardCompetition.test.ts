@@ -39,7 +39,8 @@ async function isDisclosed(harness: Harness, hash: Hash): Promise<boolean> {
 
 // Stats delay 1: the newest block's losing contenders are withheld until one more block is mined.
 describe('the competition view on a live market (--world dex --flow default)', () => {
-  const harness = useTestHarness({ world: 'dex', flow: 'default', genesisTimestamp: 1_700_000_000, statsDelaySlots: 1 })
+  // The gas market on a quarter of mainnet's gas limit: a quarter of the txs to build.
+  const harness = useTestHarness({ world: 'dex', flow: 'default', genesisTimestamp: 1_700_000_000, statsDelaySlots: 1, blockGasLimit: 15_000_000n })
   let page: Page
   let competition: CompetitionReport
   beforeAll(async () => {

@@ -79,9 +79,9 @@ describe('latency to the builder', () => {
   it('a latency that is not whole ms, or beyond 10 s, is refused naming where it was given', async () => {
     const bad = await rpc(`${harness.rpcUrl.replace(/\/$/, '')}/latency/fast`, 'eth_blockNumber')
     expect(bad.status).toBe(400)
-    expect(bad.body.error.message).toBe('invalid request: the path: latency "fast" is not a whole number of ms')
+    expect(bad.body.error!.message).toBe('invalid request: the path: latency "fast" is not a whole number of ms')
     const tooFar = await rpc(harness.rpcUrl, 'eth_blockNumber', [], { 'X-Bundlesim-Latency-Ms': '20000' })
-    expect(tooFar.body.error.message).toBe('invalid request: the x-bundlesim-latency-ms header: latency 20000 ms is above the 10000 ms bundlesim allows')
+    expect(tooFar.body.error!.message).toBe('invalid request: the x-bundlesim-latency-ms header: latency 20000 ms is above the 10000 ms bundlesim allows')
     expect(readLatency(' 15 ')).toEqual({ ok: true, ms: 15 })
   })
 })

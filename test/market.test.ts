@@ -11,7 +11,8 @@ import { askedGas, planBackground, TRANSFER_GAS } from '../src/flow/gasMarket.js
 import { drawShare } from '../src/flow/random.js'
 import { SeededRandom } from '../src/flow/random.js'
 import { planSlot } from '../src/flow/plan.js'
-import { amountOut, bestRoundTrip, type PoolReserves } from '../src/dex/math.js'
+import { afterSwap, amountOut, bestRoundTrip, type PoolReserves } from '../src/dex/math.js'
+import { bestSandwich } from '../src/dex/sandwich.js'
 import { accountBackrun, classifyBlock } from '../src/competition/classify.js'
 import { launchAnvil } from '../src/chain/launchAnvil.js'
 import { deployDexWorld } from '../src/world/deploy.js'
@@ -113,6 +114,47 @@ describe('the market (pure parts)', () => {
   })
 })
 
+describe('sandwiches (pure)', () => {
+  const v2 = () => pool(V2, 'uniswap-v2', 3000, 6_000_000, 2000) // 3,000 USDC per WETH, 2,000 WETH deep
+  const victim = (slippageBps: bigint) => {
+    const amountIn = parseEther('20')
+    return { tokenIn: WETH, amountIn, minOut: (amountOut(v2(), WETH, amountIn) * (10_000n - slippageBps)) / 10_000n }
+  }
+
+  it('sizes the frontrun so the user gets just its minimum, and earns what the user loses less the fees', () => {
+    const s = bestSandwich(v2(), victim(100n))!
+    expect(s.victimOut).toBeGreaterThanOrEqual(victim(100n).minOut)
+    // Right at the edge: a frontrun 0.1 % bigger would push the user under its minimum.
+    expect(amountOut(afterSwap(v2(), WETH, s.frontrunIn + s.frontrunIn / 1000n), WETH, parseEther('20'))).toBeLessThan(victim(100n).minOut)
+    expect(s.profit).toBeGreaterThan(0n)
+    expect(s.profit).toBe(s.backrunOut - s.frontrunIn)
+    expect(s.victimAlone - s.victimOut).toBeGreaterThan(0n)
+    // Tighter slippage, a smaller sandwich; none at 0.
+    expect(bestSandwich(v2(), victim(30n))!.profit).toBeLessThan(s.profit)
+    expect(bestSandwich(v2(), victim(0n))).toBeNull()
+  })
+
+  it('classifies a sandwich: the same sender right before and right after the user’s swap on its pool; the user’s loss from the reserves', () => {
+    const sync = toEventSelector('Sync(uint112,uint112)')
+    const syncLog = (p: PoolReserves) => ({ address: V2, topics: [sync], data: encodeAbiParameters([{ type: 'uint112' }, { type: 'uint112' }], [p.reserve0, p.reserve1]) })
+    const s = bestSandwich(v2(), victim(100n))!
+    const afterFront = afterSwap(v2(), WETH, s.frontrunIn)
+    const afterUser = afterSwap(afterFront, WETH, parseEther('20'))
+    const afterBack = afterSwap(afterUser, USDC, s.frontrunOut)
+    const bot = '0x00000000000000000000000000000000000000b0' as Address
+    const tx = (n: string, from: Address, logs: unknown[]) => ({ hash: n.padEnd(66, '0') as Hash, from, gasUsed: 150_000n, effectiveGasPrice: 10n ** 9n, logs: logs as never })
+    const front = tx('0x01', bot, [syncLog(afterFront)])
+    const user = tx('0x02', '0x00000000000000000000000000000000000000a1', [syncLog(afterUser)])
+    const back = tx('0x03', bot, [syncLog(afterBack)])
+    const v3 = pool(V3, 'uniswap-v3', 500, 30_000_000, 10_000)
+    const { opportunities } = classifyBlock({ number: 9, baseFee: 10n ** 9n, txs: [front, user, back] }, { weth: WETH, parentPools: [v2(), v3], isUserSwap: (h) => h === user.hash, minGapWei: 0n })
+    expect(opportunities).toHaveLength(1)
+    expect(opportunities[0]).toMatchObject({ victim: user.hash, frontrun: [front], backrun: [back] })
+    // In USDC: what 20 WETH bought on the untouched pair, less what it got.
+    expect(opportunities[0]!.userLoss).toEqual({ token: USDC, amount: s.victimAlone - s.victimOut })
+  })
+})
+
 describe('the gas market and the rivals’ draws (pure)', () => {
   const spec = loadFlow('default').gas!
   const start = BigInt(spec.baseFeeGwei * 1e9)
@@ -208,8 +250,8 @@ const MARKET_RUN = {
   genesisTimestamp: 1_700_000_000,
   builders: [{ name: 'buildernet', profile: 'buildernet' as const }],
   competitorBidWei: 1n,
-  // Half mainnet's 60M, so the tests run half the txs; the gas market fills it the same way (the bench runs 60M).
-  blockGasLimit: 30_000_000n,
+  // A quarter of mainnet's 60M, so the tests run a quarter of the txs; the gas market fills it the same way (the bench runs 60M).
+  blockGasLimit: 15_000_000n,
 }
 
 describe('the market on the DEX world (--world dex --flow default)', () => {
@@ -232,7 +274,7 @@ describe('the market on the DEX world (--world dex --flow default)', () => {
     expect(competition.opportunities).toBe(reports.reduce((n, r) => n + r.competition!.opportunities, 0))
     expect(competition.captured).toBeGreaterThan(0)
     const names = competition.searchers.filter((s: { captured: number }) => s.captured > 0).map((s: { name: string }) => s.name)
-    expect(names.every((n: string) => ['alpha', 'beta'].includes(n))).toBe(true)
+    expect(names.every((n: string) => ['alpha', 'beta', 'gamma'].includes(n))).toBe(true)
     for (const o of competition.list.filter((x: { searcher: string | null }) => x.searcher)) {
       // Right after the user's swap, in the same block; the searcher earned and paid the builder.
       const block = await client.getBlock({ blockNumber: BigInt(o.blockNumber) })
@@ -309,6 +351,29 @@ describe('the market on the DEX world (--world dex --flow default)', () => {
     const all = blocks.flatMap((b) => b.transactions)
     expect(all.filter((tx) => tx.input === '0x' && tx.gas === 21_000n).length).toBeGreaterThan(50)
     expect(all.filter((tx) => tx.to?.toLowerCase() === '0x7a250d5630b4cf539739df2c5dacb4c659f2488d').length).toBeGreaterThan(5)
+  })
+
+  it('the sandwicher lands sandwiches on loose-slippage users: its frontrun right before the user’s swap and its backrun right after, from one sender; the report counts them and the user’s loss', async () => {
+    const client = createPublicClient({ transport: http(harness.rpcUrl) })
+    const competition = (await rpc(harness.rpcUrl, 'harness_getCompetition', [])).body.result
+    const sandwiches = competition.list.filter((o: { frontrunTxs: string[] }) => o.frontrunTxs.length > 0)
+    expect(sandwiches.length).toBeGreaterThan(0)
+    expect(competition.sandwiches).toBe(sandwiches.length)
+    expect(BigInt(competition.userLossWei)).toBe(sandwiches.reduce((sum: bigint, o: { userLossWei: string }) => sum + BigInt(o.userLossWei), 0n))
+    for (const o of sandwiches) {
+      expect(o.name).toBe('gamma')
+      const block = await client.getBlock({ blockNumber: BigInt(o.blockNumber) })
+      const at = block.transactions.indexOf(o.victim)
+      expect(block.transactions.slice(at - o.frontrunTxs.length, at)).toEqual(o.frontrunTxs)
+      expect(block.transactions.slice(at + 1, at + 1 + o.backrunTxs.length)).toEqual(o.backrunTxs)
+      const senders = await Promise.all([...o.frontrunTxs, ...o.backrunTxs].map(async (hash: `0x${string}`) => (await client.getTransaction({ hash })).from))
+      expect(new Set(senders).size).toBe(1)
+      // The user got less than it would have alone, still at least its minimum (its swap succeeded); the sandwicher earned and paid.
+      expect((await client.getTransactionReceipt({ hash: o.victim })).status).toBe('success')
+      expect(BigInt(o.userLossWei)).toBeGreaterThan(0n)
+      expect(BigInt(o.profitWei)).toBeGreaterThan(0n)
+      expect(BigInt(o.builderPaymentWei)).toBeGreaterThan(0n)
+    }
   })
 
   it('a manual-clock run is the same every time (same seed, same genesis: same blocks)', async () => {

@@ -1,7 +1,7 @@
 import { toEventSelector, type Address, type Hash, type Hex } from 'viem'
 import { normalizeAddress } from '../protocol/normalize.js'
 import { reservesFromLog } from '../dex/decode.js'
-import { bestRoundTrip, type PoolReserves } from '../dex/math.js'
+import { amountOut, bestRoundTrip, type PoolReserves } from '../dex/math.js'
 import { samePair } from '../dex/read.js'
 
 /** A mined tx as the classifier reads it: its receipt's facts and its logs. */
@@ -38,6 +38,10 @@ export interface FoundOpportunity {
   gapWei: bigint
   /** The txs right after the swap, from one sender, trading the same pair; empty when nobody backran it. */
   backrun: MinedTxFacts[]
+  /** A sandwich's first half: the txs right before the swap, from the backrun's sender, on the same pool; empty otherwise. */
+  frontrun: MinedTxFacts[]
+  /** What a sandwiched user lost: what it would have got on the pool as it was before the frontrun, less what it got. */
+  userLoss: { token: Address; amount: bigint } | null
 }
 
 /** What the classifier knows of the mined block once it is read: the pools after it, for pricing tokens. */
@@ -70,8 +74,11 @@ export function classifyBlock(block: BlockFacts, options: ClassifyOptions): Clas
     return moved
   }
   const touchedByTx = block.txs.map(() => [] as PoolReserves[])
+  /** Each pool as it was before each tx (for a sandwiched user's loss: the pool before the frontrun). */
+  const beforeTx: Array<Map<string, PoolReserves>> = []
   const gaps: Array<{ index: number; pool: PoolReserves; gap: bigint }> = []
   block.txs.forEach((tx, index) => {
+    beforeTx[index] = new Map(state)
     touchedByTx[index] = touched(tx)
     if (!options.isUserSwap(tx.hash)) return
     for (const pool of touchedByTx[index]!) {
@@ -85,16 +92,38 @@ export function classifyBlock(block: BlockFacts, options: ClassifyOptions): Clas
   })
   const opportunities = gaps.map(({ index, pool, gap }): FoundOpportunity => {
     const victim = block.txs[index]!
-    const base = { blockNumber: block.number, victim: victim.hash, pool: pool.address, gapWei: gap, backrun: [] }
+    const base: FoundOpportunity = { blockNumber: block.number, victim: victim.hash, pool: pool.address, gapWei: gap, backrun: [], frontrun: [], userLoss: null }
     const follower = block.txs[index + 1]
     if (!follower || options.isUserSwap(follower.hash)) return base
     const samePairPool = (p: PoolReserves) => p.token0 === pool.token0 && p.token1 === pool.token1
+    const sender = follower.from.toLowerCase()
     let end = index + 1
-    while (end < block.txs.length && block.txs[end]!.from.toLowerCase() === follower.from.toLowerCase()) end++
+    while (end < block.txs.length && block.txs[end]!.from.toLowerCase() === sender) end++
     if (!touchedByTx.slice(index + 1, end).some((pools) => pools.some(samePairPool))) return base
-    return { ...base, backrun: block.txs.slice(index + 1, end) }
+    const found = { ...base, backrun: block.txs.slice(index + 1, end) }
+    // A sandwich: the same sender's txs right before the swap moved its pool.
+    let start = index
+    while (start > 0 && block.txs[start - 1]!.from.toLowerCase() === sender && !options.isUserSwap(block.txs[start - 1]!.hash)) start--
+    const samePool = (p: PoolReserves) => p.address === pool.address
+    if (start === index || !touchedByTx.slice(start, index).some((pools) => pools.some(samePool))) return found
+    return { ...found, frontrun: block.txs.slice(start, index), userLoss: lossOf(beforeTx[start]!.get(pool.address.toLowerCase()), beforeTx[index]!.get(pool.address.toLowerCase()), pool) }
   })
   return { opportunities, poolsAfter: [...state.values()] }
+}
+
+/**
+ * A sandwiched user's loss on `pool`, from the pool's reserves alone: its swap's input and
+ * output are the reserves' changes across it (`before` → `after`, V2's Sync; V3's virtual
+ * reserves), and what that input would have bought on the pool as it was before the frontrun
+ * (`untouched`) less what it got is the loss, in the token it bought.
+ */
+function lossOf(untouched: PoolReserves | undefined, before: PoolReserves | undefined, after: PoolReserves): { token: Address; amount: bigint } | null {
+  if (!untouched || !before) return null
+  const zeroIn = after.reserve0 > before.reserve0
+  const amountIn = zeroIn ? after.reserve0 - before.reserve0 : after.reserve1 - before.reserve1
+  const got = zeroIn ? before.reserve1 - after.reserve1 : before.reserve0 - after.reserve0
+  const alone = amountOut(untouched, zeroIn ? untouched.token0 : untouched.token1, amountIn)
+  return { token: zeroIn ? after.token1 : after.token0, amount: alone > got ? alone - got : 0n }
 }
 
 /** Canonical WETH9's and ERC-20's events, as the accounting reads token moves. */

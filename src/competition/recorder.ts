@@ -3,7 +3,7 @@ import type { CompetitionOpportunity } from '../protocol/competition.js'
 import type { WorldStatus } from '../protocol/harnessStatus.js'
 import { normalizeAddress, normalizeHash } from '../protocol/normalize.js'
 import { readReserves, type PoolRef } from '../dex/read.js'
-import { accountBackrun, classifyBlock, type FoundOpportunity, type MinedTxFacts } from './classify.js'
+import { accountBackrun, classifyBlock, priceInWeth, type FoundOpportunity, type MinedTxFacts } from './classify.js'
 import { contendersFor, marginOf } from './contenders.js'
 import { searcherOf, type BundleTrace } from '../bundle/trace.js'
 import { BACKRUN_GAS } from '../rivals/searcher.js'
@@ -44,7 +44,7 @@ export class CompetitionRecorder {
     const parentPools = await readReserves(node, world.pools as PoolRef[], number - 1n)
     const txs: MinedTxFacts[] = receipts.map((r) => ({ hash: r.transactionHash, from: r.from, gasUsed: r.gasUsed, effectiveGasPrice: r.effectiveGasPrice, logs: r.logs }))
     const { opportunities, poolsAfter } = classifyBlock({ number: blockNumber, baseFee, txs }, { weth, parentPools, isUserSwap: this.deps.isUserSwap, minGapWei: baseFee * BACKRUN_GAS })
-    const balanceChange = await this.deps.balanceChanges(opportunities.flatMap((o) => o.backrun.map((tx) => tx.hash)))
+    const balanceChange = await this.deps.balanceChanges(opportunities.flatMap((o) => [...o.frontrun, ...o.backrun].map((tx) => tx.hash)))
     const landed = considered.filter((t) => t.state === 'Landed' && t.blockNumber === number)
     return opportunities.map((found) => {
       const contenders = contendersFor(found.victim, found.backrun.map((tx) => tx.hash), considered as BundleTrace[], (a) => this.deps.names.nameOf(a))
@@ -58,6 +58,8 @@ export class CompetitionRecorder {
         name: null,
         bundleHash: null,
         backrunTxs: [],
+        frontrunTxs: [],
+        userLossWei: null,
         profitWei: null,
         refundWei: null,
         builderPaymentWei: null,
@@ -69,7 +71,8 @@ export class CompetitionRecorder {
       const captor = landed.find((t) => t.bundle.txs.some((tx) => normalizeHash(tx.hash) === normalizeHash(found.backrun[0]!.hash)))
       const searcher = (captor && searcherOf(captor, found.victim)) ?? normalizeAddress(found.backrun[0]!.from)
       const controlled = this.controlledBy(searcher, found)
-      const account = accountBackrun(found.backrun, { weth, baseFee, coinbase: block.miner, controlled, balanceChange, poolsAfter })
+      const account = accountBackrun([...found.frontrun, ...found.backrun], { weth, baseFee, coinbase: block.miner, controlled, balanceChange, poolsAfter })
+      const loss = found.userLoss && (found.userLoss.token.toLowerCase() === weth.toLowerCase() ? found.userLoss.amount : priceInWeth(found.userLoss.token, found.userLoss.amount, { weth, poolsAfter }))
       const refund = captor ? this.refundsTo(captor, controlled) : 0n
       return {
         ...base,
@@ -77,6 +80,8 @@ export class CompetitionRecorder {
         name: this.deps.names.nameOf(searcher),
         bundleHash: captor?.bundle.hash ?? null,
         backrunTxs: found.backrun.map((tx) => tx.hash),
+        frontrunTxs: found.frontrun.map((tx) => tx.hash),
+        userLossWei: loss === null ? null : loss.toString(),
         profitWei: (account.profit + refund).toString(),
         refundWei: refund.toString(),
         builderPaymentWei: account.builderPayment.toString(),
@@ -96,7 +101,7 @@ export class CompetitionRecorder {
       for (const a of this.deps.names.addressesWith(address)) controlled.add(a.toLowerCase())
     }
     addWithName(searcher)
-    for (const tx of found.backrun) addWithName(tx.from)
+    for (const tx of [...found.frontrun, ...found.backrun]) addWithName(tx.from)
     for (const address of [...controlled]) for (const contract of this.deployed.get(address) ?? []) controlled.add(contract)
     return controlled
   }

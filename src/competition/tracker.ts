@@ -61,5 +61,7 @@ export function summarize(
   const searchers: CompetitionSearcher[] = [...rows.values()]
     .map((r) => ({ searcher: r.searcher, name: r.name, captured: r.captured, lost: r.lost, captureRate: list.length === 0 ? 0 : r.captured / list.length, profitWei: r.profit.toString(), builderPaymentWei: r.payment.toString() }))
     .sort((a, b) => b.captured - a.captured || b.lost - a.lost || a.searcher.localeCompare(b.searcher))
-  return { fromBlock, toBlock, opportunities: list.length, captured: list.filter((o) => o.searcher !== null).length, searchers }
+  const sandwiched = list.filter((o) => o.frontrunTxs.length > 0)
+  const userLossWei = sandwiched.reduce((sum, o) => sum + BigInt(o.userLossWei ?? '0'), 0n).toString()
+  return { fromBlock, toBlock, opportunities: list.length, captured: list.filter((o) => o.searcher !== null).length, sandwiches: sandwiched.length, userLossWei, searchers }
 }

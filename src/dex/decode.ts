@@ -8,6 +8,8 @@ export interface DecodedSwap {
   tokenIn: Address
   tokenOut: Address
   amountIn: bigint
+  /** The least it accepts out: the slippage it allows. */
+  amountOutMin: bigint
   /** V3's fee tier; V2: 3000. */
   fee: number
 }
@@ -24,16 +26,16 @@ export function decodeRouterSwap(to: { v2Router: Address; v3Router: Address; wet
     if (target.toLowerCase() === to.v2Router.toLowerCase()) {
       const { functionName, args } = decodeFunctionData({ abi: router02Abi, data: input })
       if (functionName === 'swapExactETHForTokens') {
-        const [, path] = args
-        return path.length === 2 ? { router: 'uniswap-v2', tokenIn: path[0]!, tokenOut: path[1]!, amountIn: value, fee: 3000 } : null
+        const [amountOutMin, path] = args
+        return path.length === 2 ? { router: 'uniswap-v2', tokenIn: path[0]!, tokenOut: path[1]!, amountIn: value, amountOutMin, fee: 3000 } : null
       }
-      const [amountIn, , path] = args
-      return path.length === 2 ? { router: 'uniswap-v2', tokenIn: path[0]!, tokenOut: path[1]!, amountIn, fee: 3000 } : null
+      const [amountIn, amountOutMin, path] = args
+      return path.length === 2 ? { router: 'uniswap-v2', tokenIn: path[0]!, tokenOut: path[1]!, amountIn, amountOutMin, fee: 3000 } : null
     }
     if (target.toLowerCase() === to.v3Router.toLowerCase()) {
       const { args } = decodeFunctionData({ abi: swapRouterAbi, data: input })
       const p = args[0]
-      return { router: 'uniswap-v3', tokenIn: p.tokenIn, tokenOut: p.tokenOut, amountIn: p.amountIn, fee: p.fee }
+      return { router: 'uniswap-v3', tokenIn: p.tokenIn, tokenOut: p.tokenOut, amountIn: p.amountIn, amountOutMin: p.amountOutMinimum, fee: p.fee }
     }
   } catch {
     return null

@@ -32,6 +32,17 @@ const pairName = z.string().refine(
   { error: (issue) => `unknown pair "${String(issue.input)}": expected BASE/QUOTE, two token symbols as the world file names them (e.g. WETH/USDC)` },
 )
 
+/** A share: a number from 0 to 1, or `{ mean, sd }` — a normal draw clipped to [0, 1] each time. */
+const share = (what: string) =>
+  z.union([number(what, 0, 1), strict({ mean: number(`a mean ${what}`, 0, 1), sd: number('a standard deviation from 0 to 1', 0, 1) }, 'mean, sd')], {
+    error: `expected ${what}, or { mean, sd }`,
+  })
+/** A positive amount: a number, or `{ median, sigma, max? }` — a log-normal draw each time. */
+const logNormal = (what: string, min: number, max: number) =>
+  z.union([number(what, min, max), strict({ median: number(`a median ${what}`, min, max), sigma: number('a log-normal sigma', 0, 5), max: number(`a largest ${what}`, min, max).optional() }, 'median, sigma, max?')], {
+    error: `expected ${what}, or { median, sigma, max? }`,
+  })
+
 const HINTS = ['hash', 'logs', 'calldata', 'contract_address', 'function_selector', 'default_logs', 'special_logs', 'tx_hash', 'full']
 
 const users = strict(
@@ -39,7 +50,8 @@ const users = strict(
     count: z.number({ error: 'expected a whole number of users' }).int('expected a whole number of users').min(1, 'expected at least 1 user').max(1000, 'expected at most 1000 users'),
     swapsPerSlot: number('a mean number of swaps per slot', 0, 100),
     size: strict({ median: number('a size in ETH above 0', 1e-9), sigma: number('a log-normal sigma', 0, 5), max: number('a largest size in ETH above 0', 1e-9).optional() }, 'median, sigma, max?'),
-    slippageBps: number('basis points', 0, 10_000),
+    /** The user's amountOutMin: the quote less this many basis points, fixed or drawn per swap. */
+    slippageBps: logNormal('basis points', 0, 10_000),
     channels: strict({ public: weight.default(0), private: weight.default(0), mevShare: weight.default(0) }, 'public, private, mevShare').refine((c) => c.public + c.private + c.mevShare > 0, {
       error: 'every channel weight is 0: users would send nothing',
     }),
@@ -58,17 +70,6 @@ const users = strict(
   },
   'count, swapsPerSlot, size, slippageBps, channels, mevShareHints?, pairs',
 )
-
-/** A share: a number from 0 to 1, or `{ mean, sd }` — a normal draw clipped to [0, 1] each time. */
-const share = (what: string) =>
-  z.union([number(what, 0, 1), strict({ mean: number(`a mean ${what}`, 0, 1), sd: number('a standard deviation from 0 to 1', 0, 1) }, 'mean, sd')], {
-    error: `expected ${what}, or { mean, sd }`,
-  })
-/** A positive amount: a number, or `{ median, sigma, max? }` — a log-normal draw each time. */
-const logNormal = (what: string, min: number, max: number) =>
-  z.union([number(what, min, max), strict({ median: number(`a median ${what}`, min, max), sigma: number('a log-normal sigma', 0, 5), max: number(`a largest ${what}`, min, max).optional() }, 'median, sigma, max?')], {
-    error: `expected ${what}, or { median, sigma, max? }`,
-  })
 
 const searcher = strict(
   {
@@ -112,21 +113,23 @@ const gas = strict(
   'baseFeeGwei, fill, elasticity?, priorityFeeGwei, callGas, mix, accounts?',
 )
 
+/** Names are unique within a list (and across lists: `checkFlowNames`). */
+function uniqueNames(list: ReadonlyArray<{ name: string }>, ctx: z.RefinementCtx): void {
+  const seen = new Set<string>()
+  list.forEach((s, i) => {
+    if (seen.has(s.name)) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `"${s.name}" is already a searcher's name` })
+    seen.add(s.name)
+  })
+}
+
 const flowFile = strict(
   {
     seed: z.number({ error: 'expected a whole number' }).int('expected a whole number').default(1),
     gas: gas.optional(),
     users,
-    searchers: z
-      .array(searcher, { error: 'expected a list of searchers' })
-      .default([])
-      .superRefine((list, ctx) => {
-        const seen = new Set<string>()
-        list.forEach((s, i) => {
-          if (seen.has(s.name)) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `"${s.name}" is already a searcher's name` })
-          seen.add(s.name)
-        })
-      }),
+    searchers: z.array(searcher, { error: 'expected a list of searchers' }).default([]).superRefine(uniqueNames),
+    /** Sandwichers: the same settings as a searcher; they frontrun and backrun public swaps whose slippage allows it. */
+    sandwichers: z.array(searcher, { error: 'expected a list of sandwichers' }).default([]).superRefine(uniqueNames),
     /** Names for other searchers (your bot): each name's addresses — signing key, senders, executor contracts — shown in every view. */
     names: z
       .record(
@@ -136,8 +139,13 @@ const flowFile = strict(
       )
       .default({}),
   },
-  'seed, gas?, users, searchers, names',
-)
+  'seed, gas?, users, searchers, sandwichers?, names',
+).superRefine((flow, ctx) => {
+  const searchers = new Set(flow.searchers.map((s) => s.name))
+  flow.sandwichers.forEach((s, i) => {
+    if (searchers.has(s.name)) ctx.addIssue({ code: 'custom', path: ['sandwichers', i, 'name'], message: `"${s.name}" is already a searcher's name` })
+  })
+})
 
 export type FlowSpec = z.output<typeof flowFile> & { name: string }
 export type UsersSpec = FlowSpec['users']

@@ -7,7 +7,7 @@ import { router02Abi, swapRouterAbi } from '../dex/abis.js'
 import { amountOut, type PoolReserves } from '../dex/math.js'
 import { readReserves, type PoolRef } from '../dex/read.js'
 import { planSlot, type Channel, type PlannedSwap } from './plan.js'
-import { SeededRandom } from './random.js'
+import { drawLogNormal, SeededRandom } from './random.js'
 import type { FlowSpec } from './flowFile.js'
 import type { TokenFunding } from '../world/funding.js'
 
@@ -146,7 +146,8 @@ export class FlowUsers {
     const other = pool.token0.toLowerCase() === weth.toLowerCase() ? pool.token1 : pool.token0
     const [tokenIn, tokenOut] = swap.sellsWeth ? [weth, other] : [other, weth]
     const amountIn = this.amountIn(swap, pool)
-    const minOut = (amountOut(pool, tokenIn, amountIn) * BigInt(10_000 - this.spec.users.slippageBps)) / 10_000n
+    const slippageBps = Math.min(10_000, Math.round(drawLogNormal(this.random, this.spec.users.slippageBps)))
+    const minOut = (amountOut(pool, tokenIn, amountIn) * BigInt(10_000 - slippageBps)) / 10_000n
     const deadline = timestamp + 600n
     let to: Address
     let data: Hex

@@ -70,11 +70,12 @@ export async function startMarket({ config, chain, world, builder, refunds, name
   // startHarnessChain refused a flow without a world before anything started.
   if (!worldStatus) throw new Error('flow: the market needs the DEX world')
   // Loaded only for a market: a run without one never reads them.
-  const [{ loadFlow }, { FlowUsers }, { BackgroundFlow }, { Searcher }, { CompetitionTracker }, { CompetitionRecorder }, { BlockStateDiff }] = await Promise.all([
+  const [{ loadFlow }, { FlowUsers }, { BackgroundFlow }, { Searcher }, { Sandwicher }, { CompetitionTracker }, { CompetitionRecorder }, { BlockStateDiff }] = await Promise.all([
     import('../flow/flowFile.js'),
     import('../flow/users.js'),
     import('../flow/background.js'),
     import('../rivals/searcher.js'),
+    import('../rivals/sandwicher.js'),
     import('../competition/tracker.js'),
     import('../competition/recorder.js'),
     import('../builder/execution/stateDiff.js'),
@@ -87,9 +88,13 @@ export async function startMarket({ config, chain, world, builder, refunds, name
   const users = new FlowUsers(spec, worldStatus, client, reader, chain.chainId, background ? () => background.tip() : undefined)
   // A searcher far from the builders sends through the latency path (src/rpc/latency.ts): its bundles arrive that much later.
   const clientOf = (latencyMs: number) => (latencyMs === 0 ? client : createBundlesimClient({ rpcUrl: `${rpcUrl.replace(/\/$/, '')}${latencyPath(latencyMs)}`, headers: { ...clientHeaders } }))
-  const searchers = spec.searchers.map((s) => new Searcher(s, spec.seed, worldStatus, clientOf(s.latencyMs), reader, chain.chainId))
+  // The emulated rivals: backrunners and sandwichers, each reacting to what it sees.
+  const searchers = [
+    ...spec.searchers.map((s) => new Searcher(s, spec.seed, worldStatus, clientOf(s.latencyMs), reader, chain.chainId)),
+    ...spec.sandwichers.map((s) => new Sandwicher(s, spec.seed, worldStatus, clientOf(s.latencyMs), reader, chain.chainId)),
+  ]
   // The emulated searchers' signing keys, operators and executor contracts are theirs, named as in the flow file.
-  for (const s of searchers) names.register(s.spec.name, s.addresses())
+  for (const s of searchers) names.register(s.spec.name, s.accounts.addresses())
   for (const [name, addresses] of Object.entries(spec.names)) names.register(name, addresses as Address[])
   const tracker = new CompetitionTracker(
     () => names.all().map(({ name, addresses }) => ({ searcher: addresses[0]!, name })),
@@ -114,7 +119,7 @@ export async function startMarket({ config, chain, world, builder, refunds, name
     setTokenAllowance: world.setTokenAllowance,
   }
   await users.fund(cheats)
-  for (const searcher of searchers) await searcher.fund(cheats)
+  for (const searcher of searchers) await searcher.accounts.fund(cheats, worldStatus)
   if (background) await background.fund(cheats)
 
   const realtime = config.clock === 'realtime'
@@ -138,7 +143,7 @@ export async function startMarket({ config, chain, world, builder, refunds, name
   const hinted = new Set<string>()
   orders.mempool.onAdded((tx) => {
     // Their own txs and the gas market's are no swaps: not worth a look.
-    if (tx.sender && (searchers.some((s) => s.isOperator(tx.sender!)) || background?.isBackgroundSender(tx.sender))) return
+    if (tx.sender && (searchers.some((s) => s.accounts.isOperator(tx.sender!)) || background?.isBackgroundSender(tx.sender))) return
     sighted({ kind: 'public', raw: tx.raw, hash: tx.hash })
   })
   events.on('hint', (hint) => {
@@ -173,12 +178,12 @@ export async function startMarket({ config, chain, world, builder, refunds, name
         arrivals.sort((a, b) => a.at - b.at || a.searcher.spec.name.localeCompare(b.searcher.spec.name))
         for (const { searcher } of arrivals) await searcher.react(sighting)
       }
-      for (const searcher of searchers) searcher.newSlot()
+      for (const searcher of searchers) searcher.accounts.newSlot()
     }),
     afterSlot: guarded('the users', async () => {
       if (background) await background.sendSlot()
       if (realtime) {
-        for (const searcher of searchers) searcher.newSlot()
+        for (const searcher of searchers) searcher.accounts.newSlot()
         later(Math.round(slotMs / 5), sendUsersSwaps)
       } else await sendUsersSwaps()
     }),
@@ -199,6 +204,9 @@ export async function startMarket({ config, chain, world, builder, refunds, name
   if (background) await background.sendSlot()
   if (realtime) later(Math.round(slotMs / 5), sendUsersSwaps)
   else await sendUsersSwaps()
-  log.info({ flow: spec.name, users: spec.users.count, searchers: spec.searchers.map((s) => s.name) }, `market "${spec.name}": ${spec.users.count} users, ${searchers.length} searchers`)
+  log.info(
+    { flow: spec.name, users: spec.users.count, searchers: spec.searchers.map((s) => s.name), sandwichers: spec.sandwichers.map((s) => s.name), gasMarket: spec.gas !== undefined },
+    `market "${spec.name}": ${spec.users.count} users, ${spec.searchers.length} searchers, ${spec.sandwichers.length} sandwichers${spec.gas ? ', the gas market' : ''}`,
+  )
   return { competition: (fromBlock, toBlock) => tracker.report(fromBlock, toBlock) }
 }

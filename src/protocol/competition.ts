@@ -41,9 +41,17 @@ export interface CompetitionOpportunity {
   /** The bundle whose backrun closed the gap, when it came in one. */
   bundleHash: Hash | null
   backrunTxs: Hash[]
+  /** A sandwich's first half: the captor's txs right before the user's swap, on its pool (empty for a backrun). */
+  frontrunTxs: Hash[]
+  /**
+   * What a sandwiched user lost, in wei of WETH: what its swap would have bought on the pool
+   * as it was before the frontrun, less what it got (in the token it bought, priced as the
+   * profit's tokens are). Null when it was not sandwiched.
+   */
+  userLossWei: string | null
   /**
    * The searcher's profit (docs/market.md, Accounting): the value change, over the backrun's
-   * txs, of every address the searcher controls — WETH and ETH 1:1, other tokens at the
+   * txs (and a sandwich's frontrun), of every address the searcher controls — WETH and ETH 1:1, other tokens at the
    * block's WETH pool price — which is already net of its gas and of what it paid the
    * builder. Null when not captured.
    */
@@ -84,6 +92,10 @@ export interface CompetitionSummary {
   toBlock: number
   opportunities: number
   captured: number
+  /** Captures that were sandwiches (a frontrun and a backrun around the user's swap). */
+  sandwiches: number
+  /** What sandwiched users lost in all (decimal wei of WETH). */
+  userLossWei: string
   searchers: CompetitionSearcher[]
 }
 

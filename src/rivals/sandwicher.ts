@@ -1,0 +1,88 @@
+import { encodeFunctionData, parseAbi, parseEther, parseTransaction, toHex, type Address, type Hash, type PublicClient } from 'viem'
+import type { BundlesimClient } from '../protocol/client.js'
+import type { WorldStatus } from '../protocol/harnessStatus.js'
+import { decodeRouterSwap } from '../dex/decode.js'
+import { poolOf, readReserves, type PoolRef } from '../dex/read.js'
+import { bestSandwich } from '../dex/sandwich.js'
+import type { SearcherSpec } from '../flow/flowFile.js'
+import { drawLogNormal, drawShare } from '../flow/random.js'
+import { rivalExecutorAbi } from './executorArtifact.js'
+import { ExecutorAccounts } from './executorAccounts.js'
+import { routerLeg } from './legs.js'
+import type { Sighting } from './searcher.js'
+
+/** Gas of a sandwich's two executor txs, about: what it costs in base fee. */
+export const SANDWICH_GAS = 300_000n
+/** Each executor tx's gas limit. */
+const LEG_TX_GAS = 350_000n
+const wethAbi = parseAbi(['function balanceOf(address) view returns (uint256)'])
+
+/**
+ * An emulated sandwicher: it watches the public mempool (a sandwich needs the user's signed
+ * tx; private and MEV-Share flow is out of its reach) for swaps that sell WETH on a world pool,
+ * and when the swap's `amountOutMin` leaves room (`bestSandwich`: the largest frontrun that
+ * still gives the user its minimum) sends `[frontrun, userTx, backrun]` as a signed
+ * `eth_sendBundle`: the frontrun buys what the user buys through its executor contract
+ * (`trade`), the backrun sells it back (`settle`), paying the builder its drawn share of the
+ * profit by a coinbase transfer and reverting unless the executor ends with more WETH than it
+ * had before the frontrun by more than that.
+ */
+export class Sandwicher {
+  readonly accounts: ExecutorAccounts
+
+  constructor(
+    readonly spec: SearcherSpec,
+    seed: number,
+    private readonly world: WorldStatus,
+    private readonly client: BundlesimClient,
+    private readonly reader: PublicClient,
+    private readonly chainId: number,
+  ) {
+    this.accounts = new ExecutorAccounts(seed, spec.name)
+  }
+
+  /** The next reaction time, drawn (ms). */
+  reactionMs(): number {
+    return drawLogNormal(this.accounts.random, this.spec.reactionDelayMs)
+  }
+
+  /** Sandwiches one public swap if its slippage allows and it pays; returns the bundle hash sent, or null. */
+  async react(sighting: Sighting): Promise<Hash | null> {
+    if (sighting.kind !== 'public') return null
+    const { contracts } = this.world
+    const weth = contracts.weth as Address
+    const tx = parseTransaction(sighting.raw)
+    const swap = decodeRouterSwap({ v2Router: contracts.uniswapV2Router02 as Address, v3Router: contracts.swapRouter as Address, weth }, tx.to ?? null, tx.data ?? '0x', tx.value ?? 0n)
+    if (!swap || swap.tokenIn.toLowerCase() !== weth.toLowerCase()) return null
+    const ref = poolOf(this.world.pools as PoolRef[], swap.router, swap.tokenIn, swap.tokenOut, swap.fee)
+    if (!ref) return null
+    const head = await this.reader.getBlock()
+    const [pool] = await readReserves(this.reader, [ref], head.number)
+    const sandwich = bestSandwich(pool!, { tokenIn: weth, amountIn: swap.amountIn, minOut: swap.amountOutMin })
+    if (!sandwich) return null
+    const baseFee = head.baseFeePerGas ?? 0n
+    const payment = (sandwich.profit * BigInt(Math.round(drawShare(this.accounts.random, this.spec.bidShare) * 1e6))) / 1_000_000n
+    if (sandwich.profit - payment - baseFee * SANDWICH_GAS < parseEther(this.spec.minProfitEth.toString())) return null
+    const operator = this.accounts.takeOperator()
+    if (!operator) return null
+    const executor = this.accounts.executor
+    const [nonce, floor] = await Promise.all([
+      this.reader.getTransactionCount({ address: operator.address, blockNumber: head.number }),
+      this.reader.readContract({ address: weth, abi: wethAbi, functionName: 'balanceOf', args: [executor], blockNumber: head.number }),
+    ])
+    const deadline = head.timestamp + 600n
+    // A hair under what the frontrun should buy: a V3 pool's virtual reserves round differently from its ticks.
+    const bought = sandwich.frontrunOut - sandwich.frontrunOut / 1000n
+    const front = routerLeg(this.world, pool!, weth, swap.tokenOut, sandwich.frontrunIn, bought, executor, deadline)
+    const back = routerLeg(this.world, pool!, swap.tokenOut, weth, bought, 0n, executor, deadline)
+    const sign = (data: `0x${string}`, nonceOffset: number) =>
+      operator.signTransaction({ type: 'eip1559', chainId: this.chainId, nonce: nonce + nonceOffset, to: executor, data, gas: LEG_TX_GAS, maxPriorityFeePerGas: 0n, maxFeePerGas: baseFee * 2n })
+    const [frontrun, backrun] = await Promise.all([
+      sign(encodeFunctionData({ abi: rivalExecutorAbi, functionName: 'trade', args: [[front.to], [front.data]] }), 0),
+      sign(encodeFunctionData({ abi: rivalExecutorAbi, functionName: 'settle', args: [[back.to], [back.data], payment, floor] }), 1),
+    ])
+    const builders = this.spec.builders && { builders: this.spec.builders }
+    const result = await this.client.signedRequest('eth_sendBundle', [{ txs: [frontrun, sighting.raw, backrun], blockNumber: toHex(head.number + 1n), ...builders }], this.accounts.identity)
+    return result?.bundleHash ?? null
+  }
+}
