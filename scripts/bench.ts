@@ -19,6 +19,7 @@ import { benchScaling } from './bench/scaling.js'
 import { benchWorld } from './bench/world.js'
 import { benchStartup } from './bench/startup.js'
 import { benchMainnet } from './bench/mainnet.js'
+import { benchMarket } from './bench/market.js'
 
 export const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<BenchResult>> = {
   ingest: benchIngest,
@@ -37,6 +38,7 @@ export const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<Bench
 /** Run only when named (`--only builders`): not part of the default table. */
 export const EXTRA_BENCHMARKS: Record<string, (options: BenchOptions) => Promise<BenchResult>> = {
   builders: benchBuilders,
+  market: benchMarket,
 }
 
 export interface RunOptions extends BenchOptions {

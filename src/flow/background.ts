@@ -72,10 +72,10 @@ export class BackgroundFlow {
   async fund(cheats: MarketCheats & { setCode(address: Address, code: Hex): Promise<void> }): Promise<void> {
     await cheats.setCode(GAS_BURNER, GAS_BURNER_CODE)
     const tokens = this.tokens()
-    for (const account of this.accounts) {
-      await cheats.setBalance(account.address, parseEther('100'))
-      for (const token of tokens) await cheats.setTokenBalance(token.address as Address, account.address, 10n ** BigInt(token.decimals) * 1_000_000n)
-    }
+    await cheats.setTokenState({
+      ether: this.accounts.map((a) => ({ account: a.address, wei: parseEther('100') })),
+      balances: this.accounts.flatMap((a) => tokens.map((t) => ({ token: t.address as Address, holder: a.address, amount: 10n ** BigInt(t.decimals) * 1_000_000n }))),
+    })
   }
 
   /** Plans, signs and sends one slot's background txs on the head's base fee. */

@@ -73,13 +73,13 @@ export class FlowUsers {
   async fund(cheats: MarketCheats): Promise<void> {
     const { contracts } = this.world
     const holdings = await this.holdings()
-    for (const account of this.accounts) {
-      await cheats.setBalance(account.address, parseEther('100000'))
-      for (const token of this.world.tokens) {
-        await cheats.setTokenBalance(token.address as Address, account.address, holdings.get(token.address.toLowerCase())!)
-        for (const router of [contracts.uniswapV2Router02, contracts.swapRouter]) await cheats.setTokenAllowance(token.address as Address, account.address, router as Address, 2n ** 256n - 1n)
-      }
-    }
+    const tokens = this.world.tokens.map((t) => t.address as Address)
+    const routers = [contracts.uniswapV2Router02, contracts.swapRouter] as Address[]
+    await cheats.setTokenState({
+      ether: this.accounts.map((a) => ({ account: a.address, wei: parseEther('100000') })),
+      balances: this.accounts.flatMap((a) => tokens.map((token) => ({ token, holder: a.address, amount: holdings.get(token.toLowerCase())! }))),
+      allowances: this.accounts.flatMap((a) => tokens.flatMap((token) => routers.map((spender) => ({ token, owner: a.address, spender, amount: 2n ** 256n - 1n })))),
+    })
   }
 
   /** Each token's holding by address (lowercase), priced on the head's pools: any token the world declares, whatever its price. */

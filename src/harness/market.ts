@@ -117,6 +117,7 @@ export async function startMarket({ config, chain, world, builder, refunds, name
     setStorageAt: (address: Address, slot: Hex, value: Hex) => chain.lock.write(() => chain.chain.test.setStorageAt({ address, index: slot, value })),
     setTokenBalance: world.setTokenBalance,
     setTokenAllowance: world.setTokenAllowance,
+    setTokenState: world.setTokenState,
   }
   await users.fund(cheats)
   for (const searcher of searchers) await searcher.accounts.fund(cheats, worldStatus)

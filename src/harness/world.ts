@@ -29,11 +29,12 @@ export async function startWorld({ config, chain, log }: StartWorldOptions): Pro
       status: () => null,
       setTokenBalance: () => Promise.reject(new Error(NO_WORLD)),
       setTokenAllowance: () => Promise.reject(new Error(NO_WORLD)),
+      setTokenState: () => Promise.reject(new Error(NO_WORLD)),
     }
   }
   const { loadWorldFile } = await import('../world/worldFile.js')
   const { deployDexWorld } = await import('../world/deploy.js')
-  const { setTokenBalance, setTokenAllowance } = await import('../world/funding.js')
+  const { setTokenBalance, setTokenAllowance, setTokenState } = await import('../world/funding.js')
   const spec = loadWorldFile(config.world)
   const url = chain.supervisor.url
   const deploy = async () => {
@@ -55,5 +56,6 @@ export async function startWorld({ config, chain, log }: StartWorldOptions): Pro
     }),
     setTokenBalance: (token, holder, amount) => chain.lock.write(async () => void (await setTokenBalance(url, token, holder, amount))),
     setTokenAllowance: (token, owner, spender, amount) => chain.lock.write(() => setTokenAllowance(url, token, owner, spender, amount)),
+    setTokenState: (state) => chain.lock.write(() => setTokenState(url, state)),
   }
 }

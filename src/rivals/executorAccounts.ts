@@ -57,13 +57,12 @@ export class ExecutorAccounts {
   async fund(cheats: MarketCheats, world: WorldStatus): Promise<void> {
     await cheats.setCode(this.executor, rivalExecutorCode)
     // `operators` is the contract's mapping at slot 0: keccak256(operator . 0) is true.
-    for (const operator of this.operators) {
-      await cheats.setStorageAt(this.executor, keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [operator.address, 0n])), toHex(1n, { size: 32 }))
-      await cheats.setBalance(operator.address, parseEther('100'))
-    }
-    await cheats.setTokenBalance(world.contracts.weth as Address, this.executor, EXECUTOR_WETH)
-    for (const token of world.tokens) {
-      for (const router of [world.contracts.uniswapV2Router02, world.contracts.swapRouter]) await cheats.setTokenAllowance(token.address as Address, this.executor, router as Address, 2n ** 256n - 1n)
-    }
+    for (const operator of this.operators) await cheats.setStorageAt(this.executor, keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [operator.address, 0n])), toHex(1n, { size: 32 }))
+    const routers = [world.contracts.uniswapV2Router02, world.contracts.swapRouter] as Address[]
+    await cheats.setTokenState({
+      ether: this.operators.map((o) => ({ account: o.address, wei: parseEther('100') })),
+      balances: [{ token: world.contracts.weth as Address, holder: this.executor, amount: EXECUTOR_WETH }],
+      allowances: world.tokens.flatMap((t) => routers.map((spender) => ({ token: t.address as Address, owner: this.executor, spender, amount: 2n ** 256n - 1n }))),
+    })
   }
 }
