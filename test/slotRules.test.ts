@@ -228,6 +228,19 @@ describe('selecting a block from an order: one pass, only what is kept claims ga
     expect(limitsLeftOut).toEqual([])
   })
 
+  it('a sandwich whose user tx (in the middle) an earlier bundle took is left out before anything runs, naming that tx', () => {
+    const userTx = tx(user, 0, 0xf0)
+    const sandwicher = '0x00000000000000000000000000000000000000d1'
+    const backrun = bundleOf(1, [userTx, tx('0x00000000000000000000000000000000000000b1', 0, 0xb1)], 42_000n)
+    const sandwich = bundleOf(2, [tx(sandwicher, 0, 0xd0), userTx, tx(sandwicher, 1, 0xd2)], 63_000n)
+    const limitsLeftOut: Parameters<typeof selectForBlock>[2] = []
+    const nonceLeftOut: Parameters<typeof selectForBlock>[3] = []
+    expect(hashes(selectForBlock([backrun, sandwich], { gasLimit: 1_000_000n }, limitsLeftOut, nonceLeftOut))).toEqual([hash(1)])
+    expect(nonceLeftOut).toHaveLength(1)
+    const failure = nonceLeftOut[0]!.failure
+    expect(failure.kind === 'TransactionRejected' && [failure.index, failure.hash, failure.refusal]).toEqual([1, hash(0xf0), 'NonceTooLow'])
+  })
+
   it('a bundle left out for gas takes no nonce: a smaller one racing for the same nonce after it goes in', () => {
     const big = bundleOf(1, [tx(user, 0, 0x11)], 100_000n)
     const small = bundleOf(2, [tx(user, 0, 0x12)], 21_000n)

@@ -10,7 +10,7 @@ type LeftOut = Array<{ bundle: SimulatedBundle; failure: ExecutionFailure }>
 
 /**
  * The items that go in the block, in order, in one pass as a builder fills a block: a bundle
- * whose first tx takes a sender and nonce that a tx of an earlier *kept* bundle takes is left
+ * any of whose txs takes a sender and nonce that a tx of an earlier *kept* bundle takes is left
  * out (bundles racing for one nonce: a losing backrun of a user tx another bundle took, a bot
  * re-bidding), with the failure the pool's admission gives it (`usedEarlierFailure`), before
  * anything is executed; then an item that does not fit the gas (or blobs) the kept items leave
@@ -18,8 +18,10 @@ type LeftOut = Array<{ bundle: SimulatedBundle; failure: ExecutionFailure }>
  * 10,000 backruns racing for a few hundred swaps must not fill the limit with bundles that
  * never go in.
  *
- * Only txs that cannot be dropped count on either side, and only a bundle's first tx is judged
- * (a later tx may fail for another reason first). A bundle counts the gas it used at top of
+ * Only txs that cannot be dropped count on either side. Every tx of a bundle is judged, as
+ * rbuilder checks an order's nonces before committing it: a sandwich `[frontrun, userTx,
+ * backrun]` whose user tx an earlier bundle took is left out here, not executed to fail on
+ * it. A bundle counts the gas it used at top of
  * block, a mempool tx its gas limit (it has not been simulated). If an earlier bundle then
  * fails for real, the caller removes it and calls this again on what is left.
  *
@@ -32,9 +34,9 @@ export function selectForBlock(items: readonly BlockItem[], limits: BlockLimits,
   return items.filter((item) => {
     if (item.kind === 'bundle') {
       const bundle = item.bundle.trace.bundle
-      const first = bundle.txs[0]
-      if (first?.sender && used.get(first.sender)?.has(first.nonce) && !mayDrop(bundle, first.hash)) {
-        nonceLeftOut.push({ bundle: item.bundle, failure: usedEarlierFailure(first.index, first.hash, first.nonce, first.sender) })
+      const taken = bundle.txs.find((tx) => tx.sender && used.get(tx.sender)?.has(tx.nonce) && !mayDrop(bundle, tx.hash))
+      if (taken) {
+        nonceLeftOut.push({ bundle: item.bundle, failure: usedEarlierFailure(taken.index, taken.hash, taken.nonce, taken.sender!) })
         return false
       }
     }
