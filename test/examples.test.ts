@@ -182,7 +182,7 @@ describe('examples/backrun-bot: a mainnet bot, unchanged, against --world dex --
       bot = startBot(harness.rpcUrl, key, share, { EXECUTOR: '1', EXECUTOR_ETH: '100' })
       await bot.until((all) => all.some((l) => l.event === 'watching'), 'start watching', 60_000)
       // The same seed: the same users' swaps and rivals' draws in both runs.
-      const competition = await runUntil(harness, [bot], () => false, 8)
+      const competition = await runUntil(harness, [bot], () => false, 6)
       captures[share] = competition.searchers.find((s: { name: string }) => s.name === 'me')?.captured ?? 0
       bot.child.kill()
       await harness.stop()

@@ -1,15 +1,11 @@
-import { encodeFunctionData, parseAbi, parseEther, parseTransaction, toHex, type Address, type Hash, type PublicClient } from 'viem'
-import type { BundlesimClient } from '../protocol/client.js'
-import type { WorldStatus } from '../protocol/harnessStatus.js'
+import { encodeFunctionData, parseAbi, parseEther, parseTransaction, toHex, type Address, type Hash } from 'viem'
 import { decodeRouterSwap } from '../dex/decode.js'
 import { poolOf, readReserves, type PoolRef } from '../dex/read.js'
 import { bestSandwich } from '../dex/sandwich.js'
-import type { SearcherSpec } from '../flow/flowFile.js'
-import { drawLogNormal, drawShare } from '../flow/random.js'
+import { drawShare } from '../flow/random.js'
 import { rivalExecutorAbi } from './executorArtifact.js'
-import { ExecutorAccounts } from './executorAccounts.js'
 import { routerLeg } from './legs.js'
-import type { Sighting } from './searcher.js'
+import { Rival, type Sighting } from './rival.js'
 
 /** Gas of a sandwich's two executor txs, about: what it costs in base fee. */
 export const SANDWICH_GAS = 300_000n
@@ -27,25 +23,7 @@ const wethAbi = parseAbi(['function balanceOf(address) view returns (uint256)'])
  * profit by a coinbase transfer and reverting unless the executor ends with more WETH than it
  * had before the frontrun by more than that.
  */
-export class Sandwicher {
-  readonly accounts: ExecutorAccounts
-
-  constructor(
-    readonly spec: SearcherSpec,
-    seed: number,
-    private readonly world: WorldStatus,
-    private readonly client: BundlesimClient,
-    private readonly reader: PublicClient,
-    private readonly chainId: number,
-  ) {
-    this.accounts = new ExecutorAccounts(seed, spec.name)
-  }
-
-  /** The next reaction time, drawn (ms). */
-  reactionMs(): number {
-    return drawLogNormal(this.accounts.random, this.spec.reactionDelayMs)
-  }
-
+export class Sandwicher extends Rival {
   /** Sandwiches one public swap if its slippage allows and it pays; returns the bundle hash sent, or null. */
   async react(sighting: Sighting): Promise<Hash | null> {
     if (sighting.kind !== 'public') return null

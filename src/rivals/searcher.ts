@@ -1,19 +1,13 @@
-import { encodeFunctionData, parseEther, parseTransaction, toHex, type Address, type Hash, type Hex, type PublicClient } from 'viem'
+import { encodeFunctionData, parseEther, parseTransaction, toHex, type Address, type Hash, type Hex } from 'viem'
 import type { PrivateKeyAccount } from 'viem/accounts'
-import type { BundlesimClient } from '../protocol/client.js'
-import type { WorldStatus } from '../protocol/harnessStatus.js'
-import type { CleanLog } from '../mevshare/hint.js'
 import { decodeRouterSwap, reservesFromLog } from '../dex/decode.js'
 import { afterSwap, bestRoundTrip, type Arbitrage, type PoolReserves } from '../dex/math.js'
 import { poolOf, readReserves, samePair, type PoolRef } from '../dex/read.js'
-import type { SearcherSpec } from '../flow/flowFile.js'
-import { drawLogNormal, drawShare } from '../flow/random.js'
+import { drawShare } from '../flow/random.js'
 import { rivalExecutorAbi } from './executorArtifact.js'
-import { ExecutorAccounts } from './executorAccounts.js'
 import { routerLeg } from './legs.js'
+import { Rival, type Sighting } from './rival.js'
 
-/** A swap a searcher saw: a public tx (its raw form), or a MEV-Share hint (its hash and logs). */
-export type Sighting = { kind: 'public'; raw: Hex; hash: Hash } | { kind: 'hint'; hash: Hash; logs: readonly CleanLog[] }
 
 /** Gas a round trip through the executor uses, about (two swaps, the checks, the coinbase transfer): what it costs in base fee. */
 export const BACKRUN_GAS = 260_000n
@@ -30,25 +24,7 @@ const RUN_GAS = 450_000n
  * signed `mev_sendBundle` naming the hint's hash and its one backrun tx. Its client reaches the
  * builders `latencyMs` later.
  */
-export class Searcher {
-  readonly accounts: ExecutorAccounts
-
-  constructor(
-    readonly spec: SearcherSpec,
-    seed: number,
-    private readonly world: WorldStatus,
-    private readonly client: BundlesimClient,
-    private readonly reader: PublicClient,
-    private readonly chainId: number,
-  ) {
-    this.accounts = new ExecutorAccounts(seed, spec.name)
-  }
-
-  /** The next reaction time, drawn (ms). */
-  reactionMs(): number {
-    return drawLogNormal(this.accounts.random, this.spec.reactionDelayMs)
-  }
-
+export class Searcher extends Rival {
   /**
    * Reacts to one sighting: the best round trip after it, and the backrun bundle if it earns
    * at least `minProfitEth` after gas and the bid. Returns the bundle hash sent, or null.
