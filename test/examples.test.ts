@@ -1,12 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { createPublicClient, formatEther, http, parseAbi, type Address, type Hex } from 'viem'
 import { DEV_KEYS, accountOf, rpc, startTestHarness } from './support/harness.js'
-import { startExample } from './support/exampleProcess.js'
-import { loadFlow } from '../src/flow/flowFile.js'
+import { MARKET, runUntil, startBot } from './support/backrunBot.js'
 import type { Harness } from '../src/index.js'
-
-/** `examples/backrun-bot/bot.ts` as a user runs it (tsx), its JSON lines collected as they come. */
-const startBot = (rpcUrl: string, key: Hex, bidShare: string, extra: Record<string, string> = {}) => startExample('examples/backrun-bot/bot.ts', { RPC_URL: rpcUrl, BOT_KEY: key, BID_SHARE: bidShare, ...extra })
 
 const WETH: Address = '0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2'
 const USDC: Address = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48'
@@ -23,44 +19,6 @@ interface Opportunity {
   builderPaymentWei: string | null
   contenders: Array<{ bundleHash: Hex; searcher: string | null; name: string | null; builderPaymentWei: string; status: string; captured: boolean }>
 }
-
-/** The txs a bot has answered (sent, skipped, error), read from its lines once each: the gas market makes hundreds a slot. */
-const handled = new WeakMap<object, { read: number; hashes: Set<unknown> }>()
-function handledBy(bot: object, lines: ReadonlyArray<Record<string, unknown>>): Set<unknown> {
-  let seen = handled.get(bot)
-  if (!seen) handled.set(bot, (seen = { read: 0, hashes: new Set() }))
-  for (; seen.read < lines.length; seen.read++) {
-    const line = lines[seen.read]!
-    if (['sent', 'skipped', 'error'].includes(line.event as string)) seen.hashes.add(line.hash)
-  }
-  return seen.hashes
-}
-
-/**
- * Runs slots until `done` says so (or 25 slots), each after the bot handled every public swap
- * of the coming slot: the bot reacts to the pending stream, the slot waits for its answer.
- */
-async function runUntil(harness: Harness, bots: ReadonlyArray<ReturnType<typeof startBot>>, done: (competition: any) => boolean, maxSlots = 25): Promise<any> {
-  const pendingHashes = async () => {
-    const pool = (await rpc(harness.rpcUrl, 'txpool_content')).body.result.pending as Record<string, Record<string, { hash: string }>>
-    return Object.values(pool).flatMap((byNonce) => Object.values(byNonce).map((tx) => tx.hash))
-  }
-  // Swaps sent before the bot subscribed are not on its stream: only later ones are waited for.
-  const before = new Set(await pendingHashes())
-  let competition = (await rpc(harness.rpcUrl, 'harness_getCompetition', [])).body.result
-  for (let slot = 0; slot < maxSlots && !done(competition); slot++) {
-    await harness.advanceSlot()
-    const pending = (await pendingHashes()).filter((hash) => !before.has(hash))
-    for (const bot of bots) await bot.until((all) => pending.every((hash) => handledBy(bot, all).has(hash)), 'handle every pending swap')
-    competition = (await rpc(harness.rpcUrl, 'harness_getCompetition', [])).body.result
-  }
-  // One more slot: the bundles sent for the swaps of the last one are judged too.
-  await harness.advanceSlot()
-  return (await rpc(harness.rpcUrl, 'harness_getCompetition', [])).body.result
-}
-
-/** The default market (its gas market on a quarter of mainnet's gas limit, so the tests run a quarter of the txs). */
-const MARKET = { world: 'dex', flow: 'default', genesisTimestamp: 1_700_000_000, blockGasLimit: 15_000_000n }
 
 describe('examples/backrun-bot: a mainnet bot, unchanged, against --world dex --flow default', () => {
   let harness: Harness | undefined
@@ -168,33 +126,8 @@ describe('examples/backrun-bot: a mainnet bot, unchanged, against --world dex --
     expect(lostRounds.some((o: Opportunity) => o.contenders.some((c) => c.captured))).toBe(true)
   }, 150_000)
 
-  it('against the default rivals (bidding 80–90 % of the profit, as contested backruns do on mainnet) the bot captures less bidding 50 % than bidding 95 %', async () => {
-    // The default flow's rivals and gas market; its users trade WETH/USDC in the public mempool, where this bot looks.
-    const { name: _name, ...flow } = loadFlow('default')
-    const market = { ...MARKET, flow: { ...flow, users: { ...flow.users, swapsPerSlot: 4, channels: { public: 1, private: 0, mevShare: 0 }, pairs: { 'WETH/USDC': 1 } } } }
-    const captures: Record<string, number> = {}
-    for (const share of ['0.5', '0.95']) {
-      harness = await startTestHarness(market)
-      const key = DEV_KEYS[2]
-      await rpc(harness.rpcUrl, 'harness_nameSearcher', [{ name: 'me', addresses: [accountOf(key).address] }])
-      await rpc(harness.rpcUrl, 'harness_setTokenBalance', [{ address: accountOf(key).address, token: 'WETH', amount: '1000' }])
-      // As most searchers: through its executor contract, paying the builder its share of what the trade gained.
-      bot = startBot(harness.rpcUrl, key, share, { EXECUTOR: '1', EXECUTOR_ETH: '100' })
-      await bot.until((all) => all.some((l) => l.event === 'watching'), 'start watching', 60_000)
-      // The same seed: the same users' swaps and rivals' draws in both runs.
-      const competition = await runUntil(harness, [bot], () => false, 6)
-      captures[share] = competition.searchers.find((s: { name: string }) => s.name === 'me')?.captured ?? 0
-      bot.child.kill()
-      await harness.stop()
-      harness = undefined
-      bot = undefined
-    }
-    expect(captures['0.95']).toBeGreaterThan(1)
-    expect(captures['0.5']).toBeLessThan(captures['0.95']!)
-  }, 150_000)
-
   it('with the realtime clock, the bot sees the users’ swaps to the routers on the WebSocket pending stream within a few slots', async () => {
-    harness = await startTestHarness({ world: 'dex', flow: 'default', clock: 'realtime', slotTimeSeconds: 2 })
+    harness = await startTestHarness({ world: 'dex', flow: 'default', clock: 'realtime', slotTimeSeconds: 2, blockGasLimit: MARKET.blockGasLimit })
     bot = startBot(harness.rpcUrl, DEV_KEYS[2], '0.5')
     await bot.until((all) => all.some((l) => l.event === 'watching'), 'start watching')
     const startedAt = harness.status().blockNumber

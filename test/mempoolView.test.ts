@@ -64,6 +64,18 @@ describe('the public mempool reads like a node\'s pending state', () => {
     expect(await call(harness.rpcUrl, 'eth_getTransactionByHash', [one])).toMatchObject({ hash: one, blockNumber: expect.stringMatching(/^0x[1-9a-f]/) })
   })
 
+  it('a gas limit below the tx\'s intrinsic gas is refused as geth\'s pool refuses it: it could never be mined', async () => {
+    const key = DEV_KEYS[2]
+    const nonce = Number(await call(harness.rpcUrl, 'eth_getTransactionCount', [accountOf(key).address, 'pending']))
+    const short = await rpc(harness.rpcUrl, 'eth_sendRawTransaction', [await signTx({ key, nonce, gas: 20_000n })])
+    expect(short.body.error).toMatchObject({ code: -32000, message: 'intrinsic gas too low: gas 20000, minimum needed 21000', data: { errorKind: 'IntrinsicGasTooLow' } })
+    // 400 bytes of calldata: the EIP-7623 floor (21,000 + 40 a byte) is above the intrinsic gas (21,000 + 16 a byte).
+    const floor = await rpc(harness.rpcUrl, 'eth_sendRawTransaction', [await signTx({ key, nonce, data: `0x${'ab'.repeat(400)}`, gas: 30_000n })])
+    expect(floor.body.error).toMatchObject({ message: 'insufficient gas for floor data gas cost: gas 30000, minimum needed 37000', data: { errorKind: 'IntrinsicGasTooLow' } })
+    // Neither went into the pool: the nonce is still free.
+    expect(Number(await call(harness.rpcUrl, 'eth_getTransactionCount', [accountOf(key).address, 'pending']))).toBe(nonce)
+  })
+
   it('geth\'s replacement rule: the same fee is "replacement transaction underpriced", +10% on both caps replaces', async () => {
     const key = DEV_KEYS[1]
     const sender = accountOf(key).address

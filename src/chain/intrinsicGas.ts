@@ -1,4 +1,4 @@
-import { size, type Hex } from 'viem'
+import { parseTransaction, size, type Hex } from 'viem'
 
 /** What a tx asks of the EVM before it runs, as the gas schedule prices it. */
 export interface IntrinsicGasInput {
@@ -30,4 +30,27 @@ export function intrinsicGas({ data, create, accessList = [], authorizations = 0
   for (const entry of accessList) intrinsic += 2_400n + 1_900n * BigInt(entry.storageKeys.length)
   intrinsic += 25_000n * BigInt(authorizations)
   return { intrinsic, floor: 21_000n + 10n * tokens }
+}
+
+/** A tx whose gas limit is below its intrinsic gas or EIP-7623's floor: what it has, what it needs, and which rule. */
+export interface GasShortfall {
+  gas: bigint
+  needed: bigint
+  /** EIP-7623's calldata floor is what it misses (else the intrinsic gas). */
+  floor: boolean
+}
+
+/**
+ * Whether a signed tx's gas limit covers what it needs before it runs (`intrinsicGas`); null
+ * when it does. Both the public mempool (geth refuses such a tx at submission) and the builder
+ * (a tx the node left out of a block) read it here.
+ *
+ * @example gasShortfall(raw) // { gas: 15000n, needed: 21000n, floor: false }
+ */
+export function gasShortfall(raw: Hex): GasShortfall | null {
+  const parsed = parseTransaction(raw)
+  const { intrinsic, floor } = intrinsicGas({ data: parsed.data ?? '0x', create: !parsed.to, accessList: parsed.accessList, authorizations: parsed.authorizationList?.length })
+  const gas = parsed.gas ?? 0n
+  if (gas >= intrinsic && gas >= floor) return null
+  return { gas, needed: intrinsic > floor ? intrinsic : floor, floor: floor > intrinsic }
 }

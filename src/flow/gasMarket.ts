@@ -17,6 +17,8 @@ const KINDS = ['transfer', 'token', 'call'] as const
 export const TRANSFER_GAS = 21_000n
 /** An ERC-20 transfer's gas limit: OpenZeppelin's uses ~34k to a holder, ~51k to a new one. */
 export const TOKEN_TRANSFER_GAS = 65_000n
+/** The least gas a contract call is given: its 21,000 intrinsic gas and some work (a draw below would never be mined). */
+export const CALL_GAS_FLOOR = 30_000
 const GWEI = 1_000_000_000
 
 /**
@@ -48,7 +50,7 @@ export function planBackground(random: SeededRandom, spec: GasSpec, block: { gas
   if (free.length === 0) return txs
   for (let gas = 0n; gas < target; ) {
     const kind = KINDS[random.weighted(weights)]!
-    const planned = kind === 'transfer' ? TRANSFER_GAS : kind === 'token' ? TOKEN_TRANSFER_GAS : BigInt(Math.round(drawLogNormal(random, spec.callGas)))
+    const planned = kind === 'transfer' ? TRANSFER_GAS : kind === 'token' ? TOKEN_TRANSFER_GAS : BigInt(Math.max(CALL_GAS_FLOOR, Math.round(drawLogNormal(random, spec.callGas))))
     const tipWei = BigInt(Math.round(drawLogNormal(random, spec.priorityFeeGwei) * GWEI))
     txs.push({ kind, account: free[txs.length % free.length]!, gas: planned, tipWei })
     gas += planned

@@ -5,6 +5,7 @@ import { tipPerGas } from './tipPerGas.js'
 import { problemMessage } from '../bundle/failure.js'
 import type { NodeRefusalKind } from '../chain/nodeRefusal.js'
 import { gethTxGasCapMessage } from '../chain/txGasCap.js'
+import { gasShortfall } from '../chain/intrinsicGas.js'
 import { recoverSenders } from '../bundle/verifySenders.js'
 import { recoverInline, type RecoverFn } from '../bundle/senderRecovery.js'
 import { normalizeHash } from '../protocol/normalize.js'
@@ -25,7 +26,7 @@ function outbids(tx: Pick<MempoolTx, 'maxFeePerGas' | 'maxPriorityFeePerGas'>, p
 }
 
 /** Why the public mempool refuses a raw tx, as a stable kind (the node's kinds where they are the same refusal). */
-export type MempoolRejectionKind = Extract<NodeRefusalKind, 'NonceTooLow' | 'ReplacementUnderpriced' | 'AlreadyKnown'> | 'UndecodableTx' | 'BadSignature' | 'TxGasAboveCap'
+export type MempoolRejectionKind = Extract<NodeRefusalKind, 'NonceTooLow' | 'ReplacementUnderpriced' | 'AlreadyKnown' | 'IntrinsicGasTooLow'> | 'UndecodableTx' | 'BadSignature' | 'TxGasAboveCap'
 
 /** Why a raw tx was refused at `eth_sendRawTransaction`: `kind` for code, the message names the problem. */
 export class MempoolRejection extends Error {
@@ -65,6 +66,9 @@ export class PublicMempool {
     if (typeof decoded === 'string') throw new MempoolRejection('UndecodableTx', decoded)
     // EIP-7825, in geth's own words (its txpool's check).
     if (maxTxGas !== undefined && decoded.gas > maxTxGas) throw new MempoolRejection('TxGasAboveCap', gethTxGasCapMessage(decoded.gas, maxTxGas))
+    // A gas limit below what the tx needs before it runs: geth's txpool refuses it in these words (it could never be mined).
+    const short = gasShortfall(raw)
+    if (short) throw new MempoolRejection('IntrinsicGasTooLow', `${short.floor ? 'insufficient gas for floor data gas cost' : 'intrinsic gas too low'}: gas ${short.gas}, minimum needed ${short.needed}`)
     const tx: BundleTx = { ...decoded, index: 0 }
     if (this.txs.has(tx.hash)) throw new MempoolRejection('AlreadyKnown', `already known: ${tx.hash}`)
     const { senders, problems: [badSignature] } = await recoverSenders({ txs: [tx] }, this.recover)

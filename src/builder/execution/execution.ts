@@ -1,6 +1,6 @@
 import { parseTransaction, toHex, type Address, type Hash, type Hex } from 'viem'
 import type { RevertReason } from '../../protocol/revertReason.js'
-import { intrinsicGas } from '../../chain/intrinsicGas.js'
+import { gasShortfall } from '../../chain/intrinsicGas.js'
 import type { ChainClient, MinedBlock, SendOutcome } from '../../chain/chainClient.js'
 import { setNextBaseFee } from '../../chain/pendingBaseFee.js'
 import { BuilderTransferFailed } from './builderTxErrors.js'
@@ -540,12 +540,9 @@ function withGasLimit(reason: RevertReason, group: TxGroup, hash: Hash): RevertR
  */
 async function whyNotMined(chain: ChainClient, blockNumber: bigint, tx: GroupTx | undefined, index: number, hash: Hash): Promise<ExecutionFailure> {
   if (!tx) return { kind: 'TransactionNotIncluded', index, hash }
-  const parsed = parseTransaction(tx.raw)
-  const { intrinsic, floor } = intrinsicGas({ data: parsed.data ?? '0x', create: !parsed.to, accessList: parsed.accessList, authorizations: parsed.authorizationList?.length })
-  const gas = parsed.gas ?? 0n
-  if (gas < intrinsic || gas < floor) {
-    const needed = intrinsic > floor ? intrinsic : floor
-    return { kind: 'TransactionRejected', index, hash, refusal: 'IntrinsicGasTooLow', reason: `intrinsic gas too low: gas limit ${gas} is below the ${needed} gas the tx needs before it runs${floor > intrinsic ? ' (the EIP-7623 calldata floor)' : ''}` }
+  const short = gasShortfall(tx.raw)
+  if (short) {
+    return { kind: 'TransactionRejected', index, hash, refusal: 'IntrinsicGasTooLow', reason: `intrinsic gas too low: gas limit ${short.gas} is below the ${short.needed} gas the tx needs before it runs${short.floor ? ' (the EIP-7623 calldata floor)' : ''}` }
   }
   if (tx.sender !== undefined && tx.nonce !== undefined) {
     const next = await chain.nonce(tx.sender, blockNumber)
