@@ -223,6 +223,7 @@ describe('the flow file', () => {
     expect(problem(users('').replace('slippageBps: 50', 'slipageBps: 50'))).toMatch(/^users: unknown field slipageBps \(did you mean slippageBps\?\)/)
     expect(problem(users('searchers:\n  - { name: a, bidShare: { mean: 0.9 } }\n'))).toBe('searchers[0].bidShare: expected a share of the expected profit from 0 to 1, or { mean, sd }')
     expect(problem(users('searchers:\n  - { name: a, bidShare: 0.5, reactionDelayMs: { median: 50, sigma: -1 } }\n'))).toBe('searchers[0].reactionDelayMs.sigma: expected a log-normal sigma (from 0 to 5)')
+    expect(problem(users('searchers:\n  - { name: a, bidShare: 0.5 }\nsandwichers:\n  - { name: a, bidShare: 0.9 }\n'))).toBe('sandwichers[0].name: "a" is already a searcher\'s name')
     const gas = (extra: string) => `gas:\n  baseFeeGwei: 1\n  fill: 0.5\n  priorityFeeGwei: 0.05\n  callGas: 100000\n  mix: { transfer: 1 }\n${extra}${users('')}`
     expect(problem(gas('').replace('fill: 0.5', 'fill: 1.5'))).toBe('gas.fill: expected a share of the block gas limit from 0 to 1 (from 0 to 1)')
     expect(problem(gas('').replace('mix: { transfer: 1 }', 'mix: { transfer: 0 }'))).toBe('gas.mix: every weight is 0: the background flow would send nothing')

@@ -69,7 +69,7 @@ export class BackgroundFlow {
   }
 
   /** Ether for gas, a token to transfer, and the burner's code (no tx, no block). */
-  async fund(cheats: MarketCheats & { setCode(address: Address, code: Hex): Promise<void> }): Promise<void> {
+  async fund(cheats: MarketCheats): Promise<void> {
     await cheats.setCode(GAS_BURNER, GAS_BURNER_CODE)
     const tokens = this.tokens()
     await cheats.setTokenState({

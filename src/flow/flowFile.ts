@@ -113,7 +113,7 @@ const gas = strict(
   'baseFeeGwei, fill, elasticity?, priorityFeeGwei, callGas, mix, accounts?',
 )
 
-/** Names are unique within a list (and across lists: `checkFlowNames`). */
+/** Names are unique within a list (and across the searchers and sandwichers: the flow file's own check). */
 function uniqueNames(list: ReadonlyArray<{ name: string }>, ctx: z.RefinementCtx): void {
   const seen = new Set<string>()
   list.forEach((s, i) => {

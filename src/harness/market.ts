@@ -86,7 +86,7 @@ export async function startMarket({ config, chain, world, builder, refunds, name
   const node = createPublicClient({ transport: http(chain.supervisor.url, { batch: true }) }) as PublicClient
   const background = spec.gas && new BackgroundFlow(spec.gas, spec.seed, worldStatus, rpcUrl, clientHeaders, reader, chain.chainId)
   const users = new FlowUsers(spec, worldStatus, client, reader, chain.chainId, background ? () => background.tip() : undefined)
-  // A searcher far from the builders sends through the latency path (src/rpc/latency.ts): its bundles arrive that much later.
+  // A searcher far from the builders sends through the latency path (src/protocol/latency.ts): its bundles arrive that much later.
   const clientOf = (latencyMs: number) => (latencyMs === 0 ? client : createBundlesimClient({ rpcUrl: `${rpcUrl.replace(/\/$/, '')}${latencyPath(latencyMs)}`, headers: { ...clientHeaders } }))
   // The emulated rivals: backrunners and sandwichers, each reacting to what it sees.
   const searchers = [
@@ -182,7 +182,8 @@ export async function startMarket({ config, chain, world, builder, refunds, name
       for (const searcher of searchers) searcher.accounts.newSlot()
     }),
     afterSlot: guarded('the users', async () => {
-      if (background) await background.sendSlot()
+      // The gas market's flow first; its failure costs the slot its background txs, not the users' swaps.
+      if (background) await guarded('the gas market', async () => void (await background.sendSlot()))()
       if (realtime) {
         for (const searcher of searchers) searcher.accounts.newSlot()
         later(Math.round(slotMs / 5), sendUsersSwaps)

@@ -8,7 +8,6 @@ import { rivalExecutorAbi } from './executorArtifact.js'
 import { routerLeg } from './legs.js'
 import { Rival, type Sighting } from './rival.js'
 
-
 /** Gas a round trip through the executor uses, about (two swaps, the checks, the coinbase transfer): what it costs in base fee. */
 export const BACKRUN_GAS = 260_000n
 /** The executor tx's gas limit. */
@@ -72,7 +71,6 @@ export class Searcher extends Rival {
     }
     const tx = parseTransaction(sighting.raw)
     const { contracts } = this.world
-    // Decoded before anything is read: most public txs are not swaps on the world's pools.
     const swap = decodeRouterSwap({ v2Router: contracts.uniswapV2Router02 as Address, v3Router: contracts.swapRouter as Address, weth: contracts.weth as Address }, tx.to ?? null, tx.data ?? '0x', tx.value ?? 0n)
     const pool = swap && poolOf(pools, swap.router, swap.tokenIn, swap.tokenOut, swap.fee)
     if (!swap || !pool) return null
