@@ -35,12 +35,14 @@ contract RivalExecutor {
         _call(targets, calls);
     }
 
-    /// A sandwich's second half: runs `calls`, then pays the coinbase `payment` wei if the WETH
-    /// held is above `floor` (what it held before the first half) by more than that.
-    function settle(address[] calldata targets, bytes[] calldata calls, uint256 payment, uint256 floor) external {
+    /// A sandwich's second half: runs `calls`, then pays the coinbase `payment` wei if they
+    /// brought in more WETH than `cost` (what the first half spent) by more than that. Judged on
+    /// this tx alone, so another trade of the executor in the same block cannot pay for it.
+    function settle(address[] calldata targets, bytes[] calldata calls, uint256 payment, uint256 cost) external {
         require(operators[msg.sender], "not an operator");
+        uint256 before = WETH.balanceOf(address(this));
         _call(targets, calls);
-        _pay(floor, payment);
+        _pay(before + cost, payment);
     }
 
     function _call(address[] calldata targets, bytes[] calldata calls) private {

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { createPublicClient, createTestClient, encodeAbiParameters, http, parseEther, toEventSelector, type Address, type Hash, type Hex } from 'viem'
+import { createPublicClient, createTestClient, encodeAbiParameters, http, parseAbi, parseEther, toEventSelector, type Address, type Hash, type Hex } from 'viem'
 import { call, rpc, startTestHarness, useTestHarness } from './support/harness.js'
 import { launchChromium } from './support/browser.js'
 import { REPO_ROOT } from './support/cli.js'
@@ -31,6 +31,8 @@ const pool = (address: Address, dex: PoolReserves['dex'], fee: number, usdc: num
   reserve1: parseEther(String(weth)),
 })
 const V2 = '0x00000000000000000000000000000000000000a2' as Address
+/** A V2 pair as the pure math reads it (reserves filled in by the caller). */
+const pool2 = (address: Address, token0: Address, token1: Address): PoolReserves => ({ address, dex: 'uniswap-v2', token0, token1, fee: 3000, reserve0: 0n, reserve1: 0n })
 const V3 = '0x00000000000000000000000000000000000000a3' as Address
 
 describe('the market (pure parts)', () => {
@@ -374,6 +376,50 @@ describe('the market on the DEX world (--world dex --flow default)', () => {
       expect(BigInt(o.userLossWei)).toBeGreaterThan(0n)
       expect(BigInt(o.profitWei)).toBeGreaterThan(0n)
       expect(BigInt(o.builderPaymentWei)).toBeGreaterThan(0n)
+    }
+
+    // Held against the chain, for a block where the sandwicher did one thing: its executor's WETH,
+    // the token it kept (priced at the V2 pair after the block) and its ether; the payment is what
+    // the executor unwrapped and sent the coinbase; the user's loss from the pair's Swap and Sync logs.
+    const erc20 = parseAbi(['function balanceOf(address) view returns (uint256)', 'function getReserves() view returns (uint112, uint112, uint32)', 'function token0() view returns (address)', 'function token1() view returns (address)'])
+    const swapTopic = toEventSelector('Swap(address,uint256,uint256,uint256,uint256,address)')
+    const syncTopic = toEventSelector('Sync(uint112,uint112)')
+    const withdrawalTopic = toEventSelector('Withdrawal(address,uint256)')
+    const pools = harness.status().world!.pools
+    const alone = sandwiches.filter((o: { blockNumber: number; pool: string }) => sandwiches.filter((x: { blockNumber: number }) => x.blockNumber === o.blockNumber).length === 1 && pools.find((p) => p.address === o.pool)?.dex === 'uniswap-v2')
+    expect(alone.length).toBeGreaterThan(0)
+    for (const o of alone) {
+      const n = BigInt(o.blockNumber)
+      const front = await client.getTransaction({ hash: o.frontrunTxs[0] })
+      const executor = front.to!
+      const operator = front.from
+      const pool = o.pool as Address
+      const [token0, token1] = await Promise.all([client.readContract({ address: pool, abi: erc20, functionName: 'token0' }), client.readContract({ address: pool, abi: erc20, functionName: 'token1' })])
+      const token = token0.toLowerCase() === WETH.toLowerCase() ? token1 : token0
+      const at = async (blockNumber: bigint) => ({
+        weth: await client.readContract({ address: WETH, abi: erc20, functionName: 'balanceOf', args: [executor], blockNumber }),
+        token: await client.readContract({ address: token, abi: erc20, functionName: 'balanceOf', args: [executor], blockNumber }),
+        ether: (await client.getBalance({ address: executor, blockNumber })) + (await client.getBalance({ address: operator, blockNumber })),
+      })
+      const [before, after] = [await at(n - 1n), await at(n)]
+      const [r0, r1] = await client.readContract({ address: pool, abi: erc20, functionName: 'getReserves', blockNumber: n })
+      const [wethReserve, tokenReserve] = token0.toLowerCase() === WETH.toLowerCase() ? [r0, r1] : [r1, r0]
+      const chainProfit = after.weth - before.weth + ((after.token - before.token) * wethReserve) / tokenReserve + after.ether - before.ether
+      expect(BigInt(o.profitWei) - BigInt(o.refundWei)).toBe(chainProfit)
+      const backrun = await client.getTransactionReceipt({ hash: o.backrunTxs[0] })
+      const paid = backrun.logs.filter((l) => l.topics[0] === withdrawalTopic && l.address.toLowerCase() === WETH.toLowerCase()).reduce((sum, l) => sum + BigInt(l.data), 0n)
+      expect(BigInt(o.builderPaymentWei)).toBe(paid)
+      // The user's loss: what its WETH would have bought on the pair before the frontrun (its reserves then: after the frontrun's Sync, less its Swap), less what it got.
+      const logOf = async (hash: Hash, topic: Hex) => (await client.getTransactionReceipt({ hash })).logs.find((l) => l.address.toLowerCase() === pool.toLowerCase() && l.topics[0] === topic)!
+      const amounts = (data: Hex) => (data.slice(2).match(/.{64}/g) ?? []).map((w) => BigInt(`0x${w}`))
+      const [s0, s1] = amounts((await logOf(o.frontrunTxs[0], syncTopic)).data)
+      const [f0In, f1In, f0Out, f1Out] = amounts((await logOf(o.frontrunTxs[0], swapTopic)).data)
+      const [v0In, v1In, v0Out, v1Out] = amounts((await logOf(o.victim, swapTopic)).data)
+      const untouched = { ...pool2(pool, token0, token1), reserve0: s0! - f0In! + f0Out!, reserve1: s1! - f1In! + f1Out! }
+      const userIn = v0In! > 0n ? v0In! : v1In!
+      const got = v0In! > 0n ? v1Out! : v0Out!
+      const lossInToken = amountOut(untouched, v0In! > 0n ? token0 : token1, userIn) - got
+      expect(BigInt(o.userLossWei)).toBe((lossInToken * wethReserve) / tokenReserve)
     }
   })
 

@@ -1,4 +1,4 @@
-import { encodeFunctionData, parseAbi, parseEther, parseTransaction, toHex, type Address, type Hash } from 'viem'
+import { encodeFunctionData, parseEther, parseTransaction, toHex, type Address, type Hash } from 'viem'
 import { decodeRouterSwap } from '../dex/decode.js'
 import { poolOf, readReserves, type PoolRef } from '../dex/read.js'
 import { bestSandwich } from '../dex/sandwich.js'
@@ -11,7 +11,6 @@ import { Rival, type Sighting } from './rival.js'
 export const SANDWICH_GAS = 300_000n
 /** Each executor tx's gas limit. */
 const LEG_TX_GAS = 350_000n
-const wethAbi = parseAbi(['function balanceOf(address) view returns (uint256)'])
 
 /**
  * An emulated sandwicher: it watches the public mempool (a sandwich needs the user's signed
@@ -20,8 +19,8 @@ const wethAbi = parseAbi(['function balanceOf(address) view returns (uint256)'])
  * still gives the user its minimum) sends `[frontrun, userTx, backrun]` as a signed
  * `eth_sendBundle`: the frontrun buys what the user buys through its executor contract
  * (`trade`), the backrun sells it back (`settle`), paying the builder its drawn share of the
- * profit by a coinbase transfer and reverting unless the executor ends with more WETH than it
- * had before the frontrun by more than that.
+ * profit by a coinbase transfer and reverting unless it brought in more WETH than the frontrun
+ * spent by more than that.
  */
 export class Sandwicher extends Rival {
   /** Sandwiches one public swap if its slippage allows and it pays; returns the bundle hash sent, or null. */
@@ -44,10 +43,7 @@ export class Sandwicher extends Rival {
     const operator = this.accounts.takeOperator()
     if (!operator) return null
     const executor = this.accounts.executor
-    const [nonce, floor] = await Promise.all([
-      this.reader.getTransactionCount({ address: operator.address, blockNumber: head.number }),
-      this.reader.readContract({ address: weth, abi: wethAbi, functionName: 'balanceOf', args: [executor], blockNumber: head.number }),
-    ])
+    const nonce = await this.reader.getTransactionCount({ address: operator.address, blockNumber: head.number })
     const deadline = head.timestamp + 600n
     // A hair under what the frontrun should buy: a V3 pool's virtual reserves round differently from its ticks.
     const bought = sandwich.frontrunOut - sandwich.frontrunOut / 1000n
@@ -57,7 +53,7 @@ export class Sandwicher extends Rival {
       operator.signTransaction({ type: 'eip1559', chainId: this.chainId, nonce: nonce + nonceOffset, to: executor, data, gas: LEG_TX_GAS, maxPriorityFeePerGas: 0n, maxFeePerGas: baseFee * 2n })
     const [frontrun, backrun] = await Promise.all([
       sign(encodeFunctionData({ abi: rivalExecutorAbi, functionName: 'trade', args: [[front.to], [front.data]] }), 0),
-      sign(encodeFunctionData({ abi: rivalExecutorAbi, functionName: 'settle', args: [[back.to], [back.data], payment, floor] }), 1),
+      sign(encodeFunctionData({ abi: rivalExecutorAbi, functionName: 'settle', args: [[back.to], [back.data], payment, sandwich.frontrunIn] }), 1),
     ])
     const builders = this.spec.builders && { builders: this.spec.builders }
     const result = await this.client.signedRequest('eth_sendBundle', [{ txs: [frontrun, sighting.raw, backrun], blockNumber: toHex(head.number + 1n), ...builders }], this.accounts.identity)
