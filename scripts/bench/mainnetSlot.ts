@@ -2,7 +2,7 @@ import { encodeAbiParameters, encodeFunctionData, keccak256, pad, parseEther, pa
 import type { PrivateKeyAccount } from 'viem/accounts'
 import { router02Abi } from '../../src/dex/abis.js'
 import { amountOut, afterSwap, type PoolReserves } from '../../src/dex/math.js'
-import { MAINNET } from '../../src/world/mainnet.js'
+import { MAINNET } from '../../src/dex/mainnet.js'
 import { balanceSlot } from '../../src/world/funding.js'
 import type { Harness } from '../../src/index.js'
 import { SINK, benchAccounts, inBatches, rpc, type SignedTx } from './support.js'

@@ -28,3 +28,14 @@ export function txTypeNotAllowed(raw: Hex, hardfork: string): string | undefined
   const since = type.since[0]!.toUpperCase() + type.since.slice(1)
   return `type ${Number(`0x${raw.slice(2, 4)}`)} (${type.name}) tx: not allowed under hardfork ${hardfork} (from ${since} on)`
 }
+
+/**
+ * Is `hardfork` (as `--hardfork` names it) before `fork`? False for a name this list does
+ * not know (a later fork, most likely).
+ *
+ * @example hardforkBefore('shanghai', 'cancun') // true
+ */
+export function hardforkBefore(hardfork: string, fork: (typeof FORKS)[number]): boolean {
+  const index = FORKS.indexOf(hardfork.toLowerCase() as (typeof FORKS)[number])
+  return index >= 0 && index < FORKS.indexOf(fork)
+}

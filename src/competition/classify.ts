@@ -1,6 +1,6 @@
 import { toEventSelector, type Address, type Hash, type Hex } from 'viem'
 import { normalizeAddress } from '../protocol/normalize.js'
-import { reservesFromLog } from '../dex/decode.js'
+import { logPool, reservesFromLog } from '../dex/decode.js'
 import { amountOut, bestRoundTrip, type PoolReserves } from '../dex/math.js'
 import { samePair } from '../dex/read.js'
 
@@ -63,7 +63,7 @@ export function classifyBlock(block: BlockFacts, options: ClassifyOptions): Clas
   const touched = (tx: MinedTxFacts) => {
     const moved: PoolReserves[] = []
     for (const log of tx.logs) {
-      const pool = state.get(log.address.toLowerCase())
+      const pool = state.get(logPool(log))
       const after = pool && reservesFromLog(log)
       if (pool && after) {
         const next = { ...pool, ...after }

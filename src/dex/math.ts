@@ -1,3 +1,4 @@
+import type { PoolVenue } from '../protocol/harnessStatus.js'
 import type { Address } from 'viem'
 
 /**
@@ -7,7 +8,9 @@ import type { Address } from 'viem'
  */
 export interface PoolReserves {
   address: Address
-  dex: 'uniswap-v2' | 'uniswap-v3'
+  dex: PoolVenue
+  /** V4 only: with the tokens and fee, the pool's key (no hooks). */
+  tickSpacing?: number
   token0: Address
   token1: Address
   fee: number

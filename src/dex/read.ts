@@ -1,10 +1,14 @@
+import type { PoolVenue } from '../protocol/harnessStatus.js'
 import type { Address, PublicClient } from 'viem'
-import { uniswapV2PairAbi, uniswapV3PoolAbi } from './abis.js'
+import { stateViewAbi, uniswapV2PairAbi, uniswapV3PoolAbi } from './abis.js'
+import { MAINNET } from './mainnet.js'
 import { v3VirtualReserves, type PoolReserves } from './math.js'
 
 /** A pool as the world lists it (`harness_status.world.pools`). */
 export interface PoolRef {
-  dex: 'uniswap-v2' | 'uniswap-v3'
+  dex: PoolVenue
+  /** V4 only: with the tokens and fee, the pool's key (no hooks). */
+  tickSpacing?: number
   address: Address
   token0: Address
   token1: Address
@@ -12,17 +16,25 @@ export interface PoolRef {
 }
 
 /**
- * Each pool's reserves at `blockNumber` (default: the head): V2's `getReserves`, V3's virtual
- * reserves from `slot0` and `liquidity`. One batched request when the client batches.
+ * Each pool's reserves at `blockNumber` (default: the head): V2's and Sushi's `getReserves`,
+ * V3's virtual reserves from `slot0` and `liquidity`, V4's from StateView's `getSlot0` and
+ * `getLiquidity` (the pool's `address` is its PoolId). One batched request when the client batches.
  *
  * @example const [pair] = await readReserves(client, [wethUsdcV2])
  */
 export async function readReserves(client: PublicClient, pools: readonly PoolRef[], blockNumber?: bigint): Promise<PoolReserves[]> {
   return Promise.all(
     pools.map(async (pool): Promise<PoolReserves> => {
-      if (pool.dex === 'uniswap-v2') {
+      if (pool.dex === 'uniswap-v2' || pool.dex === 'sushiswap') {
         const [reserve0, reserve1] = await client.readContract({ address: pool.address, abi: uniswapV2PairAbi, functionName: 'getReserves', blockNumber })
         return { ...pool, reserve0, reserve1 }
+      }
+      if (pool.dex === 'uniswap-v4') {
+        const [slot0, liquidity] = await Promise.all([
+          client.readContract({ address: MAINNET.v4StateView, abi: stateViewAbi, functionName: 'getSlot0', args: [pool.address], blockNumber }),
+          client.readContract({ address: MAINNET.v4StateView, abi: stateViewAbi, functionName: 'getLiquidity', args: [pool.address], blockNumber }),
+        ])
+        return { ...pool, ...v3VirtualReserves(slot0[0], liquidity) }
       }
       const [slot0, liquidity] = await Promise.all([
         client.readContract({ address: pool.address, abi: uniswapV3PoolAbi, functionName: 'slot0', blockNumber }),
@@ -39,8 +51,9 @@ export function samePair<T extends PoolRef>(pools: readonly T[], pool: PoolRef):
   return pools.filter((p) => key(p) === key(pool) && p.address.toLowerCase() !== pool.address.toLowerCase())
 }
 
-/** The pool a one-hop router swap trades on. */
-export function poolOf<T extends PoolRef>(pools: readonly T[], dex: PoolRef['dex'], tokenA: Address, tokenB: Address, fee: number): T | undefined {
+/** The pool a one-hop router swap trades on (a V4 pool by its tick spacing too, when given). */
+export function poolOf<T extends PoolRef>(pools: readonly T[], dex: PoolRef['dex'], tokenA: Address, tokenB: Address, fee: number, tickSpacing?: number): T | undefined {
   const [a, b] = [tokenA.toLowerCase(), tokenB.toLowerCase()]
-  return pools.find((p) => p.dex === dex && (dex === 'uniswap-v2' || p.fee === fee) && [p.token0.toLowerCase(), p.token1.toLowerCase()].sort().join() === [a, b].sort().join())
+  const constantProduct = dex === 'uniswap-v2' || dex === 'sushiswap'
+  return pools.find((p) => p.dex === dex && (constantProduct || p.fee === fee) && (tickSpacing === undefined || p.tickSpacing === undefined || p.tickSpacing === tickSpacing) && [p.token0.toLowerCase(), p.token1.toLowerCase()].sort().join() === [a, b].sort().join())
 }

@@ -2,7 +2,7 @@ import { codeFile } from '../config/codeFiles.js'
 import { checkSettings, readYamlFile, SettingsFileError } from '../config/yamlFile.js'
 import { z } from 'zod'
 import { closestName } from '../protocol/closestName.js'
-import { MAINNET_TOKENS } from '../world/mainnet.js'
+import { MAINNET_TOKENS } from '../dex/mainnet.js'
 
 /** A flow file that cannot be used; `field` is where. */
 export class FlowFileError extends SettingsFileError {}
@@ -55,6 +55,14 @@ const users = strict(
     channels: strict({ public: weight.default(0), private: weight.default(0), mevShare: weight.default(0) }, 'public, private, mevShare').refine((c) => c.public + c.private + c.mevShare > 0, {
       error: 'every channel weight is 0: users would send nothing',
     }),
+    /**
+     * Which router a swap goes through, by weight, among those that reach its pool: the
+     * Universal Router reaches Uniswap V2, V3 and V4; Router02 V2; SwapRouter V3. A V4 pool
+     * is reached only by the Universal Router, a SushiSwap pair only by Sushi's router.
+     */
+    routers: strict({ universalRouter: weight.default(0), router02: weight.default(0), swapRouter: weight.default(0) }, 'universalRouter, router02, swapRouter')
+      .refine((r) => r.universalRouter + r.router02 > 0 && r.universalRouter + r.swapRouter > 0, { error: 'no router reaches Uniswap V2 or V3 pools: give universalRouter, or router02 and swapRouter, a weight above 0' })
+      .default({ universalRouter: 0, router02: 1, swapRouter: 1 }),
     mevShareHints: z
       .array(z.string().refine((h) => HINTS.includes(h), { error: (issue) => `unknown hint "${String(issue.input)}" (known: ${HINTS.join(', ')})` }), { error: 'expected a list of MEV-Share hints' })
       .default(['hash', 'logs']),
@@ -68,7 +76,7 @@ const users = strict(
       })
       .refine((p) => Object.values(p).some((w) => w > 0), { error: 'every pair weight is 0: users would trade nothing' }),
   },
-  'count, swapsPerSlot, size, slippageBps, channels, mevShareHints?, pairs',
+  'count, swapsPerSlot, size, slippageBps, channels, routers?, mevShareHints?, pairs',
 )
 
 const searcher = strict(

@@ -1,5 +1,7 @@
 import type { UsersSpec } from './flowFile.js'
 import type { SeededRandom } from './random.js'
+import type { PoolVenue } from '../protocol/harnessStatus.js'
+import type { RouterName } from '../dex/swapCalls.js'
 
 export type Channel = 'public' | 'private' | 'mevShare'
 const CHANNELS: Channel[] = ['public', 'private', 'mevShare']
@@ -16,6 +18,23 @@ export interface PlannedSwap {
   /** The size in ETH. */
   sizeEth: number
   channel: Channel
+  /** A uniform draw in [0, 1) that picks the router among those reaching the pool (`routerFor`). */
+  routerDraw: number
+}
+
+/**
+ * The router of a swap on a pool of `dex`, from the flow's weights and the swap's draw: the
+ * Universal Router or the venue's own router by weight (V4: the Universal Router only; SushiSwap:
+ * its router only — the Universal Router knows one V2 factory, Uniswap's).
+ *
+ * @example routerFor('uniswap-v2', 0.9, { universalRouter: 0.7, router02: 0.15, swapRouter: 0.15 }) // 'router02'
+ */
+export function routerFor(dex: PoolVenue, draw: number, weights: UsersSpec['routers']): RouterName {
+  if (dex === 'uniswap-v4') return 'universalRouter'
+  if (dex === 'sushiswap') return 'sushiswapRouter'
+  const own = dex === 'uniswap-v2' ? 'router02' : 'swapRouter'
+  const total = weights.universalRouter + weights[own]
+  return draw * total < weights.universalRouter ? 'universalRouter' : own
 }
 
 /**
@@ -43,6 +62,7 @@ export function planSlot(random: SeededRandom, users: UsersSpec, busy: ReadonlyS
       sellsWeth: random.next() < 0.5,
       sizeEth: Math.round(size * 1e6) / 1e6,
       channel: CHANNELS[random.weighted(channelWeights)]!,
+      routerDraw: random.next(),
     })
   }
   return swaps

@@ -1,12 +1,14 @@
-import { encodeFunctionData, keccak256, parseEther, toBytes, toHex, type Address, type Hash, type Hex, type PublicClient } from 'viem'
+import { keccak256, parseEther, toBytes, toHex, type Address, type Hash, type Hex, type PublicClient } from 'viem'
 import { normalizeHash } from '../protocol/normalize.js'
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
 import type { BundlesimClient } from '../protocol/client.js'
 import type { WorldStatus } from '../protocol/harnessStatus.js'
-import { router02Abi, swapRouterAbi } from '../dex/abis.js'
+import { quoterV2Abi, v4QuoterAbi } from '../dex/abis.js'
+import { swapCall, type RouterAddresses } from '../dex/swapCalls.js'
+import { v4PoolKey } from '../dex/universalRouter.js'
 import { amountOut, type PoolReserves } from '../dex/math.js'
 import { readReserves, type PoolRef } from '../dex/read.js'
-import { planSlot, type Channel, type PlannedSwap } from './plan.js'
+import { planSlot, routerFor, type Channel, type PlannedSwap } from './plan.js'
 import { drawLogNormal, SeededRandom } from './random.js'
 import type { FlowSpec } from './flowFile.js'
 import type { TokenFunding } from '../world/funding.js'
@@ -69,16 +71,21 @@ export class FlowUsers {
     return this.accounts.some((a) => a.address.toLowerCase() === address.toLowerCase())
   }
 
-  /** Ether for gas and swaps, every token, and the routers approved (storage: no tx, no block). */
+  /**
+   * Ether for gas and swaps, every token, and the routers approved (storage: no tx, no block):
+   * Router02, SwapRouter and Sushi's router by allowance, the Universal Router through Permit2
+   * (the token approves Permit2, Permit2 the router), as Uniswap's interface sets a wallet up.
+   */
   async fund(cheats: MarketCheats): Promise<void> {
     const { contracts } = this.world
     const holdings = await this.holdings()
     const tokens = this.world.tokens.map((t) => t.address as Address)
-    const routers = [contracts.uniswapV2Router02, contracts.swapRouter] as Address[]
+    const spenders = [contracts.uniswapV2Router02, contracts.swapRouter, contracts.sushiswapRouter, contracts.permit2] as Address[]
     await cheats.setTokenState({
       ether: this.accounts.map((a) => ({ account: a.address, wei: parseEther('100000') })),
       balances: this.accounts.flatMap((a) => tokens.map((token) => ({ token, holder: a.address, amount: holdings.get(token.toLowerCase())! }))),
-      allowances: this.accounts.flatMap((a) => tokens.flatMap((token) => routers.map((spender) => ({ token, owner: a.address, spender, amount: 2n ** 256n - 1n })))),
+      allowances: this.accounts.flatMap((a) => tokens.flatMap((token) => spenders.map((spender) => ({ token, owner: a.address, spender, amount: 2n ** 256n - 1n })))),
+      permit2Allowances: this.accounts.flatMap((a) => tokens.map((token) => ({ token, owner: a.address, spender: contracts.universalRouter as Address }))),
     })
   }
 
@@ -140,34 +147,37 @@ export class FlowUsers {
   }
 
   private async sign(swap: PlannedSwap, pool: PoolReserves, nonce: number, baseFee: bigint, timestamp: bigint): Promise<Hex> {
-    const { contracts } = this.world
-    const weth = contracts.weth as Address
+    const contracts = this.world.contracts as unknown as RouterAddresses
+    const weth = contracts.weth
     const user = this.accounts[swap.user]!
     const other = pool.token0.toLowerCase() === weth.toLowerCase() ? pool.token1 : pool.token0
     const [tokenIn, tokenOut] = swap.sellsWeth ? [weth, other] : [other, weth]
     const amountIn = this.amountIn(swap, pool)
     const slippageBps = Math.min(10_000, Math.round(drawLogNormal(this.random, this.spec.users.slippageBps)))
-    const minOut = (amountOut(pool, tokenIn, amountIn) * BigInt(10_000 - slippageBps)) / 10_000n
-    const deadline = timestamp + 600n
-    let to: Address
-    let data: Hex
-    let value = 0n
-    if (pool.dex === 'uniswap-v2') {
-      to = contracts.uniswapV2Router02 as Address
-      if (swap.sellsWeth) {
-        data = encodeFunctionData({ abi: router02Abi, functionName: 'swapExactETHForTokens', args: [minOut, [weth, other], user.address, deadline] })
-        value = amountIn
-      } else {
-        data = encodeFunctionData({ abi: router02Abi, functionName: 'swapExactTokensForETH', args: [amountIn, minOut, [other, weth], user.address, deadline] })
-      }
-    } else {
-      to = contracts.swapRouter as Address
-      data = encodeFunctionData({ abi: swapRouterAbi, functionName: 'exactInputSingle', args: [{ tokenIn, tokenOut, fee: pool.fee, recipient: user.address, deadline, amountIn, amountOutMinimum: minOut, sqrtPriceLimitX96: 0n }] })
-      // SwapRouter wraps the ether it is sent when WETH goes in.
-      if (swap.sellsWeth) value = amountIn
-    }
+    const minOut = ((await this.quote(pool, tokenIn, tokenOut, amountIn)) * BigInt(10_000 - slippageBps)) / 10_000n
+    const router = routerFor(pool.dex, swap.routerDraw, this.spec.users.routers)
+    // Ether in when selling WETH; ether back when buying it (SwapRouter pays WETH).
+    const call = swapCall(contracts, { router, pool, tokenIn, tokenOut, amountIn, minOut, recipient: user.address, deadline: timestamp + 600n, payWithEther: swap.sellsWeth, receiveEther: !swap.sellsWeth })
     const tip = this.tip()
-    return user.signTransaction({ type: 'eip1559', chainId: this.chainId, nonce, to, data, value, gas: SWAP_GAS, maxPriorityFeePerGas: tip, maxFeePerGas: baseFee * 2n + tip })
+    return user.signTransaction({ type: 'eip1559', chainId: this.chainId, nonce, to: call.to, data: call.data, value: call.value, gas: SWAP_GAS, maxPriorityFeePerGas: tip, maxFeePerGas: baseFee * 2n + tip })
+  }
+
+  /**
+   * What `amountIn` buys on `pool` now, as a wallet quotes it: V2 and Sushi from the reserves,
+   * V3 and V4 from their quoters (exact across ticks, where the virtual reserves are not).
+   */
+  private async quote(pool: PoolReserves, tokenIn: Address, tokenOut: Address, amountIn: bigint): Promise<bigint> {
+    const { contracts } = this.world
+    if (pool.dex === 'uniswap-v3') {
+      const { result } = await this.reader.simulateContract({ address: contracts.quoterV2 as Address, abi: quoterV2Abi, functionName: 'quoteExactInputSingle', args: [{ tokenIn, tokenOut, amountIn, fee: pool.fee, sqrtPriceLimitX96: 0n }] })
+      return result[0]
+    }
+    if (pool.dex === 'uniswap-v4') {
+      const key = v4PoolKey(tokenIn, tokenOut, pool.fee, pool.tickSpacing!)
+      const { result } = await this.reader.simulateContract({ address: contracts.v4Quoter as Address, abi: v4QuoterAbi, functionName: 'quoteExactInputSingle', args: [{ poolKey: key, zeroForOne: key.currency0.toLowerCase() === tokenIn.toLowerCase(), exactAmount: amountIn, hookData: '0x' }] })
+      return result[0]
+    }
+    return amountOut(pool, tokenIn, amountIn)
   }
 
   private async submit(channel: Channel, raw: Hex, head: bigint): Promise<Hash> {

@@ -3,6 +3,7 @@ import type { TokenFunding } from '../world/funding.js'
 import type { BundlesimConfig } from '../config/config.js'
 import type { WorldStatus } from '../protocol/harnessStatus.js'
 import type { AnvilChain } from './chain.js'
+import { hardforkBefore } from '../chain/hardforkTxTypes.js'
 
 const NO_WORLD = 'no DEX world in this run: start bundlesim with --world dex (or a scenario with world: dex)'
 
@@ -32,6 +33,8 @@ export async function startWorld({ config, chain, log }: StartWorldOptions): Pro
       setTokenState: () => Promise.reject(new Error(NO_WORLD)),
     }
   }
+  // Uniswap V4 and the Universal Router keep their locks and deltas in transient storage (EIP-1153).
+  if (config.hardfork !== undefined && hardforkBefore(config.hardfork, 'cancun')) throw new Error(`--world ${config.world}: the DEX world needs hardfork cancun or later (Uniswap V4 and the Universal Router use transient storage, EIP-1153); got --hardfork ${config.hardfork}`)
   const { loadWorldFile } = await import('../world/worldFile.js')
   const { deployDexWorld } = await import('../world/deploy.js')
   const { setTokenBalance, setTokenAllowance, setTokenState } = await import('../world/funding.js')

@@ -49,10 +49,28 @@ export interface BuilderEndpoint {
   profile: ProfileName
 }
 
+/** Where a pool trades: Uniswap V2, SushiSwap's V2 fork, Uniswap V3, Uniswap V4's PoolManager. */
+export type PoolVenue = 'uniswap-v2' | 'sushiswap' | 'uniswap-v3' | 'uniswap-v4'
+
+/**
+ * A pool of the world. `address` is the pool's contract; a V4 pool has none (the PoolManager
+ * holds every pool), so its `address` is its PoolId (32 bytes) and `tickSpacing` completes its key.
+ */
+export interface WorldPoolStatus {
+  dex: PoolVenue
+  address: string
+  token0: string
+  token1: string
+  /** Hundredths of a bp (V2 and Sushi: 3000). */
+  fee: number
+  /** V4 only (hooks: none). */
+  tickSpacing?: number
+}
+
 /** The DEX world's contracts, tokens and pools, at their mainnet addresses. */
 export interface WorldStatus {
   name: string
   contracts: Record<string, string>
   tokens: Array<{ symbol: string; address: string; decimals: number }>
-  pools: Array<{ dex: 'uniswap-v2' | 'uniswap-v3'; address: string; token0: string; token1: string; fee: number }>
+  pools: WorldPoolStatus[]
 }

@@ -53,16 +53,17 @@ export class ExecutorAccounts {
     this.used.clear()
   }
 
-  /** The executor's code and operators, its WETH and the routers approved, ether for the operators' gas (no tx, no block). */
+  /** The executor's code and operators, its WETH and the routers approved (the Universal Router through Permit2), ether for the operators' gas (no tx, no block). */
   async fund(cheats: MarketCheats, world: WorldStatus): Promise<void> {
     await cheats.setCode(this.executor, rivalExecutorCode)
     // `operators` is the contract's mapping at slot 0: keccak256(operator . 0) is true.
     for (const operator of this.operators) await cheats.setStorageAt(this.executor, keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [operator.address, 0n])), toHex(1n, { size: 32 }))
-    const routers = [world.contracts.uniswapV2Router02, world.contracts.swapRouter] as Address[]
+    const spenders = [world.contracts.uniswapV2Router02, world.contracts.swapRouter, world.contracts.sushiswapRouter, world.contracts.permit2] as Address[]
     await cheats.setTokenState({
       ether: this.operators.map((o) => ({ account: o.address, wei: parseEther('100') })),
       balances: [{ token: world.contracts.weth as Address, holder: this.executor, amount: EXECUTOR_WETH }],
-      allowances: world.tokens.flatMap((t) => routers.map((spender) => ({ token: t.address as Address, owner: this.executor, spender, amount: 2n ** 256n - 1n }))),
+      allowances: world.tokens.flatMap((t) => spenders.map((spender) => ({ token: t.address as Address, owner: this.executor, spender, amount: 2n ** 256n - 1n }))),
+      permit2Allowances: world.tokens.map((t) => ({ token: t.address as Address, owner: this.executor, spender: world.contracts.universalRouter as Address })),
     })
   }
 }

@@ -1,5 +1,6 @@
 import { encodeFunctionData, parseEther, parseTransaction, toHex, type Address, type Hash } from 'viem'
 import { decodeRouterSwap } from '../dex/decode.js'
+import type { RouterAddresses } from '../dex/swapCalls.js'
 import { poolOf, readReserves, type PoolRef } from '../dex/read.js'
 import { bestSandwich } from '../dex/sandwich.js'
 import { drawShare } from '../flow/random.js'
@@ -29,9 +30,9 @@ export class Sandwicher extends Rival {
     const { contracts } = this.world
     const weth = contracts.weth as Address
     const tx = parseTransaction(sighting.raw)
-    const swap = decodeRouterSwap({ v2Router: contracts.uniswapV2Router02 as Address, v3Router: contracts.swapRouter as Address, weth }, tx.to ?? null, tx.data ?? '0x', tx.value ?? 0n)
+    const swap = decodeRouterSwap(contracts as unknown as RouterAddresses, tx.to ?? null, tx.data ?? '0x', tx.value ?? 0n)
     if (!swap || swap.tokenIn.toLowerCase() !== weth.toLowerCase()) return null
-    const ref = poolOf(this.world.pools as PoolRef[], swap.router, swap.tokenIn, swap.tokenOut, swap.fee)
+    const ref = poolOf(this.world.pools as PoolRef[], swap.dex, swap.tokenIn, swap.tokenOut, swap.fee, swap.tickSpacing)
     if (!ref) return null
     const head = await this.reader.getBlock()
     const [pool] = await readReserves(this.reader, [ref], head.number)

@@ -1,6 +1,7 @@
 import { encodeFunctionData, parseEther, parseTransaction, toHex, type Address, type Hash, type Hex } from 'viem'
 import type { PrivateKeyAccount } from 'viem/accounts'
-import { decodeRouterSwap, reservesFromLog } from '../dex/decode.js'
+import { decodeRouterSwap, logPool, reservesFromLog } from '../dex/decode.js'
+import type { RouterAddresses } from '../dex/swapCalls.js'
 import { afterSwap, bestRoundTrip, type Arbitrage, type PoolReserves } from '../dex/math.js'
 import { poolOf, readReserves, samePair, type PoolRef } from '../dex/read.js'
 import { drawShare } from '../flow/random.js'
@@ -63,7 +64,7 @@ export class Searcher extends Rival {
     if (sighting.kind === 'hint') {
       // The hint's logs carry the pool's state after the swap (V2's Sync, V3's Swap).
       for (const log of [...sighting.logs].reverse()) {
-        const pool = pools.find((p) => p.address.toLowerCase() === log.address.toLowerCase())
+        const pool = pools.find((p) => p.address.toLowerCase() === logPool(log))
         const after = pool && reservesFromLog(log)
         if (pool && after) return { ...pool, ...after }
       }
@@ -71,8 +72,8 @@ export class Searcher extends Rival {
     }
     const tx = parseTransaction(sighting.raw)
     const { contracts } = this.world
-    const swap = decodeRouterSwap({ v2Router: contracts.uniswapV2Router02 as Address, v3Router: contracts.swapRouter as Address, weth: contracts.weth as Address }, tx.to ?? null, tx.data ?? '0x', tx.value ?? 0n)
-    const pool = swap && poolOf(pools, swap.router, swap.tokenIn, swap.tokenOut, swap.fee)
+    const swap = decodeRouterSwap(contracts as unknown as RouterAddresses, tx.to ?? null, tx.data ?? '0x', tx.value ?? 0n)
+    const pool = swap && poolOf(pools, swap.dex, swap.tokenIn, swap.tokenOut, swap.fee, swap.tickSpacing)
     if (!swap || !pool) return null
     const [before] = await readReserves(this.reader, [pool], head)
     return afterSwap(before!, swap.tokenIn, swap.amountIn)

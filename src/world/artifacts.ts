@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import type { Abi, Hex } from 'viem'
 
@@ -33,4 +34,25 @@ export const ARTIFACTS = {
   swapRouter: () => load('@uniswap/v3-periphery/artifacts/contracts/SwapRouter.sol/SwapRouter.json'),
   quoterV2: () => load('@uniswap/v3-periphery/artifacts/contracts/lens/QuoterV2.sol/QuoterV2.json'),
   nonfungiblePositionManager: () => load('@uniswap/v3-periphery/artifacts/contracts/NonfungiblePositionManager.sol/NonfungiblePositionManager.json'),
+  sushiswapFactory: () => load('@sushiswap/sushiswap/artifacts/contracts/UniswapV2Factory.sol/UniswapV2Factory.json'),
+  sushiswapRouter: () => load('@sushiswap/sushiswap/artifacts/contracts/UniswapV2Router02.sol/UniswapV2Router02.json'),
+  /** Uniswap's published build (solc 0.8.26, via-IR, cancun); the Universal Router package carries another. */
+  v4PoolManager: () => load('@uniswap/v4-core/out/PoolManager.sol/PoolManager.json'),
+  v4PositionManager: () => load('@uniswap/v4-periphery/foundry-out/PositionManager.sol/PositionManager.json'),
+  v4StateView: () => load('@uniswap/v4-periphery/foundry-out/StateView.sol/StateView.json'),
+  v4Quoter: () => load('@uniswap/v4-periphery/foundry-out/V4Quoter.sol/V4Quoter.json'),
+  /** 2.0.0 is the build at mainnet's 0x66a9…a8af (2.1.0 adds an Across field to its constructor). */
+  universalRouter: () => load('@uniswap/universal-router/out/UniversalRouter.sol/UniversalRouter.json'),
 } as const
+
+/**
+ * Permit2's runtime code. No npm package ships its creation code: Uniswap's own tests etch
+ * this runtime at 0x0000…22D3 (v4-periphery's `lib/permit2/test/utils/DeployPermit2.sol`),
+ * and so does the world. Its constructor writes no storage.
+ */
+export function permit2RuntimeCode(): Hex {
+  const source = readFileSync(require.resolve('@uniswap/v4-periphery/lib/permit2/test/utils/DeployPermit2.sol'), 'utf8')
+  const hex = /hex"([0-9a-fA-F]+)"/.exec(source)?.[1]
+  if (!hex) throw new Error('DeployPermit2.sol has no runtime code constant')
+  return `0x${hex}`
+}

@@ -1,5 +1,5 @@
 import { createPublicClient, createTestClient, encodeAbiParameters, http, keccak256, numberToHex, pad, type Address, type Hex } from 'viem'
-import { MAINNET } from './mainnet.js'
+import { MAINNET } from '../dex/mainnet.js'
 
 /** Funding an account outside blocks (storage writes): what the world offers its users. */
 export interface TokenFunding {
@@ -15,8 +15,22 @@ export interface TokenFunding {
 export interface TokenState {
   balances?: ReadonlyArray<{ token: Address; holder: Address; amount: bigint }>
   allowances?: ReadonlyArray<{ token: Address; owner: Address; spender: Address; amount: bigint }>
+  /** Permit2 allowances (what `Permit2.approve(token, spender, amount, expiration)` leaves): the largest amount, never expiring. The token's own allowance for Permit2 is an `allowances` entry. */
+  permit2Allowances?: ReadonlyArray<{ token: Address; owner: Address; spender: Address }>
   ether?: ReadonlyArray<{ account: Address; wei: bigint }>
 }
+
+/**
+ * The storage slot of Permit2's `allowance[owner][token][spender]` (AllowanceTransfer's mapping,
+ * slot 1 after SignatureTransfer's `nonceBitmap`), and the packed word of an allowance of the
+ * largest amount (uint160) that never expires (uint48), nonce 0.
+ */
+export function permit2AllowanceSlot(owner: Address, token: Address, spender: Address): Hex {
+  const level1 = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [owner, 1n]))
+  const level2 = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'bytes32' }], [token, level1]))
+  return keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'bytes32' }], [spender, level2]))
+}
+const PERMIT2_UNLIMITED = ((2n ** 48n - 1n) << 160n) | (2n ** 160n - 1n)
 
 /** Where a world token keeps balances and allowances: WETH9's slots 3 and 4, OpenZeppelin 3.4's ERC20's 0 and 1. */
 const isWeth = (token: Address) => token.toLowerCase() === MAINNET.weth.toLowerCase()
@@ -91,6 +105,7 @@ export async function setTokenState(anvilUrl: string, state: TokenState): Promis
   await Promise.all([
     ...entries.map((b) => test.setStorageAt({ address: b.token, index: b.slot, value: word(b.amount) })),
     ...(state.allowances ?? []).map((a) => test.setStorageAt({ address: a.token, index: allowanceSlot(a.token, a.owner, a.spender), value: word(a.amount) })),
+    ...(state.permit2Allowances ?? []).map((a) => test.setStorageAt({ address: MAINNET.permit2, index: permit2AllowanceSlot(a.owner, a.token, a.spender), value: word(PERMIT2_UNLIMITED) })),
     ...(state.ether ?? []).map((e) => test.setBalance({ address: e.account, value: e.wei })),
     ...tokens.map((t, i) =>
       isWeth(t.token) ? test.setBalance({ address: t.token, value: wethEther[i]! + t.delta }) : test.setStorageAt({ address: t.token, index: supplySlot, value: word(BigInt(supplies[i] ?? '0x0') + t.delta) }),

@@ -58,3 +58,42 @@ export function fullRangeTicks(tickSpacing: number): { tickLower: number; tickUp
   const upper = Math.trunc(MAX_TICK / tickSpacing) * tickSpacing
   return { tickLower: -upper, tickUpper: upper }
 }
+
+const MIN_TICK = -887272
+const MAX_TICK = 887272
+const Q96 = 2n ** 96n
+
+/**
+ * The ticks of a position ±`pct` % around the price of a pool holding `amount0` against
+ * `amount1` (raw units), widened outward to the pool's tick spacing (and never past the full
+ * range): the range a liquidity provider picks around the price.
+ *
+ * @example rangeTicks(10n ** 18n, 3000n * 10n ** 6n, 2, 10) // ≈ { tickLower: -196460, tickUpper: -196060 }
+ */
+export function rangeTicks(amount0: bigint, amount1: bigint, pct: number, tickSpacing: number): { tickLower: number; tickUpper: number } {
+  const tick = Math.log(Number(amount1) / Number(amount0)) / Math.log(1.0001)
+  const half = Math.log(1 + pct / 100) / Math.log(1.0001)
+  const full = fullRangeTicks(tickSpacing)
+  return {
+    tickLower: Math.max(full.tickLower, Math.floor((tick - half) / tickSpacing) * tickSpacing),
+    tickUpper: Math.min(full.tickUpper, Math.ceil((tick + half) / tickSpacing) * tickSpacing),
+  }
+}
+
+/** √(1.0001^tick) × 2^96, to a float's precision (enough to size a position; the pool computes the exact amounts). */
+export function sqrtPriceAtTick(tick: number): bigint {
+  if (tick < MIN_TICK || tick > MAX_TICK) throw new RangeError(`tick ${tick} is outside [${MIN_TICK}, ${MAX_TICK}]`)
+  return BigInt(Math.floor(Math.sqrt(1.0001 ** tick) * 2 ** 96))
+}
+
+/**
+ * The liquidity a position between `sqrtLower` and `sqrtUpper` gets from `amount0` and
+ * `amount1` at the pool's `sqrtPrice` (Uniswap's LiquidityAmounts.getLiquidityForAmounts,
+ * the price inside the range): the smaller of what each side allows.
+ */
+export function liquidityForAmounts(sqrtPrice: bigint, sqrtLower: bigint, sqrtUpper: bigint, amount0: bigint, amount1: bigint): bigint {
+  if (!(sqrtLower < sqrtPrice && sqrtPrice < sqrtUpper)) throw new RangeError('the price must lie inside the range')
+  const fromAmount0 = (amount0 * ((sqrtPrice * sqrtUpper) / Q96)) / (sqrtUpper - sqrtPrice)
+  const fromAmount1 = (amount1 * Q96) / (sqrtPrice - sqrtLower)
+  return fromAmount0 < fromAmount1 ? fromAmount0 : fromAmount1
+}

@@ -3,7 +3,7 @@ import { readYamlFile, SettingsFileError } from '../config/yamlFile.js'
 import { z } from 'zod'
 import { closestName } from '../protocol/closestName.js'
 import { getAddress } from 'viem'
-import { MAINNET, MAINNET_TOKENS, type TokenSymbol } from './mainnet.js'
+import { MAINNET, MAINNET_TOKENS, type TokenSymbol } from '../dex/mainnet.js'
 import type { WorldToken } from './pricing.js'
 
 /** An address the world already uses: a declared token may not sit there. */
@@ -36,15 +36,44 @@ const depth = positive('the depth (base tokens in the pool)')
 const strict = <T extends z.ZodRawShape>(shape: T, known: string) =>
   z.strictObject(shape, { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown field ${issue.keys.join(', ')} (known: ${known})` : `expected { ${known} }`) })
 
+/** A position around the price: ±`pct` % of it, holding at most `depth` base tokens' worth. */
+const range = strict(
+  {
+    pct: z
+      .number({ error: 'expected pct, the half-width around the price in percent (e.g. 2 for ±2 %)' })
+      .refine((pct) => pct > 0 && pct < 100, { error: 'expected pct above 0 and below 100 (±pct % around the price)' }),
+    depth,
+  },
+  'pct, depth',
+)
+const ranges = z.array(range, { error: 'expected a list of { pct, depth }' }).optional()
+
 const v3Pool = strict(
   {
     fee: z
       .number({ error: 'expected a fee tier: 100, 500, 3000 or 10000' })
       .refine((fee) => fee in V3_TICK_SPACING, { error: (issue) => `fee tier ${String(issue.input)} is not enabled on Uniswap V3 (100, 500, 3000 or 10000)` }),
     depth,
+    ranges,
   },
-  'fee, depth',
+  'fee, depth, ranges?',
 )
+
+/** V4 takes any static fee up to 100 % (in hundredths of a bp) and any tick spacing; the V3 tiers' spacings are the default. */
+const v4Pool = strict(
+  {
+    fee: z.number({ error: 'expected a fee in hundredths of a bp (500 = 0.05 %)' }).int('expected a whole fee in hundredths of a bp').min(0, 'expected a fee from 0').max(100_000, 'expected a fee of at most 100000 (10 %)'),
+    tickSpacing: z.number({ error: 'expected a tick spacing from 1 to 16383' }).int('expected a whole tick spacing').min(1, 'expected a tick spacing from 1 to 16383').max(16383, 'expected a tick spacing from 1 to 16383').optional(),
+    depth,
+    ranges,
+  },
+  'fee, tickSpacing?, depth, ranges?',
+).refine((pool) => pool.tickSpacing !== undefined || pool.fee in V3_TICK_SPACING, { error: (issue) => `fee ${String((issue.input as { fee?: unknown }).fee)} has no usual tick spacing: give tickSpacing`, path: ['tickSpacing'] })
+
+/** A V4 pool's tick spacing: the one given, else the V3 tier's. */
+export function v4TickSpacing(pool: { fee: number; tickSpacing?: number }): number {
+  return pool.tickSpacing ?? V3_TICK_SPACING[pool.fee]!
+}
 
 const poolEntry = strict(
   {
@@ -53,9 +82,11 @@ const poolEntry = strict(
       .refine(([a, b]) => a !== b, { error: 'a pair needs two different tokens' }),
     price: positive('the price (quote units for one base)'),
     uniswapV2: strict({ depth }, 'depth').optional(),
-    uniswapV3: z.array(v3Pool, { error: 'expected a list of { fee, depth }' }).optional(),
+    sushiswap: strict({ depth }, 'depth').optional(),
+    uniswapV3: z.array(v3Pool, { error: 'expected a list of { fee, depth, ranges? }' }).optional(),
+    uniswapV4: z.array(v4Pool, { error: 'expected a list of { fee, tickSpacing?, depth, ranges? }' }).optional(),
   },
-  'pair, price, uniswapV2, uniswapV3',
+  'pair, price, uniswapV2, sushiswap, uniswapV3, uniswapV4',
 )
 
 /** A token of the file's own, at its mainnet address: a standard ERC-20 is placed there. */
@@ -101,11 +132,18 @@ const worldFile = strict(
           const first = seen.get(key)
           if (first !== undefined) ctx.addIssue({ code: 'custom', path: [index, 'pair'], message: `${key} is already pools[${first}] (one entry per pair)` })
           else seen.set(key, index)
-          if (!pool.uniswapV2 && !pool.uniswapV3?.length) ctx.addIssue({ code: 'custom', path: [index], message: 'neither uniswapV2 nor uniswapV3: no pool to seed' })
+          if (!pool.uniswapV2 && !pool.sushiswap && !pool.uniswapV3?.length && !pool.uniswapV4?.length) ctx.addIssue({ code: 'custom', path: [index], message: 'none of uniswapV2, sushiswap, uniswapV3, uniswapV4: no pool to seed' })
           const fees = new Set<number>()
           pool.uniswapV3?.forEach((p, i) => {
             if (fees.has(p.fee)) ctx.addIssue({ code: 'custom', path: [index, 'uniswapV3', i, 'fee'], message: `fee tier ${p.fee} twice for ${key}` })
             fees.add(p.fee)
+          })
+          // A V4 pool is its key: the same fee and spacing twice would be one pool.
+          const keys = new Set<string>()
+          pool.uniswapV4?.forEach((p, i) => {
+            const poolKey = `${p.fee}/${v4TickSpacing(p)}`
+            if (keys.has(poolKey)) ctx.addIssue({ code: 'custom', path: [index, 'uniswapV4', i, 'fee'], message: `fee ${p.fee} with tick spacing ${v4TickSpacing(p)} twice for ${key} (one V4 pool)` })
+            keys.add(poolKey)
           })
         })
       }),
