@@ -78,7 +78,7 @@ describe('the DEX world at mainnet addresses (--world dex)', () => {
   it('the tokens have their mainnet symbols and decimals; harness_setTokenBalance funds any account', async () => {
     const publicClient = client()
     const status = (await rpc(harness.rpcUrl, 'harness_status')).body.result
-    expect(status.world.pools).toHaveLength(12)
+    expect(status.world.pools).toHaveLength(17)
     expect(status.world.tokens.map((t: { symbol: string; decimals: number }) => `${t.symbol}:${t.decimals}`)).toEqual(['WETH:18', 'USDC:6', 'USDT:6', 'DAI:18', 'WBTC:8'])
     for (const token of status.world.tokens) {
       expect(await publicClient.readContract({ address: token.address, abi: erc20Abi, functionName: 'decimals' })).toBe(token.decimals)
@@ -123,9 +123,9 @@ describe('the world file', () => {
   it('names the field of every mistake', () => {
     expect(problem('pools:\n  - pair: [WETH, USDX]\n    price: 1\n    uniswapV2: { depth: 1 }\n')).toBe('pools[0].pair[1]: unknown token "USDX" (did you mean USDC?); the world has WETH, USDC, USDT, DAI, WBTC (declare others under tokens: { symbol, address, decimals })')
     expect(problem('pools:\n  - pair: [WETH, USDC]\n    price: 3000\n    uniswapV2: { depth: 0 }\n')).toMatch(/^pools\[0\]\.uniswapV2\.depth: .*must be above 0 \(a pool with no liquidity/)
-    expect(problem('pools:\n  - pair: [WETH, USDC]\n    price: 3000\n    uniswapv2: { depth: 1 }\n')).toBe('pools[0]: unknown field uniswapv2 (known: pair, price, uniswapV2, uniswapV3)')
+    expect(problem('pools:\n  - pair: [WETH, USDC]\n    price: 3000\n    uniswapv2: { depth: 1 }\n')).toBe('pools[0]: unknown field uniswapv2 (known: pair, price, uniswapV2, sushiswap, uniswapV3, uniswapV4)')
     expect(problem('pools:\n  - pair: [WETH, USDC]\n    price: 3000\n    uniswapV3: [{ fee: 250, depth: 1 }]\n')).toBe('pools[0].uniswapV3[0].fee: fee tier 250 is not enabled on Uniswap V3 (100, 500, 3000 or 10000)')
-    expect(problem('pools:\n  - pair: [WETH, USDC]\n    price: 3000\n')).toBe('pools[0]: neither uniswapV2 nor uniswapV3: no pool to seed')
+    expect(problem('pools:\n  - pair: [WETH, USDC]\n    price: 3000\n')).toBe('pools[0]: none of uniswapV2, sushiswap, uniswapV3, uniswapV4: no pool to seed')
     expect(() => loadWorldFile(path.join(dir, 'missing.yaml'))).toThrow(/world: cannot read the world file \(ENOENT\)/)
   })
 
@@ -139,10 +139,19 @@ describe('the world file', () => {
     expect(problem(`${pepe.replace('decimals: 18', 'decimals: 40')}pools:\n  - pair: [WETH, PEPE]\n    price: 1\n    uniswapV2: { depth: 1 }\n`)).toBe('tokens[0].decimals: expected decimals from 0 to 36')
   })
 
-  it('the built-in world has the four pairs on V2 and on V3 at 0.05 % and 0.3 %', () => {
+  it('the built-in world has the four pairs on V2 and on V3 at 0.05 % and 0.3 %, three on SushiSwap, two on V4', () => {
     const world = loadWorldFile('dex')
     expect(world.pairs.map((p) => p.pair.join('/'))).toEqual(['WETH/USDC', 'WETH/USDT', 'WETH/DAI', 'WBTC/WETH'])
     for (const pair of world.pairs) expect([pair.uniswapV2 !== undefined, ...(pair.uniswapV3 ?? []).map((p) => p.fee)]).toEqual([true, 500, 3000])
+    expect(world.pairs.filter((p) => p.sushiswap).map((p) => p.pair.join('/'))).toEqual(['WETH/USDC', 'WETH/DAI', 'WBTC/WETH'])
+    expect(world.pairs.flatMap((p) => (p.uniswapV4 ?? []).map((v4) => `${p.pair.join('/')} ${v4.fee}`))).toEqual(['WETH/USDC 500', 'WETH/USDT 3000'])
+  })
+
+  it('names the field of a mistake in the new venues', () => {
+    expect(problem('pools:\n  - pair: [WETH, USDC]\n    price: 3000\n    uniswapV4: [{ fee: 1234, depth: 1 }]\n')).toBe('pools[0].uniswapV4[0].tickSpacing: fee 1234 has no usual tick spacing: give tickSpacing')
+    expect(problem('pools:\n  - pair: [WETH, USDC]\n    price: 3000\n    uniswapV4: [{ fee: 500, depth: 1 }, { fee: 500, tickSpacing: 10, depth: 2 }]\n')).toBe('pools[0].uniswapV4[1].fee: fee 500 with tick spacing 10 twice for USDC/WETH (one V4 pool)')
+    expect(problem('pools:\n  - pair: [WETH, USDC]\n    price: 3000\n    uniswapV3: [{ fee: 500, depth: 1, ranges: [{ pct: 0, depth: 1 }] }]\n')).toBe('pools[0].uniswapV3[0].ranges[0].pct: expected pct above 0 and below 100 (±pct % around the price)')
+    expect(problem('pools:\n  - pair: [WETH, USDC]\n    price: 3000\n    sushiswap: { depth: 1, fee: 3000 }\n')).toBe('pools[0].sushiswap: unknown field fee (known: depth)')
   })
 })
 

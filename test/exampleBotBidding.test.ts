@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { DEV_KEYS, accountOf, rpc, startTestHarness } from './support/harness.js'
 import { MARKET, runUntil, startBot } from './support/backrunBot.js'
@@ -20,7 +23,11 @@ describe('examples/backrun-bot against the default rivals', () => {
   it('against the default rivals (bidding 80–90 % of the profit, as contested backruns do on mainnet) the bot captures less bidding 50 % than bidding 95 %', async () => {
     // The default flow's rivals and gas market; its users trade WETH/USDC in the public mempool, where this bot looks.
     const { name: _name, ...flow } = loadFlow('default')
-    const market = { ...MARKET, flow: { ...flow, users: { ...flow.users, swapsPerSlot: 4, channels: { public: 1, private: 0, mevShare: 0 }, pairs: { 'WETH/USDC': 1 } } } }
+    // The venues this bot knows (Uniswap V2 and V3, full range), as the default world had them: with
+    // SushiSwap and V4 too the rivals find richer round trips than its V2↔V3, and outbid it at any share.
+    const world = path.join(mkdtempSync(path.join(tmpdir(), 'bundlesim-bidding-')), 'world.yaml')
+    writeFileSync(world, 'pools:\n  - pair: [WETH, USDC]\n    price: 3000\n    uniswapV2: { depth: 2000 }\n    uniswapV3:\n      - { fee: 500, depth: 4000 }\n      - { fee: 3000, depth: 1000 }\n')
+    const market = { ...MARKET, world, flow: { ...flow, users: { ...flow.users, swapsPerSlot: 4, channels: { public: 1, private: 0, mevShare: 0 }, pairs: { 'WETH/USDC': 1 } } } }
     const captures: Record<string, number> = {}
     for (const share of ['0.5', '0.95']) {
       harness = await startTestHarness(market)
@@ -31,7 +38,7 @@ describe('examples/backrun-bot against the default rivals', () => {
       bot = startBot(harness.rpcUrl, key, share, { EXECUTOR: '1', EXECUTOR_ETH: '100' })
       await bot.until((all) => all.some((l) => l.event === 'watching'), 'start watching', 60_000)
       // The same seed: the same users' swaps and rivals' draws in both runs.
-      const competition = await runUntil(harness, [bot], () => false, 6)
+      const competition = await runUntil(harness, [bot], () => false, 8)
       captures[share] = competition.searchers.find((s: { name: string }) => s.name === 'me')?.captured ?? 0
       bot.child.kill()
       await harness.stop()

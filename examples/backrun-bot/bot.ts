@@ -2,7 +2,8 @@
  * A backrun bot written against mainnet, and nothing else: Uniswap's and WETH/USDC's mainnet
  * addresses are hardcoded, the pair is found by CREATE2, prices come from the pair's reserves
  * and from QuoterV2. Pointed at `bundlesim serve --world dex --flow default`, it watches the
- * public mempool over WebSocket, backruns users' swaps on the V2 WETH/USDC pair with a round
+ * public mempool over WebSocket, backruns users' swaps on the V2 WETH/USDC pair (through Router02
+ * or the Universal Router) with a round
  * trip through the V3 0.05 % pool, and bids a share of the profit it expects.
  *
  *   RPC_URL=http://127.0.0.1:8645 BOT_KEY=0x… BID_SHARE=0.9 npx tsx examples/backrun-bot/bot.ts
@@ -18,7 +19,9 @@
 import {
   createPublicClient,
   createWalletClient,
+  decodeAbiParameters,
   decodeFunctionData,
+  hexToBytes,
   encodeFunctionData,
   encodePacked,
   formatTransaction,
@@ -41,6 +44,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { readFileSync } from 'node:fs'
 
 const ROUTER02: Address = '0x7a250d5630B4cF539739dF2C5dAcb4c659F2488D'
+const UNIVERSAL_ROUTER: Address = '0x66a9893cC07D91D95644AEDD05D03f95e1dBA8Af'
 const SWAP_ROUTER: Address = '0xE592427A0AEce92De3Edee1F18E0157C05861564'
 const V2_FACTORY: Address = '0x5C69bEe701ef814a2B6a3EDD4B1652CB9cc5aA6f'
 const QUOTER_V2: Address = '0x61fFE014bA17989E743c5F6cB21bF9697530B21e'
@@ -60,7 +64,11 @@ const abi = parseAbi([
   'function quoteExactInputSingle(QuoteParams params) returns (uint256 amountOut, uint160, uint32, uint256)',
   'struct SwapParams { address tokenIn; address tokenOut; uint24 fee; address recipient; uint256 deadline; uint256 amountIn; uint256 amountOutMinimum; uint160 sqrtPriceLimitX96; }',
   'function exactInputSingle(SwapParams params) payable returns (uint256)',
+  'function execute(bytes commands, bytes[] inputs, uint256 deadline) payable',
 ])
+/** The Universal Router's V2_SWAP_EXACT_IN command and its input (Dispatcher.sol): recipient, amountIn, amountOutMin, path, payerIsUser. */
+const V2_SWAP_EXACT_IN = 0x08
+const v2SwapInput = [{ type: 'address' }, { type: 'uint256' }, { type: 'uint256' }, { type: 'address[]' }, { type: 'bool' }] as const
 
 const rpcUrl = process.env.RPC_URL ?? 'http://127.0.0.1:8645'
 const account = privateKeyToAccount((process.env.BOT_KEY ?? '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d') as Hex)
@@ -124,13 +132,31 @@ function rawOf(tx: Transaction): Hex {
   return raw
 }
 
-/** A user's swap on the V2 pair: WETH in (it sells WETH) or USDC in, and how much. */
+/** A user's swap on the V2 pair, through Router02 or the Universal Router: WETH in (it sells WETH) or USDC in, and how much. */
 function swapOnPair(tx: Transaction): { wethIn: boolean; amountIn: bigint } | null {
+  if (tx.to?.toLowerCase() === UNIVERSAL_ROUTER.toLowerCase()) return universalRouterSwap(tx)
   if (tx.to?.toLowerCase() !== ROUTER02.toLowerCase()) return null
   try {
     const call = decodeFunctionData({ abi, data: tx.input })
     if (call.functionName === 'swapExactETHForTokens' && (call.args[1] as Address[]).join() === [WETH, USDC].join()) return { wethIn: true, amountIn: tx.value }
     if (call.functionName === 'swapExactTokensForETH' && (call.args[2] as Address[]).join() === [USDC, WETH].join()) return { wethIn: false, amountIn: call.args[0] as bigint }
+  } catch {
+    // not a swap this bot trades
+  }
+  return null
+}
+
+/** The Universal Router's one V2 swap of the call (wrapping ether first, or unwrapping after), when it trades the pair. */
+function universalRouterSwap(tx: Transaction): { wethIn: boolean; amountIn: bigint } | null {
+  try {
+    const call = decodeFunctionData({ abi, data: tx.input })
+    if (call.functionName !== 'execute') return null
+    const [commands, inputs] = call.args as readonly [Hex, readonly Hex[], bigint]
+    const swaps = [...hexToBytes(commands)].flatMap((command, i) => ((command & 0x3f) === V2_SWAP_EXACT_IN ? [inputs[i]!] : []))
+    if (swaps.length !== 1) return null
+    const [, amountIn, , path] = decodeAbiParameters(v2SwapInput, swaps[0]!)
+    if (path.join() === [WETH, USDC].join()) return { wethIn: true, amountIn }
+    if (path.join() === [USDC, WETH].join()) return { wethIn: false, amountIn }
   } catch {
     // not a swap this bot trades
   }

@@ -26,6 +26,7 @@ import { fullRangeTicks, liquidityForAmounts, pairAmounts, rangeTicks, sortToken
 import { V3_TICK_SPACING, v4TickSpacing, type WorldSpec } from './worldFile.js'
 import type { PoolVenue } from '../protocol/harnessStatus.js'
 import { v4PoolId, v4PoolKey } from '../dex/universalRouter.js'
+import { stateViewAbi } from '../dex/abis.js'
 import { setTokenBalance } from './funding.js'
 import { nodeClient, PRESTATE_DIFF } from '../chain/nodeRpc.js'
 
@@ -163,7 +164,13 @@ export async function deployDexWorld(anvilUrl: string, spec: WorldSpec): Promise
 
   if ((await publicClient.getCode({ address: MAINNET.uniswapV2Factory })) !== undefined) {
     const present = []
-    for (const pool of planned) if ((await publicClient.getCode({ address: pool.address })) !== undefined) present.push(pool)
+    const v4 = (await publicClient.getCode({ address: MAINNET.v4StateView })) !== undefined
+    for (const pool of planned) {
+      // A V4 pool is a record in the PoolManager: there when it has a price.
+      if (pool.dex === 'uniswap-v4') {
+        if (v4 && (await publicClient.readContract({ address: MAINNET.v4StateView, abi: stateViewAbi, functionName: 'getSlot0', args: [pool.address] }))[0] !== 0n) present.push(pool)
+      } else if ((await publicClient.getCode({ address: pool.address })) !== undefined) present.push(pool)
+    }
     return { name: spec.name, contracts: MAINNET, tokens: spec.tokens, pools: present, owner, setupBlocks: 0 }
   }
 
