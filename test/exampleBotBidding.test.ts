@@ -1,6 +1,3 @@
-import { mkdtempSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { DEV_KEYS, accountOf, rpc, startTestHarness } from './support/harness.js'
 import { MARKET, runUntil, startBot } from './support/backrunBot.js'
@@ -23,11 +20,8 @@ describe('examples/backrun-bot against the default rivals', () => {
   it('against the default rivals (bidding 80–90 % of the profit, as contested backruns do on mainnet) the bot captures less bidding 50 % than bidding 95 %', async () => {
     // The default flow's rivals and gas market; its users trade WETH/USDC in the public mempool, where this bot looks.
     const { name: _name, ...flow } = loadFlow('default')
-    // The venues this bot knows (Uniswap V2 and V3, full range), as the default world had them: with
-    // SushiSwap and V4 too the rivals find richer round trips than its V2↔V3, and outbid it at any share.
-    const world = path.join(mkdtempSync(path.join(tmpdir(), 'bundlesim-bidding-')), 'world.yaml')
-    writeFileSync(world, 'pools:\n  - pair: [WETH, USDC]\n    price: 3000\n    uniswapV2: { depth: 2000 }\n    uniswapV3:\n      - { fee: 500, depth: 4000 }\n      - { fee: 3000, depth: 1000 }\n')
-    const market = { ...MARKET, world, flow: { ...flow, users: { ...flow.users, swapsPerSlot: 4, channels: { public: 1, private: 0, mevShare: 0 }, pairs: { 'WETH/USDC': 1 } } } }
+    // On the venues this bot knows (MARKET's world: Uniswap V2 and V3, full range).
+    const market = { ...MARKET, flow: { ...flow, users: { ...flow.users, swapsPerSlot: 4, channels: { public: 1, private: 0, mevShare: 0 }, pairs: { 'WETH/USDC': 1 } } } }
     const captures: Record<string, number> = {}
     for (const share of ['0.5', '0.95']) {
       harness = await startTestHarness(market)

@@ -20,7 +20,7 @@ interface Opportunity {
   contenders: Array<{ bundleHash: Hex; searcher: string | null; name: string | null; builderPaymentWei: string; status: string; captured: boolean }>
 }
 
-describe('examples/backrun-bot: a mainnet bot, unchanged, against --world dex --flow default', () => {
+describe('examples/backrun-bot: a mainnet bot, unchanged, against the default flow on the venues it trades (examples/backrun-bot/world.yaml)', () => {
   let harness: Harness | undefined
   let bot: ReturnType<typeof startBot> | undefined
   let stingy: ReturnType<typeof startBot> | undefined

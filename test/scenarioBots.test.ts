@@ -20,6 +20,7 @@ const EXAMPLE = path.join(REPO_ROOT, 'examples/backrun-bot/scenario.yaml')
 describe('your bot in a scenario (bots:)', () => {
   it('the example’s expectation holds for the bot as it is and fails for the same bot with its bid cut (it paid the builder nothing); both bots’ output is in the reports', async () => {
     const example = parse(readFileSync(EXAMPLE, 'utf8')) as {
+      world: string
       accounts: Record<string, unknown>
       bots: Array<Record<string, unknown> & { env: Record<string, string | number> }>
       steps: Array<{ expect?: { competition: Record<string, unknown> } }>
@@ -29,6 +30,8 @@ describe('your bot in a scenario (bots:)', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'bundlesim-bots-'))
     const scenario = {
       ...example,
+      // The example's world file sits beside it; this copy of the scenario does not.
+      world: path.join(path.dirname(EXAMPLE), example.world),
       accounts: { ...example.accounts, cheap: { balance: '200 ether', tokens: { WETH: 1000 } } },
       bots: [
         { ...bot, cwd: path.dirname(EXAMPLE), env: { ...bot!.env, BID_SHARE: 0.9 } },

@@ -53,7 +53,7 @@ export interface ClassifiedBlock {
 
 /**
  * Every opportunity of a mined block, replayed from its pools' logs over the parent state: a
- * user swap after which a V2↔V3 round trip earned more than `minGapWei`, and the backrun —
+ * user swap after which a round trip between two pools of its pair (any venues) earned more than `minGapWei`, and the backrun —
  * the next txs, from one sender, trading the same pair — that closed it, if any.
  *
  * @example const { opportunities, poolsAfter } = classifyBlock(block, { weth, parentPools, isUserSwap, minGapWei })

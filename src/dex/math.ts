@@ -2,9 +2,9 @@ import type { PoolVenue } from '../protocol/harnessStatus.js'
 import type { Address } from 'viem'
 
 /**
- * A pool as constant-product reserves: a V2 pair's real reserves, or a full-range V3 pool's
- * virtual ones (L/√P and L·√P: exact while the price stays in range, as it does for the
- * world's full-range positions). `fee` in hundredths of a bp (V2: 3000).
+ * A pool as constant-product reserves: a V2 (or Sushi) pair's real reserves, or a V3 or V4
+ * pool's virtual ones at its in-range liquidity (L/√P and L·√P: exact until a swap crosses a
+ * tick where liquidity changes, optimistic past it). `fee` in hundredths of a bp (V2: 3000).
  */
 export interface PoolReserves {
   address: Address

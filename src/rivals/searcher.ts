@@ -17,7 +17,7 @@ const RUN_GAS = 450_000n
 /**
  * An emulated searcher: it watches the public mempool and the MEV-Share hint stream (never a
  * private tx), and after a reaction time drawn from `reactionDelayMs` backruns a swap that left
- * a V2↔V3 gap with a round trip through its executor contract (`contracts/RivalExecutor.sol`),
+ * a gap between two pools of its pair (V2, Sushi, V3, V4) with a round trip through its executor contract (`contracts/RivalExecutor.sol`),
  * in one tx from one of its operator accounts, paying the builder a share of the profit it
  * expects — drawn from `bidShare` for each backrun — by a coinbase transfer, as competitive
  * searchers do. It submits like a searcher: a signed `eth_sendBundle` with the user's tx, or a

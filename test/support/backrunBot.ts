@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url'
 import type { Hex } from 'viem'
 import type { Harness } from '../../src/index.js'
 import { rpc } from './harness.js'
@@ -41,6 +42,9 @@ export async function runUntil(harness: Harness, bots: ReadonlyArray<ReturnType<
   return (await rpc(harness.rpcUrl, 'harness_getCompetition', [])).body.result
 }
 
-/** The default market (its gas market on a quarter of mainnet's gas limit, so the tests run a quarter of the txs). */
-export const MARKET = { world: 'dex', flow: 'default', genesisTimestamp: 1_700_000_000, blockGasLimit: 15_000_000n }
+/** The world of the venues the example bot trades (Uniswap V2 and V3, full range): on the built-in one the rivals also trade SushiSwap and V4 and outbid it. */
+export const EXAMPLE_WORLD = fileURLToPath(new URL('../../examples/backrun-bot/world.yaml', import.meta.url))
+
+/** The default market on the example bot's venues (its gas market on a quarter of mainnet's gas limit, so the tests run a quarter of the txs). */
+export const MARKET = { world: EXAMPLE_WORLD, flow: 'default', genesisTimestamp: 1_700_000_000, blockGasLimit: 15_000_000n }
 
