@@ -78,7 +78,7 @@ describe('the DEX world at mainnet addresses (--world dex)', () => {
   it('the tokens have their mainnet symbols and decimals; harness_setTokenBalance funds any account', async () => {
     const publicClient = client()
     const status = (await rpc(harness.rpcUrl, 'harness_status')).body.result
-    expect(status.world.pools).toHaveLength(17)
+    expect(status.world.pools).toHaveLength(19)
     expect(status.world.tokens.map((t: { symbol: string; decimals: number }) => `${t.symbol}:${t.decimals}`)).toEqual(['WETH:18', 'USDC:6', 'USDT:6', 'DAI:18', 'WBTC:8'])
     for (const token of status.world.tokens) {
       expect(await publicClient.readContract({ address: token.address, abi: erc20Abi, functionName: 'decimals' })).toBe(token.decimals)
@@ -139,10 +139,10 @@ describe('the world file', () => {
     expect(problem(`${pepe.replace('decimals: 18', 'decimals: 40')}pools:\n  - pair: [WETH, PEPE]\n    price: 1\n    uniswapV2: { depth: 1 }\n`)).toBe('tokens[0].decimals: expected decimals from 0 to 36')
   })
 
-  it('the built-in world has the four pairs on V2 and on V3 at 0.05 % and 0.3 %, three on SushiSwap, two on V4', () => {
+  it('the built-in world has the four WETH pairs on V2 and on V3 at 0.05 % and 0.3 %, three on SushiSwap, two on V4, and two stablecoin pools at 0.01 %', () => {
     const world = loadWorldFile('dex')
-    expect(world.pairs.map((p) => p.pair.join('/'))).toEqual(['WETH/USDC', 'WETH/USDT', 'WETH/DAI', 'WBTC/WETH'])
-    for (const pair of world.pairs) expect([pair.uniswapV2 !== undefined, ...(pair.uniswapV3 ?? []).map((p) => p.fee)]).toEqual([true, 500, 3000])
+    expect(world.pairs.map((p) => p.pair.join('/'))).toEqual(['WETH/USDC', 'WETH/USDT', 'WETH/DAI', 'WBTC/WETH', 'USDC/USDT', 'DAI/USDC'])
+    for (const pair of world.pairs.slice(0, 4)) expect([pair.uniswapV2 !== undefined, ...(pair.uniswapV3 ?? []).map((p) => p.fee)]).toEqual([true, 500, 3000])
     expect(world.pairs.filter((p) => p.sushiswap).map((p) => p.pair.join('/'))).toEqual(['WETH/USDC', 'WETH/DAI', 'WBTC/WETH'])
     expect(world.pairs.flatMap((p) => (p.uniswapV4 ?? []).map((v4) => `${p.pair.join('/')} ${v4.fee}`))).toEqual(['WETH/USDC 500', 'WETH/USDT 3000'])
   })

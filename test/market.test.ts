@@ -11,7 +11,7 @@ import { askedGas, planBackground, TRANSFER_GAS } from '../src/flow/gasMarket.js
 import { drawShare } from '../src/flow/random.js'
 import { SeededRandom } from '../src/flow/random.js'
 import { planSlot } from '../src/flow/plan.js'
-import { afterSwap, amountOut, bestRoundTrip, type PoolReserves } from '../src/dex/math.js'
+import { afterSwap, amountOut, bestCycle, bestRoundTrip, cyclesThrough, type PoolReserves } from '../src/dex/math.js'
 import { bestSandwich } from '../src/dex/sandwich.js'
 import { accountBackrun, classifyBlock } from '../src/competition/classify.js'
 import { launchAnvil } from '../src/chain/launchAnvil.js'
@@ -34,6 +34,9 @@ const V2 = '0x00000000000000000000000000000000000000a2' as Address
 /** A V2 pair as the pure math reads it (reserves filled in by the caller). */
 const pool2 = (address: Address, token0: Address, token1: Address): PoolReserves => ({ address, dex: 'uniswap-v2', token0, token1, fee: 3000, reserve0: 0n, reserve1: 0n })
 const V3 = '0x00000000000000000000000000000000000000a3' as Address
+const USDT: Address = '0xdAC17F958D2ee523a2206206994597C13D831ec7'
+const STABLE = '0x00000000000000000000000000000000000000b1' as Address
+const USDT_POOL = '0x00000000000000000000000000000000000000b2' as Address
 
 describe('the market (pure parts)', () => {
   it('the same seed plans the same swaps; another seed others', () => {
@@ -64,9 +67,9 @@ describe('the market (pure parts)', () => {
     const v3 = pool(V3, 'uniswap-v3', 500, 30_000_000, 10_000) // 3,000
     const trip = bestRoundTrip(WETH, v2, v3)!
     // WETH is dear on V3: sell it there, buy it back on V2.
-    expect(trip.first.address).toBe(V3)
+    expect(trip.legs.map((l) => l.pool.address)).toEqual([V3, V2])
     expect(trip.profit).toBeGreaterThan(0n)
-    expect(trip.amountOut).toBe(amountOut(v2, USDC, trip.middle))
+    expect(trip.amountOut).toBe(amountOut(v2, USDC, trip.amounts[1]!))
     // No amount on a fine grid earns more than the closed form's (to rounding).
     for (let eth = 0.1; eth < 20; eth += 0.1) {
       const x = parseEther(eth.toFixed(1))
@@ -75,6 +78,35 @@ describe('the market (pure parts)', () => {
     }
     // Within the fees (0.3 % + 0.05 %), no trip at all.
     expect(bestRoundTrip(WETH, pool(V2, 'uniswap-v2', 3000, 2_995_000, 1000), v3)).toBeNull()
+  })
+
+  it('finds a three-hop route across pairs when it beats any two pools of the pair: WETH → USDT where WETH is dearest, USDT → USDC on the stable pool, USDC → WETH on V2 where it is cheapest', () => {
+    const usdcV2 = pool(V2, 'uniswap-v2', 3000, 2_940_000, 1000) // WETH cheap on V2 after a user's sale: 2,940 USDC
+    const usdcV3 = pool(V3, 'uniswap-v3', 500, 30_000_000, 10_000) // 3,000 USDC
+    // USDT sorts after WETH: token0 = WETH.
+    const stable: PoolReserves = { address: STABLE, dex: 'uniswap-v3', token0: USDC, token1: USDT, fee: 100, reserve0: 5_000_000n * 10n ** 6n, reserve1: 5_000_000n * 10n ** 6n }
+    const usdtV3: PoolReserves = { address: USDT_POOL, dex: 'uniswap-v3', token0: WETH, token1: USDT, fee: 500, reserve0: 1000n * 10n ** 18n, reserve1: 3_060_000n * 10n ** 6n } // 3,060 USDT
+    const routes = cyclesThrough(WETH, usdcV2, [usdcV3, stable, usdtV3])
+    expect(routes.map((r) => r.length).sort()).toEqual([2, 2, 3, 3])
+    const best = bestCycle(WETH, routes)!
+    expect(best.legs.map((l) => l.pool.address)).toEqual([USDT_POOL, STABLE, V2])
+    expect(best.amounts).toHaveLength(3)
+    // Each leg's output is the next one's input, to the wei, and the profit is the chain's integer math.
+    let x = best.amountIn
+    for (const [i, leg] of best.legs.entries()) {
+      expect(best.amounts[i]).toBe(x)
+      x = amountOut(leg.pool, leg.tokenIn, x)
+    }
+    expect(best.amountOut).toBe(x)
+    expect(best.profit).toBe(x - best.amountIn)
+    // No amount on a fine grid earns more than the closed form's (to rounding).
+    for (let eth = 0.5; eth < 60; eth += 0.5) {
+      const input = parseEther(eth.toFixed(1))
+      const back = best.legs.reduce((amount, leg) => amountOut(leg.pool, leg.tokenIn, amount), input)
+      expect(back - input).toBeLessThanOrEqual(best.profit + 10n ** 13n)
+    }
+    // Its profit beats the best two-leg trip.
+    expect(best.profit).toBeGreaterThan(bestRoundTrip(WETH, usdcV2, usdcV3)?.profit ?? 0n)
   })
 
   it('classifies a block: the user swap that left a gap, the backrun right after it, and its searcher\'s profit and payment', () => {
@@ -265,8 +297,8 @@ describe('the market on the DEX world (--world dex --flow default)', () => {
   it('users swap through the routers on the public mempool; searchers backrun them right after the swap; the report and harness_getCompetition agree', async () => {
     const pending = (await rpc(harness.rpcUrl, 'txpool_content')).body.result
     const publicTxs = Object.values(pending.pending as Record<string, Record<string, { to: string }>>).flatMap((byNonce) => Object.values(byNonce))
-    const routers = ['0x7a250d5630b4cf539739df2c5dacb4c659f2488d', '0xe592427a0aece92de3edee1f18e0157c05861564']
-    // Users' swaps go through the routers; the rest is the gas market's flow (transfers, token transfers, contract calls).
+    const routers = ['0x66a9893cc07d91d95644aedd05d03f95e1dba8af', '0x7a250d5630b4cf539739df2c5dacb4c659f2488d', '0xe592427a0aece92de3edee1f18e0157c05861564', '0xd9e1ce17f2641f24ae83637ab66a2cca9c378b9f']
+    // Users' swaps go through the routers (the Universal Router, Router02, SwapRouter, Sushi's); the rest is the gas market's flow (transfers, token transfers, contract calls).
     expect(publicTxs.filter((tx) => routers.includes(tx.to.toLowerCase())).length).toBeGreaterThan(0)
     expect(publicTxs.filter((tx) => !routers.includes(tx.to.toLowerCase())).length).toBeGreaterThan(50)
 
@@ -454,7 +486,7 @@ describe('the market on a fork (--fork-url): the same flow and searchers on the 
       try {
         // Nothing deployed on the fork: its head is the forked block.
         expect(BigInt(fork.status().blockNumber)).toBe(forkHead)
-        expect(fork.status().world!.pools).toHaveLength(17)
+        expect(fork.status().world!.pools).toHaveLength(19)
         const reports = await fork.advanceSlot(4)
         const competition = (await rpc(fork.rpcUrl, 'harness_getCompetition', [])).body.result
         expect(reports.some((r) => r.mempoolTxs.length > 0)).toBe(true)

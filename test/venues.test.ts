@@ -1,4 +1,7 @@
+import { mkdtempSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { createPublicClient, createWalletClient, defineChain, encodeAbiParameters, encodeFunctionData, encodePacked, formatUnits, getCreate2Address, http, keccak256, maxUint256, parseAbi, parseEther, toBytes, type Address, type Hex } from 'viem'
 import { DEV_KEYS, accountOf, rpc, useTestHarness } from './support/harness.js'
@@ -184,5 +187,77 @@ describe('the venues of 2026 at their mainnet addresses: Uniswap V4 and the Univ
     expect(pools.find((p) => p.dex === 'uniswap-v4' && p.address.toLowerCase() === V4_POOL_ID)).toMatchObject({ fee: 500, tickSpacing: 10 })
     expect(pools.some((p) => p.dex === 'sushiswap' && p.address === MAINNET_SUSHI_WETH_USDC)).toBe(true)
     expect(status.world.contracts.universalRouter).toBe(UNIVERSAL_ROUTER)
+  })
+})
+
+/** A world file written for one describe block. */
+function worldFile(yaml: string): string {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'bundlesim-venues-')), 'world.yaml')
+  writeFileSync(file, yaml)
+  return file
+}
+
+/** One emulated searcher and users who send nothing: the test's own swap is the only thing to backrun. */
+const LONE_SEARCHER = { seed: 1, users: { count: 1, swapsPerSlot: 0, size: { median: 1, sigma: 0 }, slippageBps: 50, channels: { public: 1 }, pairs: { 'WETH/USDC': 1 } }, searchers: [{ name: 'alpha', bidShare: 0.5, reactionDelayMs: 0, minProfitEth: 0 }] }
+
+/** The txs right after `hash` in its block, and their receipts. */
+async function backrunAfter(client: ReturnType<typeof createPublicClient>, hash: Hex) {
+  const receipt = await client.getTransactionReceipt({ hash })
+  const block = await client.getBlock({ blockNumber: receipt.blockNumber })
+  const next = block.transactions[block.transactions.indexOf(hash) + 1]
+  expect(next, 'a tx right after the swap').toBeDefined()
+  return client.getTransactionReceipt({ hash: next! })
+}
+
+const V2_USDC_WETH: Address = '0xB4e16d0168e52d35CaCD2c6185b44281Ec28C9Dc'
+const STABLE_POOL_LOG = keccak256(toBytes('Swap(address,address,int256,int256,uint160,uint128,int24)'))
+const router02Abi = parseAbi(['function swapExactETHForTokens(uint amountOutMin, address[] path, address to, uint deadline) payable returns (uint[] amounts)'])
+
+describe('rivals route across venues and pairs', () => {
+  // WETH is dearer against USDT (3,060) than against USDC (3,000): a three-hop cycle through the
+  // USDC/USDT pool earns where no two pools of one pair do.
+  const harness = useTestHarness({
+    world: worldFile('pools:\n  - pair: [WETH, USDC]\n    price: 3000\n    uniswapV2: { depth: 2000 }\n  - pair: [WETH, USDT]\n    price: 3060\n    uniswapV3: [{ fee: 500, depth: 2000 }]\n  - pair: [USDC, USDT]\n    price: 1\n    uniswapV3: [{ fee: 100, depth: 5000000 }]\n'),
+    flow: LONE_SEARCHER,
+  })
+  const client = () => createPublicClient({ chain: devnet, transport: http(harness.rpcUrl) })
+
+  it('a backrun of a V2 swap through three pools: WETH → USDT on V3, USDT → USDC on the stable pool, USDC → WETH on the V2 pair, in one executor tx that pays the builder', async () => {
+    const publicClient = client()
+    const wallet = createWalletClient({ account: accountOf(DEV_KEYS[1]), chain: devnet, transport: http(harness.rpcUrl) })
+    const hash = await wallet.writeContract({ address: '0x7a250d5630B4cF539739dF2C5dAcb4c659F2488D', abi: router02Abi, functionName: 'swapExactETHForTokens', args: [0n, [WETH, USDC], wallet.account.address, FAR], value: parseEther('1'), gas: 300_000n })
+    await harness.advanceSlot()
+    const backrun = await backrunAfter(publicClient, hash)
+    expect(backrun.status).toBe('success')
+    const status = (await rpc(harness.rpcUrl, 'harness_status')).body.result
+    const pools = status.world.pools as Array<{ dex: string; address: Address; token0: Address; token1: Address; fee: number }>
+    const stable = pools.find((p) => p.fee === 100)!.address
+    const usdtPool = pools.find((p) => p.dex === 'uniswap-v3' && p.fee === 500)!.address
+    const touched = new Set(backrun.logs.map((l) => l.address.toLowerCase()))
+    for (const pool of [stable, usdtPool, V2_USDC_WETH]) expect(touched.has(pool.toLowerCase()), pool).toBe(true)
+    expect(backrun.logs.some((l) => l.address.toLowerCase() === stable.toLowerCase() && l.topics[0] === STABLE_POOL_LOG)).toBe(true)
+    // It paid the builder by a coinbase transfer from its executor (the block's fee recipient gained more than the tips).
+    const block = await publicClient.getBlock({ blockNumber: backrun.blockNumber })
+    const coinbaseGain = (await publicClient.getBalance({ address: block.miner, blockNumber: block.number })) - (await publicClient.getBalance({ address: block.miner, blockNumber: block.number - 1n }))
+    expect(coinbaseGain).toBeGreaterThan(0n)
+  })
+})
+
+describe('rivals trade Uniswap V4 through the Universal Router', () => {
+  const harness = useTestHarness({
+    world: worldFile('pools:\n  - pair: [WETH, USDC]\n    price: 3000\n    uniswapV2: { depth: 2000 }\n    uniswapV4: [{ fee: 500, depth: 2000 }]\n'),
+    flow: LONE_SEARCHER,
+  })
+
+  it('a backrun of a V2 swap whose other leg is the V4 pool, through the Universal Router from the executor (approved on Permit2)', async () => {
+    const publicClient = createPublicClient({ chain: devnet, transport: http(harness.rpcUrl) })
+    const wallet = createWalletClient({ account: accountOf(DEV_KEYS[1]), chain: devnet, transport: http(harness.rpcUrl) })
+    // 20 ETH sold on the V2 pair leaves WETH ~2 % cheaper there than on V4.
+    const hash = await wallet.writeContract({ address: '0x7a250d5630B4cF539739dF2C5dAcb4c659F2488D', abi: router02Abi, functionName: 'swapExactETHForTokens', args: [0n, [WETH, USDC], wallet.account.address, FAR], value: parseEther('20'), gas: 300_000n })
+    await harness.advanceSlot()
+    const backrun = await backrunAfter(publicClient, hash)
+    expect(backrun.status).toBe('success')
+    expect(backrun.logs.some((l) => l.address.toLowerCase() === POOL_MANAGER.toLowerCase() && l.topics[1] === V4_POOL_ID)).toBe(true)
+    expect(backrun.logs.some((l) => l.address.toLowerCase() === V2_USDC_WETH.toLowerCase())).toBe(true)
   })
 })

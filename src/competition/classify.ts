@@ -1,8 +1,7 @@
 import { toEventSelector, type Address, type Hash, type Hex } from 'viem'
 import { normalizeAddress } from '../protocol/normalize.js'
 import { logPool, reservesFromLog } from '../dex/decode.js'
-import { amountOut, bestRoundTrip, type PoolReserves } from '../dex/math.js'
-import { samePair } from '../dex/read.js'
+import { amountOut, bestCycle, cyclesThrough, type PoolReserves } from '../dex/math.js'
 
 /** A mined tx as the classifier reads it: its receipt's facts and its logs. */
 export interface MinedTxFacts {
@@ -82,11 +81,8 @@ export function classifyBlock(block: BlockFacts, options: ClassifyOptions): Clas
     touchedByTx[index] = touched(tx)
     if (!options.isUserSwap(tx.hash)) return
     for (const pool of touchedByTx[index]!) {
-      const others = samePair([...state.values()], pool)
-      const gap = others.reduce((best, other) => {
-        const trip = bestRoundTrip(options.weth, pool, other)
-        return trip && trip.profit > best ? trip.profit : best
-      }, 0n)
+      const others = [...state.values()].filter((p) => p.address !== pool.address)
+      const gap = bestCycle(options.weth, cyclesThrough(options.weth, pool, others))?.profit ?? 0n
       if (gap > options.minGapWei) gaps.push({ index, pool, gap })
     }
   })
@@ -113,14 +109,18 @@ export function classifyBlock(block: BlockFacts, options: ClassifyOptions): Clas
 
 /**
  * A sandwiched user's loss on `pool`, from the pool's reserves alone: its swap's input and
- * output are the reserves' changes across it (`before` → `after`, V2's Sync; V3's virtual
- * reserves), and what that input would have bought on the pool as it was before the frontrun
+ * output are the reserves' changes across it (`before` → `after`, V2's Sync; V3's and V4's
+ * virtual reserves, the input grossed up by the fee their liquidity does not keep — exact for
+ * V2, to rounding within one tick range for V3 and V4), and what that input would have bought on the pool as it was before the frontrun
  * (`untouched`) less what it got is the loss, in the token it bought.
  */
 function lossOf(untouched: PoolReserves | undefined, before: PoolReserves | undefined, after: PoolReserves): { token: Address; amount: bigint } | null {
   if (!untouched || !before) return null
   const zeroIn = after.reserve0 > before.reserve0
-  const amountIn = zeroIn ? after.reserve0 - before.reserve0 : after.reserve1 - before.reserve1
+  const added = zeroIn ? after.reserve0 - before.reserve0 : after.reserve1 - before.reserve1
+  // A V2 pair keeps the fee in its reserves; V3's and V4's liquidity does not (fees accrue
+  // apart), so their virtual reserves grew by the input less the fee.
+  const amountIn = after.dex === 'uniswap-v3' || after.dex === 'uniswap-v4' ? (added * 1_000_000n) / BigInt(1_000_000 - after.fee) : added
   const got = zeroIn ? before.reserve1 - after.reserve1 : before.reserve0 - after.reserve0
   const alone = amountOut(untouched, zeroIn ? untouched.token0 : untouched.token1, amountIn)
   return { token: zeroIn ? after.token1 : after.token0, amount: alone > got ? alone - got : 0n }

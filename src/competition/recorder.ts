@@ -6,7 +6,7 @@ import { readReserves, type PoolRef } from '../dex/read.js'
 import { accountBackrun, classifyBlock, priceInWeth, type FoundOpportunity, type MinedTxFacts } from './classify.js'
 import { contendersFor, marginOf } from './contenders.js'
 import { searcherOf, type BundleTrace } from '../bundle/trace.js'
-import { BACKRUN_GAS } from '../rivals/searcher.js'
+import { backrunGas } from '../rivals/searcher.js'
 
 
 export interface CompetitionRecorderDeps {
@@ -43,7 +43,7 @@ export class CompetitionRecorder {
     const weth = world.contracts.weth as Address
     const parentPools = await readReserves(node, world.pools as PoolRef[], number - 1n)
     const txs: MinedTxFacts[] = receipts.map((r) => ({ hash: r.transactionHash, from: r.from, gasUsed: r.gasUsed, effectiveGasPrice: r.effectiveGasPrice, logs: r.logs }))
-    const { opportunities, poolsAfter } = classifyBlock({ number: blockNumber, baseFee, txs }, { weth, parentPools, isUserSwap: this.deps.isUserSwap, minGapWei: baseFee * BACKRUN_GAS })
+    const { opportunities, poolsAfter } = classifyBlock({ number: blockNumber, baseFee, txs }, { weth, parentPools, isUserSwap: this.deps.isUserSwap, minGapWei: baseFee * backrunGas(2) })
     const balanceChange = await this.deps.balanceChanges(opportunities.flatMap((o) => [...o.frontrun, ...o.backrun].map((tx) => tx.hash)))
     const landed = considered.filter((t) => t.state === 'Landed' && t.blockNumber === number)
     return opportunities.map((found) => {

@@ -42,52 +42,107 @@ export function afterSwap(pool: PoolReserves, tokenIn: Address, amountIn: bigint
   return zeroForOne ? { ...pool, reserve0: pool.reserve0 + amountIn, reserve1: pool.reserve1 - out } : { ...pool, reserve0: pool.reserve0 - out, reserve1: pool.reserve1 + amountIn }
 }
 
-/** A round trip base → other on `buy`, other → base on `sell`, and what it earns. */
+/** One swap of a cycle: `tokenIn` for `tokenOut` on `pool`. */
+export interface CycleLeg {
+  pool: PoolReserves
+  tokenIn: Address
+  tokenOut: Address
+}
+
+/** A cycle of swaps from `base` back to `base`, sized, and what it earns. */
 export interface Arbitrage {
-  /** The token the trip starts and ends with (WETH in the world). */
+  /** The token the cycle starts and ends with (WETH in the world). */
   base: Address
-  other: Address
-  /** Where base is sold for the other token (first leg), and where it is bought back. */
-  first: PoolReserves
-  second: PoolReserves
+  legs: CycleLeg[]
+  /** What goes into each leg (`amounts[0]` is `amountIn`); each leg's output is the next one's input. */
+  amounts: bigint[]
   amountIn: bigint
-  /** The other token out of the first leg (the second leg's input). */
-  middle: bigint
   amountOut: bigint
   /** amountOut − amountIn, in `base` (before gas). */
   profit: bigint
 }
 
 /**
+ * The most profitable of `routes` (cycles of legs from `base` back to `base`), each at its
+ * optimal size: a chain of constant-product swaps is itself one curve, out = A·x / (B + x)
+ * (composing leg by leg), whose best input is √(A·B) − B; checked with Uniswap's integer
+ * amounts. Null when no route earns.
+ *
+ * @example bestCycle(WETH, cyclesThrough(WETH, movedPool, pools))?.profit // wei of WETH
+ */
+export function bestCycle(base: Address, routes: ReadonlyArray<readonly CycleLeg[]>): Arbitrage | null {
+  let best: Arbitrage | null = null
+  for (const legs of routes) {
+    const cycle = sizeCycle(base, legs)
+    if (cycle && cycle.profit > 0n && (!best || cycle.profit > best.profit)) best = cycle
+  }
+  return best
+}
+
+function sizeCycle(base: Address, legs: readonly CycleLeg[]): Arbitrage | null {
+  // Each leg as out = A·x / (B + x): A the output reserve, B the input reserve over the fee factor.
+  let curve: { a: number; b: number } | null = null
+  for (const leg of legs) {
+    const zeroIn = leg.tokenIn.toLowerCase() === leg.pool.token0.toLowerCase()
+    const reserveIn = Number(zeroIn ? leg.pool.reserve0 : leg.pool.reserve1)
+    const reserveOut = Number(zeroIn ? leg.pool.reserve1 : leg.pool.reserve0)
+    if (!(reserveIn > 0 && reserveOut > 0)) return null
+    const a = reserveOut
+    const b = reserveIn / (1 - leg.pool.fee / 1e6)
+    curve = curve ? { a: (curve.a * a) / (b + curve.a), b: (curve.b * b) / (b + curve.a) } : { a, b }
+  }
+  if (!curve || !(curve.a > curve.b)) return null
+  const optimum = Math.sqrt(curve.a * curve.b) - curve.b
+  if (!(optimum > 0) || !Number.isFinite(optimum)) return null
+  const amounts = [BigInt(Math.floor(optimum))]
+  for (const leg of legs) amounts.push(amountOut(leg.pool, leg.tokenIn, amounts.at(-1)!))
+  const out = amounts.pop()!
+  return { base, legs: [...legs], amounts, amountIn: amounts[0]!, amountOut: out, profit: out - amounts[0]! }
+}
+
+/** The other token of `pool`. */
+function otherToken(pool: PoolReserves, token: Address): Address {
+  return pool.token0.toLowerCase() === token.toLowerCase() ? pool.token1 : pool.token0
+}
+
+const has = (pool: PoolReserves, token: Address) => [pool.token0.toLowerCase(), pool.token1.toLowerCase()].includes(token.toLowerCase())
+
+/**
+ * Every cycle from `base` back to `base` through `moved` (a pool of base and another token X),
+ * both ways round, among `pools`: two legs (another pool of the pair) and, when `maxLegs` is
+ * 3, three (X → Y on a pool without base, Y ↔ base on a pool of that pair) — the multi-hop
+ * routes searchers take across venues.
+ *
+ * @example cyclesThrough(WETH, usdcV2AfterSwap, worldPools).length // 2-leg and 3-leg routes
+ */
+export function cyclesThrough(base: Address, moved: PoolReserves, pools: readonly PoolReserves[], maxLegs = 3): CycleLeg[][] {
+  if (!has(moved, base)) return []
+  const x = otherToken(moved, base)
+  const same = (a: PoolReserves, b: PoolReserves) => a.address.toLowerCase() === b.address.toLowerCase()
+  const leg = (pool: PoolReserves, tokenIn: Address): CycleLeg => ({ pool, tokenIn, tokenOut: otherToken(pool, tokenIn) })
+  const routes: CycleLeg[][] = []
+  for (const other of pools) {
+    if (same(other, moved) || !has(other, base) || !has(other, x)) continue
+    routes.push([leg(moved, base), leg(other, x)], [leg(other, base), leg(moved, x)])
+  }
+  if (maxLegs < 3) return routes
+  for (const middle of pools) {
+    if (!has(middle, x) || has(middle, base)) continue
+    const y = otherToken(middle, x)
+    for (const last of pools) {
+      if (!has(last, y) || !has(last, base)) continue
+      routes.push([leg(moved, base), leg(middle, x), leg(last, y)], [leg(last, base), leg(middle, y), leg(moved, x)])
+    }
+  }
+  return routes
+}
+
+/**
  * The most profitable round trip of `base` through two pools of the same pair, either way
- * round: the closed-form optimum of two constant-product pools (the pair of legs is itself a
- * constant-product curve), checked with Uniswap's integer amounts. Null when no trip earns.
+ * round (`bestCycle` over the two two-leg routes). Null when no trip earns.
  *
  * @example bestRoundTrip(WETH, v2Pair, v3Pool)?.profit // wei of WETH
  */
 export function bestRoundTrip(base: Address, a: PoolReserves, b: PoolReserves): Arbitrage | null {
-  const trips = [roundTrip(base, a, b), roundTrip(base, b, a)].filter((t): t is Arbitrage => t !== null && t.profit > 0n)
-  return trips.sort((x, y) => (y.profit > x.profit ? 1 : y.profit < x.profit ? -1 : 0))[0] ?? null
-}
-
-function roundTrip(base: Address, first: PoolReserves, second: PoolReserves): Arbitrage | null {
-  const baseIs0 = (p: PoolReserves) => p.token0.toLowerCase() === base.toLowerCase()
-  const other = baseIs0(first) ? first.token1 : first.token0
-  // First leg: base in (reserve a), other out (b); second: other in (c), base out (d).
-  const a = Number(baseIs0(first) ? first.reserve0 : first.reserve1)
-  const b = Number(baseIs0(first) ? first.reserve1 : first.reserve0)
-  const c = Number(baseIs0(second) ? second.reserve1 : second.reserve0)
-  const d = Number(baseIs0(second) ? second.reserve0 : second.reserve1)
-  if (!(a > 0 && b > 0 && c > 0 && d > 0)) return null
-  const g1 = 1 - first.fee / 1e6
-  const g2 = 1 - second.fee / 1e6
-  // The two legs as one curve: out = g1·E1·x / (E0 + g1·x).
-  const e0 = (a * c) / (c + g2 * b)
-  const e1 = (g2 * b * d) / (c + g2 * b)
-  const optimum = (Math.sqrt(e0 * e1 * g1) - e0) / g1
-  if (!(optimum > 0) || !Number.isFinite(optimum)) return null
-  const amountIn = BigInt(Math.floor(optimum))
-  const middle = amountOut(first, base, amountIn)
-  const out = amountOut(second, other, middle)
-  return { base, other, first, second, amountIn, middle, amountOut: out, profit: out - amountIn }
+  return bestCycle(base, cyclesThrough(base, a, [b], 2))
 }

@@ -45,12 +45,6 @@ export async function readReserves(client: PublicClient, pools: readonly PoolRef
   )
 }
 
-/** The pools trading the same two tokens as `pool` (itself excluded). */
-export function samePair<T extends PoolRef>(pools: readonly T[], pool: PoolRef): T[] {
-  const key = (p: PoolRef) => `${p.token0.toLowerCase()}/${p.token1.toLowerCase()}`
-  return pools.filter((p) => key(p) === key(pool) && p.address.toLowerCase() !== pool.address.toLowerCase())
-}
-
 /** The pool a one-hop router swap trades on (a V4 pool by its tick spacing too, when given). */
 export function poolOf<T extends PoolRef>(pools: readonly T[], dex: PoolRef['dex'], tokenA: Address, tokenB: Address, fee: number, tickSpacing?: number): T | undefined {
   const [a, b] = [tokenA.toLowerCase(), tokenB.toLowerCase()]

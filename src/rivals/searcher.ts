@@ -2,17 +2,16 @@ import { encodeFunctionData, parseEther, parseTransaction, toHex, type Address, 
 import type { PrivateKeyAccount } from 'viem/accounts'
 import { decodeRouterSwap, logPool, reservesFromLog } from '../dex/decode.js'
 import type { RouterAddresses } from '../dex/swapCalls.js'
-import { afterSwap, bestRoundTrip, type Arbitrage, type PoolReserves } from '../dex/math.js'
-import { poolOf, readReserves, samePair, type PoolRef } from '../dex/read.js'
+import { afterSwap, bestCycle, cyclesThrough, type Arbitrage, type PoolReserves } from '../dex/math.js'
+import { poolOf, readReserves, type PoolRef } from '../dex/read.js'
 import { drawShare } from '../flow/random.js'
 import { rivalExecutorAbi } from './executorArtifact.js'
 import { routerLeg } from './legs.js'
 import { Rival, type Sighting } from './rival.js'
 
-/** Gas a round trip through the executor uses, about (two swaps, the checks, the coinbase transfer): what it costs in base fee. */
-export const BACKRUN_GAS = 260_000n
-/** The executor tx's gas limit. */
-const RUN_GAS = 450_000n
+/** The executor tx's gas limit: per leg (a V4 leg through the Universal Router is the dearest, ~170k), and the rest. */
+const RUN_GAS_PER_LEG = 200_000n
+const RUN_GAS_BASE = 50_000n
 
 /**
  * An emulated searcher: it watches the public mempool and the MEV-Share hint stream (never a
@@ -36,13 +35,12 @@ export class Searcher extends Rival {
     const head = await this.reader.getBlock()
     const moved = await this.movedPool(sighting, pools, head.number)
     if (!moved) return null
-    const others = await readReserves(this.reader, samePair(pools, moved), head.number)
-    const trips = others.map((other) => bestRoundTrip(weth, moved, other)).filter((t): t is Arbitrage => t !== null)
-    const best = trips.sort((a, b) => (b.profit > a.profit ? 1 : -1))[0]
+    const others = await readReserves(this.reader, cyclePools(weth, moved, pools), head.number)
+    const best = bestCycle(weth, cyclesThrough(weth, moved, others))
     if (!best) return null
     const baseFee = head.baseFeePerGas ?? 0n
     const payment = (best.profit * BigInt(Math.round(drawShare(this.accounts.random, this.spec.bidShare) * 1e6))) / 1_000_000n
-    const net = best.profit - payment - baseFee * BACKRUN_GAS
+    const net = best.profit - payment - baseFee * backrunGas(best.legs.length)
     if (net < parseEther(this.spec.minProfitEth.toString())) return null
     const operator = this.accounts.takeOperator()
     if (!operator) return null
@@ -79,17 +77,37 @@ export class Searcher extends Rival {
     return afterSwap(before!, swap.tokenIn, swap.amountIn)
   }
 
-  /** The backrun: one tx to the executor running both legs (WETH in on the first pool, back to WETH on the second, each guarded by its expected amount) and paying `payment`. */
+  /** The backrun: one tx to the executor running every leg (WETH in on the first pool, back to WETH on the last, each guarded by its expected amount) and paying `payment`. */
   private async backrunTx(operator: PrivateKeyAccount, trip: Arbitrage, payment: bigint, baseFee: bigint, timestamp: bigint): Promise<Hex> {
     const nonce = await this.reader.getTransactionCount({ address: operator.address })
     const deadline = timestamp + 600n
     const recipient = this.accounts.executor
-    const legs = [
-      routerLeg(this.world, trip.first, trip.base, trip.other, trip.amountIn, trip.middle, recipient, deadline),
-      routerLeg(this.world, trip.second, trip.other, trip.base, trip.middle, trip.amountIn + 1n, recipient, deadline),
-    ]
+    const legs = trip.legs.map((leg, i) => {
+      // Each leg expects what the next one takes in; the last, more than the cycle put in.
+      const minOut = i === trip.legs.length - 1 ? trip.amountIn + 1n : trip.amounts[i + 1]!
+      return routerLeg(this.world, leg.pool, leg.tokenIn, leg.tokenOut, trip.amounts[i]!, minOut, recipient, deadline)
+    })
     const data = encodeFunctionData({ abi: rivalExecutorAbi, functionName: 'run', args: [legs.map((l) => l.to), legs.map((l) => l.data), payment] })
     // Paid by the coinbase transfer: no priority fee.
-    return operator.signTransaction({ type: 'eip1559', chainId: this.chainId, nonce, to: this.accounts.executor, data, gas: RUN_GAS, maxPriorityFeePerGas: 0n, maxFeePerGas: baseFee * 2n })
+    return operator.signTransaction({ type: 'eip1559', chainId: this.chainId, nonce, to: this.accounts.executor, data, gas: RUN_GAS_PER_LEG * BigInt(trip.legs.length) + RUN_GAS_BASE, maxPriorityFeePerGas: 0n, maxFeePerGas: baseFee * 2n })
   }
+}
+
+/** Gas a backrun of `legs` swaps through the executor uses, about (the swaps, the checks, the coinbase transfer): what it costs in base fee. */
+export function backrunGas(legs: number): bigint {
+  return 40_000n + 110_000n * BigInt(legs)
+}
+
+/**
+ * The pools a cycle through `moved` (base/X) may use: the other pools of its pair, the pools
+ * from X to a third token Y (without base), and the pools of Y against base — what a rival
+ * reads for its routes, rather than every pool of the world.
+ */
+function cyclePools<T extends PoolRef>(base: Address, moved: PoolRef, pools: readonly T[]): T[] {
+  const key = (a: string) => a.toLowerCase()
+  const tokens = (p: PoolRef) => [key(p.token0), key(p.token1)]
+  const x = tokens(moved).find((t) => t !== key(base))!
+  const middles = pools.filter((p) => tokens(p).includes(x) && !tokens(p).includes(key(base)))
+  const thirds = new Set(middles.flatMap((p) => tokens(p).filter((t) => t !== x)))
+  return pools.filter((p) => key(p.address) !== key(moved.address) && tokens(p).includes(key(base)) ? tokens(p).some((t) => t === x || thirds.has(t)) : middles.includes(p))
 }
