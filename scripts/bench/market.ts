@@ -44,7 +44,7 @@ export async function benchMarket({ quick, size }: BenchOptions): Promise<BenchR
         if (reports.length === slots) resolve()
       })
     })
-    pending = harness.status().pendingBundles
+    pending = harness.status().overdueBundles
     for (const report of reports) {
       const block = await rpc<{ transactions: string[]; gasUsed: string }>(harness.rpcUrl, 'eth_getBlockByNumber', [`0x${report.blockNumber.toString(16)}`, false])
       blocks.push({ txs: block.transactions.length, gasUsed: BigInt(block.gasUsed) })
@@ -76,7 +76,7 @@ export async function benchMarket({ quick, size }: BenchOptions): Promise<BenchR
     ],
     notes: [
       'cutoff → final is each slot report\'s timings.totalMs: from the build cutoff until every trace of the slot has its outcome.',
-      'bundles without a verdict: harness_status.pendingBundles once the last slot is built (bundles sent for later blocks are still pending then).',
+      'bundles without a verdict: harness_status.overdueBundles once the last slot is built: bundles for a block already built still pending (those sent for the next block are not counted).',
     ],
   }
 }

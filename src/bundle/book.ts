@@ -200,6 +200,13 @@ export class BundleBook {
     return count
   }
 
+  /** Bundles still pending for a block at or before `block`: once that block is built, each should have its verdict (a bundle lost otherwise). */
+  pendingUpTo(block: bigint): number {
+    let count = 0
+    for (const [target, hashes] of this.pendingByBlock) if (target <= block) count += hashes.size
+    return count
+  }
+
   /**
    * The deferred sender checks recovered the senders of its txs (by tx index; `undefined` where
    * a signature did not recover or the tx already had its sender). Written on the txs

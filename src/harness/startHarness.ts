@@ -171,6 +171,7 @@ export async function startHarnessOn(base: HarnessChain, config: BundlesimConfig
       chainId,
       coinbase,
       pendingBundles: traces.pendingCount(),
+      overdueBundles: traces.pendingUpTo(slot.head.number),
       heldChecks: orders.checksGate.heldCount,
       mempoolTxs: orders.mempool.size,
       healthy: supervisor.healthy,

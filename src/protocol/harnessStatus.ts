@@ -8,6 +8,8 @@ export interface HarnessStatus {
   chainId: number
   coinbase: string
   pendingBundles: number
+  /** Bundles still pending for a block already built (the head or before): each should have its verdict, so this stays 0. */
+  overdueBundles: number
   /** Bundles whose deferred sender checks wait for the servers to go quiet (or the next slot). */
   heldChecks: number
   mempoolTxs: number

@@ -20,16 +20,23 @@ import { rulesOf } from '../../bundle/orderRules.js'
  * With `failedInPlace`, the bundles whose calls reverted without being allowed to are listed
  * there, in block order, as real execution would report them (the first such tx of each).
  *
+ * With `pruneOnly`, orders calls cannot value (a MEV-Share bundle's refund, refund terms) run
+ * as calls too, their refunds left out, only to list the bundles that fail in place: the
+ * answer is then `undefined` whenever such an order is in the block. A refund moves ether from
+ * the builder to the user it refunds, not a pool: the bundles that revert by calls revert
+ * in the block too, save one that depends on that ether.
+ *
  * Besides the value, how each tx ran (`txsAsCalls`, in block order): the executed block's
  * coinbase changes are counted from them where the block confirms them (`minerChangesAsCalled`).
  *
  * @example const { value } = (await blockValueByCalls({ parent, timestamp }, items)) ?? {}
  */
-export async function blockValueByCalls(context: CallSimulationContext, items: readonly BlockItem[], failedInPlace?: InPlaceFailure[]): Promise<{ value: bigint; txsAsCalls: TxAsCall[] } | undefined> {
+export async function blockValueByCalls(context: CallSimulationContext, items: readonly BlockItem[], failedInPlace?: InPlaceFailure[], pruneOnly = false): Promise<{ value: bigint; txsAsCalls: TxAsCall[] } | undefined> {
   const { parent } = context
   const baseFee = parent.nextBaseFee
   const txsOf = (item: BlockItem): readonly CallableTx[] => (item.kind === 'tx' ? [item.tx] : item.bundle.trace.bundle.txs)
-  if (items.some((item) => item.kind === 'bundle' && !rulesOf(item.bundle.trace.bundle).valuedAsCalls(item.bundle.trace.bundle))) return undefined
+  const unvaluable = items.some((item) => item.kind === 'bundle' && !rulesOf(item.bundle.trace.bundle).valuedAsCalls(item.bundle.trace.bundle))
+  if (unvaluable && !pruneOnly) return undefined
   if (items.some((item) => txsOf(item).some((tx) => !tx.sender))) return undefined
   const expected: Map<Address, number | undefined> = await parent.nonces(items.flatMap((item) => txsOf(item).map((tx) => tx.sender!)))
 
@@ -86,6 +93,7 @@ export async function blockValueByCalls(context: CallSimulationContext, items: r
     if (failedInPlace) failedInPlace.push(...revertedInPlace(simulated.slice(0, calls.length), mayRevert, origin))
     return undefined
   }
+  if (unvaluable) return undefined
   const balance = probedCoinbaseBalance(simulated)
   if (balance === undefined) return undefined
   return { value: balance - parent.coinbaseBalance, txsAsCalls: ran.map((tx, i) => ({ ...tx, gasUsed: hexToBigInt(simulated[i]!.gasUsed) })) }

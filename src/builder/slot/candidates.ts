@@ -4,6 +4,7 @@ import { failingTogether } from '../assembly/failingTogether.js'
 import type { OrderingAlgorithm } from '../assembly/ordering.js'
 import type { ParentState } from '../execution/parentState.js'
 import { blockValueByCalls, type BlockItem, type InPlaceFailure } from '../simulation/index.js'
+import type { TxAsCall } from '../execution/blockLedger.js'
 import { chooseBlock } from './blockChoice.js'
 
 /**
@@ -12,10 +13,14 @@ import { chooseBlock } from './blockChoice.js'
  * bundles rank the same by payment and by fee per gas); the same order on the same parent
  * makes the same block, so each distinct order is built once.
  *
- * Each distinct order is first valued as calls (`blockValueByCalls`); when calls can value
+ * Each distinct order first runs as calls (`blockValueByCalls`), all at once: the bundles
+ * that revert in place leave it, and it is valued where calls can value it. When calls value
  * them all, only the most valuable is executed for real, and its block is kept if it is
- * worth what the calls said. Otherwise every order is executed for real, in ascending
- * top-of-block value: the chosen block is usually the last executed, and then it is kept.
+ * worth what the calls said. Otherwise (a MEV-Share bundle's refund, say) every order is
+ * executed for real, without what its calls left out, in ascending top-of-block value: the
+ * chosen block is usually the last executed, and then it is kept. Leaving out by calls makes
+ * a block run once, not once per failing bundle: at the market's scale (a MEV-Share backrun
+ * and several losing backruns every slot) each order ran 4–5 times, 2 s a slot.
  */
 export async function assembleCandidates(
   parent: ParentState,
@@ -29,7 +34,13 @@ export async function assembleCandidates(
   const built = new Map<string, CandidateSummary>()
   const perAlgorithm = () => keys.map((key, i) => ({ ...built.get(key)!, algorithm: algorithms[i]!.name }))
 
-  const valued = await valueByCalls(parent, timestamp, [...distinct.values()])
+  // Every order through calls at once (each on the parent: Anvil answers them in parallel):
+  // what leaves it before the block runs, and its value where calls can tell it.
+  const called = new Map<string, OrderByCalls>()
+  const distinctOrders = [...distinct.values()]
+  const results = await Promise.all(distinctOrders.map((order) => orderByCalls(parent, timestamp, order)))
+  distinctOrders.forEach((order, i) => called.set(order.key, results[i]!))
+  const valued = valuedByCalls(distinctOrders, called)
   if (valued) {
     const { order, summary } = valued.best
     // What the calls left out stays out: the block executed is the one they valued.
@@ -49,7 +60,11 @@ export async function assembleCandidates(
   // the one a tie goes to, is built last.
   const schedule = [...distinct.values()].filter((order) => !built.has(order.key)).reverse()
   schedule.sort((a, b) => compare(topOfBlockValue(a.items), topOfBlockValue(b.items)))
-  for (const { key, items, algorithm } of schedule) built.set(key, await assembleBlock(parent, timestamp, algorithm, items))
+  for (const { key, items, algorithm } of schedule) {
+    const pruned = called.get(key)
+    const executed = await assembleBlock(parent, timestamp, algorithm, pruned?.items ?? items)
+    built.set(key, pruned ? { ...executed, leftOut: [...pruned.leftOut, ...executed.leftOut] } : executed)
+  }
   const candidates = perAlgorithm() as CandidateBlock[]
   return { candidates, best: chooseBlock(candidates)! }
 }
@@ -62,32 +77,40 @@ interface DistinctOrder {
 
 /**
  * Every order's block value from calls (after the gas and blob limit checks), by order key, and the
- * most valuable (the first of equals); undefined if calls cannot value one of them.
+ * most valuable (the first of equals); undefined if calls could not value one of them.
  */
-async function valueByCalls(
-  parent: ParentState,
-  timestamp: bigint,
+function valuedByCalls(
   orders: readonly DistinctOrder[],
-): Promise<{ summaries: Map<string, CandidateSummary>; best: { order: DistinctOrder; summary: CandidateSummary } } | undefined> {
-  // The orders' requests are independent (each on the parent state): Anvil answers them in parallel.
-  const results = await Promise.all(orders.map((order) => valueOrder(parent, timestamp, order)))
-  if (results.some((summary) => summary === undefined)) return undefined
+  called: ReadonlyMap<string, OrderByCalls>,
+): { summaries: Map<string, CandidateSummary>; best: { order: DistinctOrder; summary: CandidateSummary } } | undefined {
   const summaries = new Map<string, CandidateSummary>()
-  const valued = orders.map((order, i) => {
-    const summary = results[i]!
+  const valued = []
+  for (const order of orders) {
+    const result = called.get(order.key)
+    if (!result?.valued) return undefined
+    const { items, leftOut, valued: { value, txsAsCalls } } = result
+    const summary: CandidateSummary = { algorithm: order.algorithm.name, items, bundles: items.flatMap((item) => (item.kind === 'bundle' ? [item.bundle] : [])), leftOut, value, txsAsCalls }
     summaries.set(order.key, summary)
-    return { order, summary, value: summary.value }
-  })
+    valued.push({ order, summary, value })
+  }
   const best = chooseBlock(valued)
   return best && { summaries, best }
 }
 
+/** An order after its calls: the items to execute, why the others left, and its value when calls can tell it. */
+interface OrderByCalls {
+  items: BlockItem[]
+  leftOut: CandidateSummary['leftOut']
+  valued?: { value: bigint; txsAsCalls: TxAsCall[] }
+}
+
 /**
- * One order's value from calls, after the block limits and the bundles that leave it before
- * or during the run (nonce races, bundles reverting in place); undefined if calls cannot
- * value it.
+ * One order through calls: the block limits, then the bundles that leave it (nonce races,
+ * bundles reverting in place), again after each leaves; with its value when calls can value
+ * it (not with a MEV-Share bundle's refund: those run as calls only to find who fails in
+ * place, `blockValueByCalls`' `pruneOnly`). When calls cannot run it at all, the block decides.
  */
-async function valueOrder(parent: ParentState, timestamp: bigint, order: DistinctOrder): Promise<CandidateSummary | undefined> {
+async function orderByCalls(parent: ParentState, timestamp: bigint, order: DistinctOrder): Promise<OrderByCalls> {
   const failed: CandidateSummary['leftOut'] = []
   let remaining = order.items
   for (;;) {
@@ -97,12 +120,12 @@ async function valueOrder(parent: ParentState, timestamp: bigint, order: Distinc
     const items = selectForBlock(remaining, parent, fit, conflicting)
     const leftOut = [...fit, ...failed, ...conflicting]
     const inPlace: InPlaceFailure[] = []
-    const valued = await blockValueByCalls({ parent, timestamp }, items, inPlace)
-    if (valued !== undefined) return { algorithm: order.algorithm.name, items, bundles: items.flatMap((item) => (item.kind === 'bundle' ? [item.bundle] : [])), leftOut, value: valued.value, txsAsCalls: valued.txsAsCalls }
+    const valued = await blockValueByCalls({ parent, timestamp }, items, inPlace, true)
+    if (valued !== undefined) return { items, leftOut, valued }
     // Bundles that revert in place leave the order as real execution would make them leave it
-    // (`failingTogether`), and the order is valued again: calls, not blocks.
+    // (`failingTogether`), and the order runs as calls again: calls, not blocks.
     const leaving = failingTogether(items, inPlace)
-    if (leaving.length === 0) return undefined
+    if (leaving.length === 0) return { items, leftOut }
     for (const f of leaving) {
       const item = items[f.group]!
       if (item.kind === 'bundle') failed.push({ bundle: item.bundle, failure: f.failure })
