@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { DEV_KEYS, accountOf, rpc, startTestHarness } from './support/harness.js'
-import { MARKET, runUntil, startBot } from './support/backrunBot.js'
-import { loadFlow } from '../src/flow/flowFile.js'
+import { publicWethUsdcMarket, runUntil, startBot } from './support/backrunBot.js'
 import type { Harness } from '../src/index.js'
 
 /**
@@ -18,10 +17,8 @@ describe('examples/backrun-bot against the default rivals', () => {
   })
 
   it('against the default rivals (bidding 80–90 % of the profit, as contested backruns do on mainnet) the bot captures less bidding 50 % than bidding 95 %', async () => {
-    // The default flow's rivals and gas market; its users trade WETH/USDC in the public mempool, where this bot looks.
-    const { name: _name, ...flow } = loadFlow('default')
-    // On the venues this bot knows (MARKET's world: Uniswap V2 and V3, full range).
-    const market = { ...MARKET, flow: { ...flow, users: { ...flow.users, swapsPerSlot: 4, channels: { public: 1, private: 0, mevShare: 0 }, pairs: { 'WETH/USDC': 1 } } } }
+    // The default flow's rivals and gas market on the venues this bot knows (Uniswap V2 and V3, full range); its users trade WETH/USDC in the public mempool, where this bot looks.
+    const market = publicWethUsdcMarket()
     const captures: Record<string, number> = {}
     for (const share of ['0.5', '0.95']) {
       harness = await startTestHarness(market)

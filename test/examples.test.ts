@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { createPublicClient, formatEther, http, parseAbi, type Address, type Hex } from 'viem'
 import { DEV_KEYS, accountOf, rpc, startTestHarness } from './support/harness.js'
-import { MARKET, runUntil, startBot } from './support/backrunBot.js'
+import { MARKET, publicWethUsdcMarket, runUntil, startBot } from './support/backrunBot.js'
 import type { Harness } from '../src/index.js'
 
 const WETH: Address = '0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2'
@@ -31,7 +31,7 @@ describe('examples/backrun-bot: a mainnet bot, unchanged, against the default fl
   })
 
   it('two bots in one market: one trades through its own executor contract and pays the builder by coinbase transfer (its profit and payment are the chain’s, to the wei); one bids too little and is listed with its lost rounds, each lost bundle naming the winner and what it paid', async () => {
-    harness = await startTestHarness(MARKET)
+    harness = await startTestHarness(publicWethUsdcMarket())
     const key = DEV_KEYS[3]
     const me = accountOf(key).address.toLowerCase() as Address
     // Only the signing account is named: the executor counts as the bot's because that account deployed it.

@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url'
+import { loadFlow } from '../../src/flow/flowFile.js'
 import type { Hex } from 'viem'
 import type { Harness } from '../../src/index.js'
 import { rpc } from './harness.js'
@@ -47,4 +48,10 @@ export const EXAMPLE_WORLD = fileURLToPath(new URL('../../examples/backrun-bot/w
 
 /** The default market on the example bot's venues (its gas market on a quarter of mainnet's gas limit, so the tests run a quarter of the txs). */
 export const MARKET = { world: EXAMPLE_WORLD, flow: 'default', genesisTimestamp: 1_700_000_000, blockGasLimit: 15_000_000n }
+
+/** The default flow's rivals and gas market, its users trading WETH/USDC in the public mempool, where the example bot looks: what it can compete for comes every slot. */
+export function publicWethUsdcMarket(): Omit<typeof MARKET, 'flow'> & { flow: Record<string, unknown> } {
+  const { name: _name, ...flow } = loadFlow('default')
+  return { ...MARKET, flow: { ...flow, users: { ...flow.users, swapsPerSlot: 4, channels: { public: 1, private: 0, mevShare: 0 }, pairs: { 'WETH/USDC': 1 } } } }
+}
 
