@@ -180,8 +180,14 @@ describe('rate limits', () => {
     expect(retryAfterMs).toBeGreaterThan(0)
     expect(retryAfterMs).toBeLessThanOrEqual(1000)
     expect(Number(refused.headers.get('retry-after'))).toBe(1)
-    // Back exactly when the answer said, not after a guessed sleep.
-    await new Promise((resolve) => setTimeout(resolve, retryAfterMs))
-    expect((await rpc(limited.rpcUrl, 'harness_status')).status).toBe(200)
+    // Back exactly when an answer said, not after a guessed sleep. The burst's requests run
+    // side by side: one accepted after the bucket refilled may spend the token an earlier
+    // refusal counted on, so the word that counts is a request's after the whole burst.
+    const after = await fetch(limited.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: envelope('harness_status', []) })
+    if (after.status === 429) {
+      const { error } = (await after.json()) as { error: { data: { retryAfterMs: number } } }
+      await new Promise((resolve) => setTimeout(resolve, error.data.retryAfterMs))
+      expect((await rpc(limited.rpcUrl, 'harness_status')).status).toBe(200)
+    } else expect(after.status).toBe(200)
   })
 })

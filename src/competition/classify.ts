@@ -52,8 +52,9 @@ export interface ClassifiedBlock {
 
 /**
  * Every opportunity of a mined block, replayed from its pools' logs over the parent state: a
- * user swap after which a round trip between two pools of its pair (any venues) earned more than `minGapWei`, and the backrun —
- * the next txs, from one sender, trading the same pair — that closed it, if any.
+ * user swap after which a cycle through its pool (with another pool of the pair, any venue, or
+ * in three hops: `cyclesThrough`) earned more than `minGapWei`, and the backrun — the next
+ * txs, from one sender, trading the same pair — that closed it, if any.
  *
  * @example const { opportunities, poolsAfter } = classifyBlock(block, { weth, parentPools, isUserSwap, minGapWei })
  */
@@ -111,8 +112,9 @@ export function classifyBlock(block: BlockFacts, options: ClassifyOptions): Clas
  * A sandwiched user's loss on `pool`, from the pool's reserves alone: its swap's input and
  * output are the reserves' changes across it (`before` → `after`, V2's Sync; V3's and V4's
  * virtual reserves, the input grossed up by the fee their liquidity does not keep — exact for
- * V2, to rounding within one tick range for V3 and V4), and what that input would have bought on the pool as it was before the frontrun
- * (`untouched`) less what it got is the loss, in the token it bought.
+ * V2, to rounding within one tick range for V3 and V4), and what that input would have bought
+ * on the pool as it was before the frontrun (`untouched`) less what it got is the loss, in the
+ * token it bought.
  */
 function lossOf(untouched: PoolReserves | undefined, before: PoolReserves | undefined, after: PoolReserves): { token: Address; amount: bigint } | null {
   if (!untouched || !before) return null

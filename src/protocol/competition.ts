@@ -25,7 +25,7 @@ export interface CompetitionContender {
   captured: boolean
 }
 
-/** A user swap that left a gap between two pools of its pair in a mined block, who closed it, and who else tried. Amounts: decimal wei. */
+/** A user swap that left a gap in a mined block (a cycle through its pool that earned), who closed it, and who else tried. Amounts: decimal wei. */
 export interface CompetitionOpportunity {
   blockNumber: number
   /** The swap (a user's tx) that left the gap. */

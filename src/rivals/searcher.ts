@@ -16,7 +16,8 @@ const RUN_GAS_BASE = 50_000n
 /**
  * An emulated searcher: it watches the public mempool and the MEV-Share hint stream (never a
  * private tx), and after a reaction time drawn from `reactionDelayMs` backruns a swap that left
- * a gap between two pools of its pair (V2, Sushi, V3, V4) with a round trip through its executor contract (`contracts/RivalExecutor.sol`),
+ * a gap with the best cycle through the moved pool — with another pool of its pair (V2, Sushi,
+ * V3, V4) or in three hops through a pool of two other tokens — through its executor contract (`contracts/RivalExecutor.sol`),
  * in one tx from one of its operator accounts, paying the builder a share of the profit it
  * expects — drawn from `bidShare` for each backrun — by a coinbase transfer, as competitive
  * searchers do. It submits like a searcher: a signed `eth_sendBundle` with the user's tx, or a
@@ -25,7 +26,7 @@ const RUN_GAS_BASE = 50_000n
  */
 export class Searcher extends Rival {
   /**
-   * Reacts to one sighting: the best round trip after it, and the backrun bundle if it earns
+   * Reacts to one sighting: the best cycle after it, and the backrun bundle if it earns
    * at least `minProfitEth` after gas and the bid. Returns the bundle hash sent, or null.
    */
   async react(sighting: Sighting): Promise<Hash | null> {
@@ -109,5 +110,9 @@ function cyclePools<T extends PoolRef>(base: Address, moved: PoolRef, pools: rea
   const x = tokens(moved).find((t) => t !== key(base))!
   const middles = pools.filter((p) => tokens(p).includes(x) && !tokens(p).includes(key(base)))
   const thirds = new Set(middles.flatMap((p) => tokens(p).filter((t) => t !== x)))
-  return pools.filter((p) => key(p.address) !== key(moved.address) && tokens(p).includes(key(base)) ? tokens(p).some((t) => t === x || thirds.has(t)) : middles.includes(p))
+  return pools.filter((p) => {
+    if (key(p.address) === key(moved.address)) return false
+    // A pool of base: the pair's other pools (base/X) and the last hops (base/Y); else a middle hop (X/Y).
+    return tokens(p).includes(key(base)) ? tokens(p).some((t) => t === x || thirds.has(t)) : middles.includes(p)
+  })
 }
