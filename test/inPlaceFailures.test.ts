@@ -89,4 +89,28 @@ describe('bundles racing for one nonce', () => {
     }
     expect(await call(harness.rpcUrl, 'eth_getStorageAt', [ONE_SHOT_POOL, '0x0', 'latest'])).toMatch(/0x0*1$/)
   })
+
+  it('beside a bundle calls cannot value (a refund bundle), the racers that revert in place leave before the block runs: each candidate block executes once', async () => {
+    const racers = Array.from({ length: 4 }, (_, i) => `0x${(0xabd0 + i).toString(16).padStart(64, '0')}` as Hex)
+    for (const key of racers) await call(harness.rpcUrl, 'harness_setBalance', [{ address: privateKeyToAccount(key).address, wei: (10n ** 19n).toString() }])
+    // The pool was taken by the test before: a fresh one for this block.
+    await call(harness.rpcUrl, 'anvil_setStorageAt', [ONE_SHOT_POOL, '0x0', `0x${'0'.repeat(64)}`])
+    const txs = await Promise.all(racers.map((key, i) => signTx({ key, nonce: 0, to: ONE_SHOT_POOL, data: '0x', gas: 60_000n, ...tipped(String(10 - i)) })))
+    const hashes: Hash[] = []
+    for (const tx of txs) hashes.push(await sendBundle(harness, { txs: [tx] }))
+    const payer = DEV_KEYS[2]
+    const refunded = await sendBundle(harness, { txs: [await signTx({ key: payer, nonce: await nonceOf(payer), to: harness.coinbase, value: 10n ** 16n })], refundPercent: 50, refundRecipient: '0x00000000000000000000000000000000000beef6' })
+
+    const report = await advance()
+    expect([...report.bundles].sort()).toEqual([hashes[0], refunded].sort())
+    for (const [i, hash] of hashes.entries()) {
+      if (i === 0) continue
+      const trace = await stats(harness, hash)
+      expect(trace).toMatchObject({ revertingHash: keccak256(txs[i]!), revertReason: 'reverted without data' })
+    }
+    // The refund bundle's top-of-block simulation executes twice (its reward measured, then
+    // paid); each distinct candidate block once — not once more per racer that fails in it.
+    const candidateBlocks = new Set(report.candidates.map((c: { bundles: Hash[] }) => c.bundles.join())).size
+    expect(report.executions.blocks).toBe(2 + candidateBlocks)
+  })
 })

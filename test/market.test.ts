@@ -11,7 +11,7 @@ import { askedGas, planBackground, TRANSFER_GAS } from '../src/flow/gasMarket.js
 import { drawShare } from '../src/flow/random.js'
 import { SeededRandom } from '../src/flow/random.js'
 import { planSlot } from '../src/flow/plan.js'
-import { afterSwap, amountOut, bestCycle, bestRoundTrip, cyclesThrough, type PoolReserves } from '../src/dex/math.js'
+import { afterSwap, amountOut, bestCycle, cyclesThrough, type PoolReserves } from '../src/dex/math.js'
 import { bestSandwich } from '../src/dex/sandwich.js'
 import { accountBackrun, classifyBlock } from '../src/competition/classify.js'
 import { launchAnvil } from '../src/chain/launchAnvil.js'
@@ -65,7 +65,7 @@ describe('the market (pure parts)', () => {
   it('finds the round trip a V2 pool left 1 % below the V3 pool, as profitable as any amount', () => {
     const v2 = pool(V2, 'uniswap-v2', 3000, 2_970_000, 1000) // 2,970 USDC per WETH
     const v3 = pool(V3, 'uniswap-v3', 500, 30_000_000, 10_000) // 3,000
-    const trip = bestRoundTrip(WETH, v2, v3)!
+    const trip = bestCycle(WETH, cyclesThrough(WETH, v2, [v3], 2))!
     // WETH is dear on V3: sell it there, buy it back on V2.
     expect(trip.legs.map((l) => l.pool.address)).toEqual([V3, V2])
     expect(trip.profit).toBeGreaterThan(0n)
@@ -77,7 +77,7 @@ describe('the market (pure parts)', () => {
       expect(back - x).toBeLessThanOrEqual(trip.profit + 10n ** 12n)
     }
     // Within the fees (0.3 % + 0.05 %), no trip at all.
-    expect(bestRoundTrip(WETH, pool(V2, 'uniswap-v2', 3000, 2_995_000, 1000), v3)).toBeNull()
+    expect(bestCycle(WETH, cyclesThrough(WETH, pool(V2, 'uniswap-v2', 3000, 2_995_000, 1000), [v3], 2))).toBeNull()
   })
 
   it('finds a three-hop route across pairs when it beats any two pools of the pair: WETH → USDT where WETH is dearest, USDT → USDC on the stable pool, USDC → WETH on V2 where it is cheapest', () => {
@@ -106,7 +106,7 @@ describe('the market (pure parts)', () => {
       expect(back - input).toBeLessThanOrEqual(best.profit + 10n ** 13n)
     }
     // Its profit beats the best two-leg trip.
-    expect(best.profit).toBeGreaterThan(bestRoundTrip(WETH, usdcV2, usdcV3)?.profit ?? 0n)
+    expect(best.profit).toBeGreaterThan(bestCycle(WETH, cyclesThrough(WETH, usdcV2, [usdcV3], 2))?.profit ?? 0n)
   })
 
   it('classifies a block: the user swap that left a gap, the backrun right after it, and its searcher\'s profit and payment', () => {

@@ -261,3 +261,43 @@ describe('rivals trade Uniswap V4 through the Universal Router', () => {
     expect(backrun.logs.some((l) => l.address.toLowerCase() === V2_USDC_WETH.toLowerCase())).toBe(true)
   })
 })
+
+describe('a rival\'s backrun through V4 as the competition accounts it', () => {
+  // Users swap WETH/USDC on the V2 pair and the V4 pool; one searcher backruns them across the two.
+  const harness = useTestHarness({
+    world: worldFile('pools:\n  - pair: [WETH, USDC]\n    price: 3000\n    uniswapV2: { depth: 2000 }\n    uniswapV4: [{ fee: 500, depth: 2000 }]\n'),
+    flow: { ...LONE_SEARCHER, users: { ...LONE_SEARCHER.users, count: 6, swapsPerSlot: 3, size: { median: 20, sigma: 0.4 } } },
+  })
+
+  it('its profit and builder payment are the chain\'s, to the wei: the executor\'s WETH and the operator\'s ether over the block, the WETH it unwrapped for the coinbase', async () => {
+    const client = createPublicClient({ chain: devnet, transport: http(harness.rpcUrl) })
+    const erc20 = parseAbi(['function balanceOf(address) view returns (uint256)'])
+    const withdrawal = keccak256(toBytes('Withdrawal(address,uint256)'))
+    type Opportunity = { blockNumber: number; searcher: string | null; backrunTxs: Hex[]; profitWei: string; builderPaymentWei: string; refundWei: string }
+    const throughV4 = async (o: Opportunity) => {
+      const receipts = await Promise.all(o.backrunTxs.map((hash) => client.getTransactionReceipt({ hash })))
+      return receipts.some((r) => r.logs.some((l) => l.address.toLowerCase() === POOL_MANAGER.toLowerCase() && l.topics[1] === V4_POOL_ID))
+    }
+    let found: Opportunity | undefined
+    for (let slot = 0; slot < 12 && !found; slot++) {
+      await harness.advanceSlot()
+      const competition = (await rpc(harness.rpcUrl, 'harness_getCompetition', [])).body.result
+      const captured = (competition.list as Opportunity[]).filter((o) => o.searcher)
+      // A block where the searcher did one thing: its money over the block is that backrun's.
+      for (const o of captured) if (captured.filter((x) => x.blockNumber === o.blockNumber).length === 1 && (await throughV4(o))) found ??= o
+    }
+    expect(found, 'a captured backrun through the V4 pool within 12 slots').toBeDefined()
+    const o = found!
+    const first = await client.getTransaction({ hash: o.backrunTxs[0]! })
+    const [executor, operator] = [first.to!, first.from]
+    const n = BigInt(o.blockNumber)
+    const at = async (blockNumber: bigint) =>
+      (await client.readContract({ address: WETH, abi: erc20, functionName: 'balanceOf', args: [executor], blockNumber })) + (await client.getBalance({ address: executor, blockNumber })) + (await client.getBalance({ address: operator, blockNumber }))
+    expect(BigInt(o.profitWei) - BigInt(o.refundWei)).toBe((await at(n)) - (await at(n - 1n)))
+    expect(BigInt(o.profitWei)).toBeGreaterThan(0n)
+    const receipts = await Promise.all(o.backrunTxs.map((hash) => client.getTransactionReceipt({ hash })))
+    const paid = receipts.flatMap((r) => r.logs).filter((l) => l.topics[0] === withdrawal && l.address.toLowerCase() === WETH.toLowerCase()).reduce((sum, l) => sum + BigInt(l.data), 0n)
+    expect(BigInt(o.builderPaymentWei)).toBe(paid)
+    expect(paid).toBeGreaterThan(0n)
+  })
+})

@@ -181,11 +181,11 @@ async function backrun(tx: Transaction): Promise<void> {
     const usdc = v2Out(x, after.weth, after.usdc)
     return { x, middle: usdc, back: await quoteV3(USDC, WETH, usdc) }
   }
+  // Every size at once (the quotes are independent calls): the backrun is sent while the swap is pending.
+  const sizes: bigint[] = []
+  for (let eth = 0.05; eth <= 200; eth *= 1.4) sizes.push(parseEther(eth.toFixed(6)))
   let best = { x: 0n, middle: 0n, back: 0n }
-  for (let eth = 0.05; eth <= 200; eth *= 1.4) {
-    const t = await trip(parseEther(eth.toFixed(6)))
-    if (t.back - t.x > best.back - best.x) best = t
-  }
+  for (const t of await Promise.all(sizes.map(trip))) if (t.back - t.x > best.back - best.x) best = t
   const profit = best.back - best.x
   const head = await client.getBlock()
   const gas = 230_000n

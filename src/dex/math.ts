@@ -136,13 +136,3 @@ export function cyclesThrough(base: Address, moved: PoolReserves, pools: readonl
   }
   return routes
 }
-
-/**
- * The most profitable round trip of `base` through two pools of the same pair, either way
- * round (`bestCycle` over the two two-leg routes). Null when no trip earns.
- *
- * @example bestRoundTrip(WETH, v2Pair, v3Pool)?.profit // wei of WETH
- */
-export function bestRoundTrip(base: Address, a: PoolReserves, b: PoolReserves): Arbitrage | null {
-  return bestCycle(base, cyclesThrough(base, a, [b], 2))
-}

@@ -124,7 +124,7 @@ export class FlowUsers {
     const sent: SentSwap[] = []
     for (const swap of planned) {
       const pool = reserves.find((r) => r.address === poolsOf(swap.pair)[swap.poolChoice]!.address)!
-      const raw = await this.sign(swap, pool, nonces[swap.user]!, head.baseFeePerGas ?? 0n, head.timestamp)
+      const raw = await this.sign(swap, pool, nonces[swap.user]!, head)
       const hash = await this.submit(swap.channel, raw, head.number)
       this.sent.add(normalizeHash(hash))
       this.inFlight.set(swap.user, nonces[swap.user]!)
@@ -146,7 +146,8 @@ export class FlowUsers {
     return (wei * otherReserve) / wethReserve
   }
 
-  private async sign(swap: PlannedSwap, pool: PoolReserves, nonce: number, baseFee: bigint, timestamp: bigint): Promise<Hex> {
+  private async sign(swap: PlannedSwap, pool: PoolReserves, nonce: number, head: { number: bigint; baseFeePerGas: bigint | null; timestamp: bigint }): Promise<Hex> {
+    const baseFee = head.baseFeePerGas ?? 0n
     const contracts = this.world.contracts as unknown as RouterAddresses
     const weth = contracts.weth
     const user = this.accounts[swap.user]!
@@ -154,27 +155,28 @@ export class FlowUsers {
     const [tokenIn, tokenOut] = swap.sellsWeth ? [weth, other] : [other, weth]
     const amountIn = this.amountIn(swap, pool)
     const slippageBps = Math.min(10_000, Math.round(drawLogNormal(this.random, this.spec.users.slippageBps)))
-    const minOut = ((await this.quote(pool, tokenIn, tokenOut, amountIn)) * BigInt(10_000 - slippageBps)) / 10_000n
+    const minOut = ((await this.quote(pool, tokenIn, tokenOut, amountIn, head.number)) * BigInt(10_000 - slippageBps)) / 10_000n
     const router = routerFor(pool.dex, swap.routerDraw, this.spec.users.routers)
     // Ether in when selling WETH; ether back when buying it (SwapRouter pays WETH).
-    const call = swapCall(contracts, { router, pool, tokenIn, tokenOut, amountIn, minOut, recipient: user.address, deadline: timestamp + 600n, payWithEther: swap.sellsWeth, receiveEther: !swap.sellsWeth })
+    const call = swapCall(contracts, { router, pool, tokenIn, tokenOut, amountIn, minOut, recipient: user.address, deadline: head.timestamp + 600n, payWithEther: swap.sellsWeth, receiveEther: !swap.sellsWeth })
     const tip = this.tip()
     return user.signTransaction({ type: 'eip1559', chainId: this.chainId, nonce, to: call.to, data: call.data, value: call.value, gas: SWAP_GAS, maxPriorityFeePerGas: tip, maxFeePerGas: baseFee * 2n + tip })
   }
 
   /**
-   * What `amountIn` buys on `pool` now, as a wallet quotes it: V2 and Sushi from the reserves,
-   * V3 and V4 from their quoters (exact across ticks, where the virtual reserves are not).
+   * What `amountIn` buys on `pool` at `blockNumber` (the head the reserves were read at), as a
+   * wallet quotes it: V2 and Sushi from the reserves, V3 and V4 from their quoters (exact
+   * across ticks, where the virtual reserves are not).
    */
-  private async quote(pool: PoolReserves, tokenIn: Address, tokenOut: Address, amountIn: bigint): Promise<bigint> {
+  private async quote(pool: PoolReserves, tokenIn: Address, tokenOut: Address, amountIn: bigint, blockNumber: bigint): Promise<bigint> {
     const { contracts } = this.world
     if (pool.dex === 'uniswap-v3') {
-      const { result } = await this.reader.simulateContract({ address: contracts.quoterV2 as Address, abi: quoterV2Abi, functionName: 'quoteExactInputSingle', args: [{ tokenIn, tokenOut, amountIn, fee: pool.fee, sqrtPriceLimitX96: 0n }] })
+      const { result } = await this.reader.simulateContract({ address: contracts.quoterV2 as Address, abi: quoterV2Abi, functionName: 'quoteExactInputSingle', args: [{ tokenIn, tokenOut, amountIn, fee: pool.fee, sqrtPriceLimitX96: 0n }], blockNumber })
       return result[0]
     }
     if (pool.dex === 'uniswap-v4') {
       const key = v4PoolKey(tokenIn, tokenOut, pool.fee, pool.tickSpacing!)
-      const { result } = await this.reader.simulateContract({ address: contracts.v4Quoter as Address, abi: v4QuoterAbi, functionName: 'quoteExactInputSingle', args: [{ poolKey: key, zeroForOne: key.currency0.toLowerCase() === tokenIn.toLowerCase(), exactAmount: amountIn, hookData: '0x' }] })
+      const { result } = await this.reader.simulateContract({ address: contracts.v4Quoter as Address, abi: v4QuoterAbi, functionName: 'quoteExactInputSingle', args: [{ poolKey: key, zeroForOne: key.currency0.toLowerCase() === tokenIn.toLowerCase(), exactAmount: amountIn, hookData: '0x' }], blockNumber })
       return result[0]
     }
     return amountOut(pool, tokenIn, amountIn)
