@@ -110,6 +110,8 @@ describe('replay rules', () => {
     reverted,
     gasUsed: 21_000n,
     priorityFee: 0n,
+    effectiveGasPrice: 0n,
+    logs: [],
   })
 
   it('one bundle per tx in block order; a sender’s later txs join its first; real reverts may revert', () => {

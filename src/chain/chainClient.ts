@@ -202,6 +202,14 @@ export class ChainClient {
     return answers.map((answer) => (answer.ok ? { accepted: true } : { accepted: false, reason: answer.error.message }))
   }
 
+  /**
+   * Puts Anvil on block `blockNumber` of the fork source `url` (`anvil_reset`): every local
+   * block and change is gone, the coinbase stays. The backtest judges each block on its real parent this way.
+   */
+  async resetFork(url: string, blockNumber: bigint): Promise<void> {
+    await this.node.request({ method: 'anvil_reset', params: [{ forking: { jsonRpcUrl: url, blockNumber: Number(blockNumber) } }] })
+  }
+
   /** Anvil was started again (a new process): its next blob tx loads the KZG settings again. */
   nodeRestarted(): void {
     this.nodeHasLoadedKzg = false

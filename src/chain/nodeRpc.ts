@@ -159,6 +159,9 @@ export type NodeRpcSchema = [
   { Method: 'anvil_setBalance'; Parameters: readonly [account: Address, wei: Hex]; ReturnType: null },
   { Method: 'anvil_setCode'; Parameters: readonly [account: Address, code: Hex]; ReturnType: null },
   { Method: 'anvil_rollback'; Parameters: readonly [blocks: number]; ReturnType: null },
+  { Method: 'anvil_reset'; Parameters: readonly [options: { forking: { jsonRpcUrl: string; blockNumber: number } }]; ReturnType: null },
+  { Method: 'anvil_setNonce'; Parameters: readonly [account: Address, nonce: Hex]; ReturnType: null },
+  { Method: 'anvil_setStorageAt'; Parameters: readonly [account: Address, slot: Hex, value: Hex]; ReturnType: boolean },
   { Method: 'anvil_dropAllTransactions'; Parameters: readonly []; ReturnType: null },
   { Method: 'anvil_setNextBlockBaseFeePerGas'; Parameters: readonly [wei: Hex]; ReturnType: null },
   /** One block with what is in the pool, at this timestamp (seconds, or a hex quantity); answers `0x0`. */

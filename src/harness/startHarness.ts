@@ -12,6 +12,8 @@ import { emulatedBuilders } from '../builder/fleet/emulatedBuilder.js'
 import type { SlotReport } from '../protocol/slotReport.js'
 import type { HarnessStatus } from '../protocol/harnessStatus.js'
 import { startChain, useBuilderCoinbases, type AnvilChain } from './chain.js'
+import type { ChainClient } from '../chain/chainClient.js'
+import type { SlotParticipant } from './builder.js'
 import { startWorld, type WorldSubsystem } from './world.js'
 import { settleStartingBaseFee, startMarket, type MarketSubsystem } from './market.js'
 import { createOrderFlow } from './orderFlow.js'
@@ -42,6 +44,19 @@ export interface Harness {
   status(): HarnessStatus
   /** Pid of the Anvil process now running (tests kill it to see recovery). */
   anvilPid(): number | undefined
+  /**
+   * An in-process participant of every slot, after the harness's own: `onMined` runs once the
+   * block is mined and before the slot is announced (the backtest reads its block there).
+   */
+  addSlotParticipant(participant: SlotParticipant): void
+  /**
+   * Moves a forked harness's chain to block `blockNumber` of its fork source (`anvil_reset`),
+   * under the chain lock: the builders' coinbases set and funded again, the public mempool
+   * emptied, `afterReset` run on the new chain (before the head is read), and the head read
+   * again. Bundles pending for later blocks stay pending. The backtest judges each block on
+   * its real parent this way (docs/backtest.md).
+   */
+  rebaseFork(blockNumber: bigint, afterReset?: (chain: ChainClient) => Promise<void>): Promise<void>
   /** Graceful: waits for the slot being built and in-flight requests, saves to the data dir, stops Anvil. */
   stop(): Promise<void>
 }
@@ -202,6 +217,17 @@ export async function startHarnessOn(base: HarnessChain, config: BundlesimConfig
       config,
       events,
       advanceSlot: builder.advanceSlots,
+      addSlotParticipant: builder.addParticipant,
+      rebaseFork: (blockNumber, afterReset) =>
+        chain.lock.write(async () => {
+          if (config.forkUrl === undefined) throw new Error('rebaseFork: this harness is not a fork (no forkUrl)')
+          await chain.chain.resetFork(config.forkUrl, blockNumber)
+          await chain.chain.setCoinbase(coinbase)
+          for (const address of chain.coinbases) await chain.chain.setBalance(address, config.coinbaseFunding)
+          orders.mempool.clear()
+          await afterReset?.(chain.chain)
+          await builder.builder.init()
+        }),
       status,
       anvilPid: () => supervisor.pid,
       stop,

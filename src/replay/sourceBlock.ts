@@ -18,6 +18,9 @@ export interface SourceTx {
   gasUsed: bigint
   /** What the tx paid the fee recipient as priority fee: gasUsed × (effective price − base fee). */
   priorityFee: bigint
+  effectiveGasPrice: bigint
+  /** Its receipt's logs (what the competition's classifier reads). */
+  logs: ReadonlyArray<{ address: Address; topics: readonly Hex[]; data: Hex }>
 }
 
 /** Block `n` of the fork source, and what it was worth to its fee recipient. */
@@ -77,7 +80,8 @@ async function readBlock(url: string, number: bigint): Promise<SourceBlock> {
     const price = BigInt(receipt.effectiveGasPrice)
     const from = normalizeAddress(tx.from)
     if (from === feeRecipient) spentByFeeRecipient += tx.value + gasUsed * price
-    return { hash: tx.hash, index, from, nonce: tx.nonce, raw, reverted: BigInt(receipt.status) === 0n, gasUsed, priorityFee: gasUsed * (price - baseFee) }
+    const logs = receipt.logs.map((log) => ({ address: log.address, topics: log.topics, data: log.data }))
+    return { hash: tx.hash, index, from, nonce: tx.nonce, raw, reverted: BigInt(receipt.status) === 0n, gasUsed, priorityFee: gasUsed * (price - baseFee), effectiveGasPrice: price, logs }
   })
   return {
     number,

@@ -83,6 +83,18 @@ export class BlockStateDiff {
     return BigInt(post) - BigInt(diff?.pre[key]?.balance ?? 0)
   }
 
+  /** How much the txs read changed each account's balance in all (lowercase accounts; untouched ones absent). */
+  balanceDeltas(): Map<Address, bigint> {
+    const deltas = new Map<Address, bigint>()
+    for (const [hash, { post }] of this.diffs) {
+      for (const account of Object.keys(post).map((a) => normalizeAddress(a))) {
+        const change = this.balanceChange(hash, account)
+        if (change !== 0n) deltas.set(account, (deltas.get(account) ?? 0n) + change)
+      }
+    }
+    return deltas
+  }
+
   /**
    * What the txs read (in block order) changed in each account (lowercase), as values at the end:
    * the last balance, nonce and code a tx left, and each storage slot written, a cleared slot

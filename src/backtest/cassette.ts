@@ -1,0 +1,120 @@
+import http from 'node:http'
+
+/** One answer of the remote node, as the recording keeps it: the request's method and params, and its result or error. */
+export interface RecordedRead {
+  method: string
+  params: unknown[]
+  result?: unknown
+  error?: { code: number; message: string }
+}
+
+interface JsonRpcRequest {
+  id?: unknown
+  method?: unknown
+  params?: unknown
+}
+
+/** A read the recording does not hold: answered with this code, so the asker fails on it instead of reading an empty account. */
+export const NOT_RECORDED_CODE = -32001
+
+const keyOf = (method: string, params: unknown): string => `${method} ${JSON.stringify(params ?? [])}`
+
+/**
+ * A JSON-RPC proxy in front of the node a backtest reads — Anvil's fork and the backtest's own
+ * reads both go through it. Recording, it forwards every request to the remote and keeps each
+ * answer by method and params; replaying, it answers from those alone, with no remote. Anvil
+ * asks a fork's remote for state by block number, so the same run asks the same questions:
+ * a run from a recording reads what the recorded run read (docs/backtest.md, Recording).
+ *
+ * @example
+ * const cassette = await RpcCassette.record('https://eth.example/…')
+ * // fork Anvil at cassette.url … then
+ * await writeRecording(dir, cassette.reads())
+ */
+export class RpcCassette {
+  private readonly answers = new Map<string, RecordedRead>()
+  /** Reads asked while replaying that the recording does not hold (`method params`). */
+  readonly missing = new Set<string>()
+
+  private constructor(
+    private readonly remoteUrl: string | null,
+    private server: http.Server | null = null,
+    public url = '',
+  ) {}
+
+  /** A proxy that forwards to `remoteUrl` and records every answer. */
+  static record(remoteUrl: string): Promise<RpcCassette> {
+    return new RpcCassette(remoteUrl).listen()
+  }
+
+  /** A proxy that answers from `reads` only. */
+  static replay(reads: readonly RecordedRead[]): Promise<RpcCassette> {
+    const cassette = new RpcCassette(null)
+    for (const read of reads) cassette.answers.set(keyOf(read.method, read.params), read)
+    return cassette.listen()
+  }
+
+  /** Every answer kept, in a stable order (by method, then params): a recording diffs only in what changed. */
+  reads(): RecordedRead[] {
+    return [...this.answers.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, read]) => read)
+  }
+
+  close(): Promise<void> {
+    const server = this.server
+    this.server = null
+    if (!server) return Promise.resolve()
+    return new Promise((resolve) => {
+      server.close(() => resolve())
+      server.closeAllConnections()
+    })
+  }
+
+  private async listen(): Promise<RpcCassette> {
+    const server = http.createServer((req, res) => {
+      const chunks: Buffer[] = []
+      req.on('data', (chunk: Buffer) => chunks.push(chunk))
+      req.on('end', () => {
+        this.answer(Buffer.concat(chunks)).then(
+          (body) => res.writeHead(200, { 'content-type': 'application/json' }).end(body),
+          (error: Error) => res.writeHead(502, { 'content-type': 'text/plain' }).end(`backtest: the node did not answer: ${error.message}`),
+        )
+      })
+    })
+    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', () => resolve()))
+    this.server = server
+    this.url = `http://127.0.0.1:${(server.address() as { port: number }).port}`
+    return this
+  }
+
+  private async answer(body: Buffer): Promise<string> {
+    const parsed = JSON.parse(body.toString('utf8')) as JsonRpcRequest | JsonRpcRequest[]
+    const requests = [parsed].flat()
+    const answers = this.remoteUrl === null ? requests.map((request) => this.fromRecording(request)) : await this.forward(body, requests)
+    return JSON.stringify(Array.isArray(parsed) ? answers : answers[0])
+  }
+
+  private fromRecording(request: JsonRpcRequest): object {
+    const key = keyOf(String(request.method), request.params)
+    const read = this.answers.get(key)
+    if (!read) {
+      this.missing.add(key)
+      return { jsonrpc: '2.0', id: request.id, error: { code: NOT_RECORDED_CODE, message: `not in the backtest's recording: ${key.slice(0, 200)} (record the run again with --record)` } }
+    }
+    return read.error ? { jsonrpc: '2.0', id: request.id, error: read.error } : { jsonrpc: '2.0', id: request.id, result: read.result }
+  }
+
+  private async forward(body: Buffer, requests: JsonRpcRequest[]): Promise<object[]> {
+    const response = await fetch(this.remoteUrl!, { method: 'POST', headers: { 'content-type': 'application/json' }, body: new Uint8Array(body) })
+    const text = await response.text()
+    if (!response.ok) throw new Error(`HTTP ${response.status}: ${text.slice(0, 200)}`)
+    const answers = [JSON.parse(text) as { id?: unknown; result?: unknown; error?: { code: number; message: string } }].flat()
+    for (const answer of answers) {
+      const request = requests.find((r) => r.id === answer.id)
+      if (!request || typeof request.method !== 'string') continue
+      const params = Array.isArray(request.params) ? request.params : []
+      // A refused read is kept too (a pruned node's answer), so the replay refuses it the same way.
+      this.answers.set(keyOf(request.method, params), answer.error ? { method: request.method, params, error: answer.error } : { method: request.method, params, result: answer.result })
+    }
+    return answers
+  }
+}

@@ -1,0 +1,152 @@
+import { formatEther, parseEther, type Address, type Hash } from 'viem'
+
+export const BACKTEST_FORMAT = 'bundlesim-backtest/1'
+
+/** One opportunity of a block (docs/market.md, Who won): who closed it in the real block, and who here. */
+export interface BacktestOpportunity {
+  victim: Hash
+  pool: Address
+  /** What a backrun could take after the victim, in wei of WETH (measured on the block where it was found). */
+  gapWei: string
+  /** The real block's captor: the backrun's sender and txs; null when nobody closed it there (or the victim was not a gap there). */
+  real: { searcher: Address; backrunTxs: Hash[] } | null
+  /** Our block's captor, accounted over every address it controls; null when nobody closed it here. */
+  here: { searcher: Address; name: string | null; bundleHash: Hash | null; profitWei: string; builderPaymentWei: string; bot: boolean } | null
+  /** The margin by which the winner here beat the next contender (wei), or null. */
+  marginWei: string | null
+  /** Did the bot go for it (a bundle of its among the contenders)? */
+  botContended: boolean
+}
+
+/** One bundle of the bot, as its stats said once the block was built. */
+export interface BacktestBotBundle {
+  bundleHash: Hash
+  status: string
+  landed: boolean
+  error: string | null
+  errorKind: string | null
+  /** Whose block space it lost, when it lost (the stats' `lostTo`). */
+  lostTo: unknown
+  builderPaymentWei: string
+}
+
+export interface BacktestBlock {
+  number: number
+  txCount: number
+  /** The real block's txs a mempool saw (sent to the public mempool), and the bundles its other txs made. */
+  publicTxs: number
+  orders: number
+  /** What the real block paid its fee recipient, and what ours paid our builder (wei). */
+  realValueWei: string
+  ourValueWei: string
+  ourTxCount: number
+  opportunities: BacktestOpportunity[]
+  bot: { bundles: BacktestBotBundle[]; captured: number; profitWei: string; builderPaymentWei: string }
+  /** ms this block took: the slot's window and the building, reading and moving the chain. */
+  elapsedMs: number
+}
+
+export interface BacktestTotals {
+  blocks: number
+  realValueWei: string
+  ourValueWei: string
+  opportunities: number
+  capturedInReality: number
+  capturedHere: number
+  botCaptured: number
+  botProfitWei: string
+  botBuilderPaymentWei: string
+  botBundles: number
+  botLanded: number
+}
+
+export interface BacktestExpectations {
+  minCaptured?: number
+  /** Ether, as a decimal string or number (`"0.05"`). */
+  minProfitEth?: string | number
+}
+
+export interface BacktestReport {
+  format: typeof BACKTEST_FORMAT
+  /** Where the blocks came from: the node (its URL's path cut) or the recording's directory. */
+  source: { node: string | null; recording: string | null; chainId: number; from: number; to: number; mempool: string | null }
+  bot: { name: string; command: string; addresses: Address[] }
+  /** The real ms of each block's slot, and the ms the bot had after the last arrival. */
+  slotMs: number
+  reactMs: number
+  blocks: BacktestBlock[]
+  totals: BacktestTotals
+  /** Null when every block ran; else what stopped the run (the blocks before it are reported). */
+  error: string | null
+  expectations: BacktestExpectations & { failures: string[] }
+  /** Reads the recording lacked (a replay that asked something new: record again). */
+  notRecorded: number
+  elapsedMs: number
+  /** Where the time went (ms): preparing blocks (reading ahead), the slots' windows, building and reading our blocks. */
+  timings: { setupMs: number; prepareWaitMs: number; windowMs: number; buildMs: number }
+}
+
+/** The totals over the blocks. */
+export function totalsOf(blocks: readonly BacktestBlock[]): BacktestTotals {
+  const sum = (values: string[]) => values.reduce((total, v) => total + BigInt(v), 0n).toString()
+  const opportunities = blocks.flatMap((b) => b.opportunities)
+  const bundles = blocks.flatMap((b) => b.bot.bundles)
+  return {
+    blocks: blocks.length,
+    realValueWei: sum(blocks.map((b) => b.realValueWei)),
+    ourValueWei: sum(blocks.map((b) => b.ourValueWei)),
+    opportunities: opportunities.length,
+    capturedInReality: opportunities.filter((o) => o.real !== null).length,
+    capturedHere: opportunities.filter((o) => o.here !== null).length,
+    botCaptured: blocks.reduce((n, b) => n + b.bot.captured, 0),
+    botProfitWei: sum(blocks.map((b) => b.bot.profitWei)),
+    botBuilderPaymentWei: sum(blocks.map((b) => b.bot.builderPaymentWei)),
+    botBundles: bundles.length,
+    botLanded: bundles.filter((b) => b.landed).length,
+  }
+}
+
+/** The expectations that failed, each a sentence naming the figure and the bound. */
+export function expectationFailures(totals: BacktestTotals, expect: BacktestExpectations, error: string | null): string[] {
+  const failures: string[] = []
+  if (error !== null) failures.push(`the run stopped: ${error}`)
+  if (expect.minCaptured !== undefined && totals.botCaptured < expect.minCaptured) {
+    failures.push(`minCaptured: the bot captured ${totals.botCaptured} of ${totals.opportunities} opportunities, expected at least ${expect.minCaptured}`)
+  }
+  if (expect.minProfitEth !== undefined && BigInt(totals.botProfitWei) < parseEther(String(expect.minProfitEth))) {
+    failures.push(`minProfitEth: the bot's profit was ${formatEther(BigInt(totals.botProfitWei))} ETH, expected at least ${expect.minProfitEth} ETH`)
+  }
+  return failures
+}
+
+const eth = (wei: string) => `${Number(formatEther(BigInt(wei))).toFixed(6)} ETH`
+const short = (hex: string) => `${hex.slice(0, 10)}…`
+
+/** One progress line per block, as the terminal shows it while the run goes on. */
+export function progressLine(block: BacktestBlock, done: number, total: number): string {
+  const captured = block.opportunities.filter((o) => o.here?.bot).length
+  return `block ${block.number} (${done}/${total}): ${block.txCount} txs (${block.publicTxs} public, ${block.orders} orders), real ${eth(block.realValueWei)}, ours ${eth(block.ourValueWei)}; ${block.opportunities.length} opportunities, the bot captured ${captured} with ${block.bot.bundles.length} bundles (${block.elapsedMs} ms)`
+}
+
+/** The terminal summary at the end: totals, each opportunity, each failed expectation. */
+export function summaryText(report: BacktestReport): string {
+  const t = report.totals
+  const lines = [
+    `backtest of blocks ${report.source.from}–${report.source.to} (chain ${report.source.chainId}, ${report.source.recording ? `recording ${report.source.recording}` : report.source.node}) with bot "${report.bot.name}": ${t.blocks} blocks in ${(report.elapsedMs / 1000).toFixed(1)} s`,
+    `  blocks      real ${eth(t.realValueWei)}, ours ${eth(t.ourValueWei)}`,
+    `  opportunities ${t.opportunities}: captured in reality ${t.capturedInReality}, here ${t.capturedHere}, by the bot ${t.botCaptured}`,
+    `  the bot     ${t.botBundles} bundles, ${t.botLanded} landed; profit ${eth(t.botProfitWei)}, paid the builder ${eth(t.botBuilderPaymentWei)}`,
+  ]
+  const opportunities = report.blocks.flatMap((b) => b.opportunities.map((o) => ({ block: b.number, ...o })))
+  if (opportunities.length > 0) {
+    lines.push('', '  block      victim       gap           in reality    here')
+    for (const o of opportunities) {
+      const here = o.here ? `${o.here.bot ? `${report.bot.name} ` : ''}${o.here.name ?? short(o.here.searcher)} +${eth(o.here.profitWei)}` : o.botContended ? 'nobody (the bot went for it)' : 'nobody'
+      lines.push(`  ${String(o.block).padEnd(10)} ${short(o.victim)}  ${eth(o.gapWei).padEnd(13)} ${(o.real ? short(o.real.searcher) : 'nobody').padEnd(13)} ${here}`)
+    }
+  }
+  if (report.error) lines.push('', `stopped: ${report.error}`)
+  for (const failure of report.expectations.failures) lines.push(`FAIL ${failure}`)
+  if (report.notRecorded > 0) lines.push(`warning: ${report.notRecorded} reads were not in the recording (the run asked something new: record it again)`)
+  return lines.join('\n')
+}

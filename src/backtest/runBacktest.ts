@@ -1,0 +1,437 @@
+import { createPublicClient, http, type Address, type Hash, type Hex, type PublicClient } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { startHarness, type Harness } from '../harness/startHarness.js'
+import { ChainClient } from '../chain/chainClient.js'
+import { checkForkSource, describeUrl, ForkSourceError } from '../chain/forkCheck.js'
+import { createBundlesimClient, type BundlesimClient } from '../protocol/client.js'
+import { normalizeAddress, normalizeHash } from '../protocol/normalize.js'
+import type { BundleTrace } from '../bundle/trace.js'
+import { searcherOf } from '../bundle/trace.js'
+import { BlockStateDiff } from '../builder/execution/stateDiff.js'
+import { CompetitionRecorder } from '../competition/recorder.js'
+import { classifyBlock } from '../competition/classify.js'
+import { readReserves, type PoolRef } from '../dex/read.js'
+import { MAINNET } from '../dex/mainnet.js'
+import { backrunGas } from '../rivals/searcher.js'
+import { plannedPools } from '../world/deploy.js'
+import { loadWorldFile } from '../world/worldFile.js'
+import { launchBot } from '../bots/launchBot.js'
+import { lastLines, type RunningBot } from '../bots/botProcess.js'
+import { readSourceBlock, type SourceBlock } from '../replay/sourceBlock.js'
+import { RpcCassette } from './cassette.js'
+import { readMempoolDump, type MempoolSlice } from './mempoolDump.js'
+import { readRecording, writeRecording } from './recording.js'
+import { planArrivals, type BlockArrivals } from './arrivals.js'
+import { applyOverlay, setupOverlay, type SetupOverlay } from './botState.js'
+import { BACKTEST_FORMAT, expectationFailures, totalsOf, type BacktestBlock, type BacktestBotBundle, type BacktestExpectations, type BacktestOpportunity, type BacktestReport } from './report.js'
+
+/** Anvil's dev account 1: a fork gives it 10,000 ETH at every real parent, so a bot with no key of its own can pay gas. */
+export const DEFAULT_BOT_KEY: Hex = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d'
+
+export interface BacktestBot {
+  /** A shell command line, or `[program, ...args]`. */
+  command: string | readonly string[]
+  /** Its searcher name in the report and the stats (default `bot`). */
+  name?: string
+  /** Its key (`BOT_KEY`/`PRIVATE_KEY`; default Anvil's dev account 1). */
+  key?: Hex
+  cwd?: string
+  env?: Record<string, string>
+  /** Text of the line the bot prints once set up (default `ready`): its setup txs are then mined once and kept at every block. */
+  readyText?: string
+  /** How long it may take to print it (default 60 s). */
+  readyTimeoutMs?: number
+}
+
+export interface BacktestOptions {
+  /** The node to read history from (an archive node for old blocks). */
+  forkUrl?: string
+  /** A directory `record` wrote: the same blocks with no node. */
+  fromRecording?: string
+  /** First and last block (default, from a recording: its range). */
+  from?: bigint
+  to?: bigint
+  /** A mempool dump (mempool-dumpster's CSV or parquet). */
+  mempool?: string
+  /** Write what the run read into this directory. */
+  record?: string
+  bot: BacktestBot
+  /** Real ms one block's slot takes (default 12,000): the recorded arrival times are scaled onto it. */
+  slotMs?: number
+  /** The least ms the bot has after the slot's last arrival before the block is built (default 1,000). */
+  reactMs?: number
+  /** The world file whose pools (at their mainnet addresses) the competition watches (default the built-in `dex`). */
+  world?: string
+  expect?: BacktestExpectations
+  /** Each block once built, for progress on the terminal. */
+  onBlock?(block: BacktestBlock, done: number, total: number): void
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
+/** The setup refused before anything runs (an unreachable node, a range past its head, a dump of another chain). */
+export class BacktestSetupError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options)
+    this.name = 'BacktestSetupError'
+  }
+}
+
+/**
+ * Backtests a bot over blocks `from`..`to` of a real chain (docs/backtest.md): each block k is
+ * built on the real parent k − 1, the real block's public txs reach the public mempool at their
+ * recorded times, its other txs compete as the bundles they landed as, the bot (started once,
+ * through the host map) sends what it sends, and the report says who captured each opportunity
+ * in reality and here, what the bot's bundles became and what it earned.
+ *
+ * @example
+ * const report = await backtest({ forkUrl, from: 19_000_000n, to: 19_000_029n, mempool: 'dump.csv', bot: { command: 'node bot.js' } })
+ */
+export async function backtest(options: BacktestOptions): Promise<BacktestReport> {
+  const started = performance.now()
+  const source = await openSource(options)
+  const { from, to, chainId, nodeUrl } = source
+  const slotMs = options.slotMs ?? 12_000
+  const reactMs = options.reactMs ?? 1_000
+  const botName = options.bot.name ?? 'bot'
+  const key = options.bot.key ?? DEFAULT_BOT_KEY
+  const botAccount = normalizeAddress(privateKeyToAccount(key).address)
+  const reader = createPublicClient({ transport: http(nodeUrl, { batch: { batchSize: 50 }, timeout: 30_000, retryCount: 0 }) }) as PublicClient
+  const world = loadWorldFile(options.world ?? 'dex')
+  // The world's pools that exist on this chain (a mainnet has every built-in one; a stand-in chain its own).
+  const planned: PoolRef[] = plannedPools(world)
+  const codes = await Promise.all(planned.map((pool) => reader.getCode({ address: pool.dex === 'uniswap-v4' ? MAINNET.v4StateView : pool.address, blockNumber: from - 1n })))
+  const pools = planned.filter((_, i) => codes[i] !== undefined && codes[i] !== '0x')
+  const weth = MAINNET.weth
+
+  // Blocks are read ahead: the next two are on their way while one is built.
+  const prepared = new Map<bigint, Promise<PreparedBlock>>()
+  const prepare = (number: bigint) => {
+    if (number > to || prepared.has(number)) return
+    prepared.set(number, prepareBlock(nodeUrl, reader, number, pools).catch((error: unknown) => Promise.reject(error)))
+    prepared.get(number)!.catch(() => undefined)
+  }
+  prepare(from)
+  prepare(from + 1n)
+  const first = await prepared.get(from)!
+
+  const blocks: BacktestBlock[] = []
+  const timings = { setupMs: 0, prepareWaitMs: 0, windowMs: 0, buildMs: 0 }
+  let error: string | null = null
+  let harness: Harness | undefined
+  let bot: RunningBot | undefined
+  const botAddresses = new Set<Address>([botAccount])
+  try {
+    harness = await startHarness({
+      forkUrl: nodeUrl,
+      forkBlockNumber: from - 1n,
+      clock: 'manual',
+      port: 0,
+      statsPort: 0,
+      mevSharePort: 0,
+      anvilPort: 0,
+      slotTimeSeconds: Number(first.source.timestamp - first.source.parentTimestamp),
+      statsDelaySlots: 0,
+      blockGasLimit: first.source.gasLimit,
+      logLevel: 'error',
+    })
+    const running = harness
+    const client = createBundlesimClient({ rpcUrl: running.rpcUrl, statsUrl: running.statsUrl })
+    const chain = new ChainClient(running.anvilUrl, 30_000)
+    const anvilReader = createPublicClient({ transport: http(running.anvilUrl, { timeout: 30_000, retryCount: 0 }) }) as PublicClient
+    const coinbases = running.status().builders.map((b) => normalizeAddress(b.coinbase))
+
+    // The bot, once, as a user runs it; its setup txs mined in a block of their own on the first parent and kept at every block after.
+    const setupStarted = performance.now()
+    bot = await launchBot(client, { name: botName, command: options.bot.command, cwd: options.bot.cwd, key, env: options.bot.env })
+    const runningBot = bot
+    const readyText = options.bot.readyText ?? 'ready'
+    await runningBot.waitForLine(new RegExp(readyText.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')), options.bot.readyTimeoutMs ?? 60_000).catch((cause: Error) => {
+      throw new BacktestSetupError(`the bot did not print a line containing ${JSON.stringify(readyText)} (--ready: the text your bot prints once set up): ${cause.message}`, { cause })
+    })
+    const beforeExit = <T>(work: Promise<T>, what: string): Promise<T> =>
+      Promise.race([
+        work,
+        runningBot.exited.then((exit) => {
+          throw new Error(`the bot exited (code ${exit.code}, signal ${exit.signal}) ${what}; its last lines:\n${lastLines(runningBot)}`)
+        }),
+      ])
+
+    const recorder = new CompetitionRecorder({
+      node: anvilReader,
+      balanceChanges: async (hashes) => {
+        const diff = await BlockStateDiff.ofTxs(chain, hashes)
+        return (hash, account) => diff.balanceChange(hash, account)
+      },
+      world: { contracts: { weth }, pools: pools.map((p) => ({ ...p })) },
+      names: {
+        nameOf: (address) => (address !== null && botAddresses.has(normalizeAddress(address)) ? botName : null),
+        addressesWith: (address) => (botAddresses.has(normalizeAddress(address)) ? [...botAddresses] : [address]),
+      },
+      isUserSwap: (hash) => current?.arrivals.publicHashes.has(normalizeHash(hash)) ?? false,
+      refundsAfterBlock: () => [],
+    })
+
+    /** The block being built: what the participant reads when it is mined. */
+    let current: { number: bigint; arrivals: BlockArrivals; ours?: OurBlock } | null = null
+    let overlay: SetupOverlay | null = null
+    const botNonces = async () => new Map(await Promise.all([...botEoas(botAddresses, overlay)].map(async (a) => [a, await chain.nonce(a, await chain.blockNumber())] as const)))
+    running.addSlotParticipant({
+      onMined: async (report, considered) => {
+        const number = BigInt(report.blockNumber)
+        if (current === null) {
+          // The setup block: what the bot's txs left becomes the overlay of every real parent.
+          const block = await anvilReader.getBlock({ blockNumber: number, includeTransactions: true })
+          const setupTxs = block.transactions.filter((tx) => botAddresses.has(normalizeAddress(tx.from))).map((tx) => tx.hash)
+          overlay = await setupOverlay(chain, setupTxs, coinbases)
+          for (const [address, nonce] of overlay.nonces) if (nonce === 1 && overlay.code.has(address)) botAddresses.add(address)
+          const carried = await botNonces()
+          await running.rebaseFork(from - 1n, (c) => applyOverlay(c, overlay!, carried))
+          return
+        }
+        current.ours = await readOurBlock(current.number, report.value, considered)
+        if (number < to) {
+          const carried = await botNonces()
+          await running.rebaseFork(number, (c) => applyOverlay(c, overlay!, carried))
+        }
+      },
+    })
+    const readOurBlock = async (number: bigint, value: string, considered: ReadonlyArray<Readonly<BundleTrace>>): Promise<OurBlock> => {
+      const [opportunities, block] = await Promise.all([recorder.opportunitiesOf(Number(number), considered), anvilReader.getBlock({ blockNumber: number })])
+      const botTraces = considered.filter((trace) => isBots(trace, botAddresses))
+      return { value, txCount: block.transactions.length, opportunities, botBundles: botTraces.map((t) => normalizeHash(t.bundle.hash)) }
+    }
+
+    await beforeExit(running.advanceSlot(), 'during its setup block')
+    timings.setupMs = Math.round(performance.now() - setupStarted)
+
+    for (let number = from; number <= to; number++) {
+      const blockStarted = performance.now()
+      prepare(number + 1n)
+      prepare(number + 2n)
+      const waitStarted = performance.now()
+      const { source: real, parentPools } = await beforeExit(prepared.get(number)!, `while block ${number} was read`)
+      prepared.delete(number)
+      timings.prepareWaitMs += Math.round(performance.now() - waitStarted)
+      const arrivals = planArrivals(real.txs, { parentTimestamp: real.parentTimestamp, timestamp: real.timestamp, slotMs, seen: source.mempool?.byHash })
+      current = { number, arrivals }
+      const windowStarted = performance.now()
+      await beforeExit(sendArrivals(client, arrivals, number, slotMs, reactMs), `during block ${number}`)
+      timings.windowMs += Math.round(performance.now() - windowStarted)
+      const buildStarted = performance.now()
+      await beforeExit(running.advanceSlot(), `while block ${number} was built`)
+      const ours = current.ours
+      if (!ours) throw new Error(`block ${number} was built but not read`)
+      const botBundles = await Promise.all(ours.botBundles.map((hash) => botBundleOf(client, hash)))
+      timings.buildMs += Math.round(performance.now() - buildStarted)
+      const realOpportunities = classifyReal(real, arrivals, parentPools, weth)
+      const block = blockReport(real, arrivals, ours, realOpportunities, botBundles, botAddresses, Math.round(performance.now() - blockStarted))
+      blocks.push(block)
+      options.onBlock?.(block, blocks.length, Number(to - from) + 1)
+    }
+  } catch (cause) {
+    if (cause instanceof BacktestSetupError && blocks.length === 0) {
+      await cleanUp(bot, harness, source.cassette)
+      throw cause
+    }
+    error = (cause as Error).message
+  }
+  await cleanUp(bot, harness, null)
+  if (options.record && source.cassette) {
+    await writeRecording(options.record, { chainId, from: Number(from), to: Number(to), node: source.description }, source.cassette.reads(), source.mempool ? [...source.mempool.byHash.values()] : null)
+  }
+  const notRecorded = source.fromRecording ? source.cassette!.missing.size : 0
+  await source.cassette?.close()
+  const totals = totalsOf(blocks)
+  const expect = options.expect ?? {}
+  return {
+    format: BACKTEST_FORMAT,
+    source: { node: source.fromRecording ? null : source.description, recording: options.fromRecording ?? null, chainId, from: Number(from), to: Number(to), mempool: source.mempool?.file ?? null },
+    bot: { name: botName, command: typeof options.bot.command === 'string' ? options.bot.command : options.bot.command.join(' '), addresses: [...botAddresses] },
+    slotMs,
+    reactMs,
+    blocks,
+    totals,
+    error,
+    expectations: { ...expect, failures: expectationFailures(totals, expect, error) },
+    notRecorded,
+    elapsedMs: Math.round(performance.now() - started),
+    timings,
+  }
+}
+
+interface PreparedBlock {
+  source: SourceBlock
+  /** The watched pools at the real parent (what the real block's classifier starts from). */
+  parentPools: Awaited<ReturnType<typeof readReserves>>
+}
+
+interface OurBlock {
+  value: string
+  txCount: number
+  opportunities: Awaited<ReturnType<CompetitionRecorder['opportunitiesOf']>>
+  botBundles: Hash[]
+}
+
+interface OpenedSource {
+  from: bigint
+  to: bigint
+  chainId: number
+  /** What Anvil forks and the backtest reads: the node, or the cassette in front of it. */
+  nodeUrl: string
+  description: string
+  cassette: RpcCassette | null
+  fromRecording: boolean
+  mempool: MempoolSlice | null
+}
+
+/** The node (or recording) and the range, checked before anything starts. */
+async function openSource(options: BacktestOptions): Promise<OpenedSource> {
+  if (options.fromRecording !== undefined) {
+    const recording = await readRecording(options.fromRecording)
+    const { manifest } = recording
+    const from = options.from ?? BigInt(manifest.from)
+    const to = options.to ?? BigInt(manifest.to)
+    if (from < BigInt(manifest.from) || to > BigInt(manifest.to) || from > to) {
+      throw new BacktestSetupError(`recording ${options.fromRecording} holds blocks ${manifest.from}–${manifest.to}: blocks ${from}–${to} are not all in it`)
+    }
+    const cassette = await RpcCassette.replay(recording.reads)
+    const mempool = recording.mempoolFile ? await readMempoolDump(recording.mempoolFile, { chainId: manifest.chainId, from: Number(from), to: Number(to) }) : null
+    return { from, to, chainId: manifest.chainId, nodeUrl: cassette.url, description: manifest.node, cassette, fromRecording: true, mempool }
+  }
+  if (options.forkUrl === undefined) throw new BacktestSetupError('backtest needs --fork-url <rpc> (a node with the blocks) or --from-recording <dir>')
+  if (options.from === undefined || options.to === undefined) throw new BacktestSetupError('backtest needs --from and --to (the first and last block)')
+  const { from, to } = options
+  if (from < 1n) throw new BacktestSetupError(`--from ${from}: the first block needs a parent (at least 1)`)
+  if (to < from) throw new BacktestSetupError(`--to ${to} is before --from ${from}`)
+  const description = describeUrl(options.forkUrl)
+  let chainId: number
+  try {
+    // Unreachable, past the head, a pruned node: said in seconds, naming the node and the block.
+    await checkForkSource(options.forkUrl, from - 1n)
+    chainId = (await checkForkSource(options.forkUrl, to)).chainId
+  } catch (cause) {
+    if (cause instanceof ForkSourceError) throw new BacktestSetupError(`backtest of blocks ${from}–${to}: ${cause.message.replace(/^fork block/, 'block')}`, { cause })
+    throw cause
+  }
+  const mempool = options.mempool === undefined ? null : await readMempoolDump(options.mempool, { chainId, from: Number(from), to: Number(to) }).catch((cause: Error) => {
+    throw new BacktestSetupError(cause.message, { cause })
+  })
+  const cassette = options.record === undefined ? null : await RpcCassette.record(options.forkUrl)
+  return { from, to, chainId, nodeUrl: cassette?.url ?? options.forkUrl, description, cassette, fromRecording: false, mempool }
+}
+
+async function prepareBlock(nodeUrl: string, reader: PublicClient, number: bigint, pools: readonly PoolRef[]): Promise<PreparedBlock> {
+  const [source, parentPools] = await Promise.all([readSourceBlock(nodeUrl, number), readReserves(reader, pools, number - 1n)])
+  return { source, parentPools }
+}
+
+/**
+ * Sends the block's public txs to the public mempool and its orders as bundles, each at its
+ * time into the slot; resolves when the window is over: at the slot's end, and not before
+ * `reactMs` after the last arrival.
+ */
+async function sendArrivals(client: BundlesimClient, arrivals: BlockArrivals, block: bigint, slotMs: number, reactMs: number): Promise<void> {
+  const started = performance.now()
+  const events = [
+    ...arrivals.publicTxs.map((p) => ({ atMs: p.atMs, send: () => client.request('eth_sendRawTransaction', [p.tx.raw]).catch(() => undefined) })),
+    ...arrivals.orders.map((o) => ({
+      atMs: o.atMs,
+      send: () => client.request('eth_sendBundle', [{ txs: o.txs.map((tx) => tx.raw), blockNumber: `0x${block.toString(16)}`, revertingTxHashes: o.revertingTxHashes }]).catch(() => undefined),
+    })),
+  ].sort((a, b) => a.atMs - b.atMs)
+  const sends: Array<Promise<unknown>> = []
+  for (const event of events) {
+    const wait = event.atMs - (performance.now() - started)
+    if (wait > 0) await sleep(wait)
+    sends.push(event.send())
+  }
+  await Promise.all(sends)
+  const end = Math.max(slotMs, (events.at(-1)?.atMs ?? 0) + reactMs)
+  const wait = end - (performance.now() - started)
+  if (wait > 0) await sleep(wait)
+}
+
+function classifyReal(real: SourceBlock, arrivals: BlockArrivals, parentPools: PreparedBlock['parentPools'], weth: Address) {
+  const baseFee = real.baseFeePerGas
+  const txs = real.txs.map((tx) => ({ hash: tx.hash, from: tx.from, gasUsed: tx.gasUsed, effectiveGasPrice: tx.effectiveGasPrice, logs: tx.logs }))
+  return classifyBlock({ number: Number(real.number), baseFee, txs }, { weth, parentPools, isUserSwap: (hash) => arrivals.publicHashes.has(normalizeHash(hash)), minGapWei: baseFee * backrunGas(2) }).opportunities
+}
+
+function blockReport(
+  real: SourceBlock,
+  arrivals: BlockArrivals,
+  ours: OurBlock,
+  realOpportunities: ReturnType<typeof classifyReal>,
+  botBundles: BacktestBotBundle[],
+  botAddresses: ReadonlySet<Address>,
+  elapsedMs: number,
+): BacktestBlock {
+  const victims = new Set([...realOpportunities.map((o) => normalizeHash(o.victim)), ...ours.opportunities.map((o) => normalizeHash(o.victim))])
+  const ownBundles = new Set(ours.botBundles)
+  const opportunities: BacktestOpportunity[] = [...victims].map((victim) => {
+    const inReality = realOpportunities.find((o) => normalizeHash(o.victim) === victim)
+    const here = ours.opportunities.find((o) => normalizeHash(o.victim) === victim)
+    const realCaptor = inReality && inReality.backrun.length > 0 ? { searcher: normalizeAddress(inReality.backrun[0]!.from), backrunTxs: inReality.backrun.map((tx) => tx.hash) } : null
+    const captorHere =
+      here && here.searcher !== null
+        ? { searcher: here.searcher as Address, name: here.name, bundleHash: here.bundleHash as Hash | null, profitWei: here.profitWei ?? '0', builderPaymentWei: here.builderPaymentWei ?? '0', bot: botAddresses.has(normalizeAddress(here.searcher as Address)) }
+        : null
+    return {
+      victim,
+      pool: ((inReality?.pool ?? here?.pool) as Address).toLowerCase() as Address,
+      gapWei: (here?.gapWei ?? inReality?.gapWei ?? 0n).toString(),
+      real: realCaptor,
+      here: captorHere,
+      marginWei: here?.marginWei ?? null,
+      botContended: (here?.contenders ?? []).some((c) => c.bundleHash !== null && ownBundles.has(normalizeHash(c.bundleHash as Hash))),
+    }
+  })
+  const captured = opportunities.filter((o) => o.here?.bot)
+  return {
+    number: Number(real.number),
+    txCount: real.txs.length,
+    publicTxs: arrivals.publicTxs.length,
+    orders: arrivals.orders.length,
+    realValueWei: real.value.toString(),
+    ourValueWei: ours.value,
+    ourTxCount: ours.txCount,
+    opportunities,
+    bot: {
+      bundles: botBundles,
+      captured: captured.length,
+      profitWei: captured.reduce((sum, o) => sum + BigInt(o.here!.profitWei), 0n).toString(),
+      builderPaymentWei: captured.reduce((sum, o) => sum + BigInt(o.here!.builderPaymentWei), 0n).toString(),
+    },
+    elapsedMs,
+  }
+}
+
+async function botBundleOf(client: BundlesimClient, bundleHash: Hash): Promise<BacktestBotBundle> {
+  const stats = await client.getBundleStats(bundleHash)
+  return {
+    bundleHash,
+    status: stats.status,
+    landed: stats.status.toLowerCase() === 'landed',
+    error: stats.error ?? null,
+    errorKind: stats.errorKind ?? null,
+    lostTo: stats.lostTo ?? null,
+    builderPaymentWei: stats.builderPayment,
+  }
+}
+
+function isBots(trace: Readonly<BundleTrace>, botAddresses: ReadonlySet<Address>): boolean {
+  const searcher = searcherOf(trace)
+  return (searcher !== null && botAddresses.has(searcher)) || trace.bundle.txs.some((tx) => tx.sender !== undefined && botAddresses.has(normalizeAddress(tx.sender)))
+}
+
+/** The bot's accounts that send txs (not its contracts): their nonces are carried from block to block. */
+function botEoas(botAddresses: ReadonlySet<Address>, overlay: SetupOverlay | null): Address[] {
+  return [...botAddresses].filter((address) => !overlay?.code.has(address))
+}
+
+async function cleanUp(bot: RunningBot | undefined, harness: Harness | undefined, cassette: RpcCassette | null): Promise<void> {
+  await bot?.stop().catch(() => undefined)
+  await harness?.stop().catch(() => undefined)
+  await cassette?.close()
+}
