@@ -28,12 +28,12 @@ describe('backtest over a stand-in mainnet made by the market', () => {
   }, 120_000)
   afterAll(async () => {
     await standIn?.stop()
-    await rm(dir, { recursive: true, force: true })
+    if (!process.env.KEEP_BACKTEST_DIR) await rm(dir, { recursive: true, force: true })
+    else console.log('kept', dir)
   })
 
   it('reports the real block values, the opportunities with their real winners, and the bot’s bundles and captures', async () => {
     live = await backtest({ forkUrl: standIn.anvilUrl, from: BigInt(standIn.from), to: BigInt(standIn.to), mempool: path.join(dir, 'mempool.csv'), record: path.join(dir, 'recording'), bot: exampleBot('0.95'), slotMs: 1500, reactMs: 1500, world: EXAMPLE_WORLD })
-    console.log(JSON.stringify({ totals: live.totals, error: live.error, timings: live.timings, blocks: live.blocks.map((b) => ({ n: b.number, bot: b.bot, opp: b.opportunities })) }, null, 1))
     expect(live.error).toBeNull()
     expect(live.blocks.map((b) => b.number)).toEqual(Array.from({ length: 6 }, (_, i) => standIn.from + i))
     // The real winners are the market's emulated searchers: victim by victim, the same backrun txs.
@@ -42,5 +42,17 @@ describe('backtest over a stand-in mainnet made by the market', () => {
     expect(realWinners.size).toBeGreaterThan(0)
     expect(realWinners).toEqual(marketWinners)
     expect(live.totals.botBundles).toBeGreaterThan(0)
+  }, 240_000)
+
+  it('runs again from its recording with the stand-in stopped, and reports the same', async () => {
+    expect(live).toBeDefined()
+    await standIn.stop()
+    const replayed = await backtest({ fromRecording: path.join(dir, 'recording'), bot: exampleBot('0.95'), slotMs: 1500, reactMs: 1500, world: EXAMPLE_WORLD })
+    expect(replayed.error).toBeNull()
+    expect(replayed.notRecorded).toBe(0)
+    expect(replayed.source.recording).toBe(path.join(dir, 'recording'))
+    const facts = (r: BacktestReport) => r.blocks.map(({ elapsedMs: _elapsed, ...block }) => block)
+    expect(facts(replayed)).toEqual(facts(live))
+    expect(replayed.totals).toEqual(live.totals)
   }, 240_000)
 })

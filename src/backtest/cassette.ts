@@ -17,6 +17,9 @@ interface JsonRpcRequest {
 /** A read the recording does not hold: answered with this code, so the asker fails on it instead of reading an empty account. */
 export const NOT_RECORDED_CODE = -32001
 
+/** `eth_getAccountInfo`'s field each single-account read answers. */
+const ACCOUNT_FIELDS: Record<string, string> = { eth_getBalance: 'balance', eth_getTransactionCount: 'nonce', eth_getCode: 'code' }
+
 const keyOf = (method: string, params: unknown): string => `${method} ${JSON.stringify(params ?? [])}`
 
 /**
@@ -95,12 +98,30 @@ export class RpcCassette {
 
   private fromRecording(request: JsonRpcRequest): object {
     const key = keyOf(String(request.method), request.params)
-    const read = this.answers.get(key)
+    const read = this.answers.get(key) ?? this.fromAccountReads(String(request.method), request.params)
     if (!read) {
       this.missing.add(key)
       return { jsonrpc: '2.0', id: request.id, error: { code: NOT_RECORDED_CODE, message: `not in the backtest's recording: ${key.slice(0, 200)} (record the run again with --record)` } }
     }
     return read.error ? { jsonrpc: '2.0', id: request.id, error: read.error } : { jsonrpc: '2.0', id: request.id, result: read.result }
+  }
+
+  /**
+   * Anvil loads an account at the fork block with `eth_getAccountInfo`, or with its three
+   * reads, depending on what asked first (a tx's execution, or a read of that very block): one
+   * answers the other, so a replay does not depend on that order.
+   */
+  private fromAccountReads(method: string, params: unknown): RecordedRead | undefined {
+    if (!Array.isArray(params) || params.length !== 2) return undefined
+    const recorded = (m: string) => this.answers.get(keyOf(m, params))
+    const field = ACCOUNT_FIELDS[method]
+    if (field) {
+      const info = recorded('eth_getAccountInfo')?.result as Record<string, unknown> | undefined
+      return info && info[field] !== undefined ? { method, params, result: info[field] } : undefined
+    }
+    if (method !== 'eth_getAccountInfo') return undefined
+    const [balance, nonce, code] = ['eth_getBalance', 'eth_getTransactionCount', 'eth_getCode'].map((m) => recorded(m)?.result)
+    return balance !== undefined && nonce !== undefined && code !== undefined ? { method, params, result: { balance, nonce, code } } : undefined
   }
 
   private async forward(body: Buffer, requests: JsonRpcRequest[]): Promise<object[]> {
