@@ -12,6 +12,7 @@ import { LOG_FORMATS } from './config/logFormat.js'
 import { registerScenarioCommands } from './scenario/cliCommands.js'
 import { registerReplayCommand } from './replay/cliCommand.js'
 import { registerSnapshotCommand } from './snapshot/cliCommand.js'
+import { registerBacktestCommand } from './backtest/cliCommand.js'
 import { EXIT } from './config/exitCodes.js'
 import { packageFile } from './config/codeFiles.js'
 
@@ -336,6 +337,7 @@ addServeOptions(
 registerScenarioCommands(program)
 registerSnapshotCommand(program)
 registerReplayCommand(program)
+registerBacktestCommand(program)
 
 program.parseAsync().catch((error: Error) => {
   process.stderr.write(`bundlesim: ${error.message}\n`)

@@ -19,9 +19,10 @@ export interface PublicArrival {
 
 /**
  * Txs of the real block no mempool saw (private flow, searchers' bundles), sent as one bundle
- * `atMs` into the slot: a run of them after a public tx is a backrun of it (the public tx
- * first, as a searcher sends it), a sandwich when the same sender's run came right before that
- * public tx too; a run with no public tx before it is a top-of-block bundle.
+ * `atMs` into the slot: one sender's consecutive txs after a public tx are a backrun of the
+ * last public tx before them (that tx first, as a searcher sends it), a sandwich when the same
+ * sender's txs also came right before that public tx; with no public tx before them, a
+ * top-of-block bundle.
  */
 export interface OrderArrival {
   atMs: number
@@ -70,35 +71,39 @@ export function planArrivals(txs: readonly HistoricalTx[], { parentTimestamp, ti
     return Math.round((into * slotMs) / realSlotMs)
   }
   const publicTxs: PublicArrival[] = []
-  /** Consecutive runs of the block: public txs alone, private ones together. */
-  const runs: Array<{ public: boolean; txs: HistoricalTx[]; atMs: number }> = []
+  /**
+   * The block as segments: each public tx alone, and each run of consecutive private txs of
+   * one sender (two searchers' txs side by side are two bundles: a backrun of the swap before
+   * them, and a frontrun of the swap after them, say).
+   */
+  const segments: Array<{ public: boolean; txs: HistoricalTx[]; atMs: number }> = []
   for (const tx of txs) {
     const atMs = arrivalOf(tx.hash)
     if (atMs !== null) {
       publicTxs.push({ atMs, tx })
-      runs.push({ public: true, txs: [tx], atMs })
+      segments.push({ public: true, txs: [tx], atMs })
       continue
     }
-    const last = runs.at(-1)
-    if (last && !last.public) last.txs.push(tx)
-    else runs.push({ public: false, txs: [tx], atMs: 0 })
+    const last = segments.at(-1)
+    if (last && !last.public && last.txs[0]!.from === tx.from) last.txs.push(tx)
+    else segments.push({ public: false, txs: [tx], atMs: 0 })
   }
   const orders: OrderArrival[] = []
-  const senders = (run: { txs: HistoricalTx[] }) => new Set(run.txs.map((tx) => tx.from))
-  runs.forEach((run, i) => {
-    if (run.public) return
-    const before = runs[i - 1]
-    if (!before) {
-      orders.push(orderOf(run.txs, null, 0))
+  const taken = new Set<number>()
+  segments.forEach((segment, i) => {
+    if (segment.public || taken.has(i)) return
+    // A sandwich: this sender's txs, a public tx, and this sender's txs again.
+    const victim = segments[i + 1]
+    const back = segments[i + 2]
+    if (victim?.public && back && !back.public && back.txs[0]!.from === segment.txs[0]!.from) {
+      taken.add(i + 2)
+      orders.push(orderOf([...segment.txs, ...victim.txs, ...back.txs], victim.txs[0]!.hash, victim.atMs))
       return
     }
-    const victim = before.txs[0]!
-    // A sandwich: the run before the victim was the same sender's, and is taken into this one bundle.
-    const front = runs[i - 2]
-    const frontOrder = front && !front.public && [...senders(front)].some((s) => senders(run).has(s)) ? orders.find((o) => o.txs.includes(front.txs[0]!)) : undefined
-    // The frontrun's own bundle (anchored on the public tx before it, if any) becomes the sandwich's first part.
-    if (frontOrder) orders.splice(orders.indexOf(frontOrder), 1)
-    orders.push(orderOf([...(frontOrder?.txs.filter((tx) => tx.hash !== frontOrder.anchor) ?? []), victim, ...run.txs], victim.hash, before.atMs))
+    // A backrun of the last public tx before it (other searchers' txs may sit between), or a top-of-block bundle.
+    const before = segments.slice(0, i).reverse().find((earlier) => earlier.public)
+    if (!before) orders.push(orderOf(segment.txs, null, 0))
+    else orders.push(orderOf([before.txs[0]!, ...segment.txs], before.txs[0]!.hash, before.atMs))
   })
   publicTxs.sort((a, b) => a.atMs - b.atMs || a.tx.index - b.tx.index)
   return { publicTxs, orders: orders.sort((a, b) => a.atMs - b.atMs || a.txs[0]!.index - b.txs[0]!.index), publicHashes: new Set(publicTxs.map((p) => p.tx.hash.toLowerCase() as Hash)) }

@@ -14,11 +14,20 @@ interface JsonRpcRequest {
   params?: unknown
 }
 
-/** A read the recording does not hold: answered with this code, so the asker fails on it instead of reading an empty account. */
+/** A read the recording does not hold (other than an account's or a slot's, which are empty): answered with this code. */
 export const NOT_RECORDED_CODE = -32001
 
 /** `eth_getAccountInfo`'s field each single-account read answers. */
 const ACCOUNT_FIELDS: Record<string, string> = { eth_getBalance: 'balance', eth_getTransactionCount: 'nonce', eth_getCode: 'code' }
+
+/** What an account or slot no run read holds: nothing. */
+const EMPTY_STATE: Record<string, unknown> = {
+  eth_getBalance: '0x0',
+  eth_getTransactionCount: '0x0',
+  eth_getCode: '0x',
+  eth_getStorageAt: `0x${'00'.repeat(32)}`,
+  eth_getAccountInfo: { balance: '0x0', nonce: '0x0', code: '0x' },
+}
 
 const keyOf = (method: string, params: unknown): string => `${method} ${JSON.stringify(params ?? [])}`
 
@@ -101,6 +110,9 @@ export class RpcCassette {
     const read = this.answers.get(key) ?? this.fromAccountReads(String(request.method), request.params)
     if (!read) {
       this.missing.add(key)
+      // An account or slot the recorded run never read is empty (as in a snapshot: docs/fork-and-replay.md), and counted.
+      const empty = EMPTY_STATE[String(request.method)]
+      if (empty !== undefined) return { jsonrpc: '2.0', id: request.id, result: empty }
       return { jsonrpc: '2.0', id: request.id, error: { code: NOT_RECORDED_CODE, message: `not in the backtest's recording: ${key.slice(0, 200)} (record the run again with --record)` } }
     }
     return read.error ? { jsonrpc: '2.0', id: request.id, error: read.error } : { jsonrpc: '2.0', id: request.id, result: read.result }

@@ -30,12 +30,24 @@ export interface BacktestBotBundle {
   builderPaymentWei: string
 }
 
+/** One of the real block's orders (its txs no mempool saw), as it fared here. */
+export interface BacktestOrder {
+  txs: Hash[]
+  /** The public tx it backruns or sandwiches, or null (top of block). */
+  anchor: Hash | null
+  bundleHash: Hash | null
+  status: string
+  landed: boolean
+  error: string | null
+}
+
 export interface BacktestBlock {
   number: number
   txCount: number
-  /** The real block's txs a mempool saw (sent to the public mempool), and the bundles its other txs made. */
+  /** The real block's txs a mempool saw (sent to the public mempool). */
   publicTxs: number
-  orders: number
+  /** The bundles its other txs made (real searchers' bundles, private flow), and what became of each here. */
+  orders: BacktestOrder[]
   /** What the real block paid its fee recipient, and what ours paid our builder (wei). */
   realValueWei: string
   ourValueWei: string
@@ -125,7 +137,7 @@ const short = (hex: string) => `${hex.slice(0, 10)}…`
 /** One progress line per block, as the terminal shows it while the run goes on. */
 export function progressLine(block: BacktestBlock, done: number, total: number): string {
   const captured = block.opportunities.filter((o) => o.here?.bot).length
-  return `block ${block.number} (${done}/${total}): ${block.txCount} txs (${block.publicTxs} public, ${block.orders} orders), real ${eth(block.realValueWei)}, ours ${eth(block.ourValueWei)}; ${block.opportunities.length} opportunities, the bot captured ${captured} with ${block.bot.bundles.length} bundles (${block.elapsedMs} ms)`
+  return `block ${block.number} (${done}/${total}): ${block.txCount} txs (${block.publicTxs} public, ${block.orders.length} orders, ${block.orders.filter((o) => o.landed).length} landed), real ${eth(block.realValueWei)}, ours ${eth(block.ourValueWei)}; ${block.opportunities.length} opportunities, the bot captured ${captured} with ${block.bot.bundles.length} bundles (${block.elapsedMs} ms)`
 }
 
 /** The terminal summary at the end: totals, each opportunity, each failed expectation. */

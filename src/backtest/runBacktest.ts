@@ -21,9 +21,9 @@ import { readSourceBlock, type SourceBlock } from '../replay/sourceBlock.js'
 import { RpcCassette } from './cassette.js'
 import { readMempoolDump, type MempoolSlice } from './mempoolDump.js'
 import { readRecording, writeRecording } from './recording.js'
-import { planArrivals, type BlockArrivals } from './arrivals.js'
+import { planArrivals, type BlockArrivals, type OrderArrival } from './arrivals.js'
 import { applyOverlay, setupOverlay, type SetupOverlay } from './botState.js'
-import { BACKTEST_FORMAT, expectationFailures, totalsOf, type BacktestBlock, type BacktestBotBundle, type BacktestExpectations, type BacktestOpportunity, type BacktestReport } from './report.js'
+import { BACKTEST_FORMAT, expectationFailures, totalsOf, type BacktestBlock, type BacktestBotBundle, type BacktestExpectations, type BacktestOrder, type BacktestOpportunity, type BacktestReport } from './report.js'
 
 /** Anvil's dev account 1: a fork gives it 10,000 ETH at every real parent, so a bot with no key of its own can pay gas. */
 export const DEFAULT_BOT_KEY: Hex = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d'
@@ -100,7 +100,7 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
   const world = loadWorldFile(options.world ?? 'dex')
   // The world's pools that exist on this chain (a mainnet has every built-in one; a stand-in chain its own).
   const planned: PoolRef[] = plannedPools(world)
-  const codes = await Promise.all(planned.map((pool) => reader.getCode({ address: pool.dex === 'uniswap-v4' ? MAINNET.v4StateView : pool.address, blockNumber: from - 1n })))
+  const codes = await Promise.all(planned.map((pool) => reader.getCode({ address: pool.dex === 'uniswap-v4' ? MAINNET.v4StateView : pool.address, blockNumber: source.firstBlock - 1n })))
   const pools = planned.filter((_, i) => codes[i] !== undefined && codes[i] !== '0x')
   const weth = MAINNET.weth
 
@@ -199,7 +199,8 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
     const readOurBlock = async (number: bigint, value: string, considered: ReadonlyArray<Readonly<BundleTrace>>): Promise<OurBlock> => {
       const [opportunities, block] = await Promise.all([recorder.opportunitiesOf(Number(number), considered), anvilReader.getBlock({ blockNumber: number })])
       const botTraces = considered.filter((trace) => isBots(trace, botAddresses))
-      return { value, txCount: block.transactions.length, opportunities, botBundles: botTraces.map((t) => normalizeHash(t.bundle.hash)) }
+      // By hash, not arrival: the bot's bundles of one block race each other, and a report must not depend on it.
+      return { value, txCount: block.transactions.length, opportunities, botBundles: botTraces.map((t) => normalizeHash(t.bundle.hash)).sort() }
     }
 
     await beforeExit(running.advanceSlot(), 'during its setup block')
@@ -216,16 +217,16 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
       const arrivals = planArrivals(real.txs, { parentTimestamp: real.parentTimestamp, timestamp: real.timestamp, slotMs, seen: source.mempool?.byHash })
       current = { number, arrivals }
       const windowStarted = performance.now()
-      await beforeExit(sendArrivals(client, arrivals, number, slotMs, reactMs), `during block ${number}`)
+      const orderHashes = await beforeExit(sendArrivals(client, arrivals, number, slotMs, reactMs), `during block ${number}`)
       timings.windowMs += Math.round(performance.now() - windowStarted)
       const buildStarted = performance.now()
       await beforeExit(running.advanceSlot(), `while block ${number} was built`)
       const ours = current.ours
       if (!ours) throw new Error(`block ${number} was built but not read`)
-      const botBundles = await Promise.all(ours.botBundles.map((hash) => botBundleOf(client, hash)))
+      const [botBundles, orders] = await Promise.all([Promise.all(ours.botBundles.map((hash) => botBundleOf(client, hash))), Promise.all(arrivals.orders.map((order, i) => orderFate(client, order, orderHashes[i] ?? null)))])
       timings.buildMs += Math.round(performance.now() - buildStarted)
       const realOpportunities = classifyReal(real, arrivals, parentPools, weth)
-      const block = blockReport(real, arrivals, ours, realOpportunities, botBundles, botAddresses, Math.round(performance.now() - blockStarted))
+      const block = blockReport(real, arrivals, ours, realOpportunities, botBundles, orders, botAddresses, Math.round(performance.now() - blockStarted))
       blocks.push(block)
       options.onBlock?.(block, blocks.length, Number(to - from) + 1)
     }
@@ -282,6 +283,8 @@ interface OpenedSource {
   description: string
   cassette: RpcCassette | null
   fromRecording: boolean
+  /** The first block read from the node (a recording's own first, when a run takes part of it): where the world's pools are looked up. */
+  firstBlock: bigint
   mempool: MempoolSlice | null
 }
 
@@ -297,7 +300,7 @@ async function openSource(options: BacktestOptions): Promise<OpenedSource> {
     }
     const cassette = await RpcCassette.replay(recording.reads)
     const mempool = recording.mempoolFile ? await readMempoolDump(recording.mempoolFile, { chainId: manifest.chainId, from: Number(from), to: Number(to) }) : null
-    return { from, to, chainId: manifest.chainId, nodeUrl: cassette.url, description: manifest.node, cassette, fromRecording: true, mempool }
+    return { from, to, chainId: manifest.chainId, nodeUrl: cassette.url, description: manifest.node, cassette, fromRecording: true, mempool, firstBlock: BigInt(manifest.from) }
   }
   if (options.forkUrl === undefined) throw new BacktestSetupError('backtest needs --fork-url <rpc> (a node with the blocks) or --from-recording <dir>')
   if (options.from === undefined || options.to === undefined) throw new BacktestSetupError('backtest needs --from and --to (the first and last block)')
@@ -318,7 +321,7 @@ async function openSource(options: BacktestOptions): Promise<OpenedSource> {
     throw new BacktestSetupError(cause.message, { cause })
   })
   const cassette = options.record === undefined ? null : await RpcCassette.record(options.forkUrl)
-  return { from, to, chainId, nodeUrl: cassette?.url ?? options.forkUrl, description, cassette, fromRecording: false, mempool }
+  return { from, to, chainId, nodeUrl: cassette?.url ?? options.forkUrl, description, cassette, fromRecording: false, mempool, firstBlock: from }
 }
 
 async function prepareBlock(nodeUrl: string, reader: PublicClient, number: bigint, pools: readonly PoolRef[]): Promise<PreparedBlock> {
@@ -331,13 +334,18 @@ async function prepareBlock(nodeUrl: string, reader: PublicClient, number: bigin
  * time into the slot; resolves when the window is over: at the slot's end, and not before
  * `reactMs` after the last arrival.
  */
-async function sendArrivals(client: BundlesimClient, arrivals: BlockArrivals, block: bigint, slotMs: number, reactMs: number): Promise<void> {
+async function sendArrivals(client: BundlesimClient, arrivals: BlockArrivals, block: bigint, slotMs: number, reactMs: number): Promise<Array<Hash | null>> {
   const started = performance.now()
+  const orderHashes: Array<Hash | null> = arrivals.orders.map(() => null)
   const events = [
+    // A public tx the mempool refuses (a replacement it does not take) is simply not there, as on a node.
     ...arrivals.publicTxs.map((p) => ({ atMs: p.atMs, send: () => client.request('eth_sendRawTransaction', [p.tx.raw]).catch(() => undefined) })),
-    ...arrivals.orders.map((o) => ({
+    ...arrivals.orders.map((o, i) => ({
       atMs: o.atMs,
-      send: () => client.request('eth_sendBundle', [{ txs: o.txs.map((tx) => tx.raw), blockNumber: `0x${block.toString(16)}`, revertingTxHashes: o.revertingTxHashes }]).catch(() => undefined),
+      send: async () => {
+        const answer = await client.request<{ bundleHash: Hash }>('eth_sendBundle', [{ txs: o.txs.map((tx) => tx.raw), blockNumber: `0x${block.toString(16)}`, revertingTxHashes: o.revertingTxHashes }]).catch(() => null)
+        orderHashes[i] = answer?.bundleHash ?? null
+      },
     })),
   ].sort((a, b) => a.atMs - b.atMs)
   const sends: Array<Promise<unknown>> = []
@@ -350,6 +358,15 @@ async function sendArrivals(client: BundlesimClient, arrivals: BlockArrivals, bl
   const end = Math.max(slotMs, (events.at(-1)?.atMs ?? 0) + reactMs)
   const wait = end - (performance.now() - started)
   if (wait > 0) await sleep(wait)
+  return orderHashes
+}
+
+/** What became of one of the real block's orders here: its bundle's state and why it was left out. */
+async function orderFate(client: BundlesimClient, order: OrderArrival, bundleHash: Hash | null): Promise<BacktestOrder> {
+  const txs = order.txs.map((tx) => tx.hash)
+  if (bundleHash === null) return { txs, anchor: order.anchor, bundleHash, status: 'refused', landed: false, error: 'eth_sendBundle refused it' }
+  const stats = await client.getBundleStats(bundleHash)
+  return { txs, anchor: order.anchor, bundleHash, status: stats.status, landed: stats.status.toLowerCase() === 'landed', error: stats.error ?? null }
 }
 
 function classifyReal(real: SourceBlock, arrivals: BlockArrivals, parentPools: PreparedBlock['parentPools'], weth: Address) {
@@ -364,6 +381,7 @@ function blockReport(
   ours: OurBlock,
   realOpportunities: ReturnType<typeof classifyReal>,
   botBundles: BacktestBotBundle[],
+  orders: BacktestOrder[],
   botAddresses: ReadonlySet<Address>,
   elapsedMs: number,
 ): BacktestBlock {
@@ -392,7 +410,7 @@ function blockReport(
     number: Number(real.number),
     txCount: real.txs.length,
     publicTxs: arrivals.publicTxs.length,
-    orders: arrivals.orders.length,
+    orders,
     realValueWei: real.value.toString(),
     ourValueWei: ours.value,
     ourTxCount: ours.txCount,
