@@ -8,6 +8,9 @@ import type { BacktestReport } from '../src/backtest/report.js'
 import { EXAMPLE_WORLD, publicWethUsdcMarket } from './support/backrunBot.js'
 import { startStandInMainnet, type StandInMainnet } from './support/standInMainnet.js'
 import { runCli } from './support/cli.js'
+import { rpc } from './support/harness.js'
+import { launchAnvil, type LaunchedAnvil } from '../src/chain/launchAnvil.js'
+import { writeMempoolCsv } from '../src/backtest/mempoolDump.js'
 
 const REPO = fileURLToPath(new URL('..', import.meta.url))
 const exampleBot = (bidShare: string) => ({
@@ -16,6 +19,36 @@ const exampleBot = (bidShare: string) => ({
   name: 'example',
   env: { EXECUTOR: '1', EXECUTOR_ETH: '100', BID_SHARE: bidShare },
   readyText: '"watching"',
+})
+
+describe('backtest: what is refused before anything runs, naming what and where', () => {
+  const bot = { command: [process.execPath, '-e', "console.log('ready')"] }
+  let anvil: LaunchedAnvil
+  let csv: string
+  beforeAll(async () => {
+    anvil = await launchAnvil({ host: '127.0.0.1', port: 0 })
+    await rpc(anvil.url, 'anvil_mine', ['0x3'])
+    csv = path.join(await mkdtemp(path.join(os.tmpdir(), 'bundlesim-dump-')), 'dump.csv')
+  })
+  afterAll(() => anvil?.stop())
+
+  it('an unreachable node, a range past its head', async () => {
+    await expect(backtest({ forkUrl: 'http://127.0.0.1:9/v2/secret-key', from: 1n, to: 2n, bot })).rejects.toThrow(/^backtest of blocks 1–2: .*http:\/\/127\.0\.0\.1:9\/… unreachable/)
+    await expect(backtest({ forkUrl: anvil.url, from: 2n, to: 40n, bot })).rejects.toThrow('backtest of blocks 2–40: block 40 is beyond the remote head 3')
+    await expect(backtest({ forkUrl: anvil.url, from: 3n, to: 2n, bot })).rejects.toThrow('--to 2 is before --from 3')
+  })
+
+  it('a dump of another chain, or of other blocks', async () => {
+    const hash = `0x${'ab'.repeat(32)}` as const
+    await writeMempoolCsv(csv, [{ hash, timestampMs: 1_700_000_000_000, chainId: 5, includedAtBlock: 2 }])
+    await expect(backtest({ forkUrl: anvil.url, from: 1n, to: 2n, mempool: csv, bot })).rejects.toThrow(`mempool dump ${csv}: line 2 is a tx of chain 5, the backtest's chain is 31337`)
+    await writeMempoolCsv(csv, [{ hash, timestampMs: 1_700_000_000_000, chainId: 31337, includedAtBlock: 500 }])
+    await expect(backtest({ forkUrl: anvil.url, from: 1n, to: 2n, mempool: csv, bot })).rejects.toThrow(`mempool dump ${csv} holds no tx included in blocks 1–2: its txs were included in blocks 500–500`)
+  })
+
+  it('a recording that is not there, or does not hold the blocks', async () => {
+    await expect(backtest({ fromRecording: '/nonexistent/recording', bot })).rejects.toThrow('recording /nonexistent/recording: /nonexistent/recording/backtest.json cannot be read (ENOENT)')
+  })
 })
 
 describe('backtest over a stand-in mainnet made by the market', () => {
@@ -47,6 +80,13 @@ describe('backtest over a stand-in mainnet made by the market', () => {
     expect(realWinners.size).toBeGreaterThan(0)
     expect(realWinners).toEqual(marketWinners)
     expect(live.totals.botBundles).toBeGreaterThan(0)
+    // A real winner's backrun replayed here earns in its executor (the contract its tx called), and pays the builder what it paid.
+    const replayedWins = live.blocks.flatMap((b) => b.opportunities.filter((o) => o.here && !o.here.bot && o.real?.searcher === o.here.searcher))
+    expect(replayedWins.length).toBeGreaterThan(0)
+    for (const win of replayedWins) {
+      expect(BigInt(win.here!.profitWei), win.victim).toBeGreaterThan(0n)
+      expect(BigInt(win.here!.builderPaymentWei), win.victim).toBeGreaterThan(0n)
+    }
   }, 240_000)
 
   it('runs again from its recording with the stand-in stopped, and reports the same', async () => {
@@ -88,4 +128,18 @@ describe('backtest over a stand-in mainnet made by the market', () => {
     expect(again.botContended).toBe(true)
     expect(cutReport.blocks[0]!.bot.bundles.some((b) => !b.landed && b.lostTo !== null)).toBe(true)
   }, 120_000)
+
+  it('a bot that exits early stops the run with its exit code and last lines; the blocks done before are reported', async () => {
+    // A bot that says it is ready, then leaves once the head is two past where it started (after the first two blocks).
+    const leaver = `const rpc = async () => (await (await fetch(process.env.RPC_URL, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}' })).json()).result
+      const start = await rpc(); console.log('ready'); console.log('last words')
+      for (;;) { await new Promise((r) => setTimeout(r, 20)); if (BigInt(await rpc()) >= BigInt(start) + 2n) process.exit(3) }`
+    const report = await backtest({ fromRecording: path.join(dir, 'recording'), bot: { command: [process.execPath, '--input-type=module', '-e', leaver] }, slotMs: 1500, reactMs: 500, world: EXAMPLE_WORLD })
+    expect(report.error).toMatch(/^the bot exited \(code 3, signal null\) (during|while) block (\d+)/)
+    expect(report.error).toContain('last words')
+    const stoppedAt = Number(/block (\d+)/.exec(report.error!)![1])
+    expect(stoppedAt).toBeGreaterThan(standIn.from)
+    expect(report.blocks.map((b) => b.number)).toEqual(Array.from({ length: stoppedAt - standIn.from }, (_, i) => standIn.from + i))
+    expect(report.expectations.failures[0]).toMatch(/^the run stopped: the bot exited/)
+  }, 60_000)
 })

@@ -3,7 +3,7 @@ import type { Address, Hash } from 'viem'
 import { planArrivals, type HistoricalTx } from '../src/backtest/arrivals.js'
 import type { DumpEntry } from '../src/backtest/mempoolDump.js'
 
-const tx = (index: number, from: string, reverted = false): HistoricalTx => ({ hash: `0x${String(index).padStart(64, '0')}` as Hash, index, from: from as Address, raw: `0x0${index}`, reverted })
+const tx = (index: number, from: string, reverted = false): HistoricalTx => ({ hash: `0x${String(index).padStart(64, '0')}` as Hash, index, from: from as Address, to: null, raw: `0x0${index}`, reverted })
 const seenAt = (entries: Array<[HistoricalTx, number]>) => new Map(entries.map(([t, ms]): [Hash, DumpEntry] => [t.hash, { hash: t.hash, timestampMs: ms, chainId: 1, includedAtBlock: 10 }]))
 const slot = { parentTimestamp: 1_000n, timestamp: 1_012n, slotMs: 3_000 }
 

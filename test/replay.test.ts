@@ -105,6 +105,7 @@ describe('replay rules', () => {
     hash: `0x${String(index).padStart(64, '0')}`,
     index,
     from: from as Address,
+    to: null,
     nonce: 0,
     raw: `0x0${index}`,
     reverted,

@@ -7,6 +7,7 @@ export interface HistoricalTx {
   /** Position in the real block. */
   index: number
   from: Address
+  to: Address | null
   raw: Hex
   reverted: boolean
 }

@@ -103,6 +103,8 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
   const codes = await Promise.all(planned.map((pool) => reader.getCode({ address: pool.dex === 'uniswap-v4' ? MAINNET.v4StateView : pool.address, blockNumber: source.firstBlock - 1n })))
   const pools = planned.filter((_, i) => codes[i] !== undefined && codes[i] !== '0x')
   const weth = MAINNET.weth
+  /** Contracts no searcher owns: the venues' routers, tokens and pools. */
+  const knownContracts = new Set<Address>([...Object.values(MAINNET), ...world.tokens.map((t) => t.address), ...planned.map((p) => p.address)].map((a) => normalizeAddress(a as Address)))
 
   // Blocks are read ahead: the next two are on their way while one is built.
   const prepared = new Map<bigint, Promise<PreparedBlock>>()
@@ -166,14 +168,15 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
       world: { contracts: { weth }, pools: pools.map((p) => ({ ...p })) },
       names: {
         nameOf: (address) => (address !== null && botAddresses.has(normalizeAddress(address)) ? botName : null),
-        addressesWith: (address) => (botAddresses.has(normalizeAddress(address)) ? [...botAddresses] : [address]),
+        // A real searcher's money is in the contracts its own txs call (its executor): what the block shows of whom it controls.
+        addressesWith: (address) => (botAddresses.has(normalizeAddress(address)) ? [...botAddresses] : [address, ...(current?.executors.get(normalizeAddress(address)) ?? [])]),
       },
       isUserSwap: (hash) => current?.arrivals.publicHashes.has(normalizeHash(hash)) ?? false,
       refundsAfterBlock: () => [],
     })
 
     /** The block being built: what the participant reads when it is mined. */
-    let current: { number: bigint; arrivals: BlockArrivals; ours?: OurBlock } | null = null
+    let current: { number: bigint; arrivals: BlockArrivals; executors: Map<Address, Address[]>; ours?: OurBlock } | null = null
     let overlay: SetupOverlay | null = null
     const botNonces = async () => new Map(await Promise.all([...botEoas(botAddresses, overlay)].map(async (a) => [a, await chain.nonce(a, await chain.blockNumber())] as const)))
     running.addSlotParticipant({
@@ -215,7 +218,7 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
       prepared.delete(number)
       timings.prepareWaitMs += Math.round(performance.now() - waitStarted)
       const arrivals = planArrivals(real.txs, { parentTimestamp: real.parentTimestamp, timestamp: real.timestamp, slotMs, seen: source.mempool?.byHash })
-      current = { number, arrivals }
+      current = { number, arrivals, executors: executorsOf(arrivals, knownContracts) }
       const windowStarted = performance.now()
       const orderHashes = await beforeExit(sendArrivals(client, arrivals, number, slotMs, reactMs), `during block ${number}`)
       timings.windowMs += Math.round(performance.now() - windowStarted)
@@ -436,6 +439,23 @@ async function botBundleOf(client: BundlesimClient, bundleHash: Hash): Promise<B
     lostTo: stats.lostTo ?? null,
     builderPaymentWei: stats.builderPayment,
   }
+}
+
+/**
+ * The contracts each sender of the block's orders called, but for the venues' own: a searcher's
+ * executor holds what its backrun earned (docs/backtest.md, "Accounting the real searchers").
+ */
+function executorsOf(arrivals: BlockArrivals, known: ReadonlySet<Address>): Map<Address, Address[]> {
+  const executors = new Map<Address, Address[]>()
+  for (const order of arrivals.orders) {
+    for (const tx of order.txs) {
+      if (tx.to === null || known.has(tx.to) || arrivals.publicHashes.has(normalizeHash(tx.hash))) continue
+      const list = executors.get(tx.from) ?? []
+      if (!list.includes(tx.to)) list.push(tx.to)
+      executors.set(tx.from, list)
+    }
+  }
+  return executors
 }
 
 function isBots(trace: Readonly<BundleTrace>, botAddresses: ReadonlySet<Address>): boolean {

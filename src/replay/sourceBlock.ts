@@ -10,6 +10,8 @@ export interface SourceTx {
   /** Position in the real block. */
   index: number
   from: Address
+  /** Its recipient (null: a deployment). */
+  to: Address | null
   nonce: number
   /** The signed tx as the network carries it (`eth_getRawTransactionByHash`, else rebuilt from its fields). */
   raw: Hex
@@ -81,7 +83,7 @@ async function readBlock(url: string, number: bigint): Promise<SourceBlock> {
     const from = normalizeAddress(tx.from)
     if (from === feeRecipient) spentByFeeRecipient += tx.value + gasUsed * price
     const logs = receipt.logs.map((log) => ({ address: log.address, topics: log.topics, data: log.data }))
-    return { hash: tx.hash, index, from, nonce: tx.nonce, raw, reverted: BigInt(receipt.status) === 0n, gasUsed, priorityFee: gasUsed * (price - baseFee), effectiveGasPrice: price, logs }
+    return { hash: tx.hash, index, from, to: tx.to ? normalizeAddress(tx.to) : null, nonce: tx.nonce, raw, reverted: BigInt(receipt.status) === 0n, gasUsed, priorityFee: gasUsed * (price - baseFee), effectiveGasPrice: price, logs }
   })
   return {
     number,
