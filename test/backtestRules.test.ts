@@ -1,7 +1,10 @@
+import { mkdtemp, writeFile } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { Address, Hash } from 'viem'
 import { planArrivals, type HistoricalTx } from '../src/backtest/arrivals.js'
-import type { DumpEntry } from '../src/backtest/mempoolDump.js'
+import { readMempoolDump, writeMempoolCsv, type DumpEntry } from '../src/backtest/mempoolDump.js'
 
 const tx = (index: number, from: string, reverted = false): HistoricalTx => ({ hash: `0x${String(index).padStart(64, '0')}` as Hash, index, from: from as Address, to: null, raw: `0x0${index}`, reverted })
 const seenAt = (entries: Array<[HistoricalTx, number]>) => new Map(entries.map(([t, ms]): [Hash, DumpEntry] => [t.hash, { hash: t.hash, timestampMs: ms, chainId: 1, includedAtBlock: 10 }]))
@@ -41,5 +44,51 @@ describe('planArrivals: when and how a real block’s txs reach the backtest’s
       { txs: [5, 7], anchor: v2.hash, atMs: 2_250, reverting: [] },
     ])
     expect([...publicHashes]).toEqual([v1.hash, v2.hash])
+  })
+})
+
+describe('readMempoolDump: mempool-dumpster’s CSV and parquet', () => {
+  const [first, second, third] = [1, 2, 3].map((i) => `0x${String(i).repeat(64)}` as Hash) as [Hash, Hash, Hash]
+  const hashes = [first, second, third] as const
+
+  it('reads the parquet schema (timestamp in ms, chainId as text, includedAtBlockHeight) and keeps the range’s first sightings', async () => {
+    const { parquetWriteBuffer } = await import('hyparquet-writer')
+    const buffer = parquetWriteBuffer({
+      columnData: [
+        { name: 'timestamp', data: [1_700_000_001_000n, 1_700_000_002_000n, 1_700_000_000_500n], type: 'TIMESTAMP' },
+        { name: 'hash', data: [hashes[0], hashes[1], hashes[2]], type: 'STRING' },
+        { name: 'chainId', data: ['1', '1', '1'], type: 'STRING' },
+        { name: 'txType', data: [2n, 2n, 2n], type: 'INT64' },
+        { name: 'includedAtBlockHeight', data: [100n, 101n, 250n], type: 'INT64' },
+        { name: 'rawTx', data: [new Uint8Array([1]), new Uint8Array([2]), new Uint8Array([3])], type: 'BYTE_ARRAY' },
+      ],
+    })
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'bundlesim-parquet-'))
+    const file = path.join(dir, 'dump.parquet')
+    await writeFile(file, new Uint8Array(buffer))
+    const slice = await readMempoolDump(file, { chainId: 1, from: 100, to: 101 })
+    expect([...slice.byHash.values()]).toEqual([
+      { hash: hashes[0], timestampMs: 1_700_000_001_000, chainId: 1, includedAtBlock: 100 },
+      { hash: hashes[1], timestampMs: 1_700_000_002_000, chainId: 1, includedAtBlock: 101 },
+    ])
+    expect(slice.rows).toBe(3)
+    await expect(readMempoolDump(file, { chainId: 1, from: 1, to: 2 })).rejects.toThrow(`mempool dump ${file} holds no tx included in blocks 1–2: its txs were included in blocks 100–250`)
+    await expect(readMempoolDump(file, { chainId: 5, from: 100, to: 101 })).rejects.toThrow(`mempool dump ${file}: row 1 is a tx of chain 1, the backtest's chain is 5`)
+  })
+
+  it('reads the CSV by its header, names a bad cell by line and column, and refuses other files', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'bundlesim-csv-'))
+    const file = path.join(dir, 'dump.csv')
+    await writeMempoolCsv(file, [
+      { hash: hashes[0], timestampMs: 2_000, chainId: 1, includedAtBlock: 7, sources: ['local', 'bloxroute'] },
+      { hash: hashes[0], timestampMs: 1_000, chainId: 1, includedAtBlock: 7 },
+    ])
+    const slice = await readMempoolDump(file, { chainId: 1, from: 7, to: 7 })
+    expect(slice.byHash.get(hashes[0])?.timestampMs).toBe(1_000)
+    await writeFile(file, 'timestamp_ms,hash,chain_id,included_at_block_height\nsoon,0x12,1,7\n')
+    await expect(readMempoolDump(file, { chainId: 1, from: 7, to: 7 })).rejects.toThrow(`mempool dump ${file}: line 2: hash "0x12" is not a 32-byte hex hash`)
+    await writeFile(file, 'when,hash\n')
+    await expect(readMempoolDump(file, { chainId: 1, from: 7, to: 7 })).rejects.toThrow(`mempool dump ${file}: line 1 has no column timestamp_ms, chain_id, included_at_block_height`)
+    await expect(readMempoolDump(path.join(dir, 'dump.csv.zip'), { chainId: 1, from: 7, to: 7 })).rejects.toThrow('expected a .csv or .parquet file')
   })
 })
