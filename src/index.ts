@@ -46,6 +46,12 @@ export { readSnapshot, type StateSnapshot } from './chain/stateSnapshot.js'
 // Replay a real block as a regression (docs/fork-and-replay.md).
 export { replayBlock, type ReplayOptions, type ReplayReport, type TxFate } from './replay/replayBlock.js'
 export { replayVerdict, type ReplayVerdict } from './replay/verdict.js'
+
+// Backtest a bot over real blocks (docs/backtest.md).
+export { backtest, BacktestSetupError, type BacktestOptions, type BacktestBot } from './backtest/runBacktest.js'
+export type { BacktestReport, BacktestBlock, BacktestOpportunity, BacktestBotBundle, BacktestOrder, BacktestTotals, BacktestExpectations } from './backtest/report.js'
+export { backtestPage } from './backtest/htmlReport.js'
+export { readMempoolDump, writeMempoolCsv, type DumpEntry, type DumpRow, type MempoolSlice } from './backtest/mempoolDump.js'
 // Scenarios: YAML files run on their own harness (docs/scenarios.md).
 export {
   loadScenario,
