@@ -20,6 +20,7 @@ import { benchWorld } from './bench/world.js'
 import { benchStartup } from './bench/startup.js'
 import { benchMainnet } from './bench/mainnet.js'
 import { benchMarket } from './bench/market.js'
+import { benchBacktest } from './bench/backtest.js'
 
 export const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<BenchResult>> = {
   ingest: benchIngest,
@@ -39,6 +40,7 @@ export const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<Bench
 export const EXTRA_BENCHMARKS: Record<string, (options: BenchOptions) => Promise<BenchResult>> = {
   builders: benchBuilders,
   market: benchMarket,
+  backtest: benchBacktest,
 }
 
 export interface RunOptions extends BenchOptions {

@@ -1,0 +1,80 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { loadFlow } from '../../src/flow/flowFile.js'
+import { backtest, type BacktestReport } from '../../src/index.js'
+import { startStandInMainnet } from '../../test/support/standInMainnet.js'
+import { plain, type BenchResult } from './report.js'
+import type { BenchOptions } from './support.js'
+
+const REPO = fileURLToPath(new URL('../..', import.meta.url))
+/** A block gas limit at which the default market's blocks hold ~150 txs (its gas market fills about half). */
+const BLOCK_GAS_LIMIT = 25_000_000n
+const SLOT_MS = 1_000
+const REACT_MS = 500
+
+/**
+ * A backtest at mainnet's block size, offline (`npm run bench -- --only backtest`): a stand-in
+ * "mainnet" made by the default market on the built-in world (`--world dex --flow default`,
+ * 25M gas: ~150 txs a block) for 30 slots with its mempool written as a dump, then the example
+ * backrun bot backtested over those blocks, recorded, and again from the recording with the
+ * stand-in stopped. The target: ≥ 20 blocks a minute, the harness not the bound — the figures
+ * split each block's time into the slot's window (the bot's time, `--slot-ms` + `--react-ms`)
+ * and the harness's own (building, reading and moving the chain).
+ */
+export async function benchBacktest({ quick, size }: BenchOptions): Promise<BenchResult> {
+  const slots = size ?? (quick ? 4 : 30)
+  const { name: _name, ...flow } = loadFlow('default')
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'bundlesim-bench-backtest-'))
+  const standIn = await startStandInMainnet({ slots, market: { world: 'dex', flow, blockGasLimit: BLOCK_GAS_LIMIT, genesisTimestamp: 1_700_000_000 } })
+  const bot = {
+    command: [process.execPath, '--import', 'tsx', 'examples/backrun-bot/bot.ts'],
+    cwd: REPO,
+    name: 'example',
+    env: { EXECUTOR: '1', EXECUTOR_ETH: '100', BID_SHARE: '0.95' },
+    readyText: '"watching"',
+  }
+  let live: BacktestReport
+  let replayed: BacktestReport
+  try {
+    await standIn.writeDump(path.join(dir, 'mempool.csv'))
+    live = await backtest({ forkUrl: standIn.anvilUrl, from: BigInt(standIn.from), to: BigInt(standIn.to), mempool: path.join(dir, 'mempool.csv'), record: path.join(dir, 'recording'), bot, slotMs: SLOT_MS, reactMs: REACT_MS })
+  } finally {
+    await standIn.stop()
+  }
+  try {
+    replayed = await backtest({ fromRecording: path.join(dir, 'recording'), bot, slotMs: SLOT_MS, reactMs: REACT_MS })
+  } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
+  const facts = (r: BacktestReport) => JSON.stringify(r.blocks.map(({ elapsedMs: _elapsed, ...block }) => block))
+  const blocks = live.blocks.length
+  const perBlock = (ms: number) => ms / Math.max(1, blocks)
+  const loopMs = live.blocks.reduce((sum, b) => sum + b.elapsedMs, 0)
+  const harnessMs = loopMs - live.timings.windowMs
+  const realCaptured = live.totals.capturedInReality
+  return {
+    name: 'backtest',
+    title: `Backtest of the example bot over ${blocks} blocks of a stand-in mainnet (default market on the built-in world, ${BLOCK_GAS_LIMIT / 1_000_000n}M gas), slot ${SLOT_MS} ms + ${REACT_MS} ms`,
+    figures: [
+      plain('blocks a minute (the block loop)', (blocks * 60_000) / Math.max(1, loopMs), 'blocks/min', '≥ 20'),
+      plain('blocks a minute (the whole run: start, bot setup, recording)', (blocks * 60_000) / Math.max(1, live.elapsedMs), 'blocks/min'),
+      plain('txs a block, mean', live.blocks.reduce((n, b) => n + b.txCount, 0) / Math.max(1, blocks), 'txs', '~150'),
+      plain("a block's time in its slot window (the bot's), mean", perBlock(live.timings.windowMs), 'ms'),
+      plain("a block's time in the harness (build, read, move the chain), mean", perBlock(harnessMs), 'ms'),
+      plain('of which waiting for the block to be read (prepared ahead), mean', perBlock(live.timings.prepareWaitMs), 'ms'),
+      plain('start and the bot’s setup block', live.timings.setupMs, 'ms'),
+      plain('opportunities', live.totals.opportunities, ''),
+      plain('captured in reality / here', realCaptured, `/ ${live.totals.capturedHere}`),
+      plain('captured by the bot', live.totals.botCaptured, ''),
+      plain('the same report from the recording (stand-in stopped)', facts(live) === facts(replayed) ? 1 : 0, 'yes = 1', '1'),
+      plain('reads missing from the recording', replayed.notRecorded, 'reads', '0'),
+      plain('blocks a minute from the recording (the block loop)', (replayed.blocks.length * 60_000) / Math.max(1, replayed.blocks.reduce((sum, b) => sum + b.elapsedMs, 0)), 'blocks/min'),
+    ],
+    notes: [
+      `each block: its real parent (anvil_reset, the bot's setup laid over), its public txs sent at their dump times scaled onto ${SLOT_MS} ms, its other txs as bundles, the window held ${REACT_MS} ms past the last arrival, then the block built and read; the next two blocks are read while one is built.`,
+      `errors: live ${live.error ?? 'none'}; from the recording ${replayed.error ?? 'none'}.`,
+    ],
+  }
+}
