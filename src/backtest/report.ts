@@ -153,7 +153,7 @@ export function summaryText(report: BacktestReport): string {
   if (opportunities.length > 0) {
     lines.push('', '  block      victim       gap           in reality    here')
     for (const o of opportunities) {
-      const here = o.here ? `${o.here.bot ? `${report.bot.name} ` : ''}${o.here.name ?? short(o.here.searcher)} +${eth(o.here.profitWei)}` : o.botContended ? 'nobody (the bot went for it)' : 'nobody'
+      const here = o.here ? `${o.here.bot ? `${report.bot.name} (the bot)` : (o.here.name ?? short(o.here.searcher))} ${BigInt(o.here.profitWei) < 0n ? '' : '+'}${eth(o.here.profitWei)}` : o.botContended ? 'nobody (the bot went for it)' : 'nobody'
       lines.push(`  ${String(o.block).padEnd(10)} ${short(o.victim)}  ${eth(o.gapWei).padEnd(13)} ${(o.real ? short(o.real.searcher) : 'nobody').padEnd(13)} ${here}`)
     }
   }
