@@ -13,6 +13,9 @@ import { launchAnvil, type LaunchedAnvil } from '../src/chain/launchAnvil.js'
 import { writeMempoolCsv } from '../src/backtest/mempoolDump.js'
 
 const REPO = fileURLToPath(new URL('..', import.meta.url))
+/** The bot is done with every public tx (its `sent`, `skipped` or `error` line) before its block is built: the same bundles however loaded the machine is. */
+const HANDLED = '"event":"(sent|skipped|error)"'
+const LOCKSTEP = { slotMs: 1000, reactMs: 200, lockstep: { handled: new RegExp(HANDLED) } }
 const exampleBot = (bidShare: string) => ({
   command: [process.execPath, '--import', 'tsx', 'examples/backrun-bot/bot.ts'],
   cwd: REPO,
@@ -70,7 +73,7 @@ describe('backtest over a stand-in mainnet made by the market', () => {
   })
 
   it('reports the real block values, the opportunities with their real winners, and the bot’s bundles and captures', async () => {
-    live = await backtest({ forkUrl: standIn.anvilUrl, from: BigInt(standIn.from), to: BigInt(standIn.to), mempool: path.join(dir, 'mempool.csv'), record: path.join(dir, 'recording'), bot: exampleBot('0.95'), slotMs: 1500, reactMs: 1500, world: EXAMPLE_WORLD })
+    live = await backtest({ forkUrl: standIn.anvilUrl, from: BigInt(standIn.from), to: BigInt(standIn.to), mempool: path.join(dir, 'mempool.csv'), record: path.join(dir, 'recording'), bot: exampleBot('0.95'), ...LOCKSTEP, world: EXAMPLE_WORLD })
     if (process.env.KEEP_BACKTEST_DIR) await writeFile(path.join(dir, 'live.json'), JSON.stringify(live, null, 1))
     expect(live.error).toBeNull()
     expect(live.blocks.map((b) => b.number)).toEqual(Array.from({ length: 6 }, (_, i) => standIn.from + i))
@@ -92,7 +95,7 @@ describe('backtest over a stand-in mainnet made by the market', () => {
   it('runs again from its recording with the stand-in stopped, and reports the same', async () => {
     expect(live).toBeDefined()
     await standIn.stop()
-    const replayed = await backtest({ fromRecording: path.join(dir, 'recording'), bot: exampleBot('0.95'), slotMs: 1500, reactMs: 1500, world: EXAMPLE_WORLD })
+    const replayed = await backtest({ fromRecording: path.join(dir, 'recording'), bot: exampleBot('0.95'), ...LOCKSTEP, world: EXAMPLE_WORLD })
     expect(replayed.error).toBeNull()
     expect(replayed.notRecorded).toBe(0)
     expect(replayed.source.recording).toBe(path.join(dir, 'recording'))
@@ -107,7 +110,7 @@ describe('backtest over a stand-in mainnet made by the market', () => {
     expect(captured, 'the bot outbid a real winner in the live run').toBeDefined()
     const suite = (bidShare: string) =>
       runCli(
-        ['backtest', '--from-recording', path.join(dir, 'recording'), '--from', String(captured!.number), '--to', String(captured!.number), '--world', EXAMPLE_WORLD, '--bot-name', 'example', '--ready', '"watching"', '--slot-ms', '1500', '--react-ms', '1500', '--min-captured', String(captured!.bot.captured), '--json', path.join(dir, `suite-${bidShare}.json`), '--html', path.join(dir, `suite-${bidShare}.html`), '--', process.execPath, '--import', 'tsx', 'examples/backrun-bot/bot.ts'],
+        ['backtest', '--from-recording', path.join(dir, 'recording'), '--from', String(captured!.number), '--to', String(captured!.number), '--world', EXAMPLE_WORLD, '--bot-name', 'example', '--ready', '"watching"', '--slot-ms', '1000', '--react-ms', '200', '--lockstep', HANDLED, '--show-bot', '--min-captured', String(captured!.bot.captured), '--json', path.join(dir, `suite-${bidShare}.json`), '--html', path.join(dir, `suite-${bidShare}.html`), '--', process.execPath, '--import', 'tsx', 'examples/backrun-bot/bot.ts'],
         { ...process.env, EXECUTOR: '1', EXECUTOR_ETH: '100', BID_SHARE: bidShare },
       )
     const [kept, cut] = await Promise.all([suite('0.95'), suite('0.05')])

@@ -36,6 +36,8 @@ interface BacktestFlags {
   slotMs: number
   reactMs: number
   world?: string
+  lockstep?: boolean | string
+  showBot?: boolean
   json?: string
   html?: string
   minCaptured?: number
@@ -62,6 +64,8 @@ export function registerBacktestCommand(program: Command): void {
     .option('--ready <text>', 'the bot is set up once it prints a line containing this', 'ready')
     .option('--slot-ms <ms>', 'real ms each block\u2019s slot takes; recorded arrival times are scaled onto it', milliseconds('--slot-ms', 100), 12_000)
     .option('--react-ms <ms>', 'the least ms the bot has after the last arrival before the block is built', milliseconds('--react-ms', 0), 1_000)
+    .option('--show-bot', "print the bot's output on stderr, each line after [bot]")
+    .option('--lockstep [pattern]', 'hold each block until the bot has printed the hash of every public tx it was sent, in a line matching the pattern when given (the line it prints once done with a tx): the strategy judged without its speed, up to 60 s a block')
     .option('--world <file>', 'the world file whose pools the competition watches (default: the built-in dex, at mainnet addresses)')
     .option('--json <file>', 'write the whole report as JSON here')
     .option('--html <file>', 'write the report as a static page here')
@@ -72,6 +76,13 @@ export function registerBacktestCommand(program: Command): void {
       if (opts.forkUrl !== undefined && opts.fromRecording !== undefined) command.error('error: --fork-url and --from-recording exclude each other (a recording needs no node)')
       if (opts.fromRecording !== undefined && opts.record !== undefined) command.error('error: --record writes what a run read from a node; with --from-recording there is none')
       if (opts.forkUrl !== undefined && (opts.from === undefined || opts.to === undefined)) command.error('error: --from and --to are required with --fork-url')
+      if (typeof opts.lockstep === 'string') {
+        try {
+          new RegExp(opts.lockstep)
+        } catch (error) {
+          command.error(`error: --lockstep ${opts.lockstep}: not a regular expression (${(error as Error).message})`)
+        }
+      }
       if (opts.botKey !== undefined && !WIRE_PATTERNS.hash32.test(opts.botKey)) command.error('error: --bot-key must be a 32-byte 0x hex private key')
       const [{ backtest }, { progressLine, summaryText }, { backtestPage }] = await Promise.all([import('./runBacktest.js'), import('./report.js'), import('./htmlReport.js')])
       try {
@@ -82,10 +93,11 @@ export function registerBacktestCommand(program: Command): void {
           to: opts.to,
           mempool: opts.mempool,
           record: opts.record,
-          bot: { command: commandLine, name: opts.botName, key: opts.botKey as Hex | undefined, readyText: opts.ready },
+          bot: { command: commandLine, name: opts.botName, key: opts.botKey as Hex | undefined, readyText: opts.ready, onLine: opts.showBot ? (line) => process.stderr.write(`[bot] ${line}\n`) : undefined },
           slotMs: opts.slotMs,
           reactMs: opts.reactMs,
           world: opts.world,
+          lockstep: opts.lockstep === undefined ? undefined : { handled: typeof opts.lockstep === 'string' ? new RegExp(opts.lockstep) : undefined },
           expect: { minCaptured: opts.minCaptured, minProfitEth: opts.minProfitEth },
           onBlock: (block, done, total) => process.stderr.write(`${progressLine(block, done, total)}\n`),
         })

@@ -41,6 +41,8 @@ export interface BacktestBot {
   readyText?: string
   /** How long it may take to print it (default 60 s). */
   readyTimeoutMs?: number
+  /** Each line the bot prints (the CLI's `--show-bot`). */
+  onLine?(line: string, stream: 'stdout' | 'stderr'): void
 }
 
 export interface BacktestOptions {
@@ -60,6 +62,13 @@ export interface BacktestOptions {
   slotMs?: number
   /** The least ms the bot has after the slot's last arrival before the block is built (default 1,000). */
   reactMs?: number
+  /**
+   * Hold each block until the bot has printed, for every public tx it was sent, a line naming
+   * the tx's hash (and matching `handled`, when given: the line a bot prints once done with a
+   * tx, not on first sight), however long that takes (up to `timeoutMs`, default 60 s); then
+   * `reactMs`: the strategy judged without the bot's speed (docs/backtest.md, "Lockstep").
+   */
+  lockstep?: { handled?: RegExp; timeoutMs?: number }
   /** The world file whose pools (at their mainnet addresses) the competition watches (default the built-in `dex`). */
   world?: string
   expect?: BacktestExpectations
@@ -100,7 +109,7 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
   const world = loadWorldFile(options.world ?? 'dex')
   // The world's pools that exist on this chain (a mainnet has every built-in one; a stand-in chain its own).
   const planned: PoolRef[] = plannedPools(world)
-  const codes = await Promise.all(planned.map((pool) => reader.getCode({ address: pool.dex === 'uniswap-v4' ? MAINNET.v4StateView : pool.address, blockNumber: source.firstBlock - 1n })))
+  const codes = await source.guard(async () => Promise.all(planned.map((pool) => reader.getCode({ address: pool.dex === 'uniswap-v4' ? MAINNET.v4StateView : pool.address, blockNumber: source.firstBlock - 1n }))))
   const pools = planned.filter((_, i) => codes[i] !== undefined && codes[i] !== '0x')
   const weth = MAINNET.weth
   /** Contracts no searcher owns: the venues' routers, tokens and pools. */
@@ -110,12 +119,14 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
   const prepared = new Map<bigint, Promise<PreparedBlock>>()
   const prepare = (number: bigint) => {
     if (number > to || prepared.has(number)) return
-    prepared.set(number, prepareBlock(nodeUrl, reader, number, pools).catch((error: unknown) => Promise.reject(error)))
-    prepared.get(number)!.catch(() => undefined)
+    const reading = prepareBlock(nodeUrl, reader, number, pools)
+    // Read ahead: a failure counts when the block's turn comes, not as an unhandled rejection now.
+    reading.catch(() => undefined)
+    prepared.set(number, reading)
   }
   prepare(from)
   prepare(from + 1n)
-  const first = await prepared.get(from)!
+  const first = await source.guard(() => prepared.get(from)!)
 
   const blocks: BacktestBlock[] = []
   const timings = { setupMs: 0, prepareWaitMs: 0, windowMs: 0, buildMs: 0 }
@@ -145,7 +156,11 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
 
     // The bot, once, as a user runs it; its setup txs mined in a block of their own on the first parent and kept at every block after.
     const setupStarted = performance.now()
-    bot = await launchBot(client, { name: botName, command: options.bot.command, cwd: options.bot.cwd, key, env: options.bot.env })
+    const mentioned = new HashesMentioned(options.lockstep?.handled)
+    bot = await launchBot(client, { name: botName, command: options.bot.command, cwd: options.bot.cwd, key, env: options.bot.env, onLine: (line, stream) => {
+        mentioned.read(line)
+        options.bot.onLine?.(line, stream)
+      } })
     const runningBot = bot
     const readyText = options.bot.readyText ?? 'ready'
     await runningBot.waitForLine(new RegExp(readyText.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')), options.bot.readyTimeoutMs ?? 60_000).catch((cause: Error) => {
@@ -220,7 +235,9 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
       const arrivals = planArrivals(real.txs, { parentTimestamp: real.parentTimestamp, timestamp: real.timestamp, slotMs, seen: source.mempool?.byHash })
       current = { number, arrivals, executors: executorsOf(arrivals, knownContracts) }
       const windowStarted = performance.now()
-      const orderHashes = await beforeExit(sendArrivals(client, arrivals, number, slotMs, reactMs), `during block ${number}`)
+      const { lockstep: settings } = options
+      const lockstep = settings ? (hashes: Hash[]) => mentioned.all(hashes, settings.timeoutMs ?? 60_000) : null
+      const orderHashes = await beforeExit(sendArrivals(client, arrivals, number, { slotMs, reactMs, lockstep }), `during block ${number}`)
       timings.windowMs += Math.round(performance.now() - windowStarted)
       const buildStarted = performance.now()
       await beforeExit(running.advanceSlot(), `while block ${number} was built`)
@@ -288,6 +305,8 @@ interface OpenedSource {
   fromRecording: boolean
   /** The first block read from the node (a recording's own first, when a run takes part of it): where the world's pools are looked up. */
   firstBlock: bigint
+  /** Runs setup work: on failure the cassette's server is closed before the error goes on. */
+  guard<T>(work: () => Promise<T>): Promise<T>
   mempool: MempoolSlice | null
 }
 
@@ -301,9 +320,9 @@ async function openSource(options: BacktestOptions): Promise<OpenedSource> {
     if (from < BigInt(manifest.from) || to > BigInt(manifest.to) || from > to) {
       throw new BacktestSetupError(`recording ${options.fromRecording} holds blocks ${manifest.from}–${manifest.to}: blocks ${from}–${to} are not all in it`)
     }
-    const cassette = await RpcCassette.replay(recording.reads)
     const mempool = recording.mempoolFile ? await readMempoolDump(recording.mempoolFile, { chainId: manifest.chainId, from: Number(from), to: Number(to) }) : null
-    return { from, to, chainId: manifest.chainId, nodeUrl: cassette.url, description: manifest.node, cassette, fromRecording: true, mempool, firstBlock: BigInt(manifest.from) }
+    const cassette = await RpcCassette.replay(recording.reads)
+    return { from, to, chainId: manifest.chainId, nodeUrl: cassette.url, description: manifest.node, cassette, fromRecording: true, mempool, firstBlock: BigInt(manifest.from), guard: guardedBy(cassette) }
   }
   if (options.forkUrl === undefined) throw new BacktestSetupError('backtest needs --fork-url <rpc> (a node with the blocks) or --from-recording <dir>')
   if (options.from === undefined || options.to === undefined) throw new BacktestSetupError('backtest needs --from and --to (the first and last block)')
@@ -324,7 +343,18 @@ async function openSource(options: BacktestOptions): Promise<OpenedSource> {
     throw new BacktestSetupError(cause.message, { cause })
   })
   const cassette = options.record === undefined ? null : await RpcCassette.record(options.forkUrl)
-  return { from, to, chainId, nodeUrl: cassette?.url ?? options.forkUrl, description, cassette, fromRecording: false, mempool, firstBlock: from }
+  return { from, to, chainId, nodeUrl: cassette?.url ?? options.forkUrl, description, cassette, fromRecording: false, mempool, firstBlock: from, guard: guardedBy(cassette) }
+}
+
+function guardedBy(cassette: RpcCassette | null) {
+  return async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work()
+    } catch (error) {
+      await cassette?.close()
+      throw error
+    }
+  }
 }
 
 async function prepareBlock(nodeUrl: string, reader: PublicClient, number: bigint, pools: readonly PoolRef[]): Promise<PreparedBlock> {
@@ -337,12 +367,21 @@ async function prepareBlock(nodeUrl: string, reader: PublicClient, number: bigin
  * time into the slot; resolves when the window is over: at the slot's end, and not before
  * `reactMs` after the last arrival.
  */
-async function sendArrivals(client: BundlesimClient, arrivals: BlockArrivals, block: bigint, slotMs: number, reactMs: number): Promise<Array<Hash | null>> {
+async function sendArrivals(
+  client: BundlesimClient,
+  arrivals: BlockArrivals,
+  block: bigint,
+  { slotMs, reactMs, lockstep }: { slotMs: number; reactMs: number; lockstep: ((hashes: Hash[]) => Promise<void>) | null },
+): Promise<Array<Hash | null>> {
   const started = performance.now()
   const orderHashes: Array<Hash | null> = arrivals.orders.map(() => null)
+  const accepted: Hash[] = []
   const events = [
     // A public tx the mempool refuses (a replacement it does not take) is simply not there, as on a node.
-    ...arrivals.publicTxs.map((p) => ({ atMs: p.atMs, send: () => client.request('eth_sendRawTransaction', [p.tx.raw]).catch(() => undefined) })),
+    ...arrivals.publicTxs.map((p) => ({
+      atMs: p.atMs,
+      send: () => client.request('eth_sendRawTransaction', [p.tx.raw]).then(() => accepted.push(normalizeHash(p.tx.hash)), () => undefined),
+    })),
     ...arrivals.orders.map((o, i) => ({
       atMs: o.atMs,
       send: async () => {
@@ -358,6 +397,10 @@ async function sendArrivals(client: BundlesimClient, arrivals: BlockArrivals, bl
     sends.push(event.send())
   }
   await Promise.all(sends)
+  if (lockstep) {
+    await lockstep(accepted)
+    if (reactMs > 0) await sleep(reactMs)
+  }
   const end = Math.max(slotMs, (events.at(-1)?.atMs ?? 0) + reactMs)
   const wait = end - (performance.now() - started)
   if (wait > 0) await sleep(wait)
@@ -456,6 +499,40 @@ function executorsOf(arrivals: BlockArrivals, known: ReadonlySet<Address>): Map<
     }
   }
   return executors
+}
+
+/** Every tx hash the bot's output has named so far (in lines matching `handled`, when given), and waits for a set of them (lockstep). */
+class HashesMentioned {
+  private readonly seen = new Set<string>()
+  private readonly waiters = new Set<() => void>()
+
+  constructor(private readonly handled?: RegExp) {}
+
+  read(line: string): void {
+    if (this.handled && !this.handled.test(line)) return
+    for (const hash of line.match(/0x[0-9a-fA-F]{64}/g) ?? []) this.seen.add(hash.toLowerCase())
+    for (const wake of this.waiters) wake()
+  }
+
+  /** Resolves once every hash was named; rejects after `timeoutMs` naming how many were not. */
+  all(hashes: readonly Hash[], timeoutMs: number): Promise<void> {
+    const missing = () => hashes.filter((hash) => !this.seen.has(hash.toLowerCase()))
+    if (missing().length === 0) return Promise.resolve()
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiters.delete(check)
+        const left = missing()
+        reject(new Error(`lockstep: the bot's output did not name ${left.length} of the block's ${hashes.length} public txs within ${timeoutMs} ms (${left.slice(0, 3).join(', ')}${left.length > 3 ? ', …' : ''}): a bot in lockstep prints each pending tx's hash once it has handled it${this.handled ? ` (in a line matching ${this.handled})` : ''}`))
+      }, timeoutMs)
+      const check = () => {
+        if (missing().length > 0) return
+        clearTimeout(timer)
+        this.waiters.delete(check)
+        resolve()
+      }
+      this.waiters.add(check)
+    })
+  }
 }
 
 function isBots(trace: Readonly<BundleTrace>, botAddresses: ReadonlySet<Address>): boolean {
