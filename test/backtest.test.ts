@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -68,13 +68,11 @@ describe('backtest over a stand-in mainnet made by the market', () => {
   }, 120_000)
   afterAll(async () => {
     await standIn?.stop()
-    if (!process.env.KEEP_BACKTEST_DIR) await rm(dir, { recursive: true, force: true })
-    else console.log('kept', dir)
+    await rm(dir, { recursive: true, force: true })
   })
 
   it('reports the real block values, the opportunities with their real winners, and the bot’s bundles and captures', async () => {
     live = await backtest({ forkUrl: standIn.anvilUrl, from: BigInt(standIn.from), to: BigInt(standIn.to), mempool: path.join(dir, 'mempool.csv'), record: path.join(dir, 'recording'), bot: exampleBot('0.95'), ...LOCKSTEP, world: EXAMPLE_WORLD })
-    if (process.env.KEEP_BACKTEST_DIR) await writeFile(path.join(dir, 'live.json'), JSON.stringify(live, null, 1))
     expect(live.error).toBeNull()
     expect(live.blocks.map((b) => b.number)).toEqual(Array.from({ length: 4 }, (_, i) => standIn.from + i))
     // The real winners are the market's emulated searchers: victim by victim, the same backrun txs.
