@@ -3,7 +3,10 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { encodeFunctionData, erc20Abi, numberToHex, type Address } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
 import { backtest } from '../src/index.js'
+import { DEFAULT_BOT_KEY } from '../src/backtest/runBacktest.js'
 import type { BacktestReport } from '../src/backtest/report.js'
 import { EXAMPLE_WORLD, publicWethUsdcMarket } from './support/backrunBot.js'
 import { startStandInMainnet, type StandInMainnet } from './support/standInMainnet.js'
@@ -13,6 +16,32 @@ import { launchAnvil, type LaunchedAnvil } from '../src/chain/launchAnvil.js'
 import { writeMempoolCsv } from '../src/backtest/mempoolDump.js'
 
 const REPO = fileURLToPath(new URL('..', import.meta.url))
+const WETH = '0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2'
+const USDC = '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48'
+/** Uniswap V2's WETH/USDC pair at its mainnet address (token0 USDC). */
+const WETH_USDC_V2 = '0xb4e16d0168e52d35cacd2c6185b44281ec28c9dc'
+const balanceOf = async (url: string, token: string, account: string, tag: string) =>
+  BigInt((await rpc(url, 'eth_call', [{ to: token, data: encodeFunctionData({ abi: erc20Abi, functionName: 'balanceOf', args: [account as Address] }) }, tag])).body.result)
+/** Accounts' ether and WETH together (wei), and their USDC, at a block. */
+async function holdings(url: string, accounts: string[], block: bigint): Promise<{ wei: bigint; usdc: bigint }> {
+  const tag = numberToHex(block)
+  let wei = 0n
+  let usdc = 0n
+  for (const account of new Set(accounts.map((a) => a.toLowerCase()))) {
+    wei += BigInt((await rpc(url, 'eth_getBalance', [account, tag])).body.result) + (await balanceOf(url, WETH, account, tag))
+    usdc += await balanceOf(url, USDC, account, tag)
+  }
+  return { wei, usdc }
+}
+async function v2Reserves(url: string, block: bigint): Promise<[bigint, bigint]> {
+  const data = (await rpc(url, 'eth_call', [{ to: WETH_USDC_V2, data: '0x0902f1ac' }, numberToHex(block)])).body.result as string
+  return [BigInt(`0x${data.slice(2, 66)}`), BigInt(`0x${data.slice(66, 130)}`)]
+}
+/** Ether a call tree (callTracer) sent to `to`. */
+function valueTo(frame: { to?: string; value?: string; calls?: unknown[] }, to: string): bigint {
+  const own = frame.to?.toLowerCase() === to.toLowerCase() && frame.value ? BigInt(frame.value) : 0n
+  return own + ((frame.calls ?? []) as Array<typeof frame>).reduce((sum, call) => sum + valueTo(call, to), 0n)
+}
 /** The bot is done with every public tx (its `sent`, `skipped` or `error` line) before its block is built: the same bundles however loaded the machine is. */
 const HANDLED = '"event":"(sent|skipped|error)"'
 const LOCKSTEP = { slotMs: 1000, reactMs: 200, lockstep: { handled: new RegExp(HANDLED) } }
@@ -72,7 +101,35 @@ describe('backtest over a stand-in mainnet made by the market', () => {
   })
 
   it('reports the real block values, the opportunities with their real winners, and the bot’s bundles and captures', async () => {
-    live = await backtest({ forkUrl: standIn.anvilUrl, from: BigInt(standIn.from), to: BigInt(standIn.to), mempool: path.join(dir, 'mempool.csv'), record: path.join(dir, 'recording'), bot: exampleBot('0.95'), ...LOCKSTEP, world: EXAMPLE_WORLD })
+    // What the searchers' txs did on our block, read from the chain before it moves on, by the executor they called (a rival's
+    // senders share one): the money its accounts made, and what the txs paid the coinbase.
+    const onChain = new Map<string, { gainWei: bigint; paidWei: bigint; txs: string[] }>()
+    const onOurBlock = async ({ number, anvilUrl }: { number: bigint; anvilUrl: string }) => {
+      const block = (await rpc(anvilUrl, 'eth_getBlockByNumber', [numberToHex(number), true])).body.result
+      const groups = new Map<string, { accounts: Set<string>; paidWei: bigint; txs: string[] }>()
+      for (const tx of block.transactions as Array<{ hash: string; from: string; to: string }>) {
+        if (!searcherSenders.has(tx.from.toLowerCase())) continue
+        const [receipt, trace] = await Promise.all([rpc(anvilUrl, 'eth_getTransactionReceipt', [tx.hash]), rpc(anvilUrl, 'debug_traceTransaction', [tx.hash, { tracer: 'callTracer' }])])
+        const group = groups.get(tx.to.toLowerCase()) ?? { accounts: new Set([tx.to.toLowerCase()]), paidWei: 0n, txs: [] }
+        group.accounts.add(tx.from.toLowerCase())
+        group.paidWei += (BigInt(receipt.body.result.effectiveGasPrice) - BigInt(block.baseFeePerGas)) * BigInt(receipt.body.result.gasUsed) + valueTo(trace.body.result, block.miner)
+        group.txs.push(tx.hash.toLowerCase())
+        groups.set(tx.to.toLowerCase(), group)
+      }
+      for (const [executor, group] of groups) {
+        // Ether and WETH over the block, and USDC kept as inventory priced as the accounting prices it (the V2 pair's mid price after the block).
+        const [after, before] = await Promise.all([holdings(anvilUrl, [...group.accounts], number), holdings(anvilUrl, [...group.accounts], number - 1n)])
+        const [usdcReserve, wethReserve] = await v2Reserves(anvilUrl, number)
+        onChain.set(`${number}:${executor}`, { gainWei: after.wei - before.wei + ((after.usdc - before.usdc) * wethReserve) / usdcReserve, paidWei: group.paidWei, txs: group.txs })
+        for (const hash of group.txs) executorOf.set(hash, executor)
+      }
+    }
+    const executorOf = new Map<string, string>()
+    const searcherSenders = new Set<string>([privateKeyToAccount(DEFAULT_BOT_KEY).address.toLowerCase()])
+    for (const o of standIn.competition.list as Array<{ backrunTxs: string[]; frontrunTxs: string[] }>) {
+      for (const hash of [...o.backrunTxs, ...o.frontrunTxs]) searcherSenders.add((await rpc(standIn.anvilUrl, 'eth_getTransactionByHash', [hash])).body.result.from.toLowerCase())
+    }
+    live = await backtest({ forkUrl: standIn.anvilUrl, from: BigInt(standIn.from), to: BigInt(standIn.to), mempool: path.join(dir, 'mempool.csv'), record: path.join(dir, 'recording'), bot: exampleBot('0.95'), ...LOCKSTEP, world: EXAMPLE_WORLD, onOurBlock })
     expect(live.error).toBeNull()
     expect(live.blocks.map((b) => b.number)).toEqual(Array.from({ length: 4 }, (_, i) => standIn.from + i))
     // The real winners are the market's emulated searchers: victim by victim, the same backrun txs.
@@ -87,6 +144,29 @@ describe('backtest over a stand-in mainnet made by the market', () => {
     for (const win of replayedWins) {
       expect(BigInt(win.here!.profitWei), win.victim).toBeGreaterThan(0n)
       expect(BigInt(win.here!.builderPaymentWei), win.victim).toBeGreaterThan(0n)
+    }
+    // Every captor's profit and builder payment here, to the wei against our block (each searcher's captures of a block together):
+    // the bot through its executor's coinbase transfer, the real winners through theirs.
+    // Held where the executor's every tx of the block is in reported captures (a sandwicher's tx that closed no gap is in none).
+    const reported = new Map<string, { gainWei: bigint; paidWei: bigint; txs: string[]; captures: number }>()
+    for (const b of live.blocks) {
+      for (const o of b.opportunities.filter((o) => o.here)) {
+        const hashes = [...o.here!.frontrunTxs, ...o.here!.backrunTxs].map((h) => h.toLowerCase())
+        const key = `${b.number}:${executorOf.get(hashes[0]!)}`
+        const entry = reported.get(key) ?? { gainWei: 0n, paidWei: 0n, txs: [], captures: 0 }
+        reported.set(key, { gainWei: entry.gainWei + BigInt(o.here!.profitWei), paidWei: entry.paidWei + BigInt(o.here!.builderPaymentWei), txs: [...entry.txs, ...hashes], captures: entry.captures + 1 })
+      }
+    }
+    const held = [...reported].filter(([key, figures]) => [...(onChain.get(key)?.txs ?? [])].sort().join() === [...figures.txs].sort().join())
+    const botExecutors = live.bot.addresses.map((a) => a.toLowerCase())
+    expect(held.some(([key]) => botExecutors.some((a) => key.endsWith(a))), 'the bot’s captures are held').toBe(true)
+    expect(held.length, 'most captures are held').toBeGreaterThanOrEqual(reported.size - 1)
+    for (const [key, figures] of held) {
+      const chain = onChain.get(key)!
+      expect(chain.paidWei, key).toBe(figures.paidWei)
+      // The accounting prices kept USDC per capture (each rounded down), this check once for the executor's captures together.
+      const gap = chain.gainWei - figures.gainWei
+      expect(gap >= 0n && gap < BigInt(figures.captures), `${key}: ${chain.gainWei} on chain, ${figures.gainWei} reported over ${figures.captures} captures`).toBe(true)
     }
   }, 240_000)
 

@@ -11,7 +11,7 @@ export interface BacktestOpportunity {
   /** The real block's captor: the backrun's sender and txs; null when nobody closed it there (or the victim was not a gap there). */
   real: { searcher: Address; backrunTxs: Hash[] } | null
   /** Our block's captor, accounted over every address it controls; null when nobody closed it here. */
-  here: { searcher: Address; name: string | null; bundleHash: Hash | null; profitWei: string; builderPaymentWei: string; bot: boolean } | null
+  here: { searcher: Address; name: string | null; bundleHash: Hash | null; backrunTxs: Hash[]; frontrunTxs: Hash[]; profitWei: string; builderPaymentWei: string; bot: boolean } | null
   /** The margin by which the winner here beat the next contender (wei), or null. */
   marginWei: string | null
   /** Did the bot go for it (a bundle of its among the contenders)? */
@@ -136,8 +136,7 @@ const short = (hex: string) => `${hex.slice(0, 10)}…`
 
 /** One progress line per block, as the terminal shows it while the run goes on. */
 export function progressLine(block: BacktestBlock, done: number, total: number): string {
-  const captured = block.opportunities.filter((o) => o.here?.bot).length
-  return `block ${block.number} (${done}/${total}): ${block.txCount} txs (${block.publicTxs} public, ${block.orders.length} orders, ${block.orders.filter((o) => o.landed).length} landed), real ${eth(block.realValueWei)}, ours ${eth(block.ourValueWei)}; ${block.opportunities.length} opportunities, the bot captured ${captured} with ${block.bot.bundles.length} bundles (${block.elapsedMs} ms)`
+  return `block ${block.number} (${done}/${total}): ${block.txCount} txs (${block.publicTxs} public, ${block.orders.length} orders, ${block.orders.filter((o) => o.landed).length} landed), real ${eth(block.realValueWei)}, ours ${eth(block.ourValueWei)}; ${block.opportunities.length} opportunities, the bot captured ${block.bot.captured} with ${block.bot.bundles.length} bundles (${block.elapsedMs} ms)`
 }
 
 /** The terminal summary at the end: totals, each opportunity, each failed expectation. */

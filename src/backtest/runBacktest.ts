@@ -17,7 +17,7 @@ import { plannedPools } from '../world/deploy.js'
 import { loadWorldFile } from '../world/worldFile.js'
 import { launchBot } from '../bots/launchBot.js'
 import { lastLines, type RunningBot } from '../bots/botProcess.js'
-import { readSourceBlock, type SourceBlock } from '../replay/sourceBlock.js'
+import { readCheckedSourceBlock, type SourceBlock } from '../replay/sourceBlock.js'
 import { RpcCassette } from './cassette.js'
 import { readMempoolDump, type MempoolSlice } from './mempoolDump.js'
 import { readRecording, writeRecording } from './recording.js'
@@ -72,6 +72,11 @@ export interface BacktestOptions {
   /** The world file whose pools (at their mainnet addresses) the competition watches (default the built-in `dex`). */
   world?: string
   expect?: BacktestExpectations
+  /**
+   * Our block k, once mined and read, before the chain moves to the real block k: the one
+   * moment it can be read on `anvilUrl` (receipts, balances at k and at the parent k − 1).
+   */
+  onOurBlock?(block: { number: bigint; anvilUrl: string }): Promise<void>
   /** Each block once built, for progress on the terminal. */
   onBlock?(block: BacktestBlock, done: number, total: number): void
 }
@@ -119,7 +124,7 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
   const prepared = new Map<bigint, Promise<PreparedBlock>>()
   const prepare = (number: bigint) => {
     if (number > to || prepared.has(number)) return
-    const reading = prepareBlock(nodeUrl, reader, number, pools)
+    const reading = prepareBlock(reader, source.description, number, pools)
     // Read ahead: a failure counts when the block's turn comes, not as an unhandled rejection now.
     reading.catch(() => undefined)
     prepared.set(number, reading)
@@ -193,7 +198,10 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
     /** The block being built: what the participant reads when it is mined. */
     let current: { number: bigint; arrivals: BlockArrivals; executors: Map<Address, Address[]>; ours?: OurBlock } | null = null
     let overlay: SetupOverlay | null = null
-    const botNonces = async () => new Map(await Promise.all([...botEoas(botAddresses, overlay)].map(async (a) => [a, await chain.nonce(a, await chain.blockNumber())] as const)))
+    const botNonces = async () => {
+      const head = await chain.blockNumber()
+      return new Map(await Promise.all(botEoas(botAddresses, overlay).map(async (a) => [a, await chain.nonce(a, head)] as const)))
+    }
     running.addSlotParticipant({
       onMined: async (report, considered) => {
         const number = BigInt(report.blockNumber)
@@ -208,6 +216,7 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
           return
         }
         current.ours = await readOurBlock(current.number, report.value, considered)
+        await options.onOurBlock?.({ number, anvilUrl: running.anvilUrl })
         if (number < to) {
           const carried = await botNonces()
           await running.rebaseFork(number, (c) => applyOverlay(c, overlay!, carried))
@@ -357,8 +366,9 @@ function guardedBy(cassette: RpcCassette | null) {
   }
 }
 
-async function prepareBlock(nodeUrl: string, reader: PublicClient, number: bigint, pools: readonly PoolRef[]): Promise<PreparedBlock> {
-  const [source, parentPools] = await Promise.all([readSourceBlock(nodeUrl, number), readReserves(reader, pools, number - 1n)])
+/** A block of the range (checked once, before the run) and the watched pools at its parent, on the one reader. */
+async function prepareBlock(reader: PublicClient, where: string, number: bigint, pools: readonly PoolRef[]): Promise<PreparedBlock> {
+  const [source, parentPools] = await Promise.all([readCheckedSourceBlock(reader, where, number), readReserves(reader, pools, number - 1n)])
   return { source, parentPools }
 }
 
@@ -439,7 +449,7 @@ function blockReport(
     const realCaptor = inReality && inReality.backrun.length > 0 ? { searcher: normalizeAddress(inReality.backrun[0]!.from), backrunTxs: inReality.backrun.map((tx) => tx.hash) } : null
     const captorHere =
       here && here.searcher !== null
-        ? { searcher: here.searcher as Address, name: here.name, bundleHash: here.bundleHash as Hash | null, profitWei: here.profitWei ?? '0', builderPaymentWei: here.builderPaymentWei ?? '0', bot: botAddresses.has(normalizeAddress(here.searcher as Address)) }
+        ? { searcher: here.searcher as Address, name: here.name, bundleHash: here.bundleHash as Hash | null, backrunTxs: here.backrunTxs as Hash[], frontrunTxs: here.frontrunTxs as Hash[], profitWei: here.profitWei ?? '0', builderPaymentWei: here.builderPaymentWei ?? '0', bot: botAddresses.has(normalizeAddress(here.searcher as Address)) }
         : null
     return {
       victim,

@@ -1,4 +1,4 @@
-import { createPublicClient, http, type Address, type Hash, type Hex } from 'viem'
+import { createPublicClient, http, type Address, type Hash, type Hex, type PublicClient } from 'viem'
 import { nodeErrorMessage } from '../chain/chainClient.js'
 import { checkForkSource, describeUrl } from '../chain/forkCheck.js'
 import { rawFromFields } from './rawTx.js'
@@ -49,16 +49,24 @@ export async function readSourceBlock(url: string, number: bigint): Promise<Sour
   if (number < 1n) throw new Error('replay needs a block after genesis (it forks at n − 1)')
   // Unreachable, past the head, pruned: said in seconds, with the URL's path (an API key) cut.
   await checkForkSource(url, number)
+  return readCheckedSourceBlock(createPublicClient({ transport: http(url, { batch: { batchSize: 50 }, timeout: 30_000, retryCount: 0 }) }), describeUrl(url), number)
+}
+
+/**
+ * `readSourceBlock` through a client of a source already checked (the backtest checks its
+ * range once, then reads block after block on one client). `where` names the node in errors,
+ * its URL's path cut.
+ */
+export async function readCheckedSourceBlock(client: PublicClient, where: string, number: bigint): Promise<SourceBlock> {
   try {
-    return await readBlock(url, number)
+    return await readBlock(client, number)
   } catch (error) {
     // viem's messages carry the whole URL; a provider's key is in its path.
-    throw new Error(`reading block ${number} from ${describeUrl(url)}: ${nodeErrorMessage(error)}`, { cause: error })
+    throw new Error(`reading block ${number} from ${where}: ${nodeErrorMessage(error)}`, { cause: error })
   }
 }
 
-async function readBlock(url: string, number: bigint): Promise<SourceBlock> {
-  const client = createPublicClient({ transport: http(url, { batch: { batchSize: 50 }, timeout: 30_000, retryCount: 0 }) })
+async function readBlock(client: PublicClient, number: bigint): Promise<SourceBlock> {
   const block = await client.getBlock({ blockNumber: number, includeTransactions: true })
   const parent = await client.getBlock({ blockNumber: number - 1n })
   const baseFee = block.baseFeePerGas ?? 0n
