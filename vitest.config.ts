@@ -1,27 +1,34 @@
 import path from 'node:path'
-import { defineConfig } from 'vitest/config'
+import { configDefaults, defineConfig, type ViteUserConfig } from 'vitest/config'
 import { BaseSequencer, type TestSpecification } from 'vitest/node'
 
 /**
- * The files that take longest (seconds of wall time in a full run on the 2-core machine), started
- * first. vitest orders by the durations it cached in a previous run, but a clean CI checkout has
- * no cache and falls back to file size, which started the longest file (the benchmarks, ~100 s in
- * a short file) among the last: the whole suite then waited for it. Longest first is the classic
- * rule for packing jobs on a few workers; a file not listed keeps vitest's own order after these.
+ * The files that take longest (seconds of wall time in a full run on the 2-core machine, the
+ * reporter's "Slowest files" list), started first. vitest orders by the durations it cached in a
+ * previous run, but a clean CI checkout has no cache and falls back to file size, which can
+ * start the longest file among the last: the whole suite then waits for it. Longest first is
+ * the classic rule for packing jobs on a few workers; a file not listed keeps vitest's own order
+ * after these.
  */
 const LONGEST_FIRST = [
-  'test/bench.test.ts', // ~100
-  'test/package.test.ts', // ~80
   'test/scenarioLibrary.test.ts', // ~65
+  'test/backtest.test.ts', // ~60
   'test/warmHarness.test.ts', // ~50
+  'test/market.test.ts', // ~45
   'test/blobs.test.ts', // ~45
-  'test/market.test.ts', // ~40
+  'test/scenarioBots.test.ts', // ~40
   'test/examples.test.ts', // ~38
-  'test/scenarioBots.test.ts', // ~36
-  'test/publicView.test.ts', // ~36
-  'test/replay.test.ts', // ~34
-  'test/dashboardCompetition.test.ts', // ~32
-  'test/manualClock.test.ts', // ~30
+  'test/competition.test.ts', // ~35
+  'test/exampleBotBidding.test.ts', // ~34
+  'test/builderEndpoints.test.ts', // ~30
+  'test/docs.test.ts', // ~30
+  'test/publicView.test.ts', // ~30
+  'test/replay.test.ts', // ~30
+  'test/manualClock.test.ts', // ~25
+  'test/dashboardCompetition.test.ts', // ~25
+  // test:release
+  'test/release/bench.test.ts', // ~100
+  'test/release/package.test.ts', // ~80
 ]
 
 class LongestFirst extends BaseSequencer {
@@ -35,14 +42,24 @@ class LongestFirst extends BaseSequencer {
   }
 }
 
-// Every integration file starts its own Anvil and HTTP servers on free loopback ports, so
-// files run in parallel like an Anvil pool. Much of a file's time is spent waiting on Anvil
-// (another process) and on the CLI processes it spawns: three workers on 2 cores measured
-// 300 s for the suite against 380 s with two.
-export default defineConfig({
+/**
+ * What only a release needs, run by `npm run test:release` (CI runs it after `npm test`): the
+ * benchmarks at their tiny size (so the scripts cannot rot) and the packed package installed
+ * into an empty project. They check the release, not the code a change touches, and took a
+ * third of `npm test`'s time on 2 cores.
+ */
+export const RELEASE_TESTS = 'test/release/**/*.test.ts'
+
+/** The suite's settings; `vitest.release.config.ts` runs the release files with the same. */
+export const suite = (include: string[], exclude: string[]): ViteUserConfig => ({
   test: {
-    include: ['test/**/*.test.ts'],
+    include,
+    exclude: [...configDefaults.exclude, ...exclude],
     globalSetup: ['test/support/globalSetup.ts'],
+    // Every integration file starts its own Anvil and HTTP servers on free loopback ports, so
+    // files run in parallel like an Anvil pool. Much of a file's time is spent waiting on Anvil
+    // (another process) and on the CLI processes it spawns: three workers on 2 cores measured
+    // 300 s for the suite against 380 s with two.
     pool: 'forks',
     maxWorkers: 3,
     // A worker runs its files one after another in one module registry instead of importing
@@ -54,9 +71,13 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     sequence: { sequencer: LongestFirst },
+    // The default report, then the ten slowest files and a totals line (test/support/slowestFiles.ts).
+    reporters: ['default', './test/support/slowestFiles.ts'],
     // Every `bundlesim` the tests spawn runs dist/bin/ (built by the global set-up when src/
     // changed), as an installed package does: ~0.5 s a process, where compiling the source
     // tree through tsx took ~2.5 s of CPU each time (bin/bundlesim.js).
     env: { BUNDLESIM_RUN_BUILD: '1' },
   },
 })
+
+export default defineConfig(suite(['test/**/*.test.ts'], [RELEASE_TESTS]))

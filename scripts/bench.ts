@@ -4,43 +4,38 @@
  * the same run. `--quick` runs everything at a tiny size (CI, so the scripts cannot rot).
  */
 import { fileURLToPath } from 'node:url'
+import { InvalidArgumentError } from 'commander'
 import { dirname, resolve } from 'node:path'
 import { formatTable, newReport, writeJson, type BenchReport, type BenchResult } from './bench/report.js'
 import type { BenchOptions } from './bench/support.js'
-import { benchIngest } from './bench/ingest.js'
-import { benchSimulation } from './bench/simulation.js'
-import { benchSlotBuild } from './bench/slotBuild.js'
-import { benchMemory } from './bench/memory.js'
-import { benchScenarios } from './bench/scenarios.js'
-import { benchStalledSubscriber } from './bench/stalledSubscriber.js'
-import { benchDashboard } from './bench/dashboard.js'
-import { benchBuilders } from './bench/builders.js'
-import { benchScaling } from './bench/scaling.js'
-import { benchWorld } from './bench/world.js'
-import { benchStartup } from './bench/startup.js'
-import { benchMainnet } from './bench/mainnet.js'
-import { benchMarket } from './bench/market.js'
-import { benchBacktest } from './bench/backtest.js'
+import { numberAtLeast, scriptCommand } from './scriptOptions.js'
 
-export const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<BenchResult>> = {
-  ingest: benchIngest,
-  simulation: benchSimulation,
-  slotBuild: benchSlotBuild,
-  scaling: benchScaling,
-  mainnet: benchMainnet,
-  stalledSubscriber: benchStalledSubscriber,
-  scenarios: benchScenarios,
-  memory: benchMemory,
-  dashboard: benchDashboard,
-  world: benchWorld,
-  startup: benchStartup,
+type Benchmark = (options: BenchOptions) => Promise<BenchResult>
+
+/** A benchmark whose module loads when it runs: `--help` and a bad flag answer at once. */
+function lazy(load: () => Promise<Benchmark>): Benchmark {
+  return async (options) => (await load())(options)
+}
+
+export const BENCHMARKS: Record<string, Benchmark> = {
+  ingest: lazy(() => import('./bench/ingest.js').then((m) => m.benchIngest)),
+  simulation: lazy(() => import('./bench/simulation.js').then((m) => m.benchSimulation)),
+  slotBuild: lazy(() => import('./bench/slotBuild.js').then((m) => m.benchSlotBuild)),
+  scaling: lazy(() => import('./bench/scaling.js').then((m) => m.benchScaling)),
+  mainnet: lazy(() => import('./bench/mainnet.js').then((m) => m.benchMainnet)),
+  stalledSubscriber: lazy(() => import('./bench/stalledSubscriber.js').then((m) => m.benchStalledSubscriber)),
+  scenarios: lazy(() => import('./bench/scenarios.js').then((m) => m.benchScenarios)),
+  memory: lazy(() => import('./bench/memory.js').then((m) => m.benchMemory)),
+  dashboard: lazy(() => import('./bench/dashboard.js').then((m) => m.benchDashboard)),
+  world: lazy(() => import('./bench/world.js').then((m) => m.benchWorld)),
+  startup: lazy(() => import('./bench/startup.js').then((m) => m.benchStartup)),
 }
 
 /** Run only when named (`--only builders`): not part of the default table. */
-export const EXTRA_BENCHMARKS: Record<string, (options: BenchOptions) => Promise<BenchResult>> = {
-  builders: benchBuilders,
-  market: benchMarket,
-  backtest: benchBacktest,
+export const EXTRA_BENCHMARKS: Record<string, Benchmark> = {
+  builders: lazy(() => import('./bench/builders.js').then((m) => m.benchBuilders)),
+  market: lazy(() => import('./bench/market.js').then((m) => m.benchMarket)),
+  backtest: lazy(() => import('./bench/backtest.js').then((m) => m.benchBacktest)),
 }
 
 export interface RunOptions extends BenchOptions {
@@ -69,17 +64,22 @@ export async function runBench(options: RunOptions): Promise<BenchReport> {
   return report
 }
 
+/** The command line: `--help` prints usage, a bad flag is a one-line error naming it (exit 2). */
 function parseArgs(argv: string[]): RunOptions {
-  const options: RunOptions = { quick: false }
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]
-    if (arg === '--quick') options.quick = true
-    else if (arg === '--only') options.only = (argv[++i] ?? '').split(',').filter(Boolean)
-    else if (arg === '--out') options.out = resolve(argv[++i] ?? '')
-    else if (arg === '--size') options.size = Number(argv[++i])
-    else throw new Error(`unknown argument ${arg} (use --quick, --only a,b, --size n, --out path)`)
-  }
-  return options
+  const all = [...Object.keys(BENCHMARKS), ...Object.keys(EXTRA_BENCHMARKS)]
+  const flags = scriptCommand('bench', `runs the benchmarks (every ratio against a baseline measured in the same run), prints the table and writes bench/results.json; named only with --only: ${Object.keys(EXTRA_BENCHMARKS).join(', ')}`)
+    .option('--quick', 'everything at a tiny size (CI, so the scripts cannot rot)', false)
+    .option('--only <names>', `comma-separated benchmarks (${all.join(', ')})`, (value: string) => {
+      const names = value.split(',').filter(Boolean)
+      const unknown = names.filter((name) => !all.includes(name))
+      if (names.length === 0 || unknown.length > 0) throw new InvalidArgumentError(`unknown benchmark ${unknown.join(', ') || '(none named)'} (known: ${all.join(', ')})`)
+      return names
+    })
+    .option('--size <n>', 'the size of the sized benchmarks', numberAtLeast('--size', 1, { integer: true }))
+    .option('--out <path>', 'where the JSON report goes (default bench/results.json)', (value: string) => resolve(value))
+    .parse(argv, { from: 'user' })
+    .opts<{ quick: boolean; only?: string[]; size?: number; out?: string }>()
+  return { quick: flags.quick, ...(flags.only && { only: flags.only }), ...(flags.size !== undefined && { size: flags.size }), ...(flags.out && { out: flags.out }) }
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -7,18 +7,18 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { Command } from 'commander'
-import { replaySlot, runFuzz } from '../test/support/fuzzRounds.js'
+import { numberAtLeast, scriptCommand } from './scriptOptions.js'
 
-const options = new Command()
-  .name('fuzz')
-  .option('--minutes <n>', 'how long to run', '1')
-  .option('--seed <n>', 'first seed (each round takes the next)', String(Date.now() % 1_000_000))
-  .option('--runs <n>', 'slots per round (per seed)', '100')
+const options = scriptCommand('fuzz', 'generated slots through real harnesses (one builder, then two), every mined block judged by the oracle; a failing slot is shrunk and saved as a scenario: exits 1 when there was one')
+  .option('--minutes <n>', 'how long to run', numberAtLeast('--minutes', 0), 1)
+  .option('--seed <n>', 'first seed (each round takes the next)', numberAtLeast('--seed', 0, { integer: true }), Date.now() % 1_000_000)
+  .option('--runs <n>', 'slots per round (per seed)', numberAtLeast('--runs', 1, { integer: true }), 100)
   .option('--out <dir>', 'where failing slots are saved as scenarios', 'test-output/fuzz')
   .option('--replay <file>', "run one saved slot (the .json beside a failure's .yaml) on a fresh harness and judge it")
   .parse()
-  .opts<{ minutes: string; seed: string; runs: string; out: string; replay?: string }>()
+  .opts<{ minutes: number; seed: number; runs: number; out: string; replay?: string }>()
+// Loaded once the command line is read: `--help` and a bad flag answer at once.
+const { replaySlot, runFuzz } = await import('../test/support/fuzzRounds.js')
 
 if (options.replay) {
   const saved = JSON.parse(readFileSync(options.replay, 'utf8'), (_key, value) => (typeof value === 'string' && /^\d+n$/.test(value) ? BigInt(value.slice(0, -1)) : value))
@@ -30,9 +30,9 @@ if (options.replay) {
 
 const outDir = path.resolve(options.out)
 const result = await runFuzz({
-  deadline: Date.now() + Number(options.minutes) * 60_000,
-  firstSeed: Number(options.seed),
-  runsPerRound: Number(options.runs),
+  deadline: Date.now() + options.minutes * 60_000,
+  firstSeed: options.seed,
+  runsPerRound: options.runs,
   onRound: (round) => console.log(`seed ${round.seed} (${round.builders.length > 1 ? round.builders.join('+') : 'one builder'}): ${round.slots} slots, ${round.bundles} bundles, ${round.failure ? 'FAILED' : 'ok'}`),
   onFailure: (failure) => {
     mkdirSync(outDir, { recursive: true })

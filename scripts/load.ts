@@ -1,27 +1,27 @@
 /**
- * Load without loss (issue #7): many concurrent clients submit bundles over HTTP while
+ * Load without loss: many concurrent clients submit bundles over HTTP while
  * realtime slots run, then every acknowledged hash is checked (traceable, final, on chain
  * when landed, never written twice). bundlesim runs as `bundlesim serve` in its own process,
  * so the clients do not share its event loop. Prints the figures; exits 1 on any problem.
  *
  *   npm run load -- [--clients 16] [--duration 10] [--max 20000] [--slot-time 1]
  */
-import { parseArgs } from 'node:util'
-import { driveLoad, settle } from './noLoss/drive.js'
-import { checkNoLoss } from './noLoss/check.js'
-import { startServeProcess } from './serveProcess.js'
+import { numberAtLeast, scriptCommand } from './scriptOptions.js'
 
-const { values } = parseArgs({
-  options: {
-    clients: { type: 'string', default: '16' },
-    duration: { type: 'string', default: '10' },
-    max: { type: 'string', default: '20000' },
-    'slot-time': { type: 'string', default: '1' },
-  },
-})
-const clients = Number(values.clients)
-const durationSeconds = Number(values.duration)
-const slotTimeSeconds = Number(values['slot-time'])
+const values = scriptCommand('load', 'many concurrent clients submit bundles while realtime slots run; every acknowledged hash is then checked (traceable, final, on chain when landed): exits 1 on any problem')
+  .option('--clients <n>', 'concurrent HTTP clients', numberAtLeast('--clients', 1, { integer: true }), 16)
+  .option('--duration <s>', 'seconds of submissions', numberAtLeast('--duration', 1), 10)
+  .option('--max <n>', 'most submissions in all', numberAtLeast('--max', 1, { integer: true }), 20_000)
+  .option('--slot-time <s>', 'seconds a slot', numberAtLeast('--slot-time', 1, { integer: true }), 1)
+  .parse()
+  .opts<{ clients: number; duration: number; max: number; slotTime: number }>()
+// Loaded once the command line is read: `--help` and a bad flag answer at once.
+const { driveLoad, settle } = await import('./noLoss/drive.js')
+const { checkNoLoss } = await import('./noLoss/check.js')
+const { startServeProcess } = await import('./serveProcess.js')
+const clients = values.clients
+const durationSeconds = values.duration
+const slotTimeSeconds = values.slotTime
 const API_KEY = 'no-loss-load'
 
 const server = await startServeProcess(['--clock', 'realtime', '--slot-time', String(slotTimeSeconds), '--stats-delay-slots', '0', '--api-key', API_KEY, '--log-level', 'warn'])
@@ -31,7 +31,7 @@ try {
   const run = await driveLoad(endpoints, {
     clients,
     durationMs: durationSeconds * 1000,
-    maxSubmissions: Number(values.max),
+    maxSubmissions: values.max,
     variantsPerNonce: 60,
     noncesPerClient: Math.ceil(durationSeconds / slotTimeSeconds) + 4,
     apiKey: API_KEY,

@@ -1,5 +1,5 @@
 /**
- * The soak (issue #19): `bundlesim serve` with realtime 2-s slots, 32 connections sending
+ * The soak: `bundlesim serve` with realtime 2-s slots, 32 connections sending
  * bundles and public txs, WebSocket subscribers, and Anvil SIGKILLed twice mid-run. Every
  * accepted submission is followed to a final state while the run goes on; at the end it
  * prints accepted, traced-final, lost, latencies, refusals, and RSS over time (also as an
@@ -13,39 +13,41 @@ import { rmSync, writeFileSync, mkdirSync } from 'node:fs'
 import { createServer } from 'node:net'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { parseArgs } from 'node:util'
-import { writeLineChartSvg, type ChartPoint } from './bench/chart.js'
-import { percentile } from './bench/support.js'
-import { descendantNamed, rssOf, startServeProcess } from './serveProcess.js'
-import { takeAnvilDown, type AnvilOutage } from './soak/faults.js'
-import { SoakLedger } from './soak/ledger.js'
-import { MarketWatch } from './soak/market.js'
-import { OracleWatch } from './soak/oracleWatch.js'
-import { MIN_JUDGED_MINUTES, memoryVerdict, type RssSample } from './soak/memoryRule.js'
-import { RpcPool } from './soak/rpcPool.js'
-import { startSubscribers } from './soak/subscribers.js'
-import { runTraffic, soakAccounts, type SoakAccounts } from './soak/traffic.js'
+import type { ChartPoint } from './bench/chart.js'
+import { numberAtLeast, scriptCommand } from './scriptOptions.js'
+import type { AnvilOutage } from './soak/faults.js'
+import type { RssSample } from './soak/memoryRule.js'
+import type { SoakAccounts } from './soak/traffic.js'
 
-const { values } = parseArgs({
-  options: {
-    minutes: { type: 'string', default: '10' },
-    connections: { type: 'string', default: '32' },
-    // With --market: 16 (the oracle judges each block of orders within about a slot on 2 cores).
-    rate: { type: 'string' },
-    kills: { type: 'string', default: '2' },
-    bound: { type: 'string', default: '4' },
-    'max-rss': { type: 'string', default: '1024' },
-    'slot-time': { type: 'string', default: '2' },
-    market: { type: 'boolean', default: false },
-    'out-dir': { type: 'string', default: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../bench') },
-  },
-})
-const minutes = Number(values.minutes)
-const roundsPerSecond = Number(values.rate ?? (values.market ? 16 : 64))
-const connections = Number(values.connections)
-const kills = Number(values.kills)
-const boundMbPerMin = Number(values.bound)
-const ceilingMb = Number(values['max-rss'])
+const values = scriptCommand('soak', 'bundlesim serve under realtime load for minutes, Anvil killed mid-run: exits 1 on any loss, internal error, silent subscriber or growing memory (docs/reliability.md, Soak)')
+  .option('--minutes <n>', 'how long the traffic runs', numberAtLeast('--minutes', 0.1), 10)
+  .option('--market', 'on the DEX world, the market trading every slot; fails when the chain stops trading and on any oracle violation', false)
+  .option('--connections <n>', 'concurrent HTTP connections sending bundles and public txs', numberAtLeast('--connections', 1, { integer: true }), 32)
+  // With --market: 16 (the oracle judges each block of orders within about a slot on 2 cores).
+  .option('--rate <n>', 'rounds of traffic a second (default 64; 16 with --market)', numberAtLeast('--rate', 1))
+  .option('--kills <n>', 'how many times Anvil is SIGKILLed mid-run', numberAtLeast('--kills', 0, { integer: true }), 2)
+  .option('--bound <mb>', 'largest RSS growth (MB a minute) after the warm-up that still passes', numberAtLeast('--bound', 0), 4)
+  .option('--max-rss <mb>', 'RSS ceiling in MB', numberAtLeast('--max-rss', 1), 1024)
+  .option('--slot-time <s>', 'seconds a slot', numberAtLeast('--slot-time', 1, { integer: true }), 2)
+  .option('--out-dir <dir>', 'where the report, the RSS chart and (on failure) the order log go', path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../bench'))
+  .parse()
+  .opts<{ minutes: number; market: boolean; connections: number; rate?: number; kills: number; bound: number; maxRss: number; slotTime: number; outDir: string }>()
+// Loaded once the command line is read: `--help` and a bad flag answer at once.
+const { writeLineChartSvg } = await import('./bench/chart.js')
+const { percentile } = await import('./bench/support.js')
+const { descendantNamed, rssOf, startServeProcess } = await import('./serveProcess.js')
+const { takeAnvilDown } = await import('./soak/faults.js')
+const { SoakLedger } = await import('./soak/ledger.js')
+const { MarketWatch } = await import('./soak/market.js')
+const { OracleWatch } = await import('./soak/oracleWatch.js')
+const { MIN_JUDGED_MINUTES, memoryVerdict } = await import('./soak/memoryRule.js')
+const { RpcPool } = await import('./soak/rpcPool.js')
+const { startSubscribers } = await import('./soak/subscribers.js')
+const { runTraffic, soakAccounts } = await import('./soak/traffic.js')
+const { minutes, connections, kills } = values
+const roundsPerSecond = values.rate ?? (values.market ? 16 : 64)
+const boundMbPerMin = values.bound
+const ceilingMb = values.maxRss
 const runMs = minutes * 60_000
 // Traces are kept this many seconds of chain time (one slot = slot-time seconds): long
 // enough for the ledger to read each one (it reads within seconds), short enough that the
@@ -58,8 +60,8 @@ const retentionSeconds = values.market
   : Math.round(Math.min(60, Math.max(12, (runMs / 1000) / 5)))
 // With the market, the oracle judges every block from the orders the server logged and from Anvil itself (its own port).
 // The log is kept (in --out-dir) only when the run fails: the orders behind a violation.
-mkdirSync(values['out-dir'], { recursive: true })
-const orderLog = values.market ? path.join(values['out-dir'], 'soak-orders.jsonl') : undefined
+mkdirSync(values.outDir, { recursive: true })
+const orderLog = values.market ? path.join(values.outDir, 'soak-orders.jsonl') : undefined
 if (orderLog) rmSync(orderLog, { force: true })
 const anvilPort = values.market ? await freePort() : 0
 const SAMPLE_MS = 2_000
@@ -69,7 +71,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 const serve = await startServeProcess([
   '--anvil-port', String(anvilPort),
-  '--clock', 'realtime', '--slot-time', values['slot-time'], '--stats-delay-slots', '0',
+  '--clock', 'realtime', '--slot-time', String(values.slotTime), '--stats-delay-slots', '0',
   '--stats-retention', String(retentionSeconds), '--log-level', 'warn',
   ...(values.market ? ['--world', 'dex', '--flow', 'default', '--order-log', orderLog!] : []),
 ])
@@ -142,7 +144,7 @@ try {
       await sleep(1_000)
     }
   })()
-  process.stderr.write(`soak: ${minutes} min, ${connections} connections, ${roundsPerSecond} rounds/s (a bundle and a public tx each), ${values['slot-time']} s slots, ${kills} Anvil kills, trace retention ${retentionSeconds} s\n`)
+  process.stderr.write(`soak: ${minutes} min, ${connections} connections, ${roundsPerSecond} rounds/s (a bundle and a public tx each), ${String(values.slotTime)} s slots, ${kills} Anvil kills, trace retention ${retentionSeconds} s\n`)
   const tally = await runTraffic(traffic, ledger, { accounts, roundsPerSecond, stopAt, epoch: () => epoch })
   const submitSeconds = (performance.now() - runStart) / 1000
   await faults
@@ -180,8 +182,8 @@ try {
   const finalCount = report.accepted - report.lost - pending
   const minuteMarks = rss.filter((_, i) => i % Math.max(1, Math.round(60_000 / SAMPLE_MS / (minutes < 3 ? 4 : 1))) === 0)
 
-  mkdirSync(values['out-dir'], { recursive: true })
-  const chartPath = path.join(values['out-dir'], 'soak-rss.svg')
+  mkdirSync(values.outDir, { recursive: true })
+  const chartPath = path.join(values.outDir, 'soak-rss.svg')
   const points: ChartPoint[] = rss.flatMap((s) => [
     { x: s.atSeconds / 60, y: s.mb, series: 'bundlesim serve (RSS)' },
     { x: s.atSeconds / 60, y: s.anvilMb, series: 'Anvil (RSS; restarts at each kill)' },
@@ -193,7 +195,7 @@ try {
     points,
   })
   const lines = [
-    `run             ${minutes} min: ${connections} connections, ${submitSeconds.toFixed(0)} s of submissions, ${values['slot-time']} s realtime slots, trace retention ${retentionSeconds} s`,
+    `run             ${minutes} min: ${connections} connections, ${submitSeconds.toFixed(0)} s of submissions, ${String(values.slotTime)} s realtime slots, trace retention ${retentionSeconds} s`,
     `Anvil faults    ${killed.map((k) => `${k.how} at ${k.atSeconds.toFixed(0)} s (healthy again after ${Math.round(k.downMs)} ms)`).join(', ') || 'none'}`,
     `accepted        ${report.accepted} (${tally.bundleLatencies.length} bundles, ${tally.txLatencies.length} public txs)`,
     `traced-final    ${finalCount}: ${Object.entries(report.endings).filter(([e]) => e !== 'lost' && !e.startsWith('still')).map(([e, n]) => `${n} ${e}`).join('; ')}`,
@@ -227,7 +229,7 @@ try {
   ].filter(Boolean)
   lines.push(`verdict         ${failures.length === 0 ? 'pass' : `FAIL: ${failures.join('; ')}`}`)
   process.stdout.write(`${lines.join('\n')}\n`)
-  writeFileSync(path.join(values['out-dir'], 'soak.json'), `${JSON.stringify({ minutes, connections, killed, report, market: market?.epochs(), oracle: judged, memory, rss, refused: Object.fromEntries(tally.refused), subscribers: subscribers.tallies, failures }, null, 2)}\n`)
+  writeFileSync(path.join(values.outDir, 'soak.json'), `${JSON.stringify({ minutes, connections, killed, report, market: market?.epochs(), oracle: judged, memory, rss, refused: Object.fromEntries(tally.refused), subscribers: subscribers.tallies, failures }, null, 2)}\n`)
   if (failures.length > 0 && serve.logs().trim()) process.stderr.write(`bundlesim logged:\n${serve.logs().slice(-4000)}\n`)
   exitCode = failures.length === 0 ? 0 : 1
 } finally {

@@ -48,7 +48,7 @@ function percentile(sorted: number[], p: number): number {
 }
 
 /**
- * The no-loss checks of issue #7 over a finished load run (every target block built):
+ * The no-loss checks over a finished load run (every target block built):
  * - every request was acknowledged with a hash, and no two submissions share one;
  * - every hash is traceable now (`svc_getBundleStats` answers with a trace);
  * - no trace is left in a non-final state: `landed` has no error, every other status says

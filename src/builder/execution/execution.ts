@@ -190,8 +190,8 @@ export async function executeGroups(
   const outOfPlace = minedOutOfPlace(steps, sent, block.txs)
   // A droppable tx mined away from its position (the pool held its gapped nonce until a later
   // tx filled the gap) was not includable where its group put it: a builder drops it there.
-  // The block runs again with it left out at admission (fuzz, seed 13089: the whole bundle
-  // failed TransactionNotIncluded for a tx it let be dropped).
+  // The block runs again with it left out at admission; otherwise the whole bundle would fail
+  // TransactionNotIncluded for a tx it lets be dropped.
   const groupOf = new Map(sent.map(({ hash, group }) => [hash, group]))
   const movedDroppable = [...outOfPlace].filter((hash) => groups[groupOf.get(hash)!]?.mayDrop(hash))
   if (movedDroppable.length > 0) return { ok: false, nonceFreed: new Map(movedDroppable.map((hash) => [hash, NOT_INCLUDABLE_AT_POSITION])) }

@@ -52,10 +52,10 @@ export interface ChosenVerdict {
  * The verdict to record for each end-of-block bundle of a slot from every block that tried
  * it (several builders, or one builder's bids through the slot): the one that took it
  * furthest; among equals the winner's (the block mined: a bundle that failed in every block
- * says why it failed in the one on chain — fuzz, seed 17001: the first builder's NonceTooLow
- * was kept, a nonce only its block had spent), then the first builder's. The trace is one:
- * what one builder appended (and may land) is not undone by another that left it out (fuzz,
- * seed 11021); each builder's own view is in `builders` (`verdictView`).
+ * says why it failed in the one on chain, not why it failed in a block that was not mined: a
+ * NonceTooLow for a nonce only that block had spent), then the first builder's. The trace is
+ * one: what one builder appended (and may land) is not undone by another that left it out;
+ * each builder's own view is in `builders` (`verdictView`).
  *
  * @example for (const { verdict } of furthestVerdicts(bids.map((b) => ({ builder: b.name, verdicts: b.endOfBlockVerdicts })), 'beta')) record(verdict)
  */
@@ -164,9 +164,9 @@ export async function placeEndOfBlock(
  * The first order of the block whose outcome differs once a bundle is appended after it (its
  * included and dropped txs, the builder's txs for it, their amounts), if any. Appending runs
  * the whole block again and plans it anew (sponsorships are planned per tx hash), so a
- * bundle carrying an earlier order's tx could take that order's sponsorship and change it
- * (fuzz, seed 11009: the earlier order then landed without its sponsored tx while its trace
- * kept the payment it had with it).
+ * bundle carrying an earlier order's tx could take that order's sponsorship and change it:
+ * the earlier order would then land without its sponsored tx while its trace kept the payment
+ * it had with it.
  */
 function firstChangedOrder(before: readonly GroupOutcome[], after: readonly GroupOutcome[]): number | undefined {
   // Outcomes are plain data (hashes, amounts): equal when their JSON is.

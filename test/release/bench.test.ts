@@ -12,7 +12,7 @@ describe('npm run bench -- --quick', () => {
     try {
       const out = join(dir, 'results.json')
       const run = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/bench.ts', '--quick', '--out', out], {
-        cwd: join(import.meta.dirname, '..'),
+        cwd: join(import.meta.dirname, '../..'),
         encoding: 'utf8',
         // A guard, not a measure: every benchmark at its tiny size takes ~100 s on an idle 2-core machine, ~2 min at load ~10.
         timeout: 240_000,

@@ -1,11 +1,11 @@
 import { spawn, spawnSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { readFileSync, statSync } from 'node:fs'
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { REPO_ROOT } from './support/cli.js'
-import { installOffline, packRepo, sh, type PackedPackage } from './support/packedInstall.js'
+import { REPO_ROOT } from '../support/cli.js'
+import { installOffline, packRepo, sh, type PackedPackage } from '../support/packedInstall.js'
 
 /*
  * The published package as a searcher's repository uses it: packed once (dist/ as the suite's
@@ -83,6 +83,40 @@ function node(cwd: string, file: string, args: string[] = []) {
   const run = spawnSync(process.execPath, [file, ...args], { cwd, encoding: 'utf8', timeout: 60_000 })
   return { code: run.status, stdout: run.stdout, stderr: run.stderr }
 }
+
+describe('a build in the checkout (`npm run build`; `prepare` on npm install, npm pack and npx)', () => {
+  const cliMtime = () => statSync(path.join(REPO_ROOT, 'dist/bin/cli.js')).mtimeMs
+
+  it('prepare builds only a stale dist/: on a fresh one it does nothing', () => {
+    const before = cliMtime()
+    const prepare = spawnSync('npm', ['run', '--silent', 'prepare'], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 60_000 })
+    expect(prepare.status, prepare.stderr).toBe(0)
+    expect(cliMtime()).toBe(before)
+  })
+
+  // `npx bundlesim` in a checkout, the first time on a machine, installs it into npx's cache and runs `prepare`:
+  // with dist/ deleted for the build, the suite's CLI processes meanwhile exited "dist/ is missing".
+  it('a rebuild while the CLI runs: every `bundlesim` started during it finds a whole build', async () => {
+    const { version } = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }
+    const before = cliMtime()
+    const build = spawn(process.execPath, ['scripts/build.mjs'], { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'pipe'] })
+    let buildErr = ''
+    build.stderr.setEncoding('utf8').on('data', (chunk: string) => (buildErr += chunk))
+    const built = new Promise<number | null>((resolve) => build.once('exit', resolve))
+    let done = false
+    void built.then(() => (done = true))
+    const runs: Array<{ code: number | null; stdout: string; stderr: string }> = []
+    while (!done) {
+      // Asynchronous, so the build's exit is seen between runs.
+      runs.push(await sh(process.execPath, ['bin/bundlesim.js', '--version'], REPO_ROOT, { ...process.env, BUNDLESIM_RUN_BUILD: '1' }, 30_000).then(({ stdout, stderr }) => ({ code: 0, stdout, stderr }), (error: Error) => ({ code: 1, stdout: '', stderr: error.message })))
+    }
+    expect(await built, buildErr).toBe(0)
+    expect(runs.length).toBeGreaterThan(3)
+    expect(runs.filter((run) => run.code !== 0 || run.stdout !== `${version}\n`)).toEqual([])
+    expect(cliMtime()).toBeGreaterThan(before)
+    expect((await readdir(REPO_ROOT)).filter((name) => name.startsWith('dist.'))).toEqual([])
+  }, 120_000)
+})
 
 describe('the npm package (packed, installed offline into an empty project)', () => {
   let work: string
