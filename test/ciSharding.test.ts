@@ -125,7 +125,7 @@ describe('GitHub Actions', () => {
     expect(steps).toContain(`npx bundlesim run ${path.join(project, 'scenarios')} --shard \${{ matrix.shard }}/4 --junit bundlesim-junit-\${{ matrix.shard }}.xml`)
     expect(job.steps.at(-1)).toMatchObject({ uses: 'actions/upload-artifact@v4', if: 'always()', with: { path: 'bundlesim-junit-${{ matrix.shard }}.xml' } })
 
-    // (test/package.test.ts runs the workflow's command, shard 1/4, on what init wrote.)
+    // (test/release/package.test.ts runs the workflow's command, shard 1/4, on what init wrote.)
     // docs/ci.md shows the same workflow (without the header comment).
     const guide = await readFile(path.join(REPO_ROOT, 'docs/ci.md'), 'utf8')
     const shown = /## In CI: shards and annotations[\s\S]*?```yaml\n([\s\S]*?)```/.exec(guide)?.[1]

@@ -45,34 +45,98 @@ export interface SenderRecoveryOptions {
   anvilTimeoutMs?: number
 }
 
+/** What one batch asks the recovery thread: the txs of several recoveries, and the Anvil to ask. */
+interface RecoveryBatch {
+  batch: number
+  anvilUrl: string | null
+  timeoutMs: number
+  jobs: Array<{ id: number; raws: readonly Hex[] }>
+}
+
+/**
+ * The process's one recovery thread (`recoverWorker.mjs`), shared by every `SenderRecovery`
+ * (a harness has one): a thread's start loads viem anew, ~1.3 s of CPU, which a process
+ * starting many harnesses (a test suite, `bundlesim run`'s lanes, a warm pool) paid for each.
+ * Each batch names its Anvil; the thread answers batches as they come, so one harness's slow
+ * Anvil never holds another's. It runs at the lowest CPU priority and never keeps the process
+ * alive. If it cannot start or dies, every recovery falls back to the calling thread.
+ */
+class RecoveryThread {
+  private static current: RecoveryThread | null = null
+  private static broken = false
+
+  /** The shared thread, started on first use; null once one failed. */
+  static shared(): RecoveryThread | null {
+    if (RecoveryThread.broken) return null
+    if (RecoveryThread.current) return RecoveryThread.current
+    try {
+      RecoveryThread.current = new RecoveryThread(new Worker(pathToFileURL(codeFile('bundle/recoverWorker.mjs'))))
+      return RecoveryThread.current
+    } catch {
+      RecoveryThread.broken = true
+      return null
+    }
+  }
+
+  private nextBatch = 0
+  private readonly pending = new Map<number, { resolve: (answers: Array<{ id: number; results: Recovered[] }>) => void; reject: (error: Error) => void }>()
+
+  private constructor(private readonly worker: Worker) {
+    worker.unref()
+    worker.on('message', ({ batch, answers }: { batch: number; answers: Array<{ id: number; results: Recovered[] }> }) => {
+      const waiting = this.pending.get(batch)
+      this.pending.delete(batch)
+      waiting?.resolve(answers)
+    })
+    const fail = (error: Error) => {
+      if (RecoveryThread.current === this) RecoveryThread.current = null
+      RecoveryThread.broken = true
+      for (const waiting of this.pending.values()) waiting.reject(error)
+      this.pending.clear()
+    }
+    worker.on('error', fail)
+    worker.on('exit', (code) => fail(new Error(`the sender-recovery thread exited (code ${code})`)))
+  }
+
+  /** Recovers a batch; rejects if the thread dies first. */
+  send(batch: Omit<RecoveryBatch, 'batch'>): Promise<Array<{ id: number; results: Recovered[] }>> {
+    const id = this.nextBatch++
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject })
+      this.worker.postMessage({ ...batch, batch: id } satisfies RecoveryBatch)
+    })
+  }
+}
+
 /**
  * Signature recovery on a worker thread, so that under a burst of bundles the ingest thread
  * keeps answering requests while the recovery backlog drains on another core (deferring it
- * on the same thread only moves the work behind the response). The worker runs at the
- * lowest CPU priority: where cores are short, answering requests comes first.
+ * on the same thread only moves the work behind the response). The thread is the process's
+ * one (`RecoveryThread`), at the lowest CPU priority: where cores are short, answering
+ * requests comes first.
  *
- * One batch is with the worker at a time; recoveries asked for meanwhile wait and go
- * together as the next batch, so a burst costs a few messages, not one per bundle (the
- * ingest benchmark's ~4,500 bundles in 3 s go in ~50 batches).
- * The worker starts on first use (or `startEarly()`); if it cannot start or dies, recovery
- * falls back to the calling thread.
+ * One batch of this recovery is with the thread at a time; recoveries asked for meanwhile
+ * wait and go together as the next batch, so a burst costs a few messages, not one per bundle
+ * (the ingest benchmark's ~4,500 bundles in 3 s go in ~50 batches).
+ * The thread starts on first use (or `startEarly()`); if it cannot start or dies, or once this
+ * recovery is closed, recovery runs on the calling thread.
  */
 export class SenderRecovery {
-  private worker: Worker | null = null
-  private broken = false
+  private thread: RecoveryThread | null = null
+  private closed = false
   private nextId = 0
   private readonly waiting = new Map<number, { raws: readonly Hex[]; resolve: (r: Recovered[]) => void }>()
   /** Jobs for the next batch. */
   private unsent: Array<{ id: number; raws: readonly Hex[] }> = []
-  /** A batch is with the worker, or about to be posted. */
+  /** A batch is with the thread, or about to be posted. */
   private busy = false
 
   constructor(private readonly options: SenderRecoveryOptions = {}) {}
 
   readonly recover: RecoverFn = (raws) => {
     if (raws.length === 0) return Promise.resolve([])
-    const worker = this.broken ? null : this.start()
-    if (!worker) return recoverInline(raws)
+    const thread = this.start()
+    if (!thread) return recoverInline(raws)
     const id = this.nextId++
     return new Promise((resolve) => {
       this.waiting.set(id, { raws, resolve })
@@ -86,69 +150,56 @@ export class SenderRecovery {
   }
 
   /**
-   * Starts the worker now rather than on first use: its start-up (loading viem, compiling)
+   * Starts the thread now rather than on first use: its start-up (loading viem, compiling)
    * then happens before the first burst, not in the slot that waits for the checks.
    */
   startEarly(): void {
-    if (!this.broken) this.start()
+    this.start()
   }
 
-  /** Whether recovery runs on the worker thread (false before first use or after a fallback). */
+  /** Whether recovery runs on the worker thread (false before first use, after a fallback or once closed). */
   get onWorker(): boolean {
-    return this.worker !== null
+    return this.thread !== null
   }
 
-  /** Stops the worker; pending recoveries finish on the calling thread. */
+  /** Stops using the thread (other harnesses' recoveries keep it); pending recoveries finish on the calling thread. */
   async close(): Promise<void> {
-    this.broken = true
-    const worker = this.worker
-    this.worker = null
-    await worker?.terminate()
+    this.closed = true
+    this.thread = null
     this.fallBack()
   }
 
   private postBatch(): void {
     const jobs = this.unsent
     this.unsent = []
-    if (jobs.length === 0 || !this.worker) {
+    const thread = this.thread
+    if (jobs.length === 0 || !thread) {
       this.busy = false
       return
     }
-    this.worker.postMessage(jobs)
-  }
-
-  private start(): Worker | null {
-    if (this.worker) return this.worker
-    try {
-      const worker = new Worker(pathToFileURL(codeFile('bundle/recoverWorker.mjs')), {
-        workerData: { anvilUrl: this.options.anvilUrl ?? null, timeoutMs: this.options.anvilTimeoutMs ?? 10_000 },
-      })
-      worker.unref()
-      worker.on('message', (answers: Array<{ id: number; results: Recovered[] }>) => {
+    thread.send({ anvilUrl: this.options.anvilUrl ?? null, timeoutMs: this.options.anvilTimeoutMs ?? 10_000, jobs }).then(
+      (answers) => {
         for (const { id, results } of answers) {
           const job = this.waiting.get(id)
           this.waiting.delete(id)
           job?.resolve(results)
         }
         this.postBatch()
-      })
-      const fail = () => {
-        if (this.worker !== worker) return
-        this.worker = null
-        this.broken = true
+      },
+      () => {
+        this.thread = null
         this.fallBack()
-      }
-      worker.on('error', fail)
-      worker.on('exit', fail)
-      this.worker = worker
-      return worker
-    } catch {
-      this.broken = true
-      return null
-    }
+      },
+    )
   }
 
-  /** Recovers whatever the worker had not answered on the calling thread. */
+  private start(): RecoveryThread | null {
+    if (this.closed) return null
+    this.thread ??= RecoveryThread.shared()
+    return this.thread
+  }
+
+  /** Recovers whatever the thread had not answered on the calling thread. */
   private fallBack(): void {
     this.unsent = []
     this.busy = false
