@@ -10,7 +10,9 @@ describe('the public mempool reads like a node\'s pending state', () => {
   const harness = useTestHarness()
 
   it('ethers: two back-to-back sends get nonces 0 and 1 from the pending count, and both land', async () => {
-    const provider = new JsonRpcProvider(harness.rpcUrl, Network.from(31337), { staticNetwork: Network.from(31337), batchMaxCount: 1 })
+    // cacheTimeout -1: ethers shares identical requests made within 250 ms, so on any node a second
+    // send that soon reuses the first's pending count (and nonce). This asks the node each time.
+    const provider = new JsonRpcProvider(harness.rpcUrl, Network.from(31337), { staticNetwork: Network.from(31337), batchMaxCount: 1, cacheTimeout: -1 })
     provider.pollingInterval = 50
     const wallet = new Wallet(DEV_KEYS[3], provider)
     const first = await wallet.sendTransaction({ to: RECIPIENT, value: 1n })
