@@ -11,21 +11,19 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node'
  * after these.
  */
 const LONGEST_FIRST = [
-  'test/scenarioLibrary.test.ts', // ~65
-  'test/backtest.test.ts', // ~60
-  'test/warmHarness.test.ts', // ~50
-  'test/market.test.ts', // ~45
-  'test/blobs.test.ts', // ~45
-  'test/scenarioBots.test.ts', // ~40
-  'test/examples.test.ts', // ~38
-  'test/competition.test.ts', // ~35
-  'test/exampleBotBidding.test.ts', // ~34
-  'test/builderEndpoints.test.ts', // ~30
-  'test/docs.test.ts', // ~30
-  'test/publicView.test.ts', // ~30
-  'test/replay.test.ts', // ~30
-  'test/manualClock.test.ts', // ~25
-  'test/dashboardCompetition.test.ts', // ~25
+  'test/backtest.test.ts', // ~77
+  'test/scenarioLibrary.test.ts', // ~68
+  'test/market.test.ts', // ~64
+  'test/scenarioBots.test.ts', // ~48
+  'test/exampleBotBidding.test.ts', // ~43
+  'test/blobs.test.ts', // ~37
+  'test/warmHarness.test.ts', // ~30
+  'test/examples.test.ts', // ~30
+  'test/dashboardCompetition.test.ts', // ~28
+  'test/publicView.test.ts', // ~28
+  'test/cli.test.ts', // ~23
+  'test/replay.test.ts', // ~23
+  'test/manualClock.test.ts', // ~22
   // test:release
   'test/release/bench.test.ts', // ~100
   'test/release/package.test.ts', // ~80
