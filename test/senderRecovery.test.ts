@@ -35,6 +35,17 @@ describe('SenderRecovery (signature recovery off the ingest thread)', () => {
     expect(answers).toEqual(DEV_KEYS.slice(0, 4).map((key) => [{ sender: addressOf(key) }, { sender: addressOf(key) }]))
   })
 
+  it("closing one recovery leaves the others recovering on the thread (harnesses share the process's one)", async () => {
+    const first = new SenderRecovery()
+    const second = new SenderRecovery()
+    const raw = await signTx({ key: DEV_KEYS[1], nonce: 0 })
+    expect(await Promise.all([first.recover([raw]), second.recover([raw])])).toEqual([[{ sender: addressOf(DEV_KEYS[1]) }], [{ sender: addressOf(DEV_KEYS[1]) }]])
+    await first.close()
+    expect(await second.recover([raw])).toEqual([{ sender: addressOf(DEV_KEYS[1]) }])
+    expect([first.onWorker, second.onWorker, recovery.onWorker]).toEqual([false, true, true])
+    await second.close()
+  })
+
   it('falls back to the calling thread once closed', async () => {
     const other = new SenderRecovery()
     await other.close()

@@ -79,6 +79,8 @@ class RecoveryThread {
   }
 
   private nextBatch = 0
+  /** Why the thread stopped, once it has: later batches are refused at once, never left unanswered. */
+  private failure: Error | null = null
   private readonly pending = new Map<number, { resolve: (answers: Array<{ id: number; results: Recovered[] }>) => void; reject: (error: Error) => void }>()
 
   private constructor(private readonly worker: Worker) {
@@ -89,6 +91,7 @@ class RecoveryThread {
       waiting?.resolve(answers)
     })
     const fail = (error: Error) => {
+      this.failure ??= error
       if (RecoveryThread.current === this) RecoveryThread.current = null
       RecoveryThread.broken = true
       for (const waiting of this.pending.values()) waiting.reject(error)
@@ -100,6 +103,7 @@ class RecoveryThread {
 
   /** Recovers a batch; rejects if the thread dies first. */
   send(batch: Omit<RecoveryBatch, 'batch'>): Promise<Array<{ id: number; results: Recovered[] }>> {
+    if (this.failure) return Promise.reject(this.failure)
     const id = this.nextBatch++
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject })
