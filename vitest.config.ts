@@ -66,8 +66,11 @@ export const suite = (include: string[], exclude: string[]): ViteUserConfig => (
     // modules: each starts its own harness, and one that changes process.env or the timers
     // puts them back.
     isolate: false,
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    // Guards that keep a hung test from holding the run, not measures: tests wait for events.
+    // With a load of 2 beside the suite the heaviest tests take ~2.5× their idle time (a 47-s
+    // test 50–120 s), so a 60-s guard failed tests that were only slow.
+    testTimeout: 180_000,
+    hookTimeout: 180_000,
     sequence: { sequencer: LongestFirst },
     // The default report, then the ten slowest files and a totals line (test/support/slowestFiles.ts).
     reporters: ['default', './test/support/slowestFiles.ts'],

@@ -76,7 +76,7 @@ describe('bundlesim run and init', () => {
     expect(cases).toHaveLength(2)
     expect(cases[0].failure['@_message']).toContain('expected simulationfail, got landed')
     expect(cases[1].failure).toBeUndefined()
-  }, 60_000)
+  }, 180_000)
 
   it('--filter and --bail choose what runs; --fresh-harness runs the same on a new Anvil per file', async () => {
     const filtered = await runLibraryCli(['run', dir, '--filter', '/^pass/'])
@@ -98,7 +98,7 @@ describe('bundlesim run and init', () => {
     const bail = await runLibraryCli(['run', path.join(dir, '*.yaml'), '--bail', '--concurrency', '1'])
     expect(bail.code).toBe(1)
     expect(bail.stdout).toContain('0 passed, 1 failed, 1 skipped')
-  }, 60_000)
+  }, 180_000)
 
   it('bundlesim init writes a starter scenario that passes, says what to run next, and never overwrites', async () => {
     const target = path.join(dir, 'starter')
@@ -112,5 +112,5 @@ describe('bundlesim run and init', () => {
     const again = await runLibraryCli(['init', target, '--no-workflow'])
     expect(again.code).toBe(1)
     expect(again.stderr).toContain('already exists')
-  }, 60_000)
+  }, 180_000)
 })
