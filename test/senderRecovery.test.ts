@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fromRlp, parseGwei, toRlp, type Hex } from 'viem'
 import { SenderRecovery, recoverInline } from '../src/bundle/senderRecovery.js'
@@ -44,6 +46,17 @@ describe('SenderRecovery (signature recovery off the ingest thread)', () => {
     expect(await second.recover([raw])).toEqual([{ sender: addressOf(DEV_KEYS[1]) }])
     expect([first.onWorker, second.onWorker, recovery.onWorker]).toEqual([false, true, true])
     await second.close()
+  })
+
+  it('the shared thread never keeps a process alive: a script that recovered and closed exits on its own', async () => {
+    // What a consumer's script does with a harness (the package test's .mjs hung 60 s on it once).
+    const script = `import { SenderRecovery } from ${JSON.stringify(new URL('../src/bundle/senderRecovery.ts', import.meta.url).href)}
+const recovery = new SenderRecovery()
+const [recovered] = await recovery.recover([${JSON.stringify(await signTx({ key: DEV_KEYS[3], nonce: 0 }))}])
+await recovery.close()
+console.log(recovered.sender)`
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { timeout: 30_000 })
+    expect(stdout.trim()).toBe(addressOf(DEV_KEYS[3]))
   })
 
   it('falls back to the calling thread once closed', async () => {

@@ -84,10 +84,10 @@ class RecoveryThread {
   private readonly pending = new Map<number, { resolve: (answers: Array<{ id: number; results: Recovered[] }>) => void; reject: (error: Error) => void }>()
 
   private constructor(private readonly worker: Worker) {
-    worker.unref()
     worker.on('message', ({ batch, answers }: { batch: number; answers: Array<{ id: number; results: Recovered[] }> }) => {
       const waiting = this.pending.get(batch)
       this.pending.delete(batch)
+      if (this.pending.size === 0) this.worker.unref()
       waiting?.resolve(answers)
     })
     const fail = (error: Error) => {
@@ -99,6 +99,10 @@ class RecoveryThread {
     }
     worker.on('error', fail)
     worker.on('exit', (code) => fail(new Error(`the sender-recovery thread exited (code ${code})`)))
+    // Idle, it must not keep the process alive (it outlives every harness); a batch it owes an
+    // answer does (ref'd while one is pending). After the listeners: adding a 'message'
+    // listener refs the worker's port again.
+    worker.unref()
   }
 
   /** Recovers a batch; rejects if the thread dies first. */
@@ -107,6 +111,7 @@ class RecoveryThread {
     const id = this.nextBatch++
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject })
+      this.worker.ref()
       this.worker.postMessage({ ...batch, batch: id } satisfies RecoveryBatch)
     })
   }
