@@ -29,7 +29,7 @@ describe('examples/backrun-bot against the default rivals', () => {
       await rpc(harness.rpcUrl, 'harness_setTokenBalance', [{ address: accountOf(key).address, token: 'WETH', amount: '1000' }])
       // As most searchers: through its executor contract, paying the builder its share of what the trade gained.
       bot = startBot(harness.rpcUrl, key, share, { EXECUTOR: '1', EXECUTOR_ETH: '100' })
-      await bot.until((all) => all.some((l) => l.event === 'watching'), 'start watching', 60_000)
+      await bot.until((all) => all.some((l) => l.event === 'watching'), 'start watching', 120_000)
       // The same seed: the same users' swaps and rivals' draws in both runs.
       const competition = await runUntil(harness, [bot], () => false, 8)
       captures[share] = competition.searchers.find((s: { name: string }) => s.name === 'me')?.captured ?? 0
