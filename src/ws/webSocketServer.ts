@@ -2,7 +2,7 @@ import type { IncomingMessage, Server } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { JSONRPCServer } from 'json-rpc-2.0'
 import type { Logger } from 'pino'
-import { WebSocketServer, type RawData } from 'ws'
+import { WebSocketServer, type RawData, type ServerOptions } from 'ws'
 import { batchSizeError, dispatch, errorResponse, parseMessage } from '../rpc/dispatch.js'
 import type { RequestContext, RouteDialect } from '../rpc/httpServer.js'
 import type { RequestActivity } from '../rpc/requestActivity.js'
@@ -45,7 +45,12 @@ export interface AttachedWebSocket {
 export function attachWebSocket(server: Server, main: JSONRPCServer<RequestContext>, options: WebSocketOptions): AttachedWebSocket {
   const servers = new Map<string, { rpc: JSONRPCServer<RequestContext>; dialect?: RouteDialect }>([['/', { rpc: main }], ...(options.routes ?? []).map((route) => [route.path, route] as const)])
   const serverOf = (request: IncomingMessage) => servers.get(new URL(request.url ?? '/', 'ws://localhost').pathname)
-  const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxPayloadBytes })
+  // closeTimeout: ws destroys a socket whose closing handshake has not finished this long after
+  // close() (30 s by default), which cut a slow subscriber's grace short: the grace is the
+  // configured one, however long.
+  // (ws's option; @types/ws does not list it yet.)
+  const serverOptions: ServerOptions & { closeTimeout: number } = { noServer: true, maxPayload: options.maxPayloadBytes, closeTimeout: options.closeGraceMs }
+  const wss = new WebSocketServer(serverOptions)
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (!serverOf(request)) {
       socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n')
