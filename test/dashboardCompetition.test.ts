@@ -49,7 +49,7 @@ describe('the competition view on a live market (--world dex --flow default)', (
     competition = await call(harness.rpcUrl, 'harness_getCompetition', [])
   })
 
-  it('lists every searcher with captured, lost, profit and payment — one that only lost too — and their profit over time', async () => {
+  it('lists every searcher with captured, lost, failed, profit and payment — one that only lost too — and their profit over time', async () => {
     await page.goto(`${harness.statsUrl}#/competition`)
     await page.locator('tr.searcher-row').first().waitFor()
     // The market's searchers go for the same swaps: some lose rounds.
@@ -58,8 +58,9 @@ describe('the competition view on a live market (--world dex --flow default)', (
       const cells = page.locator(`tr.searcher-row[data-searcher="${s.name ?? s.searcher}"] td`)
       expect(await cells.nth(1).textContent()).toBe(String(s.captured))
       expect(await cells.nth(2).textContent()).toBe(String(s.lost))
-      expect(await cells.nth(4).textContent()).toBe(await ethOf(page, s.profitWei))
-      expect(await cells.nth(5).textContent()).toBe(await ethOf(page, s.builderPaymentWei))
+      expect(await cells.nth(3).textContent()).toBe(String(s.failed))
+      expect(await cells.nth(5).textContent()).toBe(await ethOf(page, s.profitWei))
+      expect(await cells.nth(6).textContent()).toBe(await ethOf(page, s.builderPaymentWei))
     }
     expect(await page.locator('.competition h2').textContent()).toContain(`${competition.captured} of ${competition.opportunities} opportunities captured`)
     expect(await page.locator('.profit-chart .uplot').count()).toBe(1)

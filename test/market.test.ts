@@ -143,7 +143,7 @@ describe('the market (pure parts)', () => {
     const account = accountBackrun(found[0]!.backrun, { weth: WETH, baseFee: 10n ** 9n, coinbase, controlled: new Set([searcher]), balanceChange: ethChange, poolsAfter })
     // 0.2 WETH gained, less 220,000 gas at 11 gwei (the tips included).
     expect(account.profit).toBe(parseEther('0.2') - 220_000n * 11n * 10n ** 9n)
-    expect(account.builderPayment).toBe(220_000n * 10n * 10n ** 9n)
+    expect(account.grossPayment).toBe(220_000n * 10n * 10n ** 9n)
     expect(account.gas).toBe(220_000n * 10n ** 9n)
   })
 })

@@ -11,7 +11,7 @@ export interface BacktestOpportunity {
   /** The real block's captor: the backrun's sender and txs; null when nobody closed it there (or the victim was not a gap there). */
   real: { searcher: Address; backrunTxs: Hash[] } | null
   /** Our block's captor, accounted over every address it controls; null when nobody closed it here. */
-  here: { searcher: Address; name: string | null; bundleHash: Hash | null; backrunTxs: Hash[]; frontrunTxs: Hash[]; profitWei: string; builderPaymentWei: string; bot: boolean } | null
+  here: { searcher: Address; name: string | null; bundleHash: Hash | null; backrunTxs: Hash[]; frontrunTxs: Hash[]; profitWei: string; builderPaymentWei: string; grossPaymentWei: string; bot: boolean } | null
   /** The margin by which the winner here beat the next contender (wei), or null. */
   marginWei: string | null
   /** Did the bot go for it (a bundle of its among the contenders)? */
@@ -53,7 +53,8 @@ export interface BacktestBlock {
   ourValueWei: string
   ourTxCount: number
   opportunities: BacktestOpportunity[]
-  bot: { bundles: BacktestBotBundle[]; captured: number; profitWei: string; builderPaymentWei: string }
+  /** The bot's record over the block, as the market's competition counts a searcher's (`searcherRecords`): `lost` to another searcher, `failed` where nobody captured. */
+  bot: { bundles: BacktestBotBundle[]; captured: number; lost: number; failed: number; profitWei: string; builderPaymentWei: string; grossPaymentWei: string }
   /** ms this block took: the slot's window and the building, reading and moving the chain. */
   elapsedMs: number
 }
@@ -66,8 +67,11 @@ export interface BacktestTotals {
   capturedInReality: number
   capturedHere: number
   botCaptured: number
+  botLost: number
+  botFailed: number
   botProfitWei: string
   botBuilderPaymentWei: string
+  botGrossPaymentWei: string
   botBundles: number
   botLanded: number
 }
@@ -111,8 +115,11 @@ export function totalsOf(blocks: readonly BacktestBlock[]): BacktestTotals {
     capturedInReality: opportunities.filter((o) => o.real !== null).length,
     capturedHere: opportunities.filter((o) => o.here !== null).length,
     botCaptured: blocks.reduce((n, b) => n + b.bot.captured, 0),
+    botLost: blocks.reduce((n, b) => n + b.bot.lost, 0),
+    botFailed: blocks.reduce((n, b) => n + b.bot.failed, 0),
     botProfitWei: sum(blocks.map((b) => b.bot.profitWei)),
     botBuilderPaymentWei: sum(blocks.map((b) => b.bot.builderPaymentWei)),
+    botGrossPaymentWei: sum(blocks.map((b) => b.bot.grossPaymentWei)),
     botBundles: bundles.length,
     botLanded: bundles.filter((b) => b.landed).length,
   }
@@ -146,7 +153,7 @@ export function summaryText(report: BacktestReport): string {
     `backtest of blocks ${report.source.from}–${report.source.to} (chain ${report.source.chainId}, ${report.source.recording ? `recording ${report.source.recording}` : report.source.node}) with bot "${report.bot.name}": ${t.blocks} blocks in ${(report.elapsedMs / 1000).toFixed(1)} s`,
     `  blocks      real ${eth(t.realValueWei)}, ours ${eth(t.ourValueWei)}`,
     `  opportunities ${t.opportunities}: captured in reality ${t.capturedInReality}, here ${t.capturedHere}, by the bot ${t.botCaptured}`,
-    `  the bot     ${t.botBundles} bundles, ${t.botLanded} landed; profit ${eth(t.botProfitWei)}, paid the builder ${eth(t.botBuilderPaymentWei)}`,
+    `  the bot     ${t.botBundles} bundles, ${t.botLanded} landed; captured ${t.botCaptured}, lost ${t.botLost} to others, failed ${t.botFailed}; profit ${eth(t.botProfitWei)}, paid the builder ${eth(t.botBuilderPaymentWei)}`,
   ]
   const opportunities = report.blocks.flatMap((b) => b.opportunities.map((o) => ({ block: b.number, ...o })))
   if (opportunities.length > 0) {

@@ -7,12 +7,11 @@ import { createBundlesimClient, type BundlesimClient } from '../protocol/client.
 import { normalizeAddress, normalizeHash } from '../protocol/normalize.js'
 import type { BundleTrace } from '../bundle/trace.js'
 import { searcherOf } from '../bundle/trace.js'
-import { BlockStateDiff } from '../builder/execution/stateDiff.js'
 import { CompetitionRecorder } from '../competition/recorder.js'
-import { classifyBlock } from '../competition/classify.js'
+import { classifyBlock, minimumGap } from '../competition/classify.js'
+import { searcherKey, searcherRecords } from '../protocol/competition.js'
 import { readReserves, type PoolRef } from '../dex/read.js'
 import { MAINNET } from '../dex/mainnet.js'
-import { backrunGas } from '../rivals/searcher.js'
 import { plannedPools } from '../world/deploy.js'
 import { loadWorldFile } from '../world/worldFile.js'
 import { launchBot } from '../bots/launchBot.js'
@@ -117,8 +116,6 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
   const codes = await source.guard(async () => Promise.all(planned.map((pool) => reader.getCode({ address: pool.dex === 'uniswap-v4' ? MAINNET.v4StateView : pool.address, blockNumber: source.firstBlock - 1n }))))
   const pools = planned.filter((_, i) => codes[i] !== undefined && codes[i] !== '0x')
   const weth = MAINNET.weth
-  /** Contracts no searcher owns: the venues' routers, tokens and pools. */
-  const knownContracts = new Set<Address>([...Object.values(MAINNET), ...world.tokens.map((t) => t.address), ...planned.map((p) => p.address)].map((a) => normalizeAddress(a as Address)))
 
   // Blocks are read ahead: the next two are on their way while one is built.
   const prepared = new Map<bigint, Promise<PreparedBlock>>()
@@ -138,7 +135,8 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
   let error: string | null = null
   let harness: Harness | undefined
   let bot: RunningBot | undefined
-  const botAddresses = new Set<Address>([botAccount])
+  /** The accounts whose nonces are carried block to block: the bot's key and every account that sent a tx in its setup. */
+  const botSenders = new Set<Address>([botAccount])
   try {
     harness = await startHarness({
       forkUrl: nodeUrl,
@@ -154,6 +152,11 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
       logLevel: 'error',
     })
     const running = harness
+    // The bot is named as a scenario's bots are: what it registers itself (harness_nameSearcher) joins or replaces it, as anywhere.
+    running.searcherNames.register(botName, [botAccount])
+    const names = running.searcherNames
+    /** Is this address the bot's: its key, or an address registered under the name its key has now? */
+    const isTheBot = (address: Address) => normalizeAddress(address) === botAccount || (names.nameOf(botAccount) !== null && names.nameOf(address) === names.nameOf(botAccount))
     const client = createBundlesimClient({ rpcUrl: running.rpcUrl, statsUrl: running.statsUrl })
     const chain = new ChainClient(running.anvilUrl, 30_000)
     const anvilReader = createPublicClient({ transport: http(running.anvilUrl, { timeout: 30_000, retryCount: 0 }) }) as PublicClient
@@ -179,38 +182,34 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
         }),
       ])
 
+    // Whose money it is, by the market's one rule (src/competition/ownership.ts): the bot's names and what its setup created, a real searcher's executor as the contract its txs call.
     const recorder = new CompetitionRecorder({
       node: anvilReader,
-      balanceChanges: async (hashes) => {
-        const diff = await BlockStateDiff.ofTxs(chain, hashes)
-        return (hash, account) => diff.balanceChange(hash, account)
-      },
-      world: { contracts: { weth }, pools: pools.map((p) => ({ ...p })) },
-      names: {
-        nameOf: (address) => (address !== null && botAddresses.has(normalizeAddress(address)) ? botName : null),
-        // A real searcher's money is in the contracts its own txs call (its executor): what the block shows of whom it controls.
-        addressesWith: (address) => (botAddresses.has(normalizeAddress(address)) ? [...botAddresses] : [address, ...(current?.executors.get(normalizeAddress(address)) ?? [])]),
-      },
+      chain,
+      world: { contracts: MAINNET, tokens: world.tokens, pools },
+      names,
       isUserSwap: (hash) => current?.arrivals.publicHashes.has(normalizeHash(hash)) ?? false,
       refundsAfterBlock: () => [],
+      oneChain: false,
     })
 
     /** The block being built: what the participant reads when it is mined. */
-    let current: { number: bigint; arrivals: BlockArrivals; executors: Map<Address, Address[]>; ours?: OurBlock } | null = null
+    let current: { number: bigint; arrivals: BlockArrivals; ours?: OurBlock } | null = null
     let overlay: SetupOverlay | null = null
     const botNonces = async () => {
       const head = await chain.blockNumber()
-      return new Map(await Promise.all(botEoas(botAddresses, overlay).map(async (a) => [a, await chain.nonce(a, head)] as const)))
+      return new Map(await Promise.all(botEoas(botSenders, overlay).map(async (a) => [a, await chain.nonce(a, head)] as const)))
     }
     running.addSlotParticipant({
       onMined: async (report, considered) => {
         const number = BigInt(report.blockNumber)
         if (current === null) {
           // The setup block: what the bot's txs left becomes the overlay of every real parent.
+          // Every tx of it is the bot's (nothing else sends on the fresh harness), whichever of its keys sent it.
           const block = await anvilReader.getBlock({ blockNumber: number, includeTransactions: true })
-          const setupTxs = block.transactions.filter((tx) => botAddresses.has(normalizeAddress(tx.from))).map((tx) => tx.hash)
-          overlay = await setupOverlay(chain, setupTxs, coinbases)
-          for (const [address, nonce] of overlay.nonces) if (nonce === 1 && overlay.code.has(address)) botAddresses.add(address)
+          for (const tx of block.transactions) botSenders.add(normalizeAddress(tx.from))
+          overlay = await setupOverlay(chain, block.transactions.map((tx) => tx.hash), coinbases)
+          await recorder.learnBlock(number)
           const carried = await botNonces()
           await running.rebaseFork(from - 1n, (c) => applyOverlay(c, overlay!, carried))
           return
@@ -225,7 +224,7 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
     })
     const readOurBlock = async (number: bigint, value: string, considered: ReadonlyArray<Readonly<BundleTrace>>): Promise<OurBlock> => {
       const [opportunities, block] = await Promise.all([recorder.opportunitiesOf(Number(number), considered), anvilReader.getBlock({ blockNumber: number })])
-      const botTraces = considered.filter((trace) => isBots(trace, botAddresses))
+      const botTraces = considered.filter((trace) => isBots(trace, isTheBot))
       // By hash, not arrival: the bot's bundles of one block race each other, and a report must not depend on it.
       return { value, txCount: block.transactions.length, opportunities, botBundles: botTraces.map((t) => normalizeHash(t.bundle.hash)).sort() }
     }
@@ -242,7 +241,7 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
       prepared.delete(number)
       timings.prepareWaitMs += Math.round(performance.now() - waitStarted)
       const arrivals = planArrivals(real.txs, { parentTimestamp: real.parentTimestamp, timestamp: real.timestamp, slotMs, seen: source.mempool?.byHash })
-      current = { number, arrivals, executors: executorsOf(arrivals, knownContracts) }
+      current = { number, arrivals }
       const windowStarted = performance.now()
       const { lockstep: settings } = options
       const lockstep = settings ? (hashes: Hash[]) => mentioned.all(hashes, settings.timeoutMs ?? 60_000) : null
@@ -255,7 +254,8 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
       const [botBundles, orders] = await Promise.all([Promise.all(ours.botBundles.map((hash) => botBundleOf(client, hash))), Promise.all(arrivals.orders.map((order, i) => orderFate(client, order, orderHashes[i] ?? null)))])
       timings.buildMs += Math.round(performance.now() - buildStarted)
       const realOpportunities = classifyReal(real, arrivals, parentPools, weth)
-      const block = blockReport(real, arrivals, ours, realOpportunities, botBundles, orders, botAddresses, Math.round(performance.now() - blockStarted))
+      const bot = { key: botAccount, name: names.nameOf(botAccount) ?? botName, isTheBot }
+      const block = blockReport(real, arrivals, ours, realOpportunities, botBundles, orders, bot, Math.round(performance.now() - blockStarted))
       blocks.push(block)
       options.onBlock?.(block, blocks.length, Number(to - from) + 1)
     }
@@ -266,6 +266,7 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
     }
     error = (cause as Error).message
   }
+  const botAddressesSeen = harness ? [...new Set([...harness.searcherNames.addressesWith(botAccount), ...botSenders])] : [botAccount]
   await cleanUp(bot, harness, null)
   if (options.record && source.cassette) {
     await writeRecording(options.record, { chainId, from: Number(from), to: Number(to), node: source.description }, source.cassette.reads(), source.mempool ? [...source.mempool.byHash.values()] : null)
@@ -277,7 +278,7 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
   return {
     format: BACKTEST_FORMAT,
     source: { node: source.fromRecording ? null : source.description, recording: options.fromRecording ?? null, chainId, from: Number(from), to: Number(to), mempool: source.mempool?.file ?? null },
-    bot: { name: botName, command: typeof options.bot.command === 'string' ? options.bot.command : options.bot.command.join(' '), addresses: [...botAddresses] },
+    bot: { name: botName, command: typeof options.bot.command === 'string' ? options.bot.command : options.bot.command.join(' '), addresses: botAddressesSeen },
     slotMs,
     reactMs,
     blocks,
@@ -428,7 +429,7 @@ async function orderFate(client: BundlesimClient, order: OrderArrival, bundleHas
 function classifyReal(real: SourceBlock, arrivals: BlockArrivals, parentPools: PreparedBlock['parentPools'], weth: Address) {
   const baseFee = real.baseFeePerGas
   const txs = real.txs.map((tx) => ({ hash: tx.hash, from: tx.from, gasUsed: tx.gasUsed, effectiveGasPrice: tx.effectiveGasPrice, logs: tx.logs }))
-  return classifyBlock({ number: Number(real.number), baseFee, txs }, { weth, parentPools, isUserSwap: (hash) => arrivals.publicHashes.has(normalizeHash(hash)), minGapWei: baseFee * backrunGas(2) }).opportunities
+  return classifyBlock({ number: Number(real.number), baseFee, txs }, { weth, parentPools, isUserSwap: (hash) => arrivals.publicHashes.has(normalizeHash(hash)), minGapWei: minimumGap(baseFee) }).opportunities
 }
 
 function blockReport(
@@ -438,7 +439,7 @@ function blockReport(
   realOpportunities: ReturnType<typeof classifyReal>,
   botBundles: BacktestBotBundle[],
   orders: BacktestOrder[],
-  botAddresses: ReadonlySet<Address>,
+  bot: { key: Address; name: string; isTheBot(address: Address): boolean },
   elapsedMs: number,
 ): BacktestBlock {
   const victims = new Set([...realOpportunities.map((o) => normalizeHash(o.victim)), ...ours.opportunities.map((o) => normalizeHash(o.victim))])
@@ -449,7 +450,7 @@ function blockReport(
     const realCaptor = inReality && inReality.backrun.length > 0 ? { searcher: normalizeAddress(inReality.backrun[0]!.from), backrunTxs: inReality.backrun.map((tx) => tx.hash) } : null
     const captorHere =
       here && here.searcher !== null
-        ? { searcher: here.searcher as Address, name: here.name, bundleHash: here.bundleHash as Hash | null, backrunTxs: here.backrunTxs as Hash[], frontrunTxs: here.frontrunTxs as Hash[], profitWei: here.profitWei ?? '0', builderPaymentWei: here.builderPaymentWei ?? '0', bot: botAddresses.has(normalizeAddress(here.searcher as Address)) }
+        ? { searcher: here.searcher, name: here.name, bundleHash: here.bundleHash, backrunTxs: here.backrunTxs, frontrunTxs: here.frontrunTxs, profitWei: here.profitWei ?? '0', builderPaymentWei: here.builderPaymentWei ?? '0', grossPaymentWei: here.grossPaymentWei ?? '0', bot: bot.isTheBot(here.searcher) }
         : null
     return {
       victim,
@@ -461,7 +462,9 @@ function blockReport(
       botContended: (here?.contenders ?? []).some((c) => c.bundleHash !== null && ownBundles.has(normalizeHash(c.bundleHash as Hash))),
     }
   })
-  const captured = opportunities.filter((o) => o.here?.bot)
+  // The bot's record by the market's one sum, over our block's opportunities.
+  const known = { searcher: bot.key, name: bot.name }
+  const record = searcherRecords(ours.opportunities, [known]).find((r) => searcherKey(r) === searcherKey(known))!
   return {
     number: Number(real.number),
     txCount: real.txs.length,
@@ -473,9 +476,12 @@ function blockReport(
     opportunities,
     bot: {
       bundles: botBundles,
-      captured: captured.length,
-      profitWei: captured.reduce((sum, o) => sum + BigInt(o.here!.profitWei), 0n).toString(),
-      builderPaymentWei: captured.reduce((sum, o) => sum + BigInt(o.here!.builderPaymentWei), 0n).toString(),
+      captured: record.captured,
+      lost: record.lost,
+      failed: record.failed,
+      profitWei: record.profitWei,
+      builderPaymentWei: record.builderPaymentWei,
+      grossPaymentWei: record.grossPaymentWei,
     },
     elapsedMs,
   }
@@ -492,23 +498,6 @@ async function botBundleOf(client: BundlesimClient, bundleHash: Hash): Promise<B
     lostTo: stats.lostTo ?? null,
     builderPaymentWei: stats.builderPayment,
   }
-}
-
-/**
- * The contracts each sender of the block's orders called, but for the venues' own: a searcher's
- * executor holds what its backrun earned (docs/backtest.md, "Accounting the real searchers").
- */
-function executorsOf(arrivals: BlockArrivals, known: ReadonlySet<Address>): Map<Address, Address[]> {
-  const executors = new Map<Address, Address[]>()
-  for (const order of arrivals.orders) {
-    for (const tx of order.txs) {
-      if (tx.to === null || known.has(tx.to) || arrivals.publicHashes.has(normalizeHash(tx.hash))) continue
-      const list = executors.get(tx.from) ?? []
-      if (!list.includes(tx.to)) list.push(tx.to)
-      executors.set(tx.from, list)
-    }
-  }
-  return executors
 }
 
 /** Every tx hash the bot's output has named so far (in lines matching `handled`, when given), and waits for a set of them (lockstep). */
@@ -545,14 +534,14 @@ class HashesMentioned {
   }
 }
 
-function isBots(trace: Readonly<BundleTrace>, botAddresses: ReadonlySet<Address>): boolean {
+function isBots(trace: Readonly<BundleTrace>, isTheBot: (address: Address) => boolean): boolean {
   const searcher = searcherOf(trace)
-  return (searcher !== null && botAddresses.has(searcher)) || trace.bundle.txs.some((tx) => tx.sender !== undefined && botAddresses.has(normalizeAddress(tx.sender)))
+  return (searcher !== null && isTheBot(searcher)) || trace.bundle.txs.some((tx) => tx.sender !== undefined && isTheBot(tx.sender))
 }
 
 /** The bot's accounts that send txs (not its contracts): their nonces are carried from block to block. */
-function botEoas(botAddresses: ReadonlySet<Address>, overlay: SetupOverlay | null): Address[] {
-  return [...botAddresses].filter((address) => !overlay?.code.has(address))
+function botEoas(senders: ReadonlySet<Address>, overlay: SetupOverlay | null): Address[] {
+  return [...senders].filter((address) => !overlay?.code.has(address))
 }
 
 async function cleanUp(bot: RunningBot | undefined, harness: Harness | undefined, cassette: RpcCassette | null): Promise<void> {

@@ -2,11 +2,14 @@ import { toEventSelector, type Address, type Hash, type Hex } from 'viem'
 import { normalizeAddress } from '../protocol/normalize.js'
 import { logPool, reservesFromLog } from '../dex/decode.js'
 import { amountOut, bestCycle, cyclesThrough, type PoolReserves } from '../dex/math.js'
+import { backrunGas } from '../rivals/searcher.js'
 
 /** A mined tx as the classifier reads it: its receipt's facts and its logs. */
 export interface MinedTxFacts {
   hash: Hash
   from: Address
+  /** What it called (null: it created a contract; absent where the reader does not need it). */
+  to?: Address | null
   gasUsed: bigint
   effectiveGasPrice: bigint
   logs: ReadonlyArray<{ address: Address; topics: readonly Hex[]; data: Hex }>
@@ -27,6 +30,14 @@ export interface ClassifyOptions {
   isUserSwap(hash: Hash): boolean
   /** Smallest gap worth counting (wei): a backrun's gas at the block's base fee. */
   minGapWei: bigint
+}
+
+/**
+ * The smallest gap the competition counts at a base fee: what a two-leg backrun's gas burns
+ * (`backrunGas(2)`), the same for the market, the backtest's real blocks and ours.
+ */
+export function minimumGap(baseFee: bigint): bigint {
+  return baseFee * backrunGas(2)
 }
 
 /** A user swap that left a gap, and the backrun that closed it (if any), before any accounting. */
@@ -152,8 +163,8 @@ export interface AccountingFacts {
 export interface BackrunAccount {
   /** Value change of every controlled address: ETH, WETH 1:1, other tokens at the pool price. Net of gas and payment. */
   profit: bigint
-  /** What the backrun's txs gave the coinbase: priority fees and direct transfers. */
-  builderPayment: bigint
+  /** What the backrun's txs gave the coinbase (priority fees and direct transfers), before the builder paid any of it back (a refund, a sponsorship). */
+  grossPayment: bigint
   /** The base fee its txs burned. */
   gas: bigint
 }
@@ -166,7 +177,7 @@ export interface BackrunAccount {
  * pools. The payment is the coinbase's balance change over the same txs; the gas, the base fee
  * they burned.
  *
- * @example const { profit, builderPayment } = accountBackrun(backrunTxs, { weth, baseFee, coinbase, controlled, balanceChange, poolsAfter })
+ * @example const { profit, grossPayment } = accountBackrun(backrunTxs, { weth, baseFee, coinbase, controlled, balanceChange, poolsAfter })
  */
 export function accountBackrun(txs: readonly MinedTxFacts[], facts: AccountingFacts): BackrunAccount {
   const weth = facts.weth.toLowerCase()
@@ -174,11 +185,11 @@ export function accountBackrun(txs: readonly MinedTxFacts[], facts: AccountingFa
   const add = (token: string, amount: bigint) => tokenChange.set(token, (tokenChange.get(token) ?? 0n) + amount)
   const mine = (topic: Hex | undefined) => topic !== undefined && facts.controlled.has(`0x${topic.slice(26)}`.toLowerCase())
   let ether = 0n
-  let builderPayment = 0n
+  let grossPayment = 0n
   let gas = 0n
   for (const tx of txs) {
     for (const account of facts.controlled) ether += facts.balanceChange(tx.hash, account as Address)
-    builderPayment += facts.balanceChange(tx.hash, facts.coinbase)
+    grossPayment += facts.balanceChange(tx.hash, facts.coinbase)
     gas += tx.gasUsed * facts.baseFee
     for (const log of tx.logs) {
       const token = log.address.toLowerCase()
@@ -193,7 +204,7 @@ export function accountBackrun(txs: readonly MinedTxFacts[], facts: AccountingFa
   }
   let tokens = 0n
   for (const [token, amount] of tokenChange) tokens += token === weth ? amount : priceInWeth(token as Address, amount, facts)
-  return { profit: ether + tokens, builderPayment, gas }
+  return { profit: ether + tokens, grossPayment, gas }
 }
 
 /** A token amount in WETH at the mid price of its deepest V2 pool against WETH after the block; 0 without one. */

@@ -1,109 +1,141 @@
-import type { Address, Hash, PublicClient } from 'viem'
+import { toHex, type Address, type Hash, type PublicClient } from 'viem'
 import type { CompetitionOpportunity } from '../protocol/competition.js'
-import type { WorldStatus } from '../protocol/harnessStatus.js'
 import { normalizeAddress, normalizeHash } from '../protocol/normalize.js'
-import { readReserves, type PoolRef } from '../dex/read.js'
-import { accountBackrun, classifyBlock, priceInWeth, type FoundOpportunity, type MinedTxFacts } from './classify.js'
+import { readReserves } from '../dex/read.js'
+import type { ChainClient } from '../chain/chainClient.js'
+import { BlockStateDiff } from '../builder/execution/stateDiff.js'
+import type { WorldOnChain } from '../world/deploy.js'
+import { accountBackrun, classifyBlock, minimumGap, priceInWeth, type FoundOpportunity, type MinedTxFacts } from './classify.js'
 import { contendersFor, marginOf } from './contenders.js'
+import { creationsOf, Ownership } from './ownership.js'
 import { searcherOf, type BundleTrace } from '../bundle/trace.js'
-import { backrunGas } from '../rivals/searcher.js'
-
 
 export interface CompetitionRecorderDeps {
-  /** Reads blocks, receipts and pools (the node itself: a block's receipts are not private once mined). */
+  /** Reads blocks, receipts, code and pools (the node itself: a block's receipts are not private once mined). */
   node: PublicClient
-  /** The ETH balance changes of some txs of a mined block (the node's prestate diffs), read together. */
-  balanceChanges(txHashes: readonly Hash[]): Promise<(txHash: Hash, account: Address) => bigint>
-  world: Pick<WorldStatus, 'contracts' | 'pools'>
+  /** The same node for what viem does not type: the txs' state diffs (their balance changes) and the blocks' trace frames (their creations). */
+  chain: ChainClient
+  /** The world the market trades on: its pools are watched, its contracts, tokens and pools are public (nobody's). */
+  world: Pick<WorldOnChain, 'contracts' | 'tokens' | 'pools'>
   names: { nameOf(address: Address | null): string | null; addressesWith(address: Address): Address[] }
   isUserSwap(hash: Hash): boolean
   /** The refunds a bundle earns after its block (BuilderNet's, bloXroute's), known once its block is mined. */
   refundsAfterBlock(bundleHash: Hash): ReadonlyArray<{ recipient: Address; amountWei: bigint }>
+  /**
+   * Whether the blocks shown follow one chain, so that a block mined between two shown (outside
+   * a slot) is read for its creations too. The backtest moves the chain to each real parent:
+   * only the block shown is its own.
+   */
+  oneChain: boolean
 }
 
 /**
  * Turns each mined block into the competition's opportunities (docs/market.md, Who won): the
  * gaps users' swaps left, the backrun that closed each with its searcher's money (accounted
- * over every address it controls), and every bundle that went for it. It remembers which
- * contracts each sender deployed, since those hold a searcher's funds.
+ * over every address it controls, by the one ownership rule: `ownership.ts`), and every bundle
+ * that went for it.
  */
 export class CompetitionRecorder {
-  /** Contracts by deployer (lowercase), from every mined block's receipts since the market started. */
-  private readonly deployed = new Map<string, Set<string>>()
+  private readonly ownership: Ownership
+  private readonly publicContracts: ReadonlySet<Address>
+  /** Addresses known to hold code (a searcher's own txs call contracts; a plain transfer to an account is no call). */
+  private readonly withCode = new Set<Address>()
+  private learnedThrough: bigint | null = null
 
-  constructor(private readonly deps: CompetitionRecorderDeps) {}
+  constructor(private readonly deps: CompetitionRecorderDeps) {
+    const { world } = deps
+    this.publicContracts = new Set([...Object.values(world.contracts), ...world.tokens.map((t) => t.address), ...world.pools.map((p) => p.address)].map((a) => normalizeAddress(a)))
+    this.ownership = new Ownership({ addressesWith: (a) => deps.names.addressesWith(a), isPublic: (a) => this.publicContracts.has(normalizeAddress(a)) })
+  }
+
+  /** Reads a block's creations (the backtest's setup block: the bot's contracts, before any block is accounted). */
+  async learnBlock(blockNumber: bigint): Promise<void> {
+    const from = this.deps.oneChain && this.learnedThrough !== null && this.learnedThrough < blockNumber ? this.learnedThrough + 1n : blockNumber
+    for (let number = from; number <= blockNumber; number++) {
+      const frames = await this.deps.chain.node.request({ method: 'trace_block', params: [toHex(number)] })
+      const creations = creationsOf(frames)
+      this.ownership.learn(creations)
+      for (const c of creations) this.withCode.add(c.created)
+    }
+    if (this.learnedThrough === null || blockNumber > this.learnedThrough) this.learnedThrough = blockNumber
+  }
 
   async opportunitiesOf(blockNumber: number, considered: ReadonlyArray<Readonly<BundleTrace>>): Promise<CompetitionOpportunity[]> {
     const { node, world } = this.deps
     const number = BigInt(blockNumber)
-    const block = await node.getBlock({ blockNumber: number, includeTransactions: false })
+    const [block] = await Promise.all([node.getBlock({ blockNumber: number, includeTransactions: false }), this.learnBlock(number)])
     const receipts = await Promise.all(block.transactions.map((hash) => node.getTransactionReceipt({ hash })))
-    for (const receipt of receipts) if (receipt.contractAddress) this.rememberDeployment(receipt.from, receipt.contractAddress)
     const baseFee = block.baseFeePerGas ?? 0n
-    const weth = world.contracts.weth as Address
-    const parentPools = await readReserves(node, world.pools as PoolRef[], number - 1n)
-    const txs: MinedTxFacts[] = receipts.map((r) => ({ hash: r.transactionHash, from: r.from, gasUsed: r.gasUsed, effectiveGasPrice: r.effectiveGasPrice, logs: r.logs }))
-    const { opportunities, poolsAfter } = classifyBlock({ number: blockNumber, baseFee, txs }, { weth, parentPools, isUserSwap: this.deps.isUserSwap, minGapWei: baseFee * backrunGas(2) })
-    const balanceChange = await this.deps.balanceChanges(opportunities.flatMap((o) => [...o.frontrun, ...o.backrun].map((tx) => tx.hash)))
+    const weth = world.contracts.weth
+    const parentPools = await readReserves(node, world.pools, number - 1n)
+    const txs: MinedTxFacts[] = receipts.map((r) => ({ hash: r.transactionHash, from: r.from, to: r.to, gasUsed: r.gasUsed, effectiveGasPrice: r.effectiveGasPrice, logs: r.logs }))
+    const { opportunities, poolsAfter } = classifyBlock({ number: blockNumber, baseFee, txs }, { weth, parentPools, isUserSwap: this.deps.isUserSwap, minGapWei: minimumGap(baseFee) })
+    const diff = await BlockStateDiff.ofTxs(this.deps.chain, opportunities.flatMap((o) => [...o.frontrun, ...o.backrun].map((tx) => tx.hash)))
+    const balanceChange = (hash: Hash, account: Address) => diff.balanceChange(hash, account)
     const landed = considered.filter((t) => t.state === 'Landed' && t.blockNumber === number)
-    return opportunities.map((found) => {
-      const contenders = contendersFor(found.victim, found.backrun.map((tx) => tx.hash), considered as BundleTrace[], (a) => this.deps.names.nameOf(a))
-      const margin = marginOf(contenders)
-      const base: CompetitionOpportunity = {
-        blockNumber,
-        victim: found.victim,
-        pool: found.pool,
-        gapWei: found.gapWei.toString(),
-        searcher: null,
-        name: null,
-        bundleHash: null,
-        backrunTxs: [],
-        frontrunTxs: [],
-        userLossWei: null,
-        profitWei: null,
-        refundWei: null,
-        builderPaymentWei: null,
-        gasWei: null,
-        marginWei: margin === null ? null : margin.toString(),
-        contenders,
-      }
-      if (found.backrun.length === 0) return base
-      const captor = landed.find((t) => t.bundle.txs.some((tx) => normalizeHash(tx.hash) === normalizeHash(found.backrun[0]!.hash)))
-      const searcher = (captor && searcherOf(captor, found.victim)) ?? normalizeAddress(found.backrun[0]!.from)
-      const controlled = this.controlledBy(searcher, found)
-      const account = accountBackrun([...found.frontrun, ...found.backrun], { weth, baseFee, coinbase: block.miner, controlled, balanceChange, poolsAfter })
-      const loss = found.userLoss && (found.userLoss.token.toLowerCase() === weth.toLowerCase() ? found.userLoss.amount : priceInWeth(found.userLoss.token, found.userLoss.amount, { weth, poolsAfter }))
-      const refund = captor ? this.refundsTo(captor, controlled) : 0n
-      return {
-        ...base,
-        searcher,
-        name: this.deps.names.nameOf(searcher),
-        bundleHash: captor?.bundle.hash ?? null,
-        backrunTxs: found.backrun.map((tx) => tx.hash),
-        frontrunTxs: found.frontrun.map((tx) => tx.hash),
-        userLossWei: loss === null ? null : loss.toString(),
-        profitWei: (account.profit + refund).toString(),
-        refundWei: refund.toString(),
-        builderPaymentWei: account.builderPayment.toString(),
-        gasWei: account.gas.toString(),
-      }
-    })
+    return Promise.all(
+      opportunities.map(async (found) => {
+        const contenders = contendersFor(found.victim, found.backrun.map((tx) => tx.hash), considered as BundleTrace[], (a) => this.deps.names.nameOf(a))
+        const margin = marginOf(contenders)
+        const base: CompetitionOpportunity = {
+          blockNumber,
+          victim: found.victim,
+          pool: found.pool,
+          gapWei: found.gapWei.toString(),
+          searcher: null,
+          name: null,
+          bundleHash: null,
+          backrunTxs: [],
+          frontrunTxs: [],
+          userLossWei: null,
+          profitWei: null,
+          refundWei: null,
+          builderPaymentWei: null,
+          grossPaymentWei: null,
+          gasWei: null,
+          marginWei: margin === null ? null : margin.toString(),
+          contenders,
+        }
+        if (found.backrun.length === 0) return base
+        const captor = landed.find((t) => t.bundle.txs.some((tx) => normalizeHash(tx.hash) === normalizeHash(found.backrun[0]!.hash)))
+        const searcher = (captor && searcherOf(captor, found.victim)) ?? normalizeAddress(found.backrun[0]!.from)
+        const controlled = await this.controlledBy(searcher, found, block.miner, number)
+        const account = accountBackrun([...found.frontrun, ...found.backrun], { weth, baseFee, coinbase: block.miner, controlled, balanceChange, poolsAfter })
+        const loss = found.userLoss && (found.userLoss.token.toLowerCase() === weth.toLowerCase() ? found.userLoss.amount : priceInWeth(found.userLoss.token, found.userLoss.amount, { weth, poolsAfter }))
+        const refund = captor ? this.refundsTo(captor, controlled) : 0n
+        const paidBack = captor ? paidBackInBlock(captor) : 0n
+        return {
+          ...base,
+          searcher,
+          name: this.deps.names.nameOf(searcher),
+          bundleHash: captor?.bundle.hash ?? null,
+          backrunTxs: found.backrun.map((tx) => tx.hash),
+          frontrunTxs: found.frontrun.map((tx) => tx.hash),
+          userLossWei: loss === null ? null : loss.toString(),
+          profitWei: (account.profit + refund).toString(),
+          refundWei: refund.toString(),
+          builderPaymentWei: (account.grossPayment - paidBack).toString(),
+          grossPaymentWei: account.grossPayment.toString(),
+          gasWei: account.gas.toString(),
+        }
+      }),
+    )
   }
 
-  /**
-   * Every address whose value counts as the searcher's (docs/market.md, Accounting): the
-   * backrun's senders, the contracts they deployed, and every address registered under the
-   * same name as the searcher or a sender.
-   */
-  private controlledBy(searcher: Address, found: FoundOpportunity): Set<string> {
-    const controlled = new Set<string>()
-    const addWithName = (address: Address) => {
-      for (const a of this.deps.names.addressesWith(address)) controlled.add(a.toLowerCase())
-    }
-    addWithName(searcher)
-    for (const tx of [...found.frontrun, ...found.backrun]) addWithName(tx.from)
-    for (const address of [...controlled]) for (const contract of this.deployed.get(address) ?? []) controlled.add(contract)
-    return controlled
+  /** The captor's addresses by the ownership rule: its key, its txs' senders and the contracts they called (those with code), and what any of them created. */
+  private async controlledBy(searcher: Address, found: FoundOpportunity, coinbase: Address, blockNumber: bigint): Promise<Set<Address>> {
+    const txs = [...found.frontrun, ...found.backrun]
+    const targets = [...new Set(txs.flatMap((tx) => (tx.to ? [normalizeAddress(tx.to)] : [])))].filter((to) => to !== normalizeAddress(coinbase) && !this.publicContracts.has(to))
+    const called = await Promise.all(
+      targets.map(async (to) => {
+        if (this.withCode.has(to)) return to
+        const code = await this.deps.node.getCode({ address: to, blockNumber })
+        if (code === undefined || code === '0x') return null
+        this.withCode.add(to)
+        return to
+      }),
+    )
+    return this.ownership.controlledBy(searcher, { senders: txs.map((tx) => tx.from), called: called.filter((to): to is Address => to !== null) })
   }
 
   /** What a captor's refunds pay the searcher's addresses: its payouts in the block, and those owed after it. */
@@ -114,11 +146,11 @@ export class CompetitionRecorder {
       .filter((r) => controlled.has(r.recipient.toLowerCase()))
       .reduce((sum, r) => sum + r.amountWei, 0n)
   }
+}
 
-  private rememberDeployment(deployer: Address, contract: Address): void {
-    const key = deployer.toLowerCase()
-    let contracts = this.deployed.get(key)
-    if (!contracts) this.deployed.set(key, (contracts = new Set()))
-    contracts.add(contract.toLowerCase())
-  }
+/** What the builder paid back out of a landed bundle's payment in its block: refund payouts and sponsorships (the stats' `builderPayment` is after them). */
+function paidBackInBlock(captor: Readonly<BundleTrace>): bigint {
+  const { refund, refunds, sponsorships } = captor.builderPayments
+  const payouts = refunds ?? (refund ? [refund] : [])
+  return payouts.reduce((sum, r) => sum + r.amountWei, 0n) + sponsorships.reduce((sum, s) => sum + s.amountWei, 0n)
 }

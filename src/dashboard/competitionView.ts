@@ -1,5 +1,5 @@
 import type { Address, Hash } from 'viem'
-import { searcherKey, type CompetitionContender, type CompetitionOpportunity, type CompetitionReport, type CompetitionSearcher, type SearcherTally } from '../protocol/competition.js'
+import { searcherKey, searcherRecords, type CompetitionContender, type CompetitionOpportunity, type CompetitionReport, type CompetitionSearcher, type KnownSearcher } from '../protocol/competition.js'
 
 /** A slot report that carries its block's competition (a market run). */
 export interface CompetitionBlock {
@@ -100,32 +100,17 @@ function opportunityRow({ contenders, marginWei, ...opportunity }: CompetitionOp
   }
 }
 
-/** The per-block records added up; a named searcher is one row (the tracker's rule), whichever address a block listed it under. */
+/**
+ * The run's records: `searcherRecords` over every block's opportunities (the tracker's one sum),
+ * each searcher a block listed known from the start (so one that only lost or failed is listed too).
+ */
 function searcherTotals(blocks: readonly CompetitionBlock[]): CompetitionSearcher[] {
-  const totals = new Map<string, SearcherTally>()
-  for (const { competition } of blocks) {
-    for (const s of competition.searchers) {
-      const key = searcherKey(s)
-      const total = totals.get(key) ?? { searcher: s.searcher, name: s.name, captured: 0, lost: 0, profit: 0n, payment: 0n }
-      total.captured += s.captured
-      total.lost += s.lost
-      total.profit += BigInt(s.profitWei)
-      total.payment += BigInt(s.builderPaymentWei)
-      totals.set(key, total)
-    }
-  }
-  const opportunities = sum(blocks, (b) => b.competition.opportunities)
-  return [...totals.values()]
-    .sort((a, b) => b.captured - a.captured || b.lost - a.lost || a.searcher.localeCompare(b.searcher))
-    .map((t) => ({
-      searcher: t.searcher,
-      name: t.name,
-      captured: t.captured,
-      lost: t.lost,
-      captureRate: opportunities === 0 ? 0 : t.captured / opportunities,
-      profitWei: t.profit.toString(),
-      builderPaymentWei: t.payment.toString(),
-    }))
+  const known = new Map<string, KnownSearcher>()
+  for (const { competition } of blocks) for (const s of competition.searchers) if (s.name !== null && !known.has(searcherKey(s))) known.set(searcherKey(s), { searcher: s.searcher, name: s.name })
+  return searcherRecords(
+    blocks.flatMap((b) => b.competition.list),
+    [...known.values()],
+  )
 }
 
 /** Every searcher's running profit after each block (a block it had no record in leaves its line flat). */

@@ -1,6 +1,6 @@
 import { createPublicClient, encodeFunctionData, http, keccak256, parseAbi, parseEther, toBytes, type Address, type Hash, type Hex, type PublicClient } from 'viem'
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
-import type { WorldStatus } from '../protocol/harnessStatus.js'
+import type { WorldOnChain } from '../world/deploy.js'
 import type { GasSpec } from './flowFile.js'
 import { planBackground, type PlannedBackgroundTx } from './gasMarket.js'
 import { drawLogNormal, SeededRandom } from './random.js'
@@ -45,7 +45,7 @@ export class BackgroundFlow {
   constructor(
     private readonly spec: GasSpec,
     seed: number,
-    private readonly world: WorldStatus,
+    private readonly world: WorldOnChain,
     rpcUrl: string,
     headers: Readonly<Record<string, string>>,
     private readonly reader: PublicClient,
@@ -100,7 +100,7 @@ export class BackgroundFlow {
   }
 
   private tokens() {
-    return this.world.tokens.filter((t) => t.address.toLowerCase() !== (this.world.contracts.weth as string).toLowerCase())
+    return this.world.tokens.filter((t) => t.address.toLowerCase() !== this.world.contracts.weth.toLowerCase())
   }
 
   private sign(tx: PlannedBackgroundTx, baseFee: bigint): Promise<Hex> {

@@ -2,9 +2,9 @@ import { keccak256, parseEther, toBytes, toHex, type Address, type Hash, type He
 import { normalizeHash } from '../protocol/normalize.js'
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
 import type { BundlesimClient } from '../protocol/client.js'
-import type { WorldStatus } from '../protocol/harnessStatus.js'
+import type { WorldOnChain } from '../world/deploy.js'
 import { quoterV2Abi, v4QuoterAbi } from '../dex/abis.js'
-import { swapCall, type RouterAddresses } from '../dex/swapCalls.js'
+import { swapCall } from '../dex/swapCalls.js'
 import { v4PoolKey } from '../dex/universalRouter.js'
 import { amountOut, type PoolReserves } from '../dex/math.js'
 import { readReserves, type PoolRef } from '../dex/read.js'
@@ -51,7 +51,7 @@ export class FlowUsers {
 
   constructor(
     private readonly spec: FlowSpec,
-    private readonly world: WorldStatus,
+    private readonly world: WorldOnChain,
     private readonly client: BundlesimClient,
     private readonly reader: PublicClient,
     private readonly chainId: number,
@@ -79,20 +79,20 @@ export class FlowUsers {
   async fund(cheats: MarketCheats): Promise<void> {
     const { contracts } = this.world
     const holdings = await this.holdings()
-    const tokens = this.world.tokens.map((t) => t.address as Address)
-    const spenders = [contracts.uniswapV2Router02, contracts.swapRouter, contracts.sushiswapRouter, contracts.permit2] as Address[]
+    const tokens = this.world.tokens.map((t) => t.address)
+    const spenders = [contracts.uniswapV2Router02, contracts.swapRouter, contracts.sushiswapRouter, contracts.permit2]
     await cheats.setTokenState({
       ether: this.accounts.map((a) => ({ account: a.address, wei: parseEther('100000') })),
       balances: this.accounts.flatMap((a) => tokens.map((token) => ({ token, holder: a.address, amount: holdings.get(token.toLowerCase())! }))),
       allowances: this.accounts.flatMap((a) => tokens.flatMap((token) => spenders.map((spender) => ({ token, owner: a.address, spender, amount: 2n ** 256n - 1n })))),
-      permit2Allowances: this.accounts.flatMap((a) => tokens.map((token) => ({ token, owner: a.address, spender: contracts.universalRouter as Address }))),
+      permit2Allowances: this.accounts.flatMap((a) => tokens.map((token) => ({ token, owner: a.address, spender: contracts.universalRouter }))),
     })
   }
 
   /** Each token's holding by address (lowercase), priced on the head's pools: any token the world declares, whatever its price. */
   private async holdings(): Promise<Map<string, bigint>> {
-    const weth = (this.world.contracts.weth as Address).toLowerCase()
-    const pools = this.world.pools as PoolRef[]
+    const weth = this.world.contracts.weth.toLowerCase()
+    const { pools } = this.world
     const reserves = await readReserves(this.reader, pools, (await this.reader.getBlock()).number)
     const holdings = new Map<string, bigint>()
     for (const token of this.world.tokens) {
@@ -116,7 +116,7 @@ export class FlowUsers {
     const head = await this.reader.getBlock()
     const nonces = await Promise.all(this.accounts.map((a) => this.reader.getTransactionCount({ address: a.address, blockNumber: head.number })))
     for (const [user, nonce] of this.inFlight) if (nonces[user]! > nonce) this.inFlight.delete(user)
-    const pools = this.world.pools as PoolRef[]
+    const { pools } = this.world
     const poolsOf = (pair: string) => pools.filter((p) => matchesPair(this.world, p, pair))
     const planned = planSlot(this.random, this.spec.users, new Set(this.inFlight.keys()), (pair) => poolsOf(pair).length)
     if (planned.length === 0) return []
@@ -128,7 +128,7 @@ export class FlowUsers {
       const hash = await this.submit(swap.channel, raw, head.number)
       this.sent.add(normalizeHash(hash))
       this.inFlight.set(swap.user, nonces[swap.user]!)
-      const weth = this.world.contracts.weth as Address
+      const weth = this.world.contracts.weth
       const other = pool.token0.toLowerCase() === weth.toLowerCase() ? pool.token1 : pool.token0
       const entry: SentSwap = { hash, user: this.accounts[swap.user]!.address, channel: swap.channel, pool: pool.address, tokenIn: swap.sellsWeth ? weth : other, amountIn: this.amountIn(swap, pool) }
       sent.push(entry)
@@ -138,7 +138,7 @@ export class FlowUsers {
   }
 
   private amountIn(swap: PlannedSwap, pool: PoolReserves): bigint {
-    const weth = (this.world.contracts.weth as Address).toLowerCase()
+    const weth = this.world.contracts.weth.toLowerCase()
     const wei = parseEther(swap.sizeEth.toString())
     if (swap.sellsWeth) return wei
     // The other token's worth of `wei` at the pool's price.
@@ -148,7 +148,7 @@ export class FlowUsers {
 
   private async sign(swap: PlannedSwap, pool: PoolReserves, nonce: number, head: { number: bigint; baseFeePerGas: bigint | null; timestamp: bigint }): Promise<Hex> {
     const baseFee = head.baseFeePerGas ?? 0n
-    const contracts = this.world.contracts as unknown as RouterAddresses
+    const { contracts } = this.world
     const weth = contracts.weth
     const user = this.accounts[swap.user]!
     const other = pool.token0.toLowerCase() === weth.toLowerCase() ? pool.token1 : pool.token0
@@ -171,12 +171,12 @@ export class FlowUsers {
   private async quote(pool: PoolReserves, tokenIn: Address, tokenOut: Address, amountIn: bigint, blockNumber: bigint): Promise<bigint> {
     const { contracts } = this.world
     if (pool.dex === 'uniswap-v3') {
-      const { result } = await this.reader.simulateContract({ address: contracts.quoterV2 as Address, abi: quoterV2Abi, functionName: 'quoteExactInputSingle', args: [{ tokenIn, tokenOut, amountIn, fee: pool.fee, sqrtPriceLimitX96: 0n }], blockNumber })
+      const { result } = await this.reader.simulateContract({ address: contracts.quoterV2, abi: quoterV2Abi, functionName: 'quoteExactInputSingle', args: [{ tokenIn, tokenOut, amountIn, fee: pool.fee, sqrtPriceLimitX96: 0n }], blockNumber })
       return result[0]
     }
     if (pool.dex === 'uniswap-v4') {
       const key = v4PoolKey(tokenIn, tokenOut, pool.fee, pool.tickSpacing!)
-      const { result } = await this.reader.simulateContract({ address: contracts.v4Quoter as Address, abi: v4QuoterAbi, functionName: 'quoteExactInputSingle', args: [{ poolKey: key, zeroForOne: key.currency0.toLowerCase() === tokenIn.toLowerCase(), exactAmount: amountIn, hookData: '0x' }], blockNumber })
+      const { result } = await this.reader.simulateContract({ address: contracts.v4Quoter, abi: v4QuoterAbi, functionName: 'quoteExactInputSingle', args: [{ poolKey: key, zeroForOne: key.currency0.toLowerCase() === tokenIn.toLowerCase(), exactAmount: amountIn, hookData: '0x' }], blockNumber })
       return result[0]
     }
     return amountOut(pool, tokenIn, amountIn)
@@ -193,7 +193,7 @@ export class FlowUsers {
 const HOLDING_WETH = parseEther('1000')
 
 /** Is `pool` one of the pair named `BASE/QUOTE`? */
-export function matchesPair(world: WorldStatus, pool: PoolRef, pair: string): boolean {
+export function matchesPair(world: Pick<WorldOnChain, 'tokens'>, pool: PoolRef, pair: string): boolean {
   const addresses = pair.split('/').map((symbol) => world.tokens.find((t) => t.symbol === symbol)?.address.toLowerCase())
   return [pool.token0.toLowerCase(), pool.token1.toLowerCase()].sort().join() === [...addresses].sort().join()
 }

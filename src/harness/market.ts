@@ -66,11 +66,11 @@ export async function settleStartingBaseFee(config: BundlesimConfig, chain: Anvi
  */
 export async function startMarket({ config, chain, world, builder, refunds, names, orders, events, rpcUrl, clientHeaders, shutdown, log }: StartMarketOptions): Promise<MarketSubsystem> {
   if (config.flow === undefined) return { competition: () => null }
-  const worldStatus = world.status()
+  const worldStatus = world.deployed()
   // startHarnessChain refused a flow without a world before anything started.
   if (!worldStatus) throw new Error('flow: the market needs the DEX world')
   // Loaded only for a market: a run without one never reads them.
-  const [{ loadFlow }, { FlowUsers }, { BackgroundFlow }, { Searcher }, { Sandwicher }, { CompetitionTracker }, { CompetitionRecorder }, { BlockStateDiff }] = await Promise.all([
+  const [{ loadFlow }, { FlowUsers }, { BackgroundFlow }, { Searcher }, { Sandwicher }, { CompetitionTracker }, { CompetitionRecorder }] = await Promise.all([
     import('../flow/flowFile.js'),
     import('../flow/users.js'),
     import('../flow/background.js'),
@@ -78,7 +78,6 @@ export async function startMarket({ config, chain, world, builder, refunds, name
     import('../rivals/sandwicher.js'),
     import('../competition/tracker.js'),
     import('../competition/recorder.js'),
-    import('../builder/execution/stateDiff.js'),
   ])
   const spec = loadFlow(config.flow)
   const client = createBundlesimClient({ rpcUrl, headers: { ...clientHeaders } })
@@ -102,14 +101,12 @@ export async function startMarket({ config, chain, world, builder, refunds, name
   )
   const recorder = new CompetitionRecorder({
     node,
-    balanceChanges: async (hashes) => {
-      const diff = await BlockStateDiff.ofTxs(chain.chain, hashes)
-      return (hash, account) => diff.balanceChange(hash, account)
-    },
+    chain: chain.chain,
     world: worldStatus,
     names,
     isUserSwap: (hash) => users.isUserTx(hash),
     refundsAfterBlock: (hash) => refunds.ledger.ofBundle(hash),
+    oneChain: true,
   })
   const cheats = {
     setBalance: (address: Address, wei: bigint) => chain.lock.write(() => chain.chain.setBalance(address, wei)),

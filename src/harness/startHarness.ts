@@ -50,6 +50,12 @@ export interface Harness {
    */
   addSlotParticipant(participant: SlotParticipant): void
   /**
+   * The names searchers gave their addresses (`harness_nameSearcher`, a scenario's `searchers:`
+   * and `bots:`, the flow file): whose money it is is read from them (src/competition/ownership.ts).
+   * The backtest registers its bot here, as a scenario does.
+   */
+  searcherNames: SearcherNames
+  /**
    * Moves a forked harness's chain to block `blockNumber` of its fork source (`anvil_reset`),
    * under the chain lock: the builders' coinbases set and funded again, the public mempool
    * emptied, `afterReset` run on the new chain (before the head is read), and the head read
@@ -218,6 +224,7 @@ export async function startHarnessOn(base: HarnessChain, config: BundlesimConfig
       events,
       advanceSlot: builder.advanceSlots,
       addSlotParticipant: builder.addParticipant,
+      searcherNames: names,
       rebaseFork: (blockNumber, afterReset) =>
         chain.lock.write(async () => {
           if (config.forkUrl === undefined) throw new Error('rebaseFork: this harness is not a fork (no forkUrl)')

@@ -2,6 +2,7 @@ import type { Logger } from 'pino'
 import type { TokenFunding } from '../world/funding.js'
 import type { BundlesimConfig } from '../config/config.js'
 import type { WorldStatus } from '../protocol/harnessStatus.js'
+import type { WorldOnChain } from '../world/deploy.js'
 import type { AnvilChain } from './chain.js'
 import { hardforkBefore } from '../chain/hardforkTxTypes.js'
 
@@ -11,6 +12,8 @@ const NO_WORLD = 'no DEX world in this run: start bundlesim with --world dex (or
 export interface WorldSubsystem extends TokenFunding {
   /** What `harness_status.world` shows; null without a world. Funding runs under the chain's write lock. */
   status(): WorldStatus | null
+  /** The same world typed as deployed, for in-process code (users, rivals, the competition); null without a world. */
+  deployed(): WorldOnChain | null
 }
 
 export interface StartWorldOptions {
@@ -28,6 +31,7 @@ export async function startWorld({ config, chain, log }: StartWorldOptions): Pro
   if (config.world === undefined) {
     return {
       status: () => null,
+      deployed: () => null,
       setTokenBalance: () => Promise.reject(new Error(NO_WORLD)),
       setTokenAllowance: () => Promise.reject(new Error(NO_WORLD)),
       setTokenState: () => Promise.reject(new Error(NO_WORLD)),
@@ -51,6 +55,7 @@ export async function startWorld({ config, chain, log }: StartWorldOptions): Pro
     world = await deploy()
   })
   return {
+    deployed: () => ({ name: world.name, contracts: world.contracts, tokens: world.tokens, pools: world.pools }),
     status: () => ({
       name: world.name,
       contracts: { ...world.contracts },

@@ -2,6 +2,7 @@ import type { z } from 'zod'
 import type { nameSearcherParams } from './harnessParams.js'
 import type { Address, Hash } from 'viem'
 import type { ErrorKind } from './errorKinds.js'
+import { normalizeAddress } from './normalize.js'
 
 /**
  * One bundle that went for an opportunity: it carried the victim tx, or backran it by hash
@@ -63,8 +64,15 @@ export interface CompetitionOpportunity {
    * Null when not captured.
    */
   refundWei: string | null
-  /** Everything the backrun gave the block's coinbase: priority fees and direct transfers (null when not captured). */
+  /**
+   * What the builder kept of what the searcher's txs paid it, as its bundle's stats'
+   * `builderPayment` counts it: `grossPaymentWei` less what the builder paid back out of it in
+   * the block (a MEV-Share refund to the user, a `refundPercent` payout, a sponsorship). Null
+   * when not captured.
+   */
   builderPaymentWei: string | null
+  /** Everything the searcher's txs gave the block's coinbase (priority fees and direct transfers), before any refund or sponsorship was paid back out of it (null when not captured). */
+  grossPaymentWei: string | null
   /** The base fee its txs burned (null when not captured). */
   gasWei: string | null
   /** The winner's payment less the best losing contender's bid (null without a winner and a loser). */
@@ -78,12 +86,19 @@ export interface CompetitionSearcher {
   searcher: Address
   name: string | null
   captured: number
-  /** Opportunities it contended (a bundle for them) and did not capture. */
+  /** Opportunities it went for (a bundle for them) that another searcher captured. */
   lost: number
+  /** Opportunities it went for that nobody captured: its own bundle failed (reverted, not profitable, too late…), counted apart from `lost`. */
+  failed: number
+  /** Its failed rounds by the `errorKind` of its bundle (the stats' kind; `unknown` when it had none). */
+  failedKinds: Record<string, number>
   /** captured / every opportunity in the range (0 when there was none). */
   captureRate: number
   profitWei: string
+  /** What the builder kept of its captures' payments (after refunds paid out of them). */
   builderPaymentWei: string
+  /** What its captures' txs gave the coinbase before those refunds. */
+  grossPaymentWei: string
 }
 
 /** `harness_getCompetition`'s answer, and (per block) the slot report's `competition`. */
@@ -121,17 +136,76 @@ export interface LostTo {
   builderPayment: string
 }
 
-/** One searcher's record while it is added up (wei as bigints): the tracker's and the dashboard's. */
-export interface SearcherTally {
-  searcher: Address
-  name: string | null
-  captured: number
-  lost: number
-  profit: bigint
-  payment: bigint
-}
-
 /** A named searcher is one record whichever of its addresses signed or sent (its key and its executors); an unnamed one, its address. */
 export function searcherKey(s: { searcher: Address; name: string | null }): string {
   return s.name === null ? s.searcher.toLowerCase() : `name:${s.name}`
+}
+
+/** A searcher the records list even before it contended (the emulated ones, and any named). */
+export interface KnownSearcher {
+  searcher: Address
+  name: string
+}
+
+/**
+ * Each searcher's record over `opportunities`: captures with their profit and payments, the
+ * rounds another searcher captured (`lost`), and the rounds nobody captured where its own bundle
+ * failed (`failed`, by `errorKind`). The one sum the market's tracker, the dashboard and the
+ * backtest report use; a named searcher is one row whichever of its addresses a round lists.
+ * Most captures first, then most losses.
+ *
+ * @example const rows = searcherRecords(report.list, names.all().map(({ name, addresses }) => ({ searcher: addresses[0]!, name })), names.nameOf)
+ */
+export function searcherRecords(
+  opportunities: readonly CompetitionOpportunity[],
+  known: readonly KnownSearcher[] = [],
+  nameOf: (searcher: Address) => string | null = () => null,
+): CompetitionSearcher[] {
+  const rows = new Map<string, { searcher: Address; name: string | null; captured: number; lost: number; failed: number; failedKinds: Record<string, number>; profit: bigint; payment: bigint; gross: bigint }>()
+  const row = (searcher: Address, given: string | null) => {
+    const name = given ?? nameOf(searcher)
+    const key = searcherKey({ searcher, name })
+    let found = rows.get(key)
+    if (!found) rows.set(key, (found = { searcher: normalizeAddress(searcher), name, captured: 0, lost: 0, failed: 0, failedKinds: {}, profit: 0n, payment: 0n, gross: 0n }))
+    return found
+  }
+  for (const k of known) row(k.searcher, k.name)
+  for (const o of opportunities) {
+    const winner = o.searcher ? row(o.searcher, o.name) : null
+    if (winner) {
+      winner.captured++
+      winner.profit += BigInt(o.profitWei ?? '0')
+      winner.payment += BigInt(o.builderPaymentWei ?? '0')
+      winner.gross += BigInt(o.grossPaymentWei ?? o.builderPaymentWei ?? '0')
+    }
+    // One loss (or failure) per round, however many of its bundles went for it; the kind of its best bundle (the list is by bid).
+    const contended = new Map<ReturnType<typeof row>, CompetitionContender>()
+    for (const c of o.contenders) {
+      if (c.searcher === null) continue
+      const r = row(c.searcher, c.name)
+      if (r !== winner && !contended.has(r)) contended.set(r, c)
+    }
+    for (const [r, c] of contended) {
+      if (winner) r.lost++
+      else {
+        r.failed++
+        const kind = c.errorKind ?? 'unknown'
+        r.failedKinds[kind] = (r.failedKinds[kind] ?? 0) + 1
+      }
+    }
+  }
+  return [...rows.values()]
+    .map((r) => ({
+      searcher: r.searcher,
+      name: r.name,
+      captured: r.captured,
+      lost: r.lost,
+      failed: r.failed,
+      failedKinds: r.failedKinds,
+      captureRate: opportunities.length === 0 ? 0 : r.captured / opportunities.length,
+      profitWei: r.profit.toString(),
+      builderPaymentWei: r.payment.toString(),
+      grossPaymentWei: r.gross.toString(),
+    }))
+    .sort((a, b) => b.captured - a.captured || b.lost - a.lost || a.searcher.localeCompare(b.searcher))
 }

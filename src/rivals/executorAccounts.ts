@@ -1,6 +1,6 @@
 import { encodeAbiParameters, keccak256, parseEther, toBytes, toHex, type Address } from 'viem'
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
-import type { WorldStatus } from '../protocol/harnessStatus.js'
+import type { WorldOnChain } from '../world/deploy.js'
 import type { MarketCheats } from '../flow/users.js'
 import { SeededRandom } from '../flow/random.js'
 import { rivalExecutorCode } from './executorArtifact.js'
@@ -54,16 +54,16 @@ export class ExecutorAccounts {
   }
 
   /** The executor's code and operators, its WETH and the routers approved (the Universal Router through Permit2), ether for the operators' gas (no tx, no block). */
-  async fund(cheats: MarketCheats, world: WorldStatus): Promise<void> {
+  async fund(cheats: MarketCheats, world: WorldOnChain): Promise<void> {
     await cheats.setCode(this.executor, rivalExecutorCode)
     // `operators` is the contract's mapping at slot 0: keccak256(operator . 0) is true.
     for (const operator of this.operators) await cheats.setStorageAt(this.executor, keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [operator.address, 0n])), toHex(1n, { size: 32 }))
-    const spenders = [world.contracts.uniswapV2Router02, world.contracts.swapRouter, world.contracts.sushiswapRouter, world.contracts.permit2] as Address[]
+    const spenders = [world.contracts.uniswapV2Router02, world.contracts.swapRouter, world.contracts.sushiswapRouter, world.contracts.permit2]
     await cheats.setTokenState({
       ether: this.operators.map((o) => ({ account: o.address, wei: parseEther('100') })),
-      balances: [{ token: world.contracts.weth as Address, holder: this.executor, amount: EXECUTOR_WETH }],
-      allowances: world.tokens.flatMap((t) => spenders.map((spender) => ({ token: t.address as Address, owner: this.executor, spender, amount: 2n ** 256n - 1n }))),
-      permit2Allowances: world.tokens.map((t) => ({ token: t.address as Address, owner: this.executor, spender: world.contracts.universalRouter as Address })),
+      balances: [{ token: world.contracts.weth, holder: this.executor, amount: EXECUTOR_WETH }],
+      allowances: world.tokens.flatMap((t) => spenders.map((spender) => ({ token: t.address, owner: this.executor, spender, amount: 2n ** 256n - 1n }))),
+      permit2Allowances: world.tokens.map((t) => ({ token: t.address, owner: this.executor, spender: world.contracts.universalRouter })),
     })
   }
 }

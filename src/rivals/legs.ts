@@ -1,7 +1,7 @@
 import type { Address, Hex } from 'viem'
-import type { WorldStatus } from '../protocol/harnessStatus.js'
+import type { WorldOnChain } from '../world/deploy.js'
 import type { PoolReserves } from '../dex/math.js'
-import { swapCall, type RouterAddresses, type RouterName } from '../dex/swapCalls.js'
+import { swapCall, type RouterName } from '../dex/swapCalls.js'
 
 /** One swap an executor contract makes: the router to call and its calldata. */
 export interface Leg {
@@ -19,7 +19,7 @@ const ROUTER_OF: Record<PoolReserves['dex'], RouterName> = { 'uniswap-v2': 'rout
  *
  * @example routerLeg(world, v2Pair, WETH, USDC, parseEther('1'), minOut, executor, deadline)
  */
-export function routerLeg(world: Pick<WorldStatus, 'contracts'>, pool: PoolReserves, tokenIn: Address, tokenOut: Address, amountIn: bigint, minOut: bigint, recipient: Address, deadline: bigint): Leg {
-  const call = swapCall(world.contracts as unknown as RouterAddresses, { router: ROUTER_OF[pool.dex], pool, tokenIn, tokenOut, amountIn, minOut, recipient, deadline })
+export function routerLeg(world: Pick<WorldOnChain, 'contracts'>, pool: PoolReserves, tokenIn: Address, tokenOut: Address, amountIn: bigint, minOut: bigint, recipient: Address, deadline: bigint): Leg {
+  const call = swapCall(world.contracts, { router: ROUTER_OF[pool.dex], pool, tokenIn, tokenOut, amountIn, minOut, recipient, deadline })
   return { to: call.to, data: call.data }
 }

@@ -1,6 +1,6 @@
 import type { Hash, Hex, PublicClient } from 'viem'
 import type { BundlesimClient } from '../protocol/client.js'
-import type { WorldStatus } from '../protocol/harnessStatus.js'
+import type { WorldOnChain } from '../world/deploy.js'
 import type { CleanLog } from '../mevshare/hint.js'
 import type { SearcherSpec } from '../flow/flowFile.js'
 import { drawLogNormal } from '../flow/random.js'
@@ -20,7 +20,7 @@ export abstract class Rival {
   constructor(
     readonly spec: SearcherSpec,
     seed: number,
-    protected readonly world: WorldStatus,
+    protected readonly world: WorldOnChain,
     protected readonly client: BundlesimClient,
     protected readonly reader: PublicClient,
     protected readonly chainId: number,

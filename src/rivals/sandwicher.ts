@@ -1,7 +1,6 @@
 import { encodeFunctionData, parseEther, parseTransaction, toHex, type Address, type Hash } from 'viem'
 import { decodeRouterSwap } from '../dex/decode.js'
-import type { RouterAddresses } from '../dex/swapCalls.js'
-import { poolOf, readReserves, type PoolRef } from '../dex/read.js'
+import { poolOf, readReserves } from '../dex/read.js'
 import { bestSandwich } from '../dex/sandwich.js'
 import { drawShare } from '../flow/random.js'
 import { rivalExecutorAbi } from './executorArtifact.js'
@@ -28,11 +27,11 @@ export class Sandwicher extends Rival {
   async react(sighting: Sighting): Promise<Hash | null> {
     if (sighting.kind !== 'public') return null
     const { contracts } = this.world
-    const weth = contracts.weth as Address
+    const weth = contracts.weth
     const tx = parseTransaction(sighting.raw)
-    const swap = decodeRouterSwap(contracts as unknown as RouterAddresses, tx.to ?? null, tx.data ?? '0x', tx.value ?? 0n)
+    const swap = decodeRouterSwap(contracts, tx.to ?? null, tx.data ?? '0x', tx.value ?? 0n)
     if (!swap || swap.tokenIn.toLowerCase() !== weth.toLowerCase()) return null
-    const ref = poolOf(this.world.pools as PoolRef[], swap.dex, swap.tokenIn, swap.tokenOut, swap.fee, swap.tickSpacing)
+    const ref = poolOf(this.world.pools, swap.dex, swap.tokenIn, swap.tokenOut, swap.fee, swap.tickSpacing)
     if (!ref) return null
     const head = await this.reader.getBlock()
     const [pool] = await readReserves(this.reader, [ref], head.number)

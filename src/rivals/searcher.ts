@@ -1,7 +1,6 @@
 import { encodeFunctionData, parseEther, parseTransaction, toHex, type Address, type Hash, type Hex } from 'viem'
 import type { PrivateKeyAccount } from 'viem/accounts'
 import { decodeRouterSwap, logPool, reservesFromLog } from '../dex/decode.js'
-import type { RouterAddresses } from '../dex/swapCalls.js'
 import { afterSwap, bestCycle, cyclesThrough, type Arbitrage, type PoolReserves } from '../dex/math.js'
 import { poolOf, readReserves, type PoolRef } from '../dex/read.js'
 import { drawShare } from '../flow/random.js'
@@ -30,8 +29,8 @@ export class Searcher extends Rival {
    * at least `minProfitEth` after gas and the bid. Returns the bundle hash sent, or null.
    */
   async react(sighting: Sighting): Promise<Hash | null> {
-    const weth = this.world.contracts.weth as Address
-    const pools = this.world.pools as PoolRef[]
+    const weth = this.world.contracts.weth
+    const { pools } = this.world
     // The head first: what it reads is read there (viem's getBlockNumber is cached for seconds).
     const head = await this.reader.getBlock()
     const moved = await this.movedPool(sighting, pools, head.number)
@@ -71,7 +70,7 @@ export class Searcher extends Rival {
     }
     const tx = parseTransaction(sighting.raw)
     const { contracts } = this.world
-    const swap = decodeRouterSwap(contracts as unknown as RouterAddresses, tx.to ?? null, tx.data ?? '0x', tx.value ?? 0n)
+    const swap = decodeRouterSwap(contracts, tx.to ?? null, tx.data ?? '0x', tx.value ?? 0n)
     const pool = swap && poolOf(pools, swap.dex, swap.tokenIn, swap.tokenOut, swap.fee, swap.tickSpacing)
     if (!swap || !pool) return null
     const [before] = await readReserves(this.reader, [pool], head)

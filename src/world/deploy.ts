@@ -54,6 +54,12 @@ export interface DeployedWorld {
   setupBlocks: number
 }
 
+/**
+ * The world as in-process code trades on it (users, rivals, the competition): addresses typed
+ * as `Address`, contracts by name. `harness_status.world` is its loose JSON shape, at the wire.
+ */
+export type WorldOnChain = Pick<DeployedWorld, 'name' | 'contracts' | 'tokens' | 'pools'>
+
 /** The owner key is fixed so the world is the same every run (same txs, same state). */
 const OWNER = privateKeyToAccount(keccak256(toBytes('bundlesim DEX world owner')))
 /** A deadline no setup block reaches. */

@@ -26,19 +26,25 @@ function Searchers({ view }) {
   return html`<section class="card competition">
     <h2>Competition <span class="muted">${view.captured} of ${view.opportunities} opportunities captured, blocks ${view.fromBlock}–${view.toBlock}</span></h2>
     <table class="competition-searchers">
-      <thead><tr><th>searcher</th><th>captured</th><th>lost</th><th>capture rate</th><th>profit</th><th>paid the builder</th></tr></thead>
+      <thead><tr><th>searcher</th><th>captured</th><th>lost</th><th>failed</th><th>capture rate</th><th>profit</th><th>paid the builder</th></tr></thead>
       <tbody>${view.searchers.map(
         (s) => html`<tr class="searcher-row" data-searcher=${s.name ?? s.searcher}>
           <td><${Searcher} name=${s.name} address=${s.searcher} /></td>
           <td class="num">${s.captured}</td>
           <td class="num">${s.lost}</td>
+          <td class="num" title=${failedTitle(s)}>${s.failed}</td>
           <td class="num">${rate(s.captureRate)}</td>
           <td class="num">${eth(s.profitWei)}</td>
-          <td class="num">${eth(s.builderPaymentWei)}</td>
+          <td class="num" title=${s.grossPaymentWei !== s.builderPaymentWei ? `${eth(s.grossPaymentWei)} before refunds paid out of it` : ''}>${eth(s.builderPaymentWei)}</td>
         </tr>`,
       )}</tbody>
     </table>
   </section>`
+}
+
+/** Its failed rounds by kind (its bundle's errorKind), for the cell's tooltip. */
+function failedTitle(s) {
+  return Object.entries(s.failedKinds ?? {}).map(([kind, n]) => `${kind}: ${n}`).join(', ')
 }
 
 function Opportunities({ page, refresh }) {

@@ -143,14 +143,18 @@ export const expectations = strict(
         searcher: text('a searcher: a flow searcher\'s name, an account name, or a 0x address'),
         captured: strict({ min: int('a count').optional(), max: int('a count').optional() }, '{ min?, max? }').optional(),
         captureRate: strict({ min: rate.optional(), max: rate.optional() }, '{ min?, max? } (shares from 0 to 1)').optional(),
-        /** Opportunities it went for (a bundle for them) and did not capture. */
+        /** Opportunities it went for (a bundle for them) that another searcher captured. */
         lost: strict({ min: int('a count').optional(), max: int('a count').optional() }, '{ min?, max? }').optional(),
-        /** Its profit over every address it controls, net of gas and payment (docs/market.md, Accounting). */
+        /** Opportunities it went for that nobody captured: its own bundle failed. */
+        failed: strict({ min: int('a count').optional(), max: int('a count').optional() }, '{ min?, max? }').optional(),
+        /** Its profit over every address it controls, net of gas and payment (docs/market.md, Whose money it is). */
         profit: bounds.optional(),
-        /** What its captures paid the builder: priority fees and coinbase transfers. */
+        /** What the builder kept of its captures' payments (priority fees and coinbase transfers, less refunds paid out of them): its bundles' stats' `builderPayment`. */
         builderPayment: bounds.optional(),
+        /** What its captures' txs gave the coinbase, before any refund. */
+        grossPayment: bounds.optional(),
       },
-      '{ searcher, captured?, captureRate?, lost?, profit?, builderPayment? }',
+      '{ searcher, captured?, captureRate?, lost?, failed?, profit?, builderPayment?, grossPayment? }',
     ).optional(),
   },
   '{ bundles?, balances?, receipts?, events?, block?, delayedRefunds?, hintEvents?, competition? }',

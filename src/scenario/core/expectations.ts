@@ -248,8 +248,11 @@ async function checkCompetition(context: RunContext, failures: Failures, expecte
   if (expected.captureRate && outside(rate, expected.captureRate)) failures.add(['competition', 'captureRate'], describe(expected.captureRate), of)
   const lost = record?.lost ?? 0
   if (expected.lost && outside(lost, expected.lost)) failures.add(['competition', 'lost'], describe(expected.lost), `${lost} lost; ${report.searchers.map((s) => `${s.name ?? s.searcher} ${s.captured} captured, ${s.lost} lost`).join('; ')}`)
+  const failed = record?.failed ?? 0
+  if (expected.failed && outside(failed, expected.failed)) failures.add(['competition', 'failed'], describe(expected.failed), `${failed} failed (${Object.entries(record?.failedKinds ?? {}).map(([kind, n]) => `${kind} ${n}`).join(', ') || 'none'})`)
   failures.bounds(['competition', 'profit'], BigInt(record?.profitWei ?? '0'), expected.profit)
   failures.bounds(['competition', 'builderPayment'], BigInt(record?.builderPaymentWei ?? '0'), expected.builderPayment)
+  failures.bounds(['competition', 'grossPayment'], BigInt(record?.grossPaymentWei ?? '0'), expected.grossPayment)
 }
 
 /** `delayedRefunds.<ref>`: BuilderNet's refunds of a recipient (`buildernet_getDelayedRefunds` on the submission RPC), exactly these, in order. */
