@@ -329,13 +329,20 @@ describe('the market on the DEX world (--world dex --flow default)', () => {
     expect(captured.length).toBeGreaterThan(0)
     // A MEV-Share backrun earns no flat-tax share (its user is refunded instead): 0, as the ledger lists nothing for it.
     let refunded = 0
+    let userRefunded = 0
     for (const o of captured) {
       const { refunds } = await call(harness.rpcUrl, 'buildernet_getDelayedRefunds', [{ recipient: o.searcher }])
       const earned = refunds.filter((r: { hash: string }) => r.hash === o.bundleHash).reduce((sum: bigint, r: { amount: string }) => sum + BigInt(r.amount), 0n)
       expect(BigInt(o.refundWei)).toBe(earned)
       if (earned > 0n) refunded++
+      // Two payment figures under two names: what its txs gave the coinbase, and what the builder kept after the refunds it paid out of it (a MEV-Share user's) — as its bundle's stats measure them.
+      const stats = await call(harness.statsUrl, 'svc_getBundleStats', [{ bundle_hash: o.bundleHash }])
+      expect(BigInt(o.grossPaymentWei) - BigInt(o.builderPaymentWei)).toBe(BigInt(stats.grossPayment) - BigInt(stats.builderPayment))
+      if ((stats.refunds ?? []).length > 0) userRefunded++
     }
     expect(refunded).toBeGreaterThan(0)
+    // Some captures were MEV-Share backruns, whose user was refunded out of the payment.
+    expect(userRefunded).toBeGreaterThan(0)
     const row = competition.searchers.find((s: { captured: number }) => s.captured > 0)
     const itsOwn = captured.filter((o: { searcher: string }) => o.searcher === row.searcher)
     expect(BigInt(row.profitWei)).toBe(itsOwn.reduce((sum: bigint, o: { profitWei: string }) => sum + BigInt(o.profitWei), 0n))

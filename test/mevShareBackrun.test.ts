@@ -115,7 +115,12 @@ describe('MEV-Share backruns', () => {
     const userStats = await stats(harness, txHash)
     expect(userStats).toMatchObject({ status: 'landed', blockNumber: Number(next) })
     // What it paid the builder where it ran, inside the backrun: its priority fee, as its receipt says.
-    expect(BigInt(userStats.builderPayment)).toBe((BigInt(user.effectiveGasPrice) - BigInt(block.baseFeePerGas)) * BigInt(user.gasUsed))
+    const userTip = (BigInt(user.effectiveGasPrice) - BigInt(block.baseFeePerGas)) * BigInt(user.gasUsed)
+    expect(BigInt(userStats.builderPayment)).toBe(userTip)
+
+    // The backrun's two payment figures, from the chain: what its txs gave the coinbase (the user's tip and the backrun's), and what the builder kept after paying the refund out of it (the payout's gas too).
+    expect(BigInt(traced.grossPayment)).toBe(userTip + refundable)
+    expect(BigInt(traced.builderPayment)).toBe(userTip + refundable - expectedRefund - 21_000n * BigInt(block.baseFeePerGas))
   })
 
   // Since 2025-10-20 a backrun carries one signed tx (Flashbots), so the nested bundle holds one.
@@ -212,6 +217,24 @@ describe('MEV-Share backruns', () => {
     expect(traced.error).toBe(`BundleRevert. Reverting Hash: ${keccak256(reverting)} (txs[1] reverted and is not in revertingTxHashes): reverted without data`)
     await harness.advanceSlot()
     expect(await stats(harness, bundleHash as Hash)).toEqual(traced)
+  })
+
+  it('a backrun of a user tx that has just landed is answered as the reference node answers it (a bundleHash), and its stats say why it cannot land', async () => {
+    const { txHash, eventHash } = await sendUserTx()
+    const [landedIn] = await harness.advanceSlot()
+    expect(await stats(harness, txHash)).toMatchObject({ status: 'landed', blockNumber: landedIn!.blockNumber })
+    // The searcher saw the hint a moment too late: its backrun names a tx already on chain.
+    const backrun = await backrunTx(SEARCHER_TX_KEYS[1], parseEther('0.01'))
+    const next = (await head()) + 1n
+    const { bundleHash } = await clientOf().sendBundle({ inclusion: { block: Number(next), maxBlock: Number(next) + 2 }, body: [{ hash: eventHash }, { tx: backrun, canRevert: false }] })
+    expect(bundleHash).toMatch(/^0x[0-9a-f]{64}$/)
+    const why = { errorKind: 'BackrunTargetGone', error: `backrun of ${eventHash}: the user tx landed in block ${landedIn!.blockNumber} without this backrun; this backrun is tried no more` }
+    // Served once its block is built, as every bundle's stats.
+    await harness.advanceSlot()
+    expect(await stats(harness, bundleHash as Hash)).toMatchObject(why)
+    expect(await call(harness.rpcUrl, 'eth_getTransactionReceipt', [keccak256(backrun)])).toBeNull()
+    // Its stats name the user tx by its event hash only, as before it landed.
+    expect(JSON.stringify(await stats(harness, bundleHash as Hash))).not.toContain(txHash.slice(2))
   })
 
   it('a backrun worth so little that the user’s refund cannot pay its own transfer fails RefundBelowPayoutGas', async () => {

@@ -11,6 +11,7 @@ import { blobPermutationProblem } from './blobPermutations.js'
 import type { SendBlobsSubmission } from './submissions.js'
 import type { Bundle, BundleSubmission, PrivateTxOrder } from './types.js'
 import { sameOrderTerms } from './orderRules.js'
+import { backrunTargetGone, shareTermsOf } from './shareBundle.js'
 import { recoverSenders, usedNonces } from './verifySenders.js'
 import { recoverInline, type RecoverFn } from './senderRecovery.js'
 
@@ -112,10 +113,16 @@ export class BundleIngest {
    */
   submitShareBundle(bundle: Bundle, options: Pick<SubmitOptions, 'searcher'>): Hash {
     const trace = newTrace(bundle, this.arrival(this.deps.headBlock(), options.searcher))
-    if (this.deps.traces.add(trace) === trace) {
-      this.checkLater(trace)
-      this.deps.onPrivateOrder?.(trace)
+    if (this.deps.traces.add(trace) !== trace) return bundle.hash
+    // A backrun of a user tx that has already landed (the node still finds it by its matching hash) is answered, and fails at once saying so.
+    const backrunOf = shareTermsOf(bundle)?.backrunOf
+    const gone = backrunOf && backrunTargetGone(trace, this.deps.traces.get(backrunOf))
+    if (gone) {
+      this.deps.traces.backrunOrphaned(trace, gone)
+      return bundle.hash
     }
+    this.checkLater(trace)
+    this.deps.onPrivateOrder?.(trace)
     return bundle.hash
   }
 

@@ -1,7 +1,7 @@
 import type { BundleState, StatusCase } from '../protocol/bundleStates.js'
 import type { BundleStats } from '../protocol/bundleStats.js'
 import type { BundleTrace } from './trace.js'
-import type { RefundPayout } from './builderPayments.js'
+import { paidBack, type RefundPayout } from './builderPayments.js'
 
 export function formatStatus(state: BundleState, statusCase: StatusCase): string {
   return statusCase === 'pascal' ? state : state.toLowerCase()
@@ -21,6 +21,7 @@ export function toBundleStats(trace: BundleTrace, statusCase: StatusCase, severa
   const stats: BundleStats = {
     status: formatStatus(trace.state, statusCase),
     builderPayment: (trace.builderPayment > 0n ? trace.builderPayment : 0n).toString(),
+    grossPayment: (trace.builderPayment + paidBack(trace.builderPayments) > 0n ? trace.builderPayment + paidBack(trace.builderPayments) : 0n).toString(),
     error: trace.error,
     errorKind: trace.errorKind,
     revertingHash: trace.revertingHash,

@@ -9,6 +9,7 @@ import { accountBackrun, classifyBlock, minimumGap, priceInWeth, type FoundOppor
 import { contendersFor, marginOf } from './contenders.js'
 import { creationsOf, Ownership } from './ownership.js'
 import { searcherOf, type BundleTrace } from '../bundle/trace.js'
+import { paidBack, refundPayouts } from '../bundle/builderPayments.js'
 
 export interface CompetitionRecorderDeps {
   /** Reads blocks, receipts, code and pools (the node itself: a block's receipts are not private once mined). */
@@ -103,7 +104,7 @@ export class CompetitionRecorder {
         const account = accountBackrun([...found.frontrun, ...found.backrun], { weth, baseFee, coinbase: block.miner, controlled, balanceChange, poolsAfter })
         const loss = found.userLoss && (found.userLoss.token.toLowerCase() === weth.toLowerCase() ? found.userLoss.amount : priceInWeth(found.userLoss.token, found.userLoss.amount, { weth, poolsAfter }))
         const refund = captor ? this.refundsTo(captor, controlled) : 0n
-        const paidBack = captor ? paidBackInBlock(captor) : 0n
+        const paidBackInBlock = captor ? paidBack(captor.builderPayments) : 0n
         return {
           ...base,
           searcher,
@@ -114,7 +115,7 @@ export class CompetitionRecorder {
           userLossWei: loss === null ? null : loss.toString(),
           profitWei: (account.profit + refund).toString(),
           refundWei: refund.toString(),
-          builderPaymentWei: (account.grossPayment - paidBack).toString(),
+          builderPaymentWei: (account.grossPayment - paidBackInBlock).toString(),
           grossPaymentWei: account.grossPayment.toString(),
           gasWei: account.gas.toString(),
         }
@@ -140,17 +141,10 @@ export class CompetitionRecorder {
 
   /** What a captor's refunds pay the searcher's addresses: its payouts in the block, and those owed after it. */
   private refundsTo(captor: Readonly<BundleTrace>, controlled: ReadonlySet<string>): bigint {
-    const { refund, refunds } = captor.builderPayments
-    const inBlock = (refunds ?? (refund ? [refund] : [])).map((r) => ({ recipient: r.recipient, amountWei: r.amountWei }))
+    const inBlock = refundPayouts(captor.builderPayments).map((r) => ({ recipient: r.recipient, amountWei: r.amountWei }))
     return [...inBlock, ...this.deps.refundsAfterBlock(captor.bundle.hash)]
       .filter((r) => controlled.has(r.recipient.toLowerCase()))
       .reduce((sum, r) => sum + r.amountWei, 0n)
   }
 }
 
-/** What the builder paid back out of a landed bundle's payment in its block: refund payouts and sponsorships (the stats' `builderPayment` is after them). */
-function paidBackInBlock(captor: Readonly<BundleTrace>): bigint {
-  const { refund, refunds, sponsorships } = captor.builderPayments
-  const payouts = refunds ?? (refund ? [refund] : [])
-  return payouts.reduce((sum, r) => sum + r.amountWei, 0n) + sponsorships.reduce((sum, s) => sum + s.amountWei, 0n)
-}

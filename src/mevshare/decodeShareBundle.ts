@@ -34,6 +34,8 @@ export interface SharedTarget {
   refundConfig: ShareBody['refundConfig']
   /** The builders the user allowed (`preferences.privacy.builders`); absent: any. */
   builders?: readonly string[]
+  /** The block it landed in, when it has: a backrun of it is answered, and fails at once (`BackrunTargetGone`). */
+  landedIn?: bigint
 }
 
 export interface ShareBundleRules extends TxRules {

@@ -47,6 +47,7 @@ export type TraceRecord = Omit<BundleTrace, 'bundle' | 'builderPayment' | 'recei
     sponsorships: Array<{ txHash: Hash; amountWei: Dec; transferHash: Hash }>
     refund: PayoutRecord | null
     refunds?: PayoutRecord[]
+    paidBackWei?: Dec
   }
 }
 
@@ -63,6 +64,7 @@ export function encodeTrace(trace: BundleTrace): TraceRecord {
       sponsorships: builderPayments.sponsorships.map((s) => ({ ...s, amountWei: s.amountWei.toString() })),
       refund: builderPayments.refund && { ...builderPayments.refund, amountWei: builderPayments.refund.amountWei.toString() },
       ...(builderPayments.refunds && { refunds: builderPayments.refunds.map((r) => ({ ...r, amountWei: r.amountWei.toString() })) }),
+      ...(builderPayments.paidBackWei !== undefined && { paidBackWei: builderPayments.paidBackWei.toString() }),
     },
   }
 }
@@ -84,6 +86,7 @@ export function decodeTrace(record: TraceRecord): BundleTrace {
       sponsorships: builderPayments.sponsorships.map((s) => ({ ...s, amountWei: BigInt(s.amountWei) })),
       refund: builderPayments.refund && { ...builderPayments.refund, amountWei: BigInt(builderPayments.refund.amountWei) },
       ...(builderPayments.refunds && { refunds: builderPayments.refunds.map((r) => ({ ...r, amountWei: BigInt(r.amountWei) })) }),
+      ...(builderPayments.paidBackWei !== undefined && { paidBackWei: BigInt(builderPayments.paidBackWei) }),
     },
   }
 }

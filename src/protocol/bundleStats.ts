@@ -14,7 +14,10 @@ export interface FailureFields {
 /** The stats object of `svc_getBundleStats`: every field always present, unknown times `null`. */
 export interface BundleStats extends FailureFields {
   status: string
+  /** What the builder keeps of the bundle's payment (decimal wei): the coinbase's gain from its txs, after the refunds and sponsorships the builder paid out of it. */
   builderPayment: string
+  /** Extra: what the bundle's txs gave the coinbase before those refunds and sponsorships (decimal wei): `builderPayment` plus them. */
+  grossPayment: string
   revertingHash: Hash | null
   /** Extra: why `revertingHash` reverted — the `Error(string)` message, `Panic(0x…): meaning`, `custom error 0x…`, `out of gas` (docs/reference/errors.md) — or null. */
   revertReason: string | null

@@ -1,5 +1,6 @@
 import type { Hash } from 'viem'
 import type { BuilderPayments } from '../../bundle/builderPayments.js'
+import { normalizeHash } from '../../protocol/normalize.js'
 import type { SlotFailure } from '../../bundle/failure.js'
 import type { BundleTrace } from '../../bundle/trace.js'
 import type { CandidateBlock, CandidateSummary } from '../assembly/assemble.js'
@@ -52,7 +53,9 @@ export function bundleOutcomes(simulated: readonly SimulatedBundle[], { candidat
         // Every bundle of an executed block is measured there (`paidInPlace`): a missing figure is a bug, not a fallback to the top of the block.
         const builderPayment = best.paidInBlock.get(trace)
         if (builderPayment === undefined) throw new Error(`bundle ${trace.bundle.hash} landed without its payment measured in the block`)
-        return { kind: 'Landed', trace, builderPayment, builderPayments: paymentsOf(outcome) }
+        // What the builder's own txs for it cost the coinbase, as measured in the block beside the bundle's (`paidInPlace`).
+        const paidBackWei = -outcome.builderTxs.reduce((sum, hash) => sum + (best.txPaidInBlock.get(normalizeHash(hash)) ?? 0n), 0n)
+        return { kind: 'Landed', trace, builderPayment, builderPayments: { ...paymentsOf(outcome), paidBackWei } }
       }
       return { kind: 'SubmittedNotLanded', trace, failure: { kind: 'NotEveryTxLanded', block: mined.number } }
     }
