@@ -3,7 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { encodeFunctionData, erc20Abi, numberToHex, type Address } from 'viem'
+import { encodeFunctionData, erc20Abi, keccak256, numberToHex, toHex, type Address } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { backtest } from '../src/index.js'
 import { DEFAULT_BOT_KEY } from '../src/backtest/runBacktest.js'
@@ -11,7 +11,7 @@ import type { BacktestReport } from '../src/backtest/report.js'
 import { EXAMPLE_WORLD, publicWethUsdcMarket } from './support/backrunBot.js'
 import { startStandInMainnet, type StandInMainnet } from './support/standInMainnet.js'
 import { runCli } from './support/cli.js'
-import { rpc } from './support/harness.js'
+import { DEV_KEYS, rpc } from './support/harness.js'
 import { launchAnvil, type LaunchedAnvil } from '../src/chain/launchAnvil.js'
 import { writeMempoolCsv } from '../src/backtest/mempoolDump.js'
 
@@ -45,11 +45,18 @@ function valueTo(frame: { to?: string; value?: string; calls?: unknown[] }, to: 
 /** The bot is done with every public tx (its `sent`, `skipped` or `error` line) before its block is built: the same bundles however loaded the machine is. */
 const HANDLED = '"event":"(sent|skipped|error)"'
 const LOCKSTEP = { slotMs: 1000, reactMs: 200, lockstep: { handled: new RegExp(HANDLED) } }
+/**
+ * The example bot's keys split as many searchers' are: an owner key deploys a factory, which
+ * makes the executor by CREATE2; two other keys send the backruns; a fifth signs. It names them
+ * all as the backtest names it (`SEARCHER_NAME`, harness_nameSearcher), as a bot in a scenario would.
+ */
+const BOT_KEYS = { OWNER_KEY: DEV_KEYS[2], SENDER_KEYS: `${DEV_KEYS[3]},${DEV_KEYS[4]}`, SIGNER_KEY: keccak256(toHex('backtest.test signer')), FACTORY: '1', SEARCHER_NAME: 'example' }
+const BOT_SENDERS = [DEV_KEYS[3], DEV_KEYS[4]].map((key) => privateKeyToAccount(key).address.toLowerCase())
 const exampleBot = (bidShare: string) => ({
   command: [process.execPath, '--import', 'tsx', 'examples/backrun-bot/bot.ts'],
   cwd: REPO,
   name: 'example',
-  env: { EXECUTOR: '1', EXECUTOR_ETH: '100', BID_SHARE: bidShare },
+  env: { EXECUTOR: '1', EXECUTOR_ETH: '100', BID_SHARE: bidShare, ...BOT_KEYS },
   readyText: '"watching"',
 })
 
@@ -125,7 +132,7 @@ describe('backtest over a stand-in mainnet made by the market', () => {
       }
     }
     const executorOf = new Map<string, string>()
-    const searcherSenders = new Set<string>([privateKeyToAccount(DEFAULT_BOT_KEY).address.toLowerCase()])
+    const searcherSenders = new Set<string>([privateKeyToAccount(DEFAULT_BOT_KEY).address.toLowerCase(), ...BOT_SENDERS])
     for (const o of standIn.competition.list as Array<{ backrunTxs: string[]; frontrunTxs: string[] }>) {
       for (const hash of [...o.backrunTxs, ...o.frontrunTxs]) searcherSenders.add((await rpc(standIn.anvilUrl, 'eth_getTransactionByHash', [hash])).body.result.from.toLowerCase())
     }
@@ -179,7 +186,7 @@ describe('backtest over a stand-in mainnet made by the market', () => {
     const suite = (bidShare: string) =>
       runCli(
         ['backtest', '--from-recording', path.join(dir, 'recording'), '--world', EXAMPLE_WORLD, '--bot-name', 'example', '--ready', '"watching"', '--slot-ms', '1000', '--react-ms', '200', '--lockstep', HANDLED, '--show-bot', '--min-captured', String(live.totals.botCaptured), '--json', path.join(dir, `suite-${bidShare}.json`), '--html', path.join(dir, `suite-${bidShare}.html`), '--', process.execPath, '--import', 'tsx', 'examples/backrun-bot/bot.ts'],
-        { ...process.env, EXECUTOR: '1', EXECUTOR_ETH: '100', BID_SHARE: bidShare },
+        { ...process.env, EXECUTOR: '1', EXECUTOR_ETH: '100', BID_SHARE: bidShare, ...BOT_KEYS },
       )
     const [kept, cut] = await Promise.all([suite('0.95'), suite('0.05')])
     expect(kept.code, kept.stdout + kept.stderr).toBe(0)

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { createPublicClient, formatEther, http, parseAbi, type Address, type Hex } from 'viem'
+import { createPublicClient, formatEther, http, keccak256, parseAbi, parseEther, toHex, type Address, type Hex } from 'viem'
 import { DEV_KEYS, accountOf, rpc, startTestHarness } from './support/harness.js'
 import { MARKET, publicWethUsdcMarket, runUntil, startBot } from './support/backrunBot.js'
 import type { Harness } from '../src/index.js'
@@ -30,14 +30,19 @@ describe('examples/backrun-bot: a mainnet bot, unchanged, against the default fl
     await harness?.stop()
   })
 
-  it('two bots in one market: one trades through its own executor contract and pays the builder by coinbase transfer (its profit and payment are the chain’s, to the wei); one bids too little and is listed with its lost rounds, each lost bundle naming the winner and what it paid', async () => {
+  it('two bots in one market: one trades through an executor its owner key deployed, from two other keys, signing with a fourth, and pays the builder by coinbase transfer (its profit and payment are the chain’s, to the wei); one bids too little and is listed with its lost rounds, each lost bundle naming the winner and what it paid', async () => {
     harness = await startTestHarness(publicWethUsdcMarket())
-    const key = DEV_KEYS[3]
-    const me = accountOf(key).address.toLowerCase() as Address
-    // Only the signing account is named: the executor counts as the bot's because that account deployed it.
-    await rpc(harness.rpcUrl, 'harness_nameSearcher', [{ name: 'exec-bot', addresses: [me] }])
+    // The keys split as many searchers split them: the owner deploys the executor and never sends a backrun; two hot keys send; a fourth signs X-Flashbots-Signature.
+    const keyOf = (role: string) => keccak256(toHex(`examples.test ${role}`))
+    const [ownerKey, senderKeys, signerKey] = [keyOf('owner'), [keyOf('sender 1'), keyOf('sender 2')], keyOf('signer')]
+    const senders = senderKeys.map((k) => accountOf(k).address.toLowerCase() as Address)
+    const signer = accountOf(signerKey).address.toLowerCase() as Address
+    // Ether for the executor's WETH and the owner's setup, and for the senders' gas; the signer needs none.
+    for (const [address, ether] of [[accountOf(ownerKey).address, '200'], ...senders.map((s) => [s, '1'] as const)] as const) await rpc(harness.rpcUrl, 'harness_setBalance', [{ address, wei: parseEther(ether).toString() }])
+    // Only the signing key is named: the executor is the bot's because its txs call it (ownership.ts), whoever deployed it.
+    await rpc(harness.rpcUrl, 'harness_nameSearcher', [{ name: 'exec-bot', addresses: [signer] }])
     // It keeps 0.1 % of the USDC each round trip buys: its profit is WETH, ETH and a token priced at the pool.
-    bot = startBot(harness.rpcUrl, key, '0.97', { EXECUTOR: '1', KEEP_BPS: '10' })
+    bot = startBot(harness.rpcUrl, ownerKey, '0.97', { EXECUTOR: '1', EXECUTOR_ETH: '100', KEEP_BPS: '10', OWNER_KEY: ownerKey, SENDER_KEYS: senderKeys.join(','), SIGNER_KEY: signerKey })
     // The stingy bot: the emulated searchers bid ~80–90 % of the profit, the executor bot 97 %: 2 % loses.
     const stingyKey = DEV_KEYS[4]
     const stingyAddress = accountOf(stingyKey).address.toLowerCase()
@@ -59,7 +64,8 @@ describe('examples/backrun-bot: a mainnet bot, unchanged, against the default fl
     const at = (blockNumber: bigint) => ({
       weth: chain.readContract({ address: WETH, abi: erc20, functionName: 'balanceOf', args: [executor], blockNumber }),
       usdc: chain.readContract({ address: USDC, abi: erc20, functionName: 'balanceOf', args: [executor], blockNumber }),
-      ether: Promise.all([chain.getBalance({ address: executor, blockNumber }), chain.getBalance({ address: me, blockNumber })]).then(([a, b]) => a + b),
+      // The executor's and the senders' ether (their gas); the owner and the signer send nothing in a backrun.
+      ether: Promise.all([executor, ...senders].map((address) => chain.getBalance({ address, blockNumber }))).then((all) => all.reduce((sum, wei) => sum + wei, 0n)),
     })
     let profit = 0n
     let payment = 0n
@@ -108,8 +114,11 @@ describe('examples/backrun-bot: a mainnet bot, unchanged, against the default fl
     const stingyRecord = recordOf(competition, 'stingy')
     expect(stingyRecord).toBeDefined()
     expect(stingyRecord.lost).toBeGreaterThan(0)
-    const lostRounds = competition.list.filter((o: Opportunity) => o.contenders.some((c) => c.name === 'stingy' && !c.captured))
+    // Lost: another searcher captured the round; failed: nobody did (its own bundle went nowhere), counted apart.
+    const contended = competition.list.filter((o: Opportunity) => o.contenders.some((c) => c.name === 'stingy' && !c.captured))
+    const lostRounds = contended.filter((o: Opportunity) => o.searcher !== null)
     expect(lostRounds).toHaveLength(stingyRecord.lost)
+    expect(contended.length - lostRounds.length).toBe(stingyRecord.failed)
     for (const o of lostRounds as Opportunity[]) {
       const winner = o.contenders.find((c) => c.captured)
       const mine = o.contenders.find((c) => c.name === 'stingy')!

@@ -12,7 +12,12 @@
  * (`Executor.sol`, funded with `EXECUTOR_ETH` ether as WETH), trades through it in one tx, and
  * pays the builder `BID_SHARE` of the WETH gained by a direct transfer to `block.coinbase`
  * instead of a priority fee. `KEEP_BPS` keeps that many basis points of the USDC bought in the
- * first leg as inventory instead of selling it back.
+ * first leg as inventory instead of selling it back. Keys, as many searchers split them:
+ * `OWNER_KEY` deploys the executor (with `FACTORY=1` through a factory it deploys first, by
+ * CREATE2) and never trades, `SENDER_KEYS` (comma-separated) send the backruns in turn,
+ * `SIGNER_KEY` signs `X-Flashbots-Signature`; each defaults to `BOT_KEY`. With `SEARCHER_NAME`
+ * it names its keys so with bundlesim's `harness_nameSearcher` (the one call it makes that a
+ * mainnet node would not answer).
  *
  * It prints one JSON line per event (`ready`, `saw`, `sent`, `skipped`) for people and tests.
  */
@@ -22,6 +27,7 @@ import {
   decodeAbiParameters,
   decodeFunctionData,
   hexToBytes,
+  encodeDeployData,
   encodeFunctionData,
   encodePacked,
   formatTransaction,
@@ -74,6 +80,11 @@ const rpcUrl = process.env.RPC_URL ?? 'http://127.0.0.1:8645'
 const account = privateKeyToAccount((process.env.BOT_KEY ?? '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d') as Hex)
 const bidShare = Number(process.env.BID_SHARE ?? '0.9')
 const useExecutor = process.env.EXECUTOR === '1'
+const keyAccount = (key: string | undefined) => (key ? privateKeyToAccount(key as Hex) : account)
+const owner = keyAccount(process.env.OWNER_KEY)
+const signer = keyAccount(process.env.SIGNER_KEY)
+const senders = process.env.SENDER_KEYS ? process.env.SENDER_KEYS.split(',').map((key) => keyAccount(key.trim())) : [account]
+let nextSender = 0
 /** Basis points of the round trip's middle token (USDC) kept as inventory rather than swapped back (default none). */
 const keepBps = BigInt(process.env.KEEP_BPS ?? '0')
 const say = (event: string, fields: Record<string, unknown> = {}) => console.log(JSON.stringify({ event, ...fields }, (_, v) => (typeof v === 'bigint' ? v.toString() : v)))
@@ -81,7 +92,12 @@ const say = (event: string, fields: Record<string, unknown> = {}) => console.log
 const client = createPublicClient({ transport: http(rpcUrl) })
 const chainId = await client.getChainId()
 const chain = { id: chainId, name: 'bundlesim', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } } as const
-const wallet = createWalletClient({ account, chain, transport: http(rpcUrl) })
+const wallet = createWalletClient({ account: owner, chain, transport: http(rpcUrl) })
+if (process.env.SEARCHER_NAME) {
+  const answer = await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'harness_nameSearcher', params: [{ name: process.env.SEARCHER_NAME, addresses: [signer.address, owner.address, ...senders.map((s) => s.address)] }] }) })
+  const { error } = (await answer.json()) as { error?: { message: string } }
+  if (error) say('error', { message: `harness_nameSearcher: ${error.message}` })
+}
 
 // The pair, as any mainnet bot finds it: CREATE2 from the factory and the init code hash.
 const [token0, token1] = BigInt(WETH) < BigInt(USDC) ? [WETH, USDC] : [USDC, WETH]
@@ -96,17 +112,33 @@ const quoteV3 = async (tokenIn: Address, tokenOut: Address, amountIn: bigint) =>
 
 const executorAbi = parseAbi(['function approve(address token, address spender)', 'function run(address[] targets, bytes[] calls, uint256 builderShareBps)'])
 
-/** Compiles `Executor.sol` (solc from npm) and deploys it from the bot's account, funded with WETH. */
+const factoryAbi = parseAbi(['function deploy(bytes32 salt, address weth, address[] operators) payable returns (address)'])
+
+/**
+ * Compiles `Executor.sol` (solc from npm) and deploys the executor from the owner key, funded
+ * with WETH, its senders its operators: directly, or (`FACTORY=1`) through a factory the owner
+ * deploys first, at the CREATE2 address the factory gives it.
+ */
 async function deployExecutor(): Promise<Address> {
   const { default: solc } = (await import('solc')) as unknown as { default: { compile(input: string): string } }
   const content = readFileSync(new URL('./Executor.sol', import.meta.url), 'utf8')
-  const settings = { optimizer: { enabled: true, runs: 200 }, evmVersion: 'cancun', outputSelection: { '*': { Executor: ['abi', 'evm.bytecode.object'] } } }
+  const settings = { optimizer: { enabled: true, runs: 200 }, evmVersion: 'cancun', outputSelection: { '*': { Executor: ['abi', 'evm.bytecode.object'], ExecutorFactory: ['abi', 'evm.bytecode.object'] } } }
   const output = JSON.parse(solc.compile(JSON.stringify({ language: 'Solidity', sources: { 'Executor.sol': { content } }, settings })))
   const { abi: deployAbi, evm } = output.contracts['Executor.sol'].Executor
-  // Sent, not waited for (a block may be a slot away): its address follows from the account's nonce, and the approvals queue behind it.
-  const nonce = await client.getTransactionCount({ address: account.address, blockTag: 'pending' })
-  await wallet.deployContract({ abi: deployAbi, bytecode: `0x${evm.bytecode.object}`, args: [WETH], value: parseEther(process.env.EXECUTOR_ETH ?? '1000'), gas: 1_500_000n, nonce })
-  return getContractAddress({ from: account.address, nonce: BigInt(nonce) })
+  const args = [WETH, owner.address, senders.map((s) => s.address)] as const
+  const value = parseEther(process.env.EXECUTOR_ETH ?? '1000')
+  // Sent, not waited for (a block may be a slot away): each address follows from the owner's nonce (or the factory's salt), and the approvals queue behind.
+  const nonce = await client.getTransactionCount({ address: owner.address, blockTag: 'pending' })
+  if (process.env.FACTORY !== '1') {
+    await wallet.deployContract({ abi: deployAbi, bytecode: `0x${evm.bytecode.object}`, args, value, gas: 1_500_000n, nonce })
+    return getContractAddress({ from: owner.address, nonce: BigInt(nonce) })
+  }
+  const factory = output.contracts['Executor.sol'].ExecutorFactory
+  await wallet.deployContract({ abi: factory.abi, bytecode: `0x${factory.evm.bytecode.object}`, gas: 2_500_000n, nonce })
+  const factoryAddress = getContractAddress({ from: owner.address, nonce: BigInt(nonce) })
+  const salt = keccak256(toHex('backrun-bot executor'))
+  await wallet.writeContract({ address: factoryAddress, abi: factoryAbi, functionName: 'deploy', args: [salt, WETH, args[2]], value, gas: 1_800_000n, nonce: nonce + 1 })
+  return getContractAddress({ opcode: 'CREATE2', from: factoryAddress, salt, bytecode: encodeDeployData({ abi: deployAbi, bytecode: `0x${evm.bytecode.object}`, args }) })
 }
 
 // Who trades: the bot's own account, or its executor contract; both routers may spend its WETH and USDC (one-off approvals, landed like any tx).
@@ -116,7 +148,7 @@ for (const token of [WETH, USDC]) {
   for (const spender of [ROUTER02, SWAP_ROUTER]) {
     if ((await client.readContract({ address: token, abi, functionName: 'allowance', args: [trader, spender] })) !== 0n) continue
     if (executor) await wallet.writeContract({ address: executor, abi: executorAbi, functionName: 'approve', args: [token, spender], gas: 100_000n })
-    else await wallet.writeContract({ address: token, abi, functionName: 'approve', args: [spender, maxUint256], gas: 100_000n })
+    else await wallet.writeContract({ account, address: token, abi, functionName: 'approve', args: [spender, maxUint256], gas: 100_000n })
   }
 }
 const start = await reserves()
@@ -205,18 +237,20 @@ async function backrun(tx: Transaction): Promise<void> {
         { to: ROUTER02, data: encodeFunctionData({ abi, functionName: 'swapExactTokensForTokens', args: [best.x, best.middle, [WETH, USDC], trader, deadline] }) },
         { to: SWAP_ROUTER, data: encodeFunctionData({ abi, functionName: 'exactInputSingle', args: [{ tokenIn: USDC, tokenOut: WETH, fee: V3_FEE, recipient: trader, deadline, amountIn: back, amountOutMinimum: best.x + 1n, sqrtPriceLimitX96: 0n }] }) },
       ]
-  const nonce = await client.getTransactionCount({ address: account.address })
+  // Through the executor, its senders take turns (each a key of its own); without one, the bot's key trades.
+  const sender = executor ? senders[nextSender++ % senders.length]! : account
+  const nonce = await client.getTransactionCount({ address: sender.address })
   // Through the executor: one tx running both legs and paying the coinbase; else one tx per leg.
   const calls = executor
     ? [{ to: executor, data: encodeFunctionData({ abi: executorAbi, functionName: 'run', args: [[sell.to, buy.to], [sell.data, buy.data], BigInt(Math.round(bidShare * 10_000))] }), gas: 500_000n }]
     : [sell, buy].map((leg) => ({ ...leg, gas: 300_000n }))
   const legs = await Promise.all(
-    calls.map((call, i) => account.signTransaction({ type: 'eip1559', chainId, nonce: nonce + i, ...call, maxPriorityFeePerGas: tip, maxFeePerGas: head.baseFeePerGas! * 2n + tip })),
+    calls.map((call, i) => sender.signTransaction({ type: 'eip1559', chainId, nonce: nonce + i, ...call, maxPriorityFeePerGas: tip, maxFeePerGas: head.baseFeePerGas! * 2n + tip })),
   )
   // eth_sendBundle, signed as Flashbots' clients sign: X-Flashbots-Signature over the body's hash.
   const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_sendBundle', params: [{ txs: [rawOf(tx), ...legs], blockNumber: toHex(head.number + 1n) }] })
-  const signature = await account.signMessage({ message: keccak256(toHex(body)) })
-  const answer = await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json', 'X-Flashbots-Signature': `${account.address}:${signature}` }, body })
+  const signature = await signer.signMessage({ message: keccak256(toHex(body)) })
+  const answer = await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json', 'X-Flashbots-Signature': `${signer.address}:${signature}` }, body })
   const { result, error } = (await answer.json()) as { result?: { bundleHash: Hex }; error?: { message: string } }
   say('sent', { hash: tx.hash, bundleHash: result?.bundleHash, error: error?.message, profit, tip })
 }

@@ -137,6 +137,7 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
   let bot: RunningBot | undefined
   /** The accounts whose nonces are carried block to block: the bot's key and every account that sent a tx in its setup. */
   const botSenders = new Set<Address>([botAccount])
+  let botAddressesOf: () => Address[] = () => [botAccount]
   try {
     harness = await startHarness({
       forkUrl: nodeUrl,
@@ -192,6 +193,8 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
       refundsAfterBlock: () => [],
       oneChain: false,
     })
+
+    botAddressesOf = () => recorder.addressesOf(botAccount)
 
     /** The block being built: what the participant reads when it is mined. */
     let current: { number: bigint; arrivals: BlockArrivals; ours?: OurBlock } | null = null
@@ -266,7 +269,8 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
     }
     error = (cause as Error).message
   }
-  const botAddressesSeen = harness ? [...new Set([...harness.searcherNames.addressesWith(botAccount), ...botSenders])] : [botAccount]
+  // Its names, what they created (its executor, its factory), and every account that sent a tx of its setup.
+  const botAddressesSeen = [...new Set([...botAddressesOf(), ...botSenders])]
   await cleanUp(bot, harness, null)
   if (options.record && source.cassette) {
     await writeRecording(options.record, { chainId, from: Number(from), to: Number(to), node: source.description }, source.cassette.reads(), source.mempool ? [...source.mempool.byHash.values()] : null)

@@ -139,6 +139,11 @@ export class CompetitionRecorder {
     return this.ownership.controlledBy(searcher, { senders: txs.map((tx) => tx.from), called: called.filter((to): to is Address => to !== null) })
   }
 
+  /** Every address the rule gives a searcher from its names and what they created alone (no tx of its to read): the backtest's list of the bot's addresses. */
+  addressesOf(searcher: Address): Address[] {
+    return [...this.ownership.controlledBy(searcher, { senders: [], called: [] })]
+  }
+
   /** What a captor's refunds pay the searcher's addresses: its payouts in the block, and those owed after it. */
   private refundsTo(captor: Readonly<BundleTrace>, controlled: ReadonlySet<string>): bigint {
     const inBlock = refundPayouts(captor.builderPayments).map((r) => ({ recipient: r.recipient, amountWei: r.amountWei }))
