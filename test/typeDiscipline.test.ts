@@ -3,12 +3,13 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { API } from 'typescript/unstable/sync'
 import { createVirtualFileSystem } from 'typescript/unstable/fs'
-import { SyntaxKind, isAsExpression, isTypeAssertion, type Node, type SourceFile } from 'typescript/unstable/ast'
+import { SyntaxKind, isAsExpression, isParenthesizedExpression, isTypeAssertion, type AsExpression, type Node, type SourceFile } from 'typescript/unstable/ast'
 
 /**
  * The code of `src/` keeps the compiler's word: no `any` type (it switches checking off for
- * whatever it touches), and no assertion to `never` (assignable to everything, so `x as never`
- * silences any mismatch). Found by TypeScript's own parser, so prose in comments and strings
+ * whatever it touches), no assertion to `never` (assignable to everything, so `x as never`
+ * silences any mismatch), and no double assertion through `unknown` (`x as unknown as T` makes
+ * anything a `T`: a type that does not fit is to be fixed where it comes from). Found by TypeScript's own parser, so prose in comments and strings
  * never counts and every spelling of the type does (`any[]`, `Array<any>`, `Record<string, any>`).
  * TypeScript 7's compiler API parses in its native process: the files are handed to it as a
  * virtual project (no type checking, no imports followed), parsed once.
@@ -25,6 +26,8 @@ const PROBE = [
   'export type Rows = Array<Record<string, any>>',
   "export const text = 'x as never, y: any'",
   'export function unreachable(value: never): never { return value }',
+  'export const forced = loose as unknown as string',
+  'export const widened = (loose as unknown) satisfies unknown',
 ].join('\n')
 
 /** A way out of the type checker: where it is, and which. */
@@ -32,7 +35,12 @@ interface Escape {
   /** Path under `src/` (or the probe's name). */
   file: string
   line: number
-  kind: 'any' | 'as never' | '<never>'
+  kind: 'any' | 'as never' | '<never>' | 'as unknown as'
+}
+
+/** The expression inside any parentheses (`(x as unknown) as T` is `x as unknown as T`). */
+function unparenthesized(node: Node): Node {
+  return isParenthesizedExpression(node) ? unparenthesized(node.expression) : node
 }
 
 /** Every `any` type node and every assertion to `never` of one parsed file, in source order. */
@@ -43,6 +51,7 @@ function escapesIn(sourceFile: SourceFile, file: string): Escape[] {
     if (node.kind === SyntaxKind.AnyKeyword) found.push({ file, line: lineOf(node), kind: 'any' })
     else if (isAsExpression(node) && node.type.kind === SyntaxKind.NeverKeyword) found.push({ file, line: lineOf(node), kind: 'as never' })
     else if (isTypeAssertion(node) && node.type.kind === SyntaxKind.NeverKeyword) found.push({ file, line: lineOf(node), kind: '<never>' })
+    else if (isAsExpression(node) && isAsExpression(unparenthesized(node.expression)) && (unparenthesized(node.expression) as AsExpression).type.kind === SyntaxKind.UnknownKeyword) found.push({ file, line: lineOf(node), kind: 'as unknown as' })
     node.forEachChild(visit)
   }
   visit(sourceFile)
@@ -79,12 +88,13 @@ describe('type discipline', () => {
 
   afterAll(() => api?.close())
 
-  it('the detector finds an any and an assertion to never, each where it is, and nothing in prose or strings', () => {
+  it('the detector finds an any, an assertion to never and a double assertion through unknown, each where it is, and nothing in prose or strings', () => {
     expect(escapes.get('probe.ts')).toEqual([
       { file: 'probe.ts', line: 1, kind: 'any' },
       { file: 'probe.ts', line: 2, kind: 'as never' },
       { file: 'probe.ts', line: 3, kind: '<never>' },
       { file: 'probe.ts', line: 5, kind: 'any' },
+      { file: 'probe.ts', line: 8, kind: 'as unknown as' },
     ])
   })
 
@@ -93,7 +103,7 @@ describe('type discipline', () => {
     expect([...escapes.keys()].filter((name) => name !== 'probe.ts').sort()).toEqual(sources)
   })
 
-  it('no file of src/ has an any type or an assertion to never', () => {
+  it('no file of src/ has an any type, an assertion to never or a double assertion through unknown', () => {
     const found = [...escapes.entries()].filter(([name]) => name !== 'probe.ts').flatMap(([, list]) => list)
     expect(found.map(({ file, line, kind }) => `src/${file}:${line} ${kind}`)).toEqual([])
   })

@@ -152,7 +152,7 @@ export interface AccountingFacts {
   /** The block's fee recipient. */
   coinbase: Address
   /** Every address the searcher controls (lowercase): senders, their contracts, registered addresses. */
-  controlled: ReadonlySet<string>
+  controlled: ReadonlySet<Address>
   /** The ETH balance change a tx made to an account (from the node's state diff of the tx). */
   balanceChange(txHash: Hash, account: Address): bigint
   /** Pools after the block, for the price of a token in WETH (the token's deepest V2 pool against WETH). */
@@ -181,18 +181,18 @@ export interface BackrunAccount {
  */
 export function accountBackrun(txs: readonly MinedTxFacts[], facts: AccountingFacts): BackrunAccount {
   const weth = facts.weth.toLowerCase()
-  const tokenChange = new Map<string, bigint>()
-  const add = (token: string, amount: bigint) => tokenChange.set(token, (tokenChange.get(token) ?? 0n) + amount)
-  const mine = (topic: Hex | undefined) => topic !== undefined && facts.controlled.has(`0x${topic.slice(26)}`.toLowerCase())
+  const tokenChange = new Map<Address, bigint>()
+  const add = (token: Address, amount: bigint) => tokenChange.set(token, (tokenChange.get(token) ?? 0n) + amount)
+  const mine = (topic: Hex | undefined) => topic !== undefined && facts.controlled.has(normalizeAddress(`0x${topic.slice(26)}`))
   let ether = 0n
   let grossPayment = 0n
   let gas = 0n
   for (const tx of txs) {
-    for (const account of facts.controlled) ether += facts.balanceChange(tx.hash, account as Address)
+    for (const account of facts.controlled) ether += facts.balanceChange(tx.hash, account)
     grossPayment += facts.balanceChange(tx.hash, facts.coinbase)
     gas += tx.gasUsed * facts.baseFee
     for (const log of tx.logs) {
-      const token = log.address.toLowerCase()
+      const token = normalizeAddress(log.address)
       const [topic, first, second] = log.topics
       if (topic === TRANSFER && log.topics.length === 3) {
         const value = BigInt(log.data)
@@ -203,7 +203,7 @@ export function accountBackrun(txs: readonly MinedTxFacts[], facts: AccountingFa
     }
   }
   let tokens = 0n
-  for (const [token, amount] of tokenChange) tokens += token === weth ? amount : priceInWeth(token as Address, amount, facts)
+  for (const [token, amount] of tokenChange) tokens += token === weth ? amount : priceInWeth(token, amount, facts)
   return { profit: ether + tokens, grossPayment, gas }
 }
 

@@ -74,7 +74,7 @@ export class BackgroundFlow {
     const tokens = this.tokens()
     await cheats.setTokenState({
       ether: this.accounts.map((a) => ({ account: a.address, wei: parseEther('100') })),
-      balances: this.accounts.flatMap((a) => tokens.map((t) => ({ token: t.address as Address, holder: a.address, amount: 10n ** BigInt(t.decimals) * 1_000_000n }))),
+      balances: this.accounts.flatMap((a) => tokens.map((t) => ({ token: t.address, holder: a.address, amount: 10n ** BigInt(t.decimals) * 1_000_000n }))),
     })
   }
 
@@ -113,7 +113,7 @@ export class BackgroundFlow {
       tx.kind === 'transfer'
         ? { to: next, value: parseEther('0.01'), data: '0x' as Hex }
         : tx.kind === 'token' && tokens.length > 0
-          ? { to: tokens[nonce % tokens.length]!.address as Address, value: 0n, data: encodeFunctionData({ abi: erc20, functionName: 'transfer', args: [next, 10n ** BigInt(tokens[nonce % tokens.length]!.decimals)] }) }
+          ? { to: tokens[nonce % tokens.length]!.address, value: 0n, data: encodeFunctionData({ abi: erc20, functionName: 'transfer', args: [next, 10n ** BigInt(tokens[nonce % tokens.length]!.decimals)] }) }
           : { to: GAS_BURNER, value: 0n, data: '0x' as Hex }
     return account.signTransaction({ type: 'eip1559', chainId: this.chainId, nonce, ...call, gas: tx.gas, maxPriorityFeePerGas: tx.tipWei, maxFeePerGas: baseFee * 2n + tx.tipWei })
   }

@@ -44,7 +44,7 @@ export const ERROR_KINDS = {
   PrivateTxRetried: 'a private tx (or MEV-Share bundle) that did not land in the block is tried again in the next',
   PrivateTxExpired: 'a private tx (or MEV-Share bundle) did not land by its maxBlockNumber (inclusion.maxBlock)',
   PermutationLanded: 'an eth_sendBlobs permutation whose sibling landed',
-  BackrunTargetGone: 'a MEV-Share backrun whose user tx is no longer tried (cancelled, expired, invalid)',
+  BackrunTargetGone: 'a MEV-Share backrun whose user tx is no longer tried (cancelled, expired, invalid), or had already landed when the backrun was sent',
   BackrunTargetLandedWithout: 'a MEV-Share backrun whose user tx landed without it',
   // Withdrawn before its block
   Cancelled: 'cancelled by its sender',
