@@ -58,7 +58,7 @@ const STATS_FIELDS = [
   'maxTimestamp',
 ].sort()
 /** Documented extras beyond Flashbots' fields (docs/reference/methods.md, docs/reference/errors.md). */
-const EXTRA_FIELDS = ['errorKind', 'lostTo', 'refund', 'revertReason', 'searcher', 'sponsorships']
+const EXTRA_FIELDS = ['errorKind', 'grossPayment', 'lostTo', 'refund', 'revertReason', 'searcher', 'sponsorships']
 const ALL_FIELDS = [...STATS_FIELDS, ...EXTRA_FIELDS].sort()
 
 function statsReply(h: Harness, hash: string, field: 'bundle_hash' | 'bundleHash' = 'bundle_hash') {

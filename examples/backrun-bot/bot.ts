@@ -14,7 +14,7 @@
  * instead of a priority fee. `KEEP_BPS` keeps that many basis points of the USDC bought in the
  * first leg as inventory instead of selling it back. Keys, as many searchers split them:
  * `OWNER_KEY` deploys the executor (with `FACTORY=1` through a factory it deploys first, by
- * CREATE2) and never trades, `SENDER_KEYS` (comma-separated) send the backruns in turn,
+ * CREATE2) and never trades, `SENDER_KEYS` (comma-separated) send the backruns (each user tx's from the key its hash picks),
  * `SIGNER_KEY` signs `X-Flashbots-Signature`; each defaults to `BOT_KEY`. With `SEARCHER_NAME`
  * it names its keys so with bundlesim's `harness_nameSearcher` (the one call it makes that a
  * mainnet node would not answer).
@@ -84,7 +84,6 @@ const keyAccount = (key: string | undefined) => (key ? privateKeyToAccount(key a
 const owner = keyAccount(process.env.OWNER_KEY)
 const signer = keyAccount(process.env.SIGNER_KEY)
 const senders = process.env.SENDER_KEYS ? process.env.SENDER_KEYS.split(',').map((key) => keyAccount(key.trim())) : [account]
-let nextSender = 0
 /** Basis points of the round trip's middle token (USDC) kept as inventory rather than swapped back (default none). */
 const keepBps = BigInt(process.env.KEEP_BPS ?? '0')
 const say = (event: string, fields: Record<string, unknown> = {}) => console.log(JSON.stringify({ event, ...fields }, (_, v) => (typeof v === 'bigint' ? v.toString() : v)))
@@ -237,8 +236,8 @@ async function backrun(tx: Transaction): Promise<void> {
         { to: ROUTER02, data: encodeFunctionData({ abi, functionName: 'swapExactTokensForTokens', args: [best.x, best.middle, [WETH, USDC], trader, deadline] }) },
         { to: SWAP_ROUTER, data: encodeFunctionData({ abi, functionName: 'exactInputSingle', args: [{ tokenIn: USDC, tokenOut: WETH, fee: V3_FEE, recipient: trader, deadline, amountIn: back, amountOutMinimum: best.x + 1n, sqrtPriceLimitX96: 0n }] }) },
       ]
-  // Through the executor, its senders take turns (each a key of its own); without one, the bot's key trades.
-  const sender = executor ? senders[nextSender++ % senders.length]! : account
+  // Through the executor, its senders share the work, each user tx's backrun from the key its hash picks (the same tx every run); without one, the bot's key trades.
+  const sender = executor ? senders[Number(BigInt(tx.hash) % BigInt(senders.length))]! : account
   const nonce = await client.getTransactionCount({ address: sender.address })
   // Through the executor: one tx running both legs and paying the coinbase; else one tx per leg.
   const calls = executor

@@ -1,6 +1,7 @@
 import type { Hash } from 'viem'
 import type { BundleTrace } from '../../bundle/trace.js'
-import { shareTermsOf, type BackrunFailure } from '../../bundle/shareBundle.js'
+import { shareTermsOf } from '../../bundle/shareBundle.js'
+import type { BackrunFailure } from '../../bundle/backrunTarget.js'
 
 /** What a mined block means for the MEV-Share orders the slot took. */
 export interface BackrunSettlement {
