@@ -2,6 +2,7 @@ import { createPublicClient, http, type Address, type Hash, type Hex, type Publi
 import { privateKeyToAccount } from 'viem/accounts'
 import { startHarness, type Harness } from '../harness/startHarness.js'
 import { ChainClient } from '../chain/chainClient.js'
+import type { TraceFrame } from '../chain/nodeRpc.js'
 import { checkForkSource, describeUrl, ForkSourceError } from '../chain/forkCheck.js'
 import { createBundlesimClient, type BundlesimClient } from '../protocol/client.js'
 import { normalizeAddress, normalizeHash } from '../protocol/normalize.js'
@@ -204,7 +205,7 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
       return new Map(await Promise.all(botEoas(botSenders, overlay).map(async (a) => [a, await chain.nonce(a, head)] as const)))
     }
     running.addSlotParticipant({
-      onMined: async (report, considered) => {
+      onMined: async (report, considered, frames) => {
         const number = BigInt(report.blockNumber)
         if (current === null) {
           // The setup block: what the bot's txs left becomes the overlay of every real parent.
@@ -212,12 +213,12 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
           const block = await anvilReader.getBlock({ blockNumber: number, includeTransactions: true })
           for (const tx of block.transactions) botSenders.add(normalizeAddress(tx.from))
           overlay = await setupOverlay(chain, block.transactions.map((tx) => tx.hash), coinbases)
-          await recorder.learnBlock(number)
+          await recorder.learnBlock(number, frames)
           const carried = await botNonces()
           await running.rebaseFork(from - 1n, (c) => applyOverlay(c, overlay!, carried))
           return
         }
-        current.ours = await readOurBlock(current.number, report.value, considered)
+        current.ours = await readOurBlock(current.number, report.value, considered, frames)
         await options.onOurBlock?.({ number, anvilUrl: running.anvilUrl })
         if (number < to) {
           const carried = await botNonces()
@@ -225,8 +226,8 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
         }
       },
     })
-    const readOurBlock = async (number: bigint, value: string, considered: ReadonlyArray<Readonly<BundleTrace>>): Promise<OurBlock> => {
-      const [opportunities, block] = await Promise.all([recorder.opportunitiesOf(Number(number), considered), anvilReader.getBlock({ blockNumber: number })])
+    const readOurBlock = async (number: bigint, value: string, considered: ReadonlyArray<Readonly<BundleTrace>>, frames: readonly TraceFrame[]): Promise<OurBlock> => {
+      const [opportunities, block] = await Promise.all([recorder.opportunitiesOf(Number(number), considered, frames), anvilReader.getBlock({ blockNumber: number })])
       const botTraces = considered.filter((trace) => isBots(trace, isTheBot))
       // By hash, not arrival: the bot's bundles of one block race each other, and a report must not depend on it.
       return { value, txCount: block.transactions.length, opportunities, botBundles: botTraces.map((t) => normalizeHash(t.bundle.hash)).sort() }

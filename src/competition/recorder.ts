@@ -3,6 +3,7 @@ import type { CompetitionOpportunity } from '../protocol/competition.js'
 import { normalizeAddress, normalizeHash } from '../protocol/normalize.js'
 import { readReserves } from '../dex/read.js'
 import type { ChainClient } from '../chain/chainClient.js'
+import type { TraceFrame } from '../chain/nodeRpc.js'
 import { BlockStateDiff } from '../builder/execution/stateDiff.js'
 import type { WorldOnChain } from '../world/deploy.js'
 import { accountBackrun, classifyBlock, minimumGap, priceInWeth, type FoundOpportunity, type MinedTxFacts } from './classify.js'
@@ -49,22 +50,28 @@ export class CompetitionRecorder {
     this.ownership = new Ownership({ addressesWith: (a) => deps.names.addressesWith(a), isPublic: (a) => this.publicContracts.has(normalizeAddress(a)) })
   }
 
-  /** Reads a block's creations (the backtest's setup block: the bot's contracts, before any block is accounted). */
-  async learnBlock(blockNumber: bigint): Promise<void> {
+  /**
+   * Reads a block's creations from its trace frames (`frames`: the slot's, read when it was
+   * mined; else read now), and on one chain those of any block mined since the last one read
+   * (outside a slot). The backtest's setup block is read so: the bot's contracts, before any
+   * block is accounted.
+   */
+  async learnBlock(blockNumber: bigint, frames?: readonly TraceFrame[]): Promise<void> {
     const from = this.deps.oneChain && this.learnedThrough !== null && this.learnedThrough < blockNumber ? this.learnedThrough + 1n : blockNumber
     for (let number = from; number <= blockNumber; number++) {
-      const frames = await this.deps.chain.node.request({ method: 'trace_block', params: [toHex(number)] })
-      const creations = creationsOf(frames)
+      const read = number === blockNumber && frames ? frames : await this.deps.chain.node.request({ method: 'trace_block', params: [toHex(number)] })
+      const creations = creationsOf(read)
       this.ownership.learn(creations)
       for (const c of creations) this.withCode.add(c.created)
     }
     if (this.learnedThrough === null || blockNumber > this.learnedThrough) this.learnedThrough = blockNumber
   }
 
-  async opportunitiesOf(blockNumber: number, considered: ReadonlyArray<Readonly<BundleTrace>>): Promise<CompetitionOpportunity[]> {
+  /** The block's opportunities; `frames`, its trace frames when the slot read them already. */
+  async opportunitiesOf(blockNumber: number, considered: ReadonlyArray<Readonly<BundleTrace>>, frames?: readonly TraceFrame[]): Promise<CompetitionOpportunity[]> {
     const { node, world } = this.deps
     const number = BigInt(blockNumber)
-    const [block] = await Promise.all([node.getBlock({ blockNumber: number, includeTransactions: false }), this.learnBlock(number)])
+    const [block] = await Promise.all([node.getBlock({ blockNumber: number, includeTransactions: false }), this.learnBlock(number, frames)])
     const receipts = await Promise.all(block.transactions.map((hash) => node.getTransactionReceipt({ hash })))
     const baseFee = block.baseFeePerGas ?? 0n
     const weth = world.contracts.weth

@@ -17,6 +17,7 @@ import type { SlotReport } from '../protocol/slotReport.js'
 import { RpcErrorCode } from '../protocol/errorCodes.js'
 import { rpcError } from '../rpc/errors.js'
 import type { ChainSubsystem } from './chain.js'
+import type { TraceFrame } from '../chain/nodeRpc.js'
 import type { HarnessEvents } from './events.js'
 import type { OrderFlow } from './orderFlow.js'
 import type { Shutdown } from './shutdown.js'
@@ -48,8 +49,11 @@ export interface BuilderSubsystem {
  */
 export interface SlotParticipant {
   beforeBuild?(): Promise<void>
-  /** `considered`: every bundle and order the slot considered, in its state after the block. */
-  onMined?(report: SlotReport, considered: ReadonlyArray<Readonly<BundleTrace>>): Promise<void>
+  /**
+   * `considered`: every bundle and order the slot considered, in its state after the block;
+   * `frames`: the block's `trace_block` frames, read once when it was mined.
+   */
+  onMined?(report: SlotReport, considered: ReadonlyArray<Readonly<BundleTrace>>, frames: readonly TraceFrame[]): Promise<void>
   afterSlot?(report: SlotReport): Promise<void>
 }
 
@@ -133,7 +137,7 @@ export async function createBuilder({ config, cutoffs, builders, chain, slot, tr
       for (const participant of participants) await participant.beforeBuild?.()
       const report = await builder.runSlot()
       slotsRun++
-      for (const participant of participants) await participant.onMined?.(report, builder.lastConsidered())
+      for (const participant of participants) await participant.onMined?.(report, builder.lastConsidered(), builder.lastMinedFrames())
       events.emit('slot', report)
       for (const participant of participants) await participant.afterSlot?.(report)
       return report

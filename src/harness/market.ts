@@ -188,10 +188,10 @@ export async function startMarket({ config, chain, world, builder, refunds, name
     }),
   })
   builder.addParticipant({
-    onMined: async (report: SlotReport, considered) => {
+    onMined: async (report: SlotReport, considered, frames) => {
       try {
         const started = performance.now()
-        report.competition = tracker.record(report.blockNumber, await recorder.opportunitiesOf(report.blockNumber, considered))
+        report.competition = tracker.record(report.blockNumber, await recorder.opportunitiesOf(report.blockNumber, considered, frames))
         report.timings.competitionMs = performance.now() - started
       } catch (error) {
         log.warn({ err: error }, 'the market: the competition tracker could not read the block')

@@ -99,6 +99,8 @@ export class SlotBuilder {
   private taken: BundleTrace[] = []
   /** The last mined slot's bundles and orders (what `lastConsidered` hands the market once the slot is over). */
   private considered: readonly BundleTrace[] = []
+  /** The last mined block's `trace_block` frames, read when it was mined (the competition reads its creations from them). */
+  private minedFrames: MinedBlock['frames'] = []
   /** Blocks the running slot executed, over every builder's parent. */
   private executions: ExecutionCount = noExecutions()
 
@@ -198,6 +200,7 @@ export class SlotBuilder {
     traces.closeBlock(blockNumber)
     recordVerdicts(traces, goneTargetVerdicts(carried, traces))
     this.considered = this.taken
+    this.minedFrames = mined.frames
     this.deps.slot.advanceTo({ number: mined.number, timestamp: mined.timestamp, hash: mined.hash })
     this.minedHere = mined.hash
     traces.expire(clock.nowSeconds())
@@ -212,6 +215,11 @@ export class SlotBuilder {
   /** Every bundle and order the last mined slot considered, in their final state for that block (the competition's contenders). */
   lastConsidered(): ReadonlyArray<Readonly<BundleTrace>> {
     return this.considered
+  }
+
+  /** The last mined block's trace frames (every frame of `trace_block`, read once when it was mined). */
+  lastMinedFrames(): MinedBlock['frames'] {
+    return this.minedFrames
   }
 
   /** The parent state as `builder` builds on it (its coinbase and key); the slot puts it back if it aborts. */
