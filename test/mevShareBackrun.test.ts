@@ -35,10 +35,10 @@ const balanceAt = async (address: Address, block: bigint) => BigInt(await call(h
 const receipt = (hash: Hash) => call(harness.rpcUrl, 'eth_getTransactionReceipt', [hash])
 
 /** A user's private tx that shares hints, as a wallet sends it; answers its tx hash and its event hash. */
-async function sendUserTx(options: { refund?: Array<{ address: Address; percent: number }>; to?: Address; data?: Hex } = {}): Promise<{ txHash: Hash; eventHash: Hash }> {
+async function sendUserTx(options: { refund?: Array<{ address: Address; percent: number }>; to?: Address; data?: Hex; maxBlockNumber?: bigint } = {}): Promise<{ txHash: Hash; eventHash: Hash }> {
   const tx = await signTx({ key: USER, nonce: await nonceOf(USER), to: options.to ?? '0x00000000000000000000000000000000000a11ce', value: parseEther('0.001'), data: options.data })
   const preferences = { fast: true, privacy: { hints: ['hash', 'calldata', 'contract_address', 'function_selector'] }, ...(options.refund && { validity: { refund: options.refund } }) }
-  const reply = await signedRpc<Hash>(harness.rpcUrl, 'eth_sendPrivateTransaction', [{ tx, preferences }], USER)
+  const reply = await signedRpc<Hash>(harness.rpcUrl, 'eth_sendPrivateTransaction', [{ tx, preferences, ...(options.maxBlockNumber !== undefined && { maxBlockNumber: `0x${options.maxBlockNumber.toString(16)}` }) }], USER)
   if (!reply.body.result) throw new Error(`eth_sendPrivateTransaction refused: ${JSON.stringify(reply.body.error)}`)
   return { txHash: reply.body.result, eventHash: matchingHashOf(reply.body.result) }
 }
@@ -235,6 +235,13 @@ describe('MEV-Share backruns', () => {
     expect(await call(harness.rpcUrl, 'eth_getTransactionReceipt', [keccak256(backrun)])).toBeNull()
     // Its stats name the user tx by its event hash only, as before it landed.
     expect(JSON.stringify(await stats(harness, bundleHash as Hash))).not.toContain(txHash.slice(2))
+
+    // One sent for blocks past those the user tx was sent for is refused, as the node refuses it (its inclusion), saying it landed.
+    const late = await sendUserTx({ maxBlockNumber: (await head()) + 1n })
+    const [lateBlock] = await harness.advanceSlot()
+    const after = (await head()) + 1n
+    const refused = await signedRpc(harness.rpcUrl, 'mev_sendBundle', [{ version: 'v0.1', inclusion: { block: `0x${after.toString(16)}` }, body: [{ hash: late.eventHash }, { tx: await backrunTx(SEARCHER_TX_KEYS[1], parseEther('0.01')) }] }], AUTH)
+    expect(refused.body.error).toMatchObject({ code: -32602, message: `inclusion: blocks ${after} to ${after} do not overlap the blocks the backrun tx was sent for (to ${lateBlock!.blockNumber}; it landed in block ${lateBlock!.blockNumber})` })
   })
 
   it('a backrun worth so little that the user’s refund cannot pay its own transfer fails RefundBelowPayoutGas', async () => {

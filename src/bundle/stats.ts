@@ -20,8 +20,8 @@ export function toBundleStats(trace: BundleTrace, statusCase: StatusCase, severa
   const { refunds } = trace.builderPayments
   const stats: BundleStats = {
     status: formatStatus(trace.state, statusCase),
-    builderPayment: (trace.builderPayment > 0n ? trace.builderPayment : 0n).toString(),
-    grossPayment: (trace.builderPayment + paidBack(trace.builderPayments) > 0n ? trace.builderPayment + paidBack(trace.builderPayments) : 0n).toString(),
+    builderPayment: nonNegative(trace.builderPayment).toString(),
+    grossPayment: nonNegative(trace.builderPayment + paidBack(trace.builderPayments)).toString(),
     error: trace.error,
     errorKind: trace.errorKind,
     revertingHash: trace.revertingHash,
@@ -62,4 +62,9 @@ function targetsOf(trace: BundleTrace, statusCase: StatusCase): Pick<BundleStats
     blockNumber: null,
   }))
   return { targets: [...(trace.targets ?? []), current, ...after].map(({ state, ...target }) => ({ ...target, status: formatStatus(state, statusCase) })) }
+}
+
+/** A payment as the stats report it: "0" when the bundle made the builder nothing (or less). */
+function nonNegative(wei: bigint): bigint {
+  return wei > 0n ? wei : 0n
 }

@@ -152,7 +152,8 @@ function readLevel(object: ShareBundleObject, level: number, at: string, rules: 
       }
       const merged = overlap({ block, maxBlock }, { block: target.targetBlock, maxBlock: target.maxBlock })
       if (!merged) {
-        throw new ShareBundleProblem(`${at}inclusion: blocks ${block} to ${maxBlock} do not overlap the blocks the backrun tx is still tried for (${target.targetBlock} to ${target.maxBlock})`)
+        const targetBlocks = target.landedIn === undefined ? `the blocks the backrun tx is still tried for (${target.targetBlock} to ${target.maxBlock})` : `the blocks the backrun tx was sent for (to ${target.maxBlock}; it landed in block ${target.landedIn})`
+        throw new ShareBundleProblem(`${at}inclusion: blocks ${block} to ${maxBlock} do not overlap ${targetBlocks}`)
       }
       block = merged.block
       maxBlock = merged.maxBlock

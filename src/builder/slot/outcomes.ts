@@ -53,9 +53,10 @@ export function bundleOutcomes(simulated: readonly SimulatedBundle[], { candidat
         // Every bundle of an executed block is measured there (`paidInPlace`): a missing figure is a bug, not a fallback to the top of the block.
         const builderPayment = best.paidInBlock.get(trace)
         if (builderPayment === undefined) throw new Error(`bundle ${trace.bundle.hash} landed without its payment measured in the block`)
-        // What the builder's own txs for it cost the coinbase, as measured in the block beside the bundle's (`paidInPlace`).
-        const paidBackWei = -outcome.builderTxs.reduce((sum, hash) => sum + (best.txPaidInBlock.get(normalizeHash(hash)) ?? 0n), 0n)
-        return { kind: 'Landed', trace, builderPayment, builderPayments: { ...paymentsOf(outcome), paidBackWei } }
+        // What the builder's own txs for it cost the coinbase, as measured in the block beside the bundle's (`paidInPlace`); unmeasured, the payouts' amounts stand (`paidBack`).
+        const costs = outcome.builderTxs.map((hash) => best.txPaidInBlock.get(normalizeHash(hash)))
+        const measured = costs.every((cost) => cost !== undefined) ? { paidBackWei: -costs.reduce<bigint>((sum, cost) => sum + cost!, 0n) } : {}
+        return { kind: 'Landed', trace, builderPayment, builderPayments: { ...paymentsOf(outcome), ...measured } }
       }
       return { kind: 'SubmittedNotLanded', trace, failure: { kind: 'NotEveryTxLanded', block: mined.number } }
     }
