@@ -9,7 +9,7 @@ interface IWETH {
 /// The executor contract of an emulated rival searcher, as mainnet searchers use one: it holds
 /// the searcher's WETH, runs a route's swaps in one tx (so a MEV-Share backrun is one signed tx),
 /// and pays the block's builder by a transfer to block.coinbase; a sandwicher's frontrun and
-/// backrun are `trade` and `settle`. Only the searcher's operators
+/// backrun are `trade` and `settle`, a CEX-DEX arbitrageur's trade `rebalance`. Only the searcher's operators
 /// (storage slot 0: a mapping of allowed callers) may call it. Placed by bundlesim with
 /// `anvil_setCode`, not deployed: WETH's address is a constant.
 contract RivalExecutor {
@@ -43,6 +43,18 @@ contract RivalExecutor {
         uint256 before = WETH.balanceOf(address(this));
         _call(targets, calls);
         _pay(before + cost, payment);
+    }
+
+    /// A CEX-DEX trade: runs `calls` out of the executor's inventory (its other leg is on the
+    /// exchange, so no WETH gain is asked: each call's own minimum output guards it) and pays
+    /// the coinbase `payment` wei out of its WETH.
+    function rebalance(address[] calldata targets, bytes[] calldata calls, uint256 payment) external {
+        require(operators[msg.sender], "not an operator");
+        _call(targets, calls);
+        if (payment > 0) {
+            WETH.withdraw(payment);
+            block.coinbase.transfer(payment);
+        }
     }
 
     function _call(address[] calldata targets, bytes[] calldata calls) private {

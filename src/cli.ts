@@ -57,6 +57,7 @@ function addServeOptions(command: Command): Command {
     .option('--port <port>', 'submission RPC port (0: any free port)', integer('--port', 0, 65535), DEFAULT_CONFIG.port)
     .option('--stats-port <port>', 'stats RPC port (0: any free port)', integer('--stats-port', 0, 65535), DEFAULT_CONFIG.statsPort)
     .option('--mev-share-port <port>', `MEV-Share hint stream port (0: any free port; default ${DEFAULT_CONFIG.mevSharePort}, or any free port with --port 0)`, integer('--mev-share-port', 0, 65535))
+    .option('--exchange-port <port>', `the market's exchange port, Binance's public market data (with a flow that has one; 0: any free port; default ${DEFAULT_CONFIG.exchangePort}, or any free port with --port 0)`, integer('--exchange-port', 0, 65535))
     .option('--anvil-port <port>', `Anvil's port (default: any free port, internal; ${EXPOSED_ANVIL_PORT} with --expose-anvil)`, integer('--anvil-port', 0, 65535))
     .option('--expose-anvil', "announce Anvil's URL for direct access (it shows the builder's simulation blocks and bundles' txs; see docs/point-your-bot.md)", false)
     .addOption(new Option('--clock <mode>', 'slot clock').choices(['realtime', 'manual']).default(DEFAULT_CONFIG.clock))
@@ -119,6 +120,7 @@ interface ServeFlags {
   port: number
   statsPort: number
   mevSharePort?: number
+  exchangePort?: number
   anvilPort?: number
   exposeAnvil: boolean
   clock: BundlesimConfig['clock']
@@ -191,6 +193,7 @@ async function configFromFlags(command: Command, opts: ServeFlags): Promise<Part
     port: opts.port,
     statsPort: opts.statsPort,
     mevSharePort: opts.mevSharePort,
+    exchangePort: opts.exchangePort,
     anvilPort: opts.anvilPort,
     exposeAnvil: opts.exposeAnvil,
     clock: opts.clock,

@@ -71,6 +71,7 @@ describe('one record per searcher (searcherRecords): lost is another searcher’
     captured,
   })
   const opportunity = (captor: { searcher: Address; name: string } | null, contenders: CompetitionContender[]): CompetitionOpportunity => ({
+    kind: 'backrun',
     blockNumber: 1,
     victim: h(7),
     pool: a(40),

@@ -147,6 +147,7 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
       port: 0,
       statsPort: 0,
       mevSharePort: 0,
+      exchangePort: 0,
       anvilPort: 0,
       slotTimeSeconds: Number(first.source.timestamp - first.source.parentTimestamp),
       statsDelaySlots: 0,
@@ -447,11 +448,13 @@ function blockReport(
   bot: { key: Address; name: string; isTheBot(address: Address): boolean },
   elapsedMs: number,
 ): BacktestBlock {
-  const victims = new Set([...realOpportunities.map((o) => normalizeHash(o.victim)), ...ours.opportunities.map((o) => normalizeHash(o.victim))])
+  // A backtest's blocks have no exchange: every opportunity follows a user's swap (its victim).
+  const ourBackruns = ours.opportunities.flatMap((o) => (o.victim === null ? [] : [{ ...o, victim: o.victim }]))
+  const victims = new Set([...realOpportunities.map((o) => normalizeHash(o.victim)), ...ourBackruns.map((o) => normalizeHash(o.victim))])
   const ownBundles = new Set(ours.botBundles)
   const opportunities: BacktestOpportunity[] = [...victims].map((victim) => {
     const inReality = realOpportunities.find((o) => normalizeHash(o.victim) === victim)
-    const here = ours.opportunities.find((o) => normalizeHash(o.victim) === victim)
+    const here = ourBackruns.find((o) => normalizeHash(o.victim) === victim)
     const realCaptor = inReality && inReality.backrun.length > 0 ? { searcher: normalizeAddress(inReality.backrun[0]!.from), backrunTxs: inReality.backrun.map((tx) => tx.hash) } : null
     const captorHere =
       here && here.searcher !== null

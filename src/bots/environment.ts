@@ -11,6 +11,8 @@ export interface BotEndpoints {
   mevShareUrl: string
   gatewayUrl: string
   relayUrl: string
+  /** The market's exchange (Binance's public market data), or null when the run has none. */
+  exchangeUrl: string | null
   /** Each emulated builder's own URL, by name. */
   builders: Record<string, string>
   chainId: number
@@ -24,6 +26,7 @@ export function botEndpoints(rpcUrl: string, statsUrl: string, status: HarnessSt
     mevShareUrl: status.mevShareUrl,
     gatewayUrl: status.gatewayUrl,
     relayUrl: status.relayUrl,
+    exchangeUrl: status.exchange?.url ?? null,
     builders: Object.fromEntries(status.builders.map((b) => [b.name, b.url])),
     chainId: status.chainId,
   }
@@ -64,6 +67,7 @@ export function botEnvironment(endpoints: BotEndpoints, { key, hostMap = true, i
     BUNDLESIM_MEV_SHARE_URL: endpoints.mevShareUrl,
     BUNDLESIM_GATEWAY_URL: endpoints.gatewayUrl,
     BUNDLESIM_RELAY_URL: endpoints.relayUrl,
+    ...(endpoints.exchangeUrl !== null && { EXCHANGE_URL: endpoints.exchangeUrl, BUNDLESIM_EXCHANGE_URL: endpoints.exchangeUrl }),
     BUNDLESIM_BUILDERS: JSON.stringify(endpoints.builders),
     BUNDLESIM_CHAIN_ID: String(endpoints.chainId),
   }

@@ -157,6 +157,8 @@ export interface AccountingFacts {
   balanceChange(txHash: Hash, account: Address): bigint
   /** Pools after the block, for the price of a token in WETH (the token's deepest V2 pool against WETH). */
   poolsAfter: readonly PoolReserves[]
+  /** A token amount's worth in wei of WETH, when another price counts (a CEX-DEX trade's markout: the exchange's); default `priceInWeth` at `poolsAfter`. */
+  value?: (token: Address, amount: bigint) => bigint
 }
 
 /** A backrun's money, decimal-free (wei). */
@@ -203,7 +205,7 @@ export function accountBackrun(txs: readonly MinedTxFacts[], facts: AccountingFa
     }
   }
   let tokens = 0n
-  for (const [token, amount] of tokenChange) tokens += token === weth ? amount : priceInWeth(token, amount, facts)
+  for (const [token, amount] of tokenChange) tokens += token === weth ? amount : facts.value ? facts.value(token, amount) : priceInWeth(token, amount, facts)
   return { profit: ether + tokens, grossPayment, gas }
 }
 

@@ -11,6 +11,10 @@ import { contendersFor, marginOf } from './contenders.js'
 import { creationsOf, Ownership } from './ownership.js'
 import { searcherOf, type BundleTrace } from '../bundle/trace.js'
 import { paidBack, refundPayouts } from '../bundle/builderPayments.js'
+import { simulateAsCallsAt } from '../builder/simulation/asCallsAt.js'
+import { logPool } from '../dex/decode.js'
+import { valueInWei, type ReferencePricesWei } from '../exchange/valuation.js'
+import { findCexDex, type FoundCexDex } from './cexDex.js'
 
 export interface CompetitionRecorderDeps {
   /** Reads blocks, receipts, code and pools (the node itself: a block's receipts are not private once mined). */
@@ -29,6 +33,8 @@ export interface CompetitionRecorderDeps {
    * only the block shown is its own.
    */
   oneChain: boolean
+  /** Each world token's reference price at a moment (ms), when the market has an exchange: its pools' CEX-DEX gaps are counted. */
+  pricesAt?: (ms: number) => ReferencePricesWei
 }
 
 /**
@@ -78,14 +84,24 @@ export class CompetitionRecorder {
     const parentPools = await readReserves(node, world.pools, number - 1n)
     const txs: MinedTxFacts[] = receipts.map((r) => ({ hash: r.transactionHash, from: r.from, to: r.to, gasUsed: r.gasUsed, effectiveGasPrice: r.effectiveGasPrice, logs: r.logs }))
     const { opportunities, poolsAfter } = classifyBlock({ number: blockNumber, baseFee, txs }, { weth, parentPools, isUserSwap: this.deps.isUserSwap, minGapWei: minimumGap(baseFee) })
-    const diff = await BlockStateDiff.ofTxs(this.deps.chain, opportunities.flatMap((o) => [...o.frontrun, ...o.backrun].map((tx) => tx.hash)))
+    const pricesAt = this.deps.pricesAt
+    // CEX-DEX gaps: each pool against the price at the block's start (the parent's time); profits at the block's time.
+    const parent = pricesAt && (await node.getBlock({ blockNumber: number - 1n, includeTransactions: false }))
+    const cexDex = pricesAt && parent ? findCexDex({ number: blockNumber, baseFee, txs }, { parentPools, pricesAtStart: pricesAt(Number(parent.timestamp) * 1000), isUserSwap: this.deps.isUserSwap, claimed: new Set(opportunities.flatMap((o) => [...o.frontrun, ...o.backrun].map((tx) => tx.hash.toLowerCase()))), minGapWei: minimumGap(baseFee) }) : []
+    const pricesAtBlock = pricesAt?.(Number(block.timestamp) * 1000)
+    const diff = await BlockStateDiff.ofTxs(this.deps.chain, [...opportunities.flatMap((o) => [...o.frontrun, ...o.backrun]), ...cexDex.flatMap((o) => o.trade)].map((tx) => tx.hash))
     const balanceChange = (hash: Hash, account: Address) => diff.balanceChange(hash, account)
     const landed = considered.filter((t) => t.state === 'Landed' && t.blockNumber === number)
-    return Promise.all(
+    const cexDexFound =
+      cexDex.length === 0 || !pricesAtBlock
+        ? []
+        : await this.cexDexOpportunities(cexDex, { blockNumber, block, considered, landed, pricesAtBlock, poolsAfter, balanceChange })
+    const backruns = await Promise.all(
       opportunities.map(async (found) => {
         const contenders = contendersFor(found.victim, found.backrun.map((tx) => tx.hash), considered as BundleTrace[], (a) => this.deps.names.nameOf(a))
         const margin = marginOf(contenders)
         const base: CompetitionOpportunity = {
+          kind: found.frontrun.length > 0 ? 'sandwich' : 'backrun',
           blockNumber,
           victim: found.victim,
           pool: found.pool,
@@ -128,10 +144,112 @@ export class CompetitionRecorder {
         }
       }),
     )
+    return [...cexDexFound, ...backruns]
+  }
+
+  /**
+   * The block's CEX-DEX opportunities with their captors' money: the trade's txs accounted over
+   * every address the captor controls, tokens at the exchange's price at the block's time (a
+   * markout), and the bundles that went for each pool (`cexDexContenders`).
+   */
+  private async cexDexOpportunities(
+    found: readonly FoundCexDex[],
+    at: {
+      blockNumber: number
+      block: { miner: Address; baseFeePerGas: bigint | null; timestamp: bigint }
+      considered: ReadonlyArray<Readonly<BundleTrace>>
+      landed: ReadonlyArray<Readonly<BundleTrace>>
+      pricesAtBlock: ReferencePricesWei
+      poolsAfter: Parameters<typeof accountBackrun>[1]['poolsAfter']
+      balanceChange(hash: Hash, account: Address): bigint
+    },
+  ): Promise<CompetitionOpportunity[]> {
+    const touched = await this.poolsTouchedBy(at.considered, BigInt(at.blockNumber), at.block)
+    const baseFee = at.block.baseFeePerGas ?? 0n
+    const weth = this.deps.world.contracts.weth
+    return Promise.all(
+      found.map(async (opportunity): Promise<CompetitionOpportunity> => {
+        const first = opportunity.trade[0]?.hash
+        const captor = first === undefined ? undefined : at.landed.find((t) => t.bundle.txs.some((tx) => normalizeHash(tx.hash) === normalizeHash(first)))
+        const pool = opportunity.pool.toLowerCase()
+        const contenders = at.considered
+          .filter((t) => t === captor || touched.get(t.bundle.hash)?.has(pool))
+          .map((trace) => {
+            const searcher = searcherOf(trace)
+            return {
+              bundleHash: trace.bundle.hash,
+              searcher,
+              name: this.deps.names.nameOf(searcher),
+              builderPaymentWei: (trace.builderPayment > 0n ? trace.builderPayment : 0n).toString(),
+              status: trace.state.toLowerCase(),
+              errorKind: trace.errorKind,
+              captured: trace === captor,
+            }
+          })
+          .sort((a, b) => Number(b.captured) - Number(a.captured) || (BigInt(b.builderPaymentWei) > BigInt(a.builderPaymentWei) ? 1 : BigInt(b.builderPaymentWei) < BigInt(a.builderPaymentWei) ? -1 : a.bundleHash.localeCompare(b.bundleHash)))
+        const margin = marginOf(contenders)
+        const base: CompetitionOpportunity = {
+          kind: 'cexDex',
+          blockNumber: at.blockNumber,
+          victim: null,
+          pool: opportunity.pool,
+          gapWei: opportunity.gapWei.toString(),
+          searcher: null,
+          name: null,
+          bundleHash: null,
+          backrunTxs: [],
+          frontrunTxs: [],
+          userLossWei: null,
+          profitWei: null,
+          refundWei: null,
+          builderPaymentWei: null,
+          grossPaymentWei: null,
+          gasWei: null,
+          marginWei: margin === null ? null : margin.toString(),
+          contenders,
+        }
+        if (opportunity.trade.length === 0) return base
+        const searcher = (captor && searcherOf(captor)) ?? normalizeAddress(opportunity.trade[0]!.from)
+        const controlled = await this.controlledBy(searcher, { backrun: opportunity.trade, frontrun: [] }, at.block.miner, BigInt(at.blockNumber))
+        const value = (token: Address, amount: bigint) => valueInWei(at.pricesAtBlock, token, amount) ?? 0n
+        const account = accountBackrun(opportunity.trade, { weth, baseFee, coinbase: at.block.miner, controlled, balanceChange: at.balanceChange, poolsAfter: at.poolsAfter, value })
+        const refund = captor ? this.refundsTo(captor, controlled) : 0n
+        const paidBackInBlock = captor ? paidBack(captor.builderPayments) : 0n
+        return {
+          ...base,
+          searcher,
+          name: this.deps.names.nameOf(searcher),
+          bundleHash: captor?.bundle.hash ?? null,
+          backrunTxs: opportunity.trade.map((tx) => tx.hash),
+          profitWei: (account.profit + refund).toString(),
+          refundWei: refund.toString(),
+          builderPaymentWei: (account.grossPayment - paidBackInBlock).toString(),
+          grossPaymentWei: account.grossPayment.toString(),
+          gasWei: account.gas.toString(),
+        }
+      }),
+    )
+  }
+
+  /**
+   * The pools each considered searcher bundle trades (no user's tx in it, no MEV-Share backrun):
+   * its txs run as calls on the block's parent, at its time and coinbase, and the pools their
+   * logs name. Bundle hash → lowercase pool addresses (and V4 pool ids).
+   */
+  private async poolsTouchedBy(considered: ReadonlyArray<Readonly<BundleTrace>>, blockNumber: bigint, block: { miner: Address; timestamp: bigint }): Promise<Map<Hash, Set<string>>> {
+    const out = new Map<Hash, Set<string>>()
+    const candidates = considered.filter((t) => t.bundle.kind === 'bundle' && t.bundle.txs.every((tx) => !this.deps.isUserSwap(tx.hash)))
+    await Promise.all(
+      candidates.map(async (trace) => {
+        const run = await simulateAsCallsAt(this.deps.chain, { stateBlock: blockNumber - 1n, coinbase: block.miner, timestamp: block.timestamp, slotSeconds: 12 }, trace.bundle.txs)
+        if (run.ok) out.set(trace.bundle.hash, new Set(run.txs.flatMap((tx) => tx.logs.map((log) => logPool(log)))))
+      }),
+    )
+    return out
   }
 
   /** The captor's addresses by the ownership rule: its key, its txs' senders and the contracts they called (those with code), and what any of them created. */
-  private async controlledBy(searcher: Address, found: FoundOpportunity, coinbase: Address, blockNumber: bigint): Promise<Set<Address>> {
+  private async controlledBy(searcher: Address, found: Pick<FoundOpportunity, 'frontrun' | 'backrun'>, coinbase: Address, blockNumber: bigint): Promise<Set<Address>> {
     const txs = [...found.frontrun, ...found.backrun]
     const targets = [...new Set(txs.flatMap((tx) => (tx.to ? [normalizeAddress(tx.to)] : [])))].filter((to) => to !== normalizeAddress(coinbase) && !this.publicContracts.has(to))
     const called = await Promise.all(

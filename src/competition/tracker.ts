@@ -1,5 +1,5 @@
 import type { Address } from 'viem'
-import { searcherRecords, type CompetitionOpportunity, type CompetitionReport, type KnownSearcher } from '../protocol/competition.js'
+import { OPPORTUNITY_KINDS, searcherRecords, type CompetitionOpportunity, type CompetitionReport, type CompetitionSummary, type KnownSearcher } from '../protocol/competition.js'
 
 /**
  * Who won, block by block: every opportunity the classifier found with its contenders, and the
@@ -37,5 +37,11 @@ export function summarize(
 ) {
   const sandwiched = list.filter((o) => o.frontrunTxs.length > 0)
   const userLossWei = sandwiched.reduce((sum, o) => sum + BigInt(o.userLossWei ?? '0'), 0n).toString()
-  return { fromBlock, toBlock, opportunities: list.length, captured: list.filter((o) => o.searcher !== null).length, sandwiches: sandwiched.length, userLossWei, searchers: searcherRecords(list, known, nameOf) }
+  const kinds = Object.fromEntries(
+    OPPORTUNITY_KINDS.map((kind) => {
+      const ofKind = list.filter((o) => o.kind === kind)
+      return [kind, { opportunities: ofKind.length, captured: ofKind.filter((o) => o.searcher !== null).length }]
+    }),
+  ) as CompetitionSummary['kinds']
+  return { fromBlock, toBlock, opportunities: list.length, captured: list.filter((o) => o.searcher !== null).length, sandwiches: sandwiched.length, kinds, userLossWei, searchers: searcherRecords(list, known, nameOf) }
 }

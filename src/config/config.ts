@@ -18,6 +18,11 @@ export interface BundlesimConfig {
    * the default when `port` is 0 (a run on free ports takes none of the fixed ones).
    */
   mevSharePort: number
+  /**
+   * The market's exchange (Binance's public market data, docs/exchange.md) when the flow has one;
+   * 0 picks a free port, and is the default when `port` is 0.
+   */
+  exchangePort: number
   /** ms between the hint stream's `:ping` comments (the node's 15 s). */
   mevSharePingMs: number
   /** Unsent bytes a hint stream reader may have waiting before it is cut as too slow. */
@@ -221,6 +226,7 @@ export const DEFAULT_CONFIG: BundlesimConfig = {
   port: 8645,
   statsPort: 8646,
   mevSharePort: 8647,
+  exchangePort: 8648,
   mevSharePingMs: 15_000,
   mevShareMaxBufferedBytes: 1 << 20,
   mevShareHistorySize: 10_000,
@@ -261,6 +267,7 @@ export function resolveConfig(partial: Partial<BundlesimConfig> = {}): Bundlesim
   const config = { ...DEFAULT_CONFIG, ...defined }
   if (config.exposeAnvil && partial.anvilPort === undefined) config.anvilPort = EXPOSED_ANVIL_PORT
   if (config.port === 0 && partial.mevSharePort === undefined) config.mevSharePort = 0
+  if (config.port === 0 && partial.exchangePort === undefined) config.exchangePort = 0
   // A fork keeps the forked chain's gas limit (Anvil's own behaviour without --gas-limit).
   if (config.forkUrl !== undefined && partial.blockGasLimit === undefined) delete config.blockGasLimit
   return config

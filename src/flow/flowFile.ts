@@ -3,6 +3,7 @@ import { checkSettings, readYamlFile, SettingsFileError } from '../config/yamlFi
 import { z } from 'zod'
 import { closestName } from '../protocol/closestName.js'
 import { MAINNET_TOKENS } from '../dex/mainnet.js'
+import { exchangeSpec } from '../exchange/spec.js'
 
 /** A flow file that cannot be used; `field` is where. */
 export class FlowFileError extends SettingsFileError {}
@@ -95,6 +96,31 @@ const searcher = strict(
 )
 
 /**
+ * A CEX-DEX arbitrageur: it holds inventory of both sides of the pairs it watches (no atomic
+ * round trip: its other leg is on the exchange), and at the top of each block trades every pool
+ * that strayed from the exchange's price back toward it, paying the builder a share of the
+ * markout it expects.
+ */
+const arbitrageur = strict(
+  {
+    name: searcher.shape.name,
+    /** Paid to the builder (a coinbase transfer from its executor), a share of the markout it expects, drawn per trade. */
+    bidShare: share('a share of the expected markout from 0 to 1'),
+    /** The pairs whose pools it watches, as the world names them (WETH/USDC). */
+    pairs: z.array(pairName, { error: 'expected a list of pairs (WETH/USDC)' }).min(1, 'expected at least one pair').default(['WETH/USDC', 'WETH/USDT']),
+    /** What its executor holds of each token of its pairs at the start, in ETH at the start price. */
+    inventoryEth: number('an inventory in ETH above 0', 1e-9, 10_000_000).default(2000),
+    reactionDelayMs: logNormal('ms from the price to its bundle', 0, 60_000).default(0),
+    latencyMs: number('ms of one-way latency to the builders', 0, 10_000).default(0),
+    /** Smallest markout (ETH, after gas and bid) worth a trade. */
+    minProfitEth: number('ETH ≥ 0', 0).default(0.0005),
+    /** Exclusive to these builders (its flow only there, as builder-integrated searchers are); absent: every builder. */
+    builders: z.array(z.string(), { error: 'expected a list of builder names' }).optional(),
+  },
+  'name, bidShare, pairs?, inventoryEth?, reactionDelayMs?, latencyMs?, minProfitEth?, builders?',
+)
+
+/**
  * The gas market: background public flow (ether and token transfers, contract calls) that asks
  * for `fill` of the block gas limit at `baseFeeGwei`, less as the base fee rises above it
  * (`elasticity`), so the base fee moves by EIP-1559 around where it started.
@@ -138,6 +164,10 @@ const flowFile = strict(
     searchers: z.array(searcher, { error: 'expected a list of searchers' }).default([]).superRefine(uniqueNames),
     /** Sandwichers: the same settings as a searcher; they frontrun and backrun public swaps whose slippage allows it. */
     sandwichers: z.array(searcher, { error: 'expected a list of sandwichers' }).default([]).superRefine(uniqueNames),
+    /** The reference price, served as an exchange serves it (docs/exchange.md); without it, no pool has a price off the chain. */
+    exchange: exchangeSpec.optional(),
+    /** CEX-DEX arbitrageurs: they trade pools back toward the exchange's price at the top of the block. */
+    arbitrageurs: z.array(arbitrageur, { error: 'expected a list of arbitrageurs' }).default([]).superRefine(uniqueNames),
     /** Names for other searchers (your bot): each name's addresses — signing key, senders, executor contracts — shown in every view. */
     names: z
       .record(
@@ -147,18 +177,24 @@ const flowFile = strict(
       )
       .default({}),
   },
-  'seed, gas?, users, searchers, sandwichers?, names',
+  'seed, gas?, users, searchers, sandwichers?, exchange?, arbitrageurs?, names',
 ).superRefine((flow, ctx) => {
   const searchers = new Set(flow.searchers.map((s) => s.name))
   flow.sandwichers.forEach((s, i) => {
     if (searchers.has(s.name)) ctx.addIssue({ code: 'custom', path: ['sandwichers', i, 'name'], message: `"${s.name}" is already a searcher's name` })
+    searchers.add(s.name)
   })
+  flow.arbitrageurs.forEach((s, i) => {
+    if (searchers.has(s.name)) ctx.addIssue({ code: 'custom', path: ['arbitrageurs', i, 'name'], message: `"${s.name}" is already a searcher's name` })
+  })
+  if (flow.arbitrageurs.length > 0 && !flow.exchange) ctx.addIssue({ code: 'custom', path: ['arbitrageurs'], message: 'arbitrageurs trade toward the exchange\'s price: the flow needs an exchange: section' })
 })
 
 export type FlowSpec = z.output<typeof flowFile> & { name: string }
 export type UsersSpec = FlowSpec['users']
 export type SearcherSpec = FlowSpec['searchers'][number]
 export type GasSpec = NonNullable<FlowSpec['gas']>
+export type ArbitrageurSpec = FlowSpec['arbitrageurs'][number]
 
 export const BUILT_IN_FLOW_FILE = codeFile('flow/default.yaml')
 
@@ -179,6 +215,14 @@ export function checkFlowPairs(flow: FlowSpec, symbols: readonly string[] = BUIL
     }
     if (!sides.includes('WETH')) throw new FlowFileError(flow.name, `users.pairs.${name}`, 'users trade pairs with WETH on one side (they buy or sell WETH)')
   }
+  flow.arbitrageurs.forEach((a, i) =>
+    a.pairs.forEach((name, j) => {
+      const unknown = name.split('/').find((s) => !symbols.includes(s))
+      if (unknown === undefined) return
+      const near = closestName(unknown, symbols)
+      throw new FlowFileError(flow.name, `arbitrageurs.${i}.pairs.${j}`, `unknown token "${unknown}"${near ? ` (did you mean ${near}?)` : ''}; the world has ${symbols.join(', ')}`)
+    }),
+  )
 }
 
 /**

@@ -14,6 +14,7 @@ import type { HarnessEvents } from './events.js'
 import type { OrderFlow } from './orderFlow.js'
 import type { Shutdown } from './shutdown.js'
 import type { WorldSubsystem } from './world.js'
+import type { ExchangeSubsystem } from './exchange.js'
 
 /** The market of a run (`--flow`): its users, searchers and the tracker of who won. */
 export interface MarketSubsystem {
@@ -25,6 +26,8 @@ export interface StartMarketOptions {
   config: BundlesimConfig
   chain: ChainSubsystem
   world: WorldSubsystem
+  /** The exchange's price (a flow with `exchange:`): the arbitrageurs trade toward it, the competition counts CEX-DEX gaps at it. */
+  exchange: ExchangeSubsystem
   builder: BuilderSubsystem
   /** Refunds paid after their block: counted in a searcher's profit. */
   refunds: RefundsSubsystem
@@ -64,18 +67,19 @@ export async function settleStartingBaseFee(config: BundlesimConfig, chain: Anvi
  * so a run is the same every time; with the realtime clock, users send a fifth into the slot
  * and each searcher reacts after its `reactionDelayMs`.
  */
-export async function startMarket({ config, chain, world, builder, refunds, names, orders, events, rpcUrl, clientHeaders, shutdown, log }: StartMarketOptions): Promise<MarketSubsystem> {
+export async function startMarket({ config, chain, world, exchange, builder, refunds, names, orders, events, rpcUrl, clientHeaders, shutdown, log }: StartMarketOptions): Promise<MarketSubsystem> {
   if (config.flow === undefined) return { competition: () => null }
   const worldStatus = world.deployed()
   // startHarnessChain refused a flow without a world before anything started.
   if (!worldStatus) throw new Error('flow: the market needs the DEX world')
   // Loaded only for a market: a run without one never reads them.
-  const [{ loadFlow }, { FlowUsers }, { BackgroundFlow }, { Searcher }, { Sandwicher }, { CompetitionTracker }, { CompetitionRecorder }] = await Promise.all([
+  const [{ loadFlow }, { FlowUsers }, { BackgroundFlow }, { Searcher }, { Sandwicher }, { CexDexArbitrageur }, { CompetitionTracker }, { CompetitionRecorder }] = await Promise.all([
     import('../flow/flowFile.js'),
     import('../flow/users.js'),
     import('../flow/background.js'),
     import('../rivals/searcher.js'),
     import('../rivals/sandwicher.js'),
+    import('../rivals/cexDexArbitrageur.js'),
     import('../competition/tracker.js'),
     import('../competition/recorder.js'),
   ])
@@ -92,8 +96,11 @@ export async function startMarket({ config, chain, world, builder, refunds, name
     ...spec.searchers.map((s) => new Searcher(s, spec.seed, worldStatus, clientOf(s.latencyMs), reader, chain.chainId)),
     ...spec.sandwichers.map((s) => new Sandwicher(s, spec.seed, worldStatus, clientOf(s.latencyMs), reader, chain.chainId)),
   ]
+  // CEX-DEX arbitrageurs: with the exchange's price (the flow file refused them without one).
+  const feed = exchange.feed
+  const arbitrageurs = feed ? spec.arbitrageurs.map((s) => new CexDexArbitrageur(s, spec.seed, worldStatus, clientOf(s.latencyMs), reader, chain.chainId, feed)) : []
   // The emulated searchers' signing keys, operators and executor contracts are theirs, named as in the flow file.
-  for (const s of searchers) names.register(s.spec.name, s.accounts.addresses())
+  for (const s of [...searchers, ...arbitrageurs]) names.register(s.spec.name, s.accounts.addresses())
   for (const [name, addresses] of Object.entries(spec.names)) names.register(name, addresses as Address[])
   const tracker = new CompetitionTracker(
     () => names.all().map(({ name, addresses }) => ({ searcher: addresses[0]!, name })),
@@ -107,6 +114,7 @@ export async function startMarket({ config, chain, world, builder, refunds, name
     isUserSwap: (hash) => users.isUserTx(hash),
     refundsAfterBlock: (hash) => refunds.ledger.ofBundle(hash),
     oneChain: true,
+    pricesAt: feed?.pricesWeiAt,
   })
   const cheats = {
     setBalance: (address: Address, wei: bigint) => chain.lock.write(() => chain.chain.setBalance(address, wei)),
@@ -118,6 +126,7 @@ export async function startMarket({ config, chain, world, builder, refunds, name
   }
   await users.fund(cheats)
   for (const searcher of searchers) await searcher.accounts.fund(cheats, worldStatus)
+  for (const arbitrageur of arbitrageurs) await arbitrageur.fund(cheats)
   if (background) await background.fund(cheats)
 
   const realtime = config.clock === 'realtime'
@@ -141,7 +150,7 @@ export async function startMarket({ config, chain, world, builder, refunds, name
   const hinted = new Set<string>()
   orders.mempool.onAdded((tx) => {
     // Their own txs and the gas market's are no swaps: not worth a look.
-    if (tx.sender && (searchers.some((s) => s.accounts.isOperator(tx.sender!)) || background?.isBackgroundSender(tx.sender))) return
+    if (tx.sender && ([...searchers, ...arbitrageurs].some((s) => s.accounts.isOperator(tx.sender!)) || background?.isBackgroundSender(tx.sender))) return
     sighted({ kind: 'public', raw: tx.raw, hash: tx.hash })
   })
   events.on('hint', (hint) => {
@@ -165,8 +174,16 @@ export async function startMarket({ config, chain, world, builder, refunds, name
     }
   }
   const slotMs = config.slotTimeSeconds * 1000
+  /** The arbitrageurs' top-of-block trades: in order of arrival (reaction time and latency drawn), each after the price it read. */
+  const arbitrage = async () => {
+    const arrivals = arbitrageurs.map((arbitrageur) => ({ arbitrageur, at: arbitrageur.reactionMs() + arbitrageur.spec.latencyMs }))
+    arrivals.sort((a, b) => a.at - b.at || a.arbitrageur.spec.name.localeCompare(b.arbitrageur.spec.name))
+    for (const { arbitrageur } of arrivals) await arbitrageur.trade()
+  }
   builder.addParticipant({
     beforeBuild: guarded('the searchers', async () => {
+      // The top of the block first: the CEX-DEX trades on the price as the slot ends.
+      if (!realtime) await guarded('the arbitrageurs', arbitrage)()
       // In a fixed order (public txs, then hints, each by hash), not in order of arrival: a
       // hint is announced after its simulation, so arrival order varies from run to run.
       const sightings = seen.splice(0).sort((a, b) => a.kind.localeCompare(b.kind) * -1 || a.hash.localeCompare(b.hash))
@@ -176,14 +193,16 @@ export async function startMarket({ config, chain, world, builder, refunds, name
         arrivals.sort((a, b) => a.at - b.at || a.searcher.spec.name.localeCompare(b.searcher.spec.name))
         for (const { searcher } of arrivals) await searcher.react(sighting)
       }
-      for (const searcher of searchers) searcher.accounts.newSlot()
+      for (const s of [...searchers, ...arbitrageurs]) s.accounts.newSlot()
     }),
     afterSlot: guarded('the users', async () => {
       // The gas market's flow first; its failure costs the slot its background txs, not the users' swaps.
       if (background) await guarded('the gas market', async () => void (await background.sendSlot()))()
       if (realtime) {
-        for (const searcher of searchers) searcher.accounts.newSlot()
+        for (const s of [...searchers, ...arbitrageurs]) s.accounts.newSlot()
         later(Math.round(slotMs / 5), sendUsersSwaps)
+        // The realtime clock's arbitrageurs trade late in the slot, on the price then (the builders' cutoff follows).
+        if (arbitrageurs.length > 0) later(Math.round((slotMs * 3) / 4), arbitrage)
       } else await sendUsersSwaps()
     }),
   })
@@ -192,6 +211,8 @@ export async function startMarket({ config, chain, world, builder, refunds, name
       try {
         const started = performance.now()
         report.competition = tracker.record(report.blockNumber, await recorder.opportunitiesOf(report.blockNumber, considered, frames))
+        const prices = exchange.referencePrices(report.timestamp * 1000)
+        if (prices) report.referencePrices = prices
         report.timings.competitionMs = performance.now() - started
       } catch (error) {
         log.warn({ err: error }, 'the market: the competition tracker could not read the block')
@@ -204,8 +225,8 @@ export async function startMarket({ config, chain, world, builder, refunds, name
   if (realtime) later(Math.round(slotMs / 5), sendUsersSwaps)
   else await sendUsersSwaps()
   log.info(
-    { flow: spec.name, users: spec.users.count, searchers: spec.searchers.map((s) => s.name), sandwichers: spec.sandwichers.map((s) => s.name), gasMarket: spec.gas !== undefined },
-    `market "${spec.name}": ${spec.users.count} users, ${spec.searchers.length} searchers, ${spec.sandwichers.length} sandwichers${spec.gas ? ', the gas market' : ''}`,
+    { flow: spec.name, users: spec.users.count, searchers: spec.searchers.map((s) => s.name), sandwichers: spec.sandwichers.map((s) => s.name), arbitrageurs: arbitrageurs.map((a) => a.spec.name), gasMarket: spec.gas !== undefined },
+    `market "${spec.name}": ${spec.users.count} users, ${spec.searchers.length} searchers, ${spec.sandwichers.length} sandwichers, ${arbitrageurs.length} arbitrageurs${spec.gas ? ', the gas market' : ''}`,
   )
   return { competition: (fromBlock, toBlock) => tracker.report(fromBlock, toBlock) }
 }

@@ -23,6 +23,7 @@ import { startRpcServers } from './rpcServers.js'
 import { builderPath, GATEWAY_PATH } from './rpcMethods.js'
 import { createPublicView } from './publicView.js'
 import { startMevShare } from './mevShare.js'
+import { startExchange } from './exchange.js'
 import { HarnessEvents } from './events.js'
 import { Shutdown } from './shutdown.js'
 import { ReadinessGate } from '../rpc/readinessGate.js'
@@ -181,6 +182,7 @@ export async function startHarnessOn(base: HarnessChain, config: BundlesimConfig
       log.info({ dataDir: config.dataDir, traces: count, resumed: chain.resumed }, `restored ${count} traces from the data dir`)
     }
     const mevShare = await startMevShare({ config, chain, slot, orders, events, gate, shutdown, log })
+    const exchange = await startExchange({ config, slot, world, gate, shutdown, log })
     // Known once the servers listen (status is only asked after).
     const urls = { submission: '', stats: '' }
     const status = (): HarnessStatus => ({
@@ -202,6 +204,7 @@ export async function startHarnessOn(base: HarnessChain, config: BundlesimConfig
       builders: builders.map((b) => ({ name: b.name, url: `${urls.submission}${builderPath(b.name)}`, coinbase: b.coinbase, pubkey: b.pubkey, profile: b.profile.name })),
       gatewayUrl: `${urls.submission}${GATEWAY_PATH}`,
       relayUrl: urls.stats.replace(/\/$/, ''),
+      exchange: exchange.status(),
     })
     // The market's users and searchers are clients of the submission RPC: it starts once that listens.
     const market: MarketSubsystem = { competition: () => null }
@@ -211,7 +214,7 @@ export async function startHarnessOn(base: HarnessChain, config: BundlesimConfig
     const servers = await startRpcServers({ config, chain, slot, traces, names, orders, builder, refunds, view, world, market, status, events, gate, shutdown, log })
     urls.submission = servers.submission.url
     urls.stats = servers.stats.url
-    Object.assign(market, await startMarket({ config, chain, world, builder, refunds, names, orders, events, rpcUrl: servers.submission.url, clientHeaders: gate.clientHeaders, shutdown, log }))
+    Object.assign(market, await startMarket({ config, chain, world, exchange, builder, refunds, names, orders, events, rpcUrl: servers.submission.url, clientHeaders: gate.clientHeaders, shutdown, log }))
     builder.start()
     gate.open()
     return {

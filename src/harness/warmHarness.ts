@@ -35,6 +35,7 @@ export const CONFIG_SCOPE: Record<keyof BundlesimConfig, 'chain' | 'harness'> = 
   port: 'harness',
   statsPort: 'harness',
   mevSharePort: 'harness',
+  exchangePort: 'harness',
   mevSharePingMs: 'harness',
   mevShareMaxBufferedBytes: 'harness',
   mevShareHistorySize: 'harness',

@@ -33,6 +33,7 @@ const TARGET_ENV = {
   mevShare: 'BUNDLESIM_MEV_SHARE_URL',
   gateway: 'BUNDLESIM_GATEWAY_URL',
   relay: 'BUNDLESIM_RELAY_URL',
+  exchange: 'BUNDLESIM_EXCHANGE_URL',
 }
 const TARGET_NAMES = Object.keys(TARGET_ENV)
 const PATH_MODES = ['replace', 'keep']

@@ -26,21 +26,39 @@ export interface CompetitionContender {
   captured: boolean
 }
 
-/** A user swap that left a gap in a mined block (a cycle through its pool that earned), who closed it, and who else tried. Amounts: decimal wei. */
+/**
+ * What kind of opportunity: a user swap's gap closed by a `backrun`, the same with a frontrun
+ * (`sandwich`), or a pool away from the exchange's price at the block's start (`cexDex`).
+ */
+export const OPPORTUNITY_KINDS = ['backrun', 'sandwich', 'cexDex'] as const
+export type OpportunityKind = (typeof OPPORTUNITY_KINDS)[number]
+
+/**
+ * A gap in a mined block, who closed it, and who else tried. `backrun` and `sandwich`: a
+ * user swap that left a cycle through its pool that earned; `cexDex`: a pool that started
+ * the block away from the exchange's price by more than its fee (docs/exchange.md). Amounts:
+ * decimal wei.
+ */
 export interface CompetitionOpportunity {
+  kind: OpportunityKind
   blockNumber: number
-  /** The swap (a user's tx) that left the gap. */
-  victim: Hash
-  /** The pool it moved. */
+  /** The swap (a user's tx) that left the gap; null for `cexDex` (the exchange's price moved). */
+  victim: Hash | null
+  /** The pool it moved (`cexDex`: the pool away from the price). */
   pool: Address
-  /** The best round trip's profit right after it, before gas (wei of WETH). */
+  /**
+   * What closing the gap was worth, before gas (wei of WETH): the best round trip's profit
+   * right after the user's swap; `cexDex`, the trade to the price's markout at the price of
+   * the block's start, net of the pool's fee.
+   */
   gapWei: string
-  /** Who backran it: the bundle's signing key (X-Flashbots-Signature), else the backrun's sender; null when nobody did. */
+  /** Who closed it: the bundle's signing key (X-Flashbots-Signature), else its first tx's sender; null when nobody did. */
   searcher: Address | null
   /** The searcher's name (emulated searchers', and any named with `harness_nameSearcher`), else null. */
   name: string | null
   /** The bundle whose backrun closed the gap, when it came in one. */
   bundleHash: Hash | null
+  /** The captor's txs that closed it: the backrun's (a sandwich's second half), a `cexDex` trade's. */
   backrunTxs: Hash[]
   /** A sandwich's first half: the captor's txs right before the user's swap, on its pool (empty for a backrun). */
   frontrunTxs: Hash[]
@@ -109,6 +127,8 @@ export interface CompetitionSummary {
   captured: number
   /** Captures that were sandwiches (a frontrun and a backrun around the user's swap). */
   sandwiches: number
+  /** Opportunities and captures by kind. */
+  kinds: Record<OpportunityKind, { opportunities: number; captured: number }>
   /** What sandwiched users lost in all (decimal wei of WETH). */
   userLossWei: string
   searchers: CompetitionSearcher[]

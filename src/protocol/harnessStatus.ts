@@ -33,6 +33,30 @@ export interface HarnessStatus {
   gatewayUrl: string
   /** The relay's base URL (the stats port): its data API is under `/relay/v1/data/bidtraces/`. */
   relayUrl: string
+  /** The market's exchange (a flow with `exchange:`), or null without one. */
+  exchange: ExchangeStatus | null
+}
+
+/** The market's exchange as `harness_status` shows it (docs/exchange.md). */
+export interface ExchangeStatus {
+  /** Which exchange's public market data it speaks. */
+  venue: 'binance'
+  /** Its base URL: REST at `api/v3/…`, streams at `ws/<stream>` and `stream?streams=…` (ws://). */
+  url: string
+  /** Exchange time now (ms): the chain clock. */
+  timeMs: number
+  /** Each symbol's best bid and ask now, and the path's mid (decimal strings, as the exchange writes them). */
+  symbols: Array<{ symbol: string; bid: string; ask: string; mid: string }>
+}
+
+/**
+ * The reference price of each world token the exchange prices, at a block's time: wei of WETH
+ * for one whole token (WETH: 10^18), the price CEX-DEX profits are counted at (docs/exchange.md).
+ */
+export interface ReferencePrices {
+  /** Exchange time the prices are for (ms): the block's timestamp. */
+  atMs: number
+  tokens: Array<{ symbol: string; address: string; priceWei: string }>
 }
 
 /** The builder profiles (docs/several-builders.md): the APIs a builder's own URL can speak. */

@@ -1,3 +1,4 @@
+import type { ReferencePrices } from './harnessStatus.js'
 import type { Hash } from 'viem'
 import type { CompetitionReport } from './competition.js'
 
@@ -57,6 +58,8 @@ export interface SlotReport {
   getHeaderMs?: number
   /** With a market (`--flow`): the block's opportunities, who captured each, who else went for it, and each searcher's record for the block. */
   competition?: CompetitionReport
+  /** With a market that has an exchange: each token's reference price at the block's time (what CEX-DEX profits are counted at). */
+  referencePrices?: ReferencePrices
   /**
    * How the top-of-block simulations ran: as `eth_simulateV1` calls, or as real mined blocks;
    * `beforeCutoff`: of the calls, those run as the bundles arrived, on this same parent, so

@@ -65,6 +65,7 @@ export async function replayBlock({ forkUrl, block, algorithms }: ReplayOptions)
     port: 0,
     statsPort: 0,
     mevSharePort: 0,
+    exchangePort: 0,
     anvilPort: 0,
     slotTimeSeconds: slotSeconds,
     statsDelaySlots: 0,

@@ -75,6 +75,7 @@ export function harnessConfig(loaded: LoadedScenario, overrides: Partial<Bundles
     port: 0,
     statsPort: 0,
     mevSharePort: 0,
+    exchangePort: 0,
     anvilPort: 0,
     logLevel: 'silent',
     ...scenarioChain(loaded, snapshot),

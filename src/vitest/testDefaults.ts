@@ -6,6 +6,7 @@ export const TEST_HARNESS_DEFAULTS: Partial<BundlesimConfig> = {
   port: 0,
   statsPort: 0,
   mevSharePort: 0,
+  exchangePort: 0,
   anvilPort: 0,
   statsDelaySlots: 0,
   logLevel: 'silent',

@@ -1,0 +1,236 @@
+import { STABLE_ASSETS, type AssetPathSpec, type ExchangeSpec } from './spec.js'
+
+/** The random draws a path needs: uniform in [0, 1) and standard normal (the flow's `SeededRandom`). */
+export interface RandomSource {
+  next(): number
+  normal(): number
+}
+
+/** A symbol the exchange serves, split into its assets (ETHUSDT: ETH quoted in USDT). */
+export interface ExchangeSymbol {
+  symbol: string
+  baseAsset: string
+  quoteAsset: string
+  /** Decimals of its price (ETHUSDT: 2, a price step of 0.01), and of its quantity. */
+  priceDecimals: number
+  quantityDecimals: number
+}
+
+/** A symbol's best bid and ask at one moment, and the path's mid they straddle. */
+export interface BookTop {
+  symbol: string
+  /** The path's tick this book belongs to: its update id. */
+  tick: number
+  mid: number
+  bid: number
+  bidQty: number
+  ask: number
+  askQty: number
+}
+
+/** One trade on a symbol's tape (an aggTrade): at the bid (the buyer was the maker) or at the ask. */
+export interface TapeTrade {
+  symbol: string
+  id: number
+  tick: number
+  price: number
+  quantity: number
+  /** Exchange time of the trade (ms). */
+  timeMs: number
+  buyerIsMaker: boolean
+}
+
+const MS_A_YEAR = 365 * 24 * 3600 * 1000
+const MS_A_DAY = 24 * 3600 * 1000
+/** Ticks kept per chunk of a path, and the chunks kept behind the latest asked (older moments are not asked for again). */
+const CHUNK = 4096
+const CHUNKS_KEPT = 256
+
+/** A 32-bit hash of a string (FNV-1a): one seed per asset and per tick's trades, the same on every machine. */
+function hash32(text: string): number {
+  let h = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0
+  return h >>> 0
+}
+
+/**
+ * One asset's price path in USD on a grid of `tickMs`: geometric Brownian motion with the
+ * spec's annualised drift and volatility, and Poisson jumps of a normal size. Tick 0 is the
+ * start price; tick k follows from tick k − 1 and the k-th draws of the asset's own random
+ * source, so the same seed gives the same path however it is read. Kept in chunks; the oldest
+ * are dropped (nothing asks for a moment that far back again).
+ */
+class AssetPath {
+  private readonly chunks = new Map<number, Float64Array>()
+  private computed = 0
+  private last: number
+
+  constructor(
+    private readonly spec: AssetPathSpec,
+    private readonly random: RandomSource,
+    private readonly tickMs: number,
+  ) {
+    this.last = Math.log(spec.price)
+    this.store(0, this.last)
+  }
+
+  /** The price at tick `k` (k ≥ 0). */
+  at(k: number): number {
+    while (this.computed < k) this.step()
+    const chunk = this.chunks.get(Math.floor(k / CHUNK))
+    // A tick dropped long ago: the oldest kept stands for it.
+    if (!chunk) return Math.exp(this.chunks.get(Math.min(...this.chunks.keys()))![0]!)
+    return Math.exp(chunk[k % CHUNK]!)
+  }
+
+  private step(): void {
+    const dt = this.tickMs / MS_A_YEAR
+    const { volatility, drift, jumps } = this.spec
+    let x = this.last + (drift - (volatility * volatility) / 2) * dt + volatility * Math.sqrt(dt) * this.random.normal()
+    if (jumps && jumps.perDay > 0) {
+      // At most one jump a tick: the chance is the Poisson rate over the tick (small for any sane rate).
+      if (this.random.next() < (jumps.perDay * this.tickMs) / MS_A_DAY) x += Math.log(Math.max(0.01, 1 + (jumps.sizePct.mean + jumps.sizePct.sd * this.random.normal()) / 100))
+    }
+    this.computed++
+    this.last = x
+    this.store(this.computed, x)
+  }
+
+  private store(k: number, x: number): void {
+    const index = Math.floor(k / CHUNK)
+    let chunk = this.chunks.get(index)
+    if (!chunk) {
+      chunk = new Float64Array(CHUNK)
+      this.chunks.set(index, chunk)
+      this.chunks.delete(index - CHUNKS_KEPT)
+    }
+    chunk[k % CHUNK] = x
+  }
+}
+
+/** Price decimals as Binance lists its majors (a step of 0.01 for ETHUSDT and BTCUSDT), finer for a cheap base. */
+function decimalsFor(price: number): { priceDecimals: number; quantityDecimals: number } {
+  if (price >= 1000) return { priceDecimals: 2, quantityDecimals: 5 }
+  if (price >= 1) return { priceDecimals: 4, quantityDecimals: 4 }
+  return { priceDecimals: 8, quantityDecimals: 2 }
+}
+
+/** A problem with the exchange's settings, naming the field. */
+export class ExchangeSpecError extends Error {
+  constructor(
+    readonly field: string,
+    problem: string,
+  ) {
+    super(`exchange.${field}: ${problem}`)
+    this.name = 'ExchangeSpecError'
+  }
+}
+
+/**
+ * The reference price of a run (the market's exchange): every asset's seeded path from the
+ * run's start (`startMs`, exchange time), every symbol's book and tape at any moment after it,
+ * and a world token's price in another's. Pure: the moment is always given.
+ *
+ * @example
+ * const prices = new ReferencePrice(spec, 1, Date.now(), (s) => new SeededRandom(s))
+ * prices.book('ETHUSDT', Date.now()).bid // 2999.99…
+ */
+export class ReferencePrice {
+  readonly symbols: readonly ExchangeSymbol[]
+  private readonly paths = new Map<string, AssetPath>()
+  private readonly assetsKnown: ReadonlySet<string>
+
+  constructor(
+    readonly spec: ExchangeSpec,
+    private readonly seed: number,
+    /** Exchange time (ms) of tick 0. */
+    readonly startMs: number,
+    private readonly randomOf: (seed: number) => RandomSource,
+  ) {
+    for (const [asset, path] of Object.entries(spec.assets)) this.paths.set(asset, new AssetPath(path, randomOf(hash32(`${seed} ${asset} path`)), spec.tickMs))
+    this.assetsKnown = new Set([...Object.keys(spec.assets), ...STABLE_ASSETS])
+    this.symbols = spec.symbols.map((symbol, i) => {
+      const quoteAsset = [...this.assetsKnown].filter((a) => symbol.endsWith(a) && symbol.length > a.length).sort((a, b) => b.length - a.length)[0]
+      const baseAsset = quoteAsset && symbol.slice(0, -quoteAsset.length)
+      if (!quoteAsset || !baseAsset || !this.assetsKnown.has(baseAsset)) {
+        throw new ExchangeSpecError(`symbols.${i}`, `"${symbol}" is not two known assets (known: ${[...this.assetsKnown].join(', ')}); declare its base under exchange.assets`)
+      }
+      return { symbol, baseAsset, quoteAsset, ...decimalsFor(this.usd(baseAsset, 0) / this.usd(quoteAsset, 0)) }
+    })
+  }
+
+  /** The path's tick at exchange time `ms` (0 before the start). */
+  tickAt(ms: number): number {
+    return Math.max(0, Math.floor((ms - this.startMs) / this.spec.tickMs))
+  }
+
+  /** An asset's price in USD at tick `k` (stablecoins not given a path: 1). */
+  usd(asset: string, k: number): number {
+    return this.paths.get(asset)?.at(k) ?? 1
+  }
+
+  /** The exchange asset a world token is (WETH → ETH, WBTC → BTC, USDC → USDC), or null when the exchange has none. */
+  assetOfToken(token: string): string | null {
+    const asset = this.spec.tokens[token] ?? (token === 'WETH' ? 'ETH' : token === 'WBTC' ? 'BTC' : token)
+    return this.assetsKnown.has(asset) ? asset : null
+  }
+
+  /** One world token's price in another (units of `quote` for one `base`) at exchange time `ms`; null when either has no asset. */
+  tokenPrice(base: string, quote: string, ms: number): number | null {
+    const [a, b] = [this.assetOfToken(base), this.assetOfToken(quote)]
+    if (a === null || b === null) return null
+    const k = this.tickAt(ms)
+    return this.usd(a, k) / this.usd(b, k)
+  }
+
+  symbol(name: string): ExchangeSymbol | undefined {
+    return this.symbols.find((s) => s.symbol === name.toUpperCase())
+  }
+
+  /**
+   * A symbol's best bid and ask at exchange time `ms`: one price step either side of the
+   * path's mid (the majors' book is that tight), quantities drawn for the tick.
+   */
+  book(name: string, ms: number): BookTop {
+    const s = this.symbol(name)
+    if (!s) throw new RangeError(`unknown symbol ${name}`)
+    const k = this.tickAt(ms)
+    const mid = this.usd(s.baseAsset, k) / this.usd(s.quoteAsset, k)
+    const step = 10 ** -s.priceDecimals
+    const bid = Math.floor(mid / step) * step
+    const random = this.randomOf(hash32(`${this.seed} ${s.symbol} book ${k}`))
+    const qty = () => Math.round((0.5 + random.next() * 20) * 10 ** s.quantityDecimals) / 10 ** s.quantityDecimals
+    return { symbol: s.symbol, tick: k, mid, bid: round(bid, s.priceDecimals), bidQty: qty(), ask: round(bid + step, s.priceDecimals), askQty: qty() }
+  }
+
+  /**
+   * The trades of one tick on a symbol's tape: a Poisson count at `tradesPerSecond`, each at
+   * the tick's bid or ask, ids counted from the tick (the same tick, the same trades).
+   */
+  tradesOfTick(name: string, k: number): TapeTrade[] {
+    const s = this.symbol(name)
+    if (!s) throw new RangeError(`unknown symbol ${name}`)
+    const random = this.randomOf(hash32(`${this.seed} ${s.symbol} trades ${k}`))
+    const mean = (this.spec.tradesPerSecond * this.spec.tickMs) / 1000
+    const limit = Math.exp(-mean)
+    let count = 0
+    for (let p = random.next(); p > limit && count < 50; p *= random.next()) count++
+    const book = this.book(name, this.startMs + k * this.spec.tickMs)
+    return Array.from({ length: count }, (_, i) => {
+      const buyerIsMaker = random.next() < 0.5
+      return {
+        symbol: s.symbol,
+        id: k * 64 + i,
+        tick: k,
+        price: buyerIsMaker ? book.bid : book.ask,
+        quantity: Math.round(random.next() * 2 * 10 ** s.quantityDecimals) / 10 ** s.quantityDecimals || 10 ** -s.quantityDecimals,
+        timeMs: this.startMs + k * this.spec.tickMs + Math.floor((i * this.spec.tickMs) / Math.max(1, count)),
+        buyerIsMaker,
+      }
+    })
+  }
+}
+
+function round(value: number, decimals: number): number {
+  return Number(value.toFixed(decimals))
+}

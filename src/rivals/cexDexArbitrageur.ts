@@ -1,0 +1,140 @@
+import { encodeFunctionData, erc20Abi, parseEther, parseUnits, toHex, type Address, type Hash, type PublicClient } from 'viem'
+import type { BundlesimClient } from '../protocol/client.js'
+import type { WorldOnChain } from '../world/deploy.js'
+import type { ArbitrageurSpec } from '../flow/flowFile.js'
+import type { MarketCheats } from '../flow/users.js'
+import { drawLogNormal, drawShare } from '../flow/random.js'
+import { readReserves } from '../dex/read.js'
+import { tradeToPrice, type TradeToPrice } from '../dex/cexDex.js'
+import type { PoolReserves } from '../dex/math.js'
+import { rawPrice, valueInWei, type PriceFeed, type ReferencePricesWei } from '../exchange/valuation.js'
+import { rivalExecutorAbi } from './executorArtifact.js'
+import { ExecutorAccounts } from './executorAccounts.js'
+import { routerLeg } from './legs.js'
+
+/** The trade tx's gas limit, and about what it uses (a swap through its router, the WETH unwrap and the coinbase transfer). */
+const REBALANCE_GAS_LIMIT = 300_000n
+export const REBALANCE_GAS = 160_000n
+
+/** One pool it would trade now, priced. */
+interface Quote {
+  pool: PoolReserves
+  trade: TradeToPrice
+  /** What the trade is worth at the exchange's price now, in wei of WETH: what comes out less what goes in. */
+  markoutWei: bigint
+}
+
+/**
+ * An emulated CEX-DEX arbitrageur (docs/exchange.md): it holds inventory of both tokens of the
+ * pairs it watches in its executor contract — its other leg is on the exchange, so there is
+ * no atomic round trip — and at the top of each block reads the exchange's price and its pools,
+ * and for each pool that strayed from the price by more than its fee sends the trade that takes
+ * it back (`tradeToPrice`, capped by what it holds) as a one-tx bundle for the next block,
+ * paying the builder its drawn share of the markout it expects by a coinbase transfer; neutral
+ * (every builder) or exclusive to its `builders`.
+ */
+export class CexDexArbitrageur {
+  readonly accounts: ExecutorAccounts
+
+  constructor(
+    readonly spec: ArbitrageurSpec,
+    seed: number,
+    private readonly world: WorldOnChain,
+    private readonly client: BundlesimClient,
+    private readonly reader: PublicClient,
+    private readonly chainId: number,
+    private readonly feed: PriceFeed,
+  ) {
+    this.accounts = new ExecutorAccounts(seed, spec.name)
+  }
+
+  /** The next reaction time, drawn (ms). */
+  reactionMs(): number {
+    return drawLogNormal(this.accounts.random, this.spec.reactionDelayMs)
+  }
+
+  /** Its executor, operators and approvals, and its inventory: `inventoryEth` worth of each token of its pairs at the start price. */
+  async fund(cheats: MarketCheats): Promise<void> {
+    await this.accounts.fund(cheats, this.world)
+    const prices = this.feed.pricesWeiAt(this.feed.nowMs())
+    const balances = this.tokens().flatMap((token) => {
+      const entry = prices.get(token.address.toLowerCase() as Address)
+      if (!entry || token.symbol === 'WETH') return []
+      const amount = (parseEther(String(this.spec.inventoryEth)) * 10n ** BigInt(token.decimals)) / entry.priceWei
+      return [{ token: token.address, holder: this.accounts.executor, amount }]
+    })
+    const weth = this.world.tokens.find((t) => t.symbol === 'WETH')
+    if (weth) balances.push({ token: weth.address, holder: this.accounts.executor, amount: parseUnits(String(Math.max(this.spec.inventoryEth, 10_000)), 18) })
+    await cheats.setTokenState({ balances })
+  }
+
+  /** The world tokens of its pairs. */
+  private tokens() {
+    const symbols = new Set(this.spec.pairs.flatMap((p) => p.split('/')))
+    return this.world.tokens.filter((t) => symbols.has(t.symbol))
+  }
+
+  /** The world's pools of its pairs. */
+  private pools() {
+    const pairs = new Set(this.spec.pairs.map((p) => p.split('/').sort().join('/')))
+    const symbolOf = new Map(this.world.tokens.map((t) => [t.address.toLowerCase(), t.symbol]))
+    return this.world.pools.filter((p) => pairs.has([symbolOf.get(p.token0.toLowerCase()), symbolOf.get(p.token1.toLowerCase())].sort().join('/')))
+  }
+
+  /**
+   * The top of the next block: every pool of its pairs priced against the exchange now, and a
+   * bundle for each that pays (best first, one operator each). Returns the bundle hashes sent.
+   */
+  async trade(): Promise<Hash[]> {
+    const head = await this.reader.getBlock()
+    const pools = await readReserves(this.reader, this.pools(), head.number)
+    const prices = this.feed.pricesWeiAt(this.feed.nowMs())
+    const inventory = await this.inventory(head.number)
+    const quotes = pools.flatMap((pool) => this.quote(pool, prices, inventory)).sort((a, b) => (b.markoutWei > a.markoutWei ? 1 : b.markoutWei < a.markoutWei ? -1 : 0))
+    const baseFee = head.baseFeePerGas ?? 0n
+    const sent: Hash[] = []
+    for (const quote of quotes) {
+      const payment = (quote.markoutWei * BigInt(Math.round(drawShare(this.accounts.random, this.spec.bidShare) * 1e6))) / 1_000_000n
+      if (quote.markoutWei - payment - baseFee * REBALANCE_GAS < parseEther(String(this.spec.minProfitEth))) continue
+      const operator = this.accounts.takeOperator()
+      if (!operator) break
+      const { trade, pool } = quote
+      // A hair under what the pool gives now: a rival's trade first leaves less, and this one reverts (and is left out).
+      const leg = routerLeg(this.world, pool, trade.tokenIn, trade.tokenOut, trade.amountIn, trade.amountOut - trade.amountOut / 10_000n, this.accounts.executor, head.timestamp + 600n)
+      const nonce = await this.reader.getTransactionCount({ address: operator.address, blockNumber: head.number })
+      const tx = await operator.signTransaction({
+        type: 'eip1559',
+        chainId: this.chainId,
+        nonce,
+        to: this.accounts.executor,
+        data: encodeFunctionData({ abi: rivalExecutorAbi, functionName: 'rebalance', args: [[leg.to], [leg.data], payment] }),
+        gas: REBALANCE_GAS_LIMIT,
+        maxPriorityFeePerGas: 0n,
+        maxFeePerGas: baseFee * 2n,
+      })
+      const builders = this.spec.builders && { builders: this.spec.builders }
+      const result = await this.client.signedRequest('eth_sendBundle', [{ txs: [tx], blockNumber: toHex(head.number + 1n), ...builders }], this.accounts.identity)
+      if (result?.bundleHash) sent.push(result.bundleHash)
+    }
+    return sent
+  }
+
+  /** The trade to the price on one pool, within what it holds, and its markout; none when within the fee or without a price. */
+  private quote(pool: PoolReserves, prices: ReferencePricesWei, inventory: ReadonlyMap<string, bigint>): Quote[] {
+    const price = rawPrice(prices, pool.token0, pool.token1)
+    if (price === null) return []
+    const trade = tradeToPrice(pool, price, (token) => inventory.get(token.toLowerCase()) ?? 0n)
+    if (!trade) return []
+    const gained = valueInWei(prices, trade.tokenOut, trade.amountOut)
+    const given = valueInWei(prices, trade.tokenIn, trade.amountIn)
+    if (gained === null || given === null || gained <= given) return []
+    return [{ pool, trade, markoutWei: gained - given }]
+  }
+
+  /** What its executor holds of each token of its pairs now (lowercase address → raw amount). */
+  private async inventory(blockNumber: bigint): Promise<Map<string, bigint>> {
+    const tokens = this.tokens()
+    const amounts = await Promise.all(tokens.map((t) => this.reader.readContract({ address: t.address, abi: erc20Abi, functionName: 'balanceOf', args: [this.accounts.executor], blockNumber })))
+    return new Map(tokens.map((t, i) => [t.address.toLowerCase(), amounts[i]!]))
+  }
+}
