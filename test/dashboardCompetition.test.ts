@@ -84,7 +84,7 @@ describe('the competition view on a live market (--world dex --flow default)', (
 
   /** The opportunity's rows against harness_getCompetition and the stats method; how many disclosed losers it lists. */
   async function checkOpportunity(o: CompetitionOpportunity): Promise<number> {
-    const body = page.locator(`tbody.opportunity[data-victim="${o.victim}"]`)
+    const body = page.locator(`tbody.opportunity[data-opportunity="${o.blockNumber}:${o.victim ?? o.pool}"]`)
     const disclosed = await Promise.all(o.contenders.map((c) => isDisclosed(harness, c.bundleHash)))
     // The winner's bundle is on chain: always listed; a loser once its stats are served.
     const listed = o.contenders.filter((c, i) => c.captured || disclosed[i])
@@ -165,7 +165,7 @@ describe('the competition view on a live market (--world dex --flow default)', (
     await page.locator('.pager a', { hasText: 'older' }).click()
     await page.locator('.pager', { hasText: 'page 2 of' }).waitFor()
     const oldest = [...all.list].sort((a, b) => b.blockNumber - a.blockNumber).slice(20, 40)
-    expect(await page.locator('tbody.opportunity').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-victim')))).toEqual(oldest.map((o) => o.victim))
+    expect(await page.locator('tbody.opportunity').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-opportunity')))).toEqual(oldest.map((o) => `${o.blockNumber}:${o.victim ?? o.pool}`))
     // The pager sits at the bottom: back to the top, so the sticky header does not cross the full-page shot.
     await page.evaluate(() => scrollTo(0, 0))
     await shot(page, 'competition-page-2')

@@ -56,8 +56,8 @@ function Opportunities({ page, refresh }) {
     ${data.rows.length === 0
       ? html`<p class="muted">No user swap has left a gap yet.</p>`
       : html`<table class="opportunities">
-          <thead><tr><th>block</th><th>victim tx</th><th>gap</th><th>contender</th><th>searcher</th><th>bid</th><th>outcome</th><th>margin</th></tr></thead>
-          ${data.rows.map((o) => html`<${OpportunityRows} key=${o.victim} o=${o} />`)}
+          <thead><tr><th>block</th><th>victim tx (or kind)</th><th>gap</th><th>contender</th><th>searcher</th><th>bid</th><th>outcome</th><th>margin</th></tr></thead>
+          ${data.rows.map((o) => html`<${OpportunityRows} key=${opportunityKey(o)} o=${o} />`)}
         </table>`}
     ${pages > 1
       ? html`<nav class="pager">
@@ -69,16 +69,21 @@ function Opportunities({ page, refresh }) {
   </section>`
 }
 
-/** One opportunity: a row per contender; block, victim, gap and margin span them all. */
+/** An opportunity's key on the page: its block and its victim (a CEX-DEX gap has none: its pool). */
+function opportunityKey(o) {
+  return `${o.blockNumber}:${o.victim ?? o.pool}`
+}
+
+/** One opportunity: a row per contender; block, victim (or a CEX-DEX gap's kind), gap and margin span them all. */
 function OpportunityRows({ o }) {
   const rows = contenderRows(o)
   const span = rows.length
-  return html`<tbody class="opportunity" data-victim=${o.victim} data-block=${o.blockNumber}>
+  return html`<tbody class="opportunity" data-opportunity=${opportunityKey(o)} data-kind=${o.kind} data-block=${o.blockNumber}>
     ${rows.map(
       (row, i) => html`<tr class=${row.className} data-bundle=${row.bundleHash}>
         ${i === 0
           ? html`<td rowspan=${span}><a href=${`#/slot/${o.blockNumber}`}>${o.blockNumber}</a></td>
-              <td rowspan=${span}><span class="mono" title=${o.victim}>${short(o.victim)}</span><div class="muted">pool <span class="mono" title=${o.pool}>${short(o.pool)}</span></div></td>
+              <td rowspan=${span}>${o.victim === null ? html`<span title="the pool started the block away from the exchange's price">CEX-DEX</span>` : html`<span class="mono" title=${o.victim}>${short(o.victim)}</span>`}<div class="muted">pool <span class="mono" title=${o.pool}>${short(o.pool)}</span></div></td>
               <td rowspan=${span} class="num">${eth(o.gapWei)}</td>`
           : null}
         ${row.cells}
