@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { decodeEventLog, erc20Abi, parseAbi, type Address, type Hash, type Hex } from 'viem'
+import { decodeEventLog, erc20Abi, parseAbi, toHex, type Address, type Hash, type Hex } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import type { RunningBot } from '../src/bots/botProcess.js'
 import { createBundlesimClient } from '../src/protocol/client.js'
 import { launchBot } from '../src/bots/launchBot.js'
 import { ReferencePrice } from '../src/exchange/referencePrice.js'
@@ -9,7 +11,7 @@ import { tradeToPrice } from '../src/dex/cexDex.js'
 import { amountOut, type PoolReserves } from '../src/dex/math.js'
 import { ExecutorAccounts } from '../src/rivals/executorAccounts.js'
 import type { HarnessStatus } from '../src/protocol/harnessStatus.js'
-import { call, useTestHarness } from './support/harness.js'
+import { call, DEV_KEYS, stats as statsOf, useTestHarness } from './support/harness.js'
 import { REPO_ROOT } from './support/cli.js'
 
 const spec = loadFlow('default').exchange!
@@ -56,6 +58,60 @@ describe('the reference price (pure)', () => {
   })
 })
 
+/** Resolves once `done` says so, checking as the bot prints and at least every 50 ms (its tx goes pending without a line). */
+async function until(done: () => Promise<boolean>, bot: RunningBot, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error(`timed out; the bot's last lines:\n${bot.lines().slice(-10).join('\n')}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+/**
+ * What the chain says a CEX-DEX captor made in one round: its executor's token moves (Transfer
+ * logs, WETH's Withdrawal) priced at the block's reference prices as the slot report publishes
+ * them (amount × priceWei ÷ 10^decimals, rounded down, per token), less its sender's gas; and the
+ * WETH it unwrapped to pay the coinbase.
+ */
+async function chainSays(rpcUrl: string, round: { backrunTxs: Hash[] }, report: { referencePrices: { tokens: Array<{ address: string; priceWei: string }> } }, executor: Address, isSender: (address: Address) => boolean): Promise<{ profit: bigint; withdrawn: bigint }> {
+  const priceOf = new Map<string, { priceWei: bigint; decimals: number }>(
+    await Promise.all(report.referencePrices.tokens.map(async (t) => [t.address, { priceWei: BigInt(t.priceWei), decimals: Number(await call(rpcUrl, 'eth_call', [{ to: t.address, data: '0x313ce567' }, 'latest'])) }] as const)),
+  )
+  const mine = (topic: Hex | undefined) => topic !== undefined && `0x${topic.slice(26)}`.toLowerCase() === executor.toLowerCase()
+  const change = new Map<string, bigint>()
+  let gas = 0n
+  let withdrawn = 0n
+  for (const hash of round.backrunTxs) {
+    const receipt = await call<any>(rpcUrl, 'eth_getTransactionReceipt', [hash])
+    expect(isSender(receipt.from)).toBe(true)
+    gas += BigInt(receipt.gasUsed) * BigInt(receipt.effectiveGasPrice)
+    for (const log of receipt.logs) {
+      const token = log.address.toLowerCase()
+      const add = (amount: bigint) => change.set(token, (change.get(token) ?? 0n) + amount)
+      try {
+        const event = decodeEventLog({ abi: [...erc20Abi, ...parseAbi(['event Withdrawal(address indexed src, uint256 wad)'])], topics: log.topics, data: log.data })
+        if (event.eventName === 'Transfer') {
+          if (mine(log.topics[1])) add(-event.args.value)
+          if (mine(log.topics[2])) add(event.args.value)
+        } else if (event.eventName === 'Withdrawal' && mine(log.topics[1])) {
+          add(-event.args.wad)
+          withdrawn += event.args.wad
+        }
+      } catch {
+        // A pool's own event.
+      }
+    }
+  }
+  let value = 0n
+  for (const [token, amount] of change) {
+    const { priceWei, decimals } = priceOf.get(token)!
+    const scaled = amount * priceWei
+    const unit = 10n ** BigInt(decimals)
+    value += scaled >= 0n ? scaled / unit : -((-scaled + unit - 1n) / unit)
+  }
+  return { profit: value - gas, withdrawn }
+}
+
 describe('the market with an exchange (default flow, manual clock)', () => {
   const harness = useTestHarness({ clock: 'manual', world: 'dex', flow: 'default' })
 
@@ -88,14 +144,44 @@ describe('the market with an exchange (default flow, manual clock)', () => {
     }
   })
 
-  it('rival arbitrageurs close pools’ gaps at the top of blocks; a captor’s profit is its markout at the published price, to the wei', { timeout: 120_000 }, async () => {
+  /**
+   * The example bot over `slots` blocks of the manual clock, each slot run once it answered the
+   * block before (a quote, a skip or a bundle): the slot's report for each block.
+   */
+  async function runExampleBot(key: Hex, name: string, bidShare: string, slots: number): Promise<{ bot: RunningBot; reports: any[] }> {
+    const client = createBundlesimClient({ rpcUrl: harness.rpcUrl, statsUrl: harness.statsUrl })
+    const bot = await launchBot(client, { name, command: [process.execPath, '--import', 'tsx', 'examples/cex-dex-bot/bot.ts'], cwd: REPO_ROOT, key, env: { BID_SHARE: bidShare } })
+    // Its set-up waits for each receipt (deploy, two approvals): a slot runs once its tx is pending.
+    const sender = privateKeyToAccount(key).address
+    const nonce = (tag: string) => call<Hex>(harness.rpcUrl, 'eth_getTransactionCount', [sender, tag]).then(Number)
+    while (!bot.lines().some((l) => l.includes('"event":"watching"'))) {
+      await until(async () => bot.lines().some((l) => l.includes('"event":"watching"')) || (await nonce('pending')) > (await nonce('latest')), bot)
+      if (!bot.lines().some((l) => l.includes('"event":"watching"'))) await harness.advanceSlot()
+    }
     const reports: any[] = []
-    for (let slot = 0; slot < 20; slot++) reports.push(...(await harness.advanceSlot()))
+    let head = Number((await call<HarnessStatus>(harness.rpcUrl, 'harness_status')).blockNumber)
+    for (let slot = 0; slot < slots; slot++) {
+      // It answered the head (its bundle for the next block is in): the slot runs.
+      await bot.waitForLine(new RegExp(`"block":"${head}"`), 30_000)
+      const [report] = await harness.advanceSlot()
+      reports.push(report!)
+      head = report!.blockNumber
+    }
+    await bot.stop()
+    return { bot, reports }
+  }
+
+  let bold: { bot: RunningBot; reports: any[] }
+
+  it('over 20 slots rival arbitrageurs close pools’ gaps at the top of blocks, beside the example bot; a captor’s profit is its markout at the published price, to the wei', { timeout: 120_000 }, async () => {
+    // The example CEX-DEX bot bidding 97 % of its markout, beside the rivals (~90 % and ~60 %).
+    bold = await runExampleBot(DEV_KEYS[3], 'cex-dex-bot', '0.97', 20)
+    const reports = bold.reports
     const competition = await call<any>(harness.rpcUrl, 'harness_getCompetition', [])
     const cexDex = competition.list.filter((o: any) => o.kind === 'cexDex')
     const captured = cexDex.filter((o: any) => o.searcher !== null)
     expect(captured.length).toBeGreaterThan(3)
-    expect(new Set(captured.map((o: any) => o.name))).toEqual(new Set(['kappa', 'lambda']))
+    expect(new Set(captured.map((o: any) => o.name))).toEqual(new Set(['kappa', 'lambda', 'cex-dex-bot']))
     expect(competition.kinds.cexDex.captured).toBe(captured.length)
     // A contested round: the loser's bundle is listed beside the captor's, and the margin between them.
     const contested = captured.find((o: any) => o.contenders.length > 1)!
@@ -106,45 +192,41 @@ describe('the market with an exchange (default flow, manual clock)', () => {
     const kappa = new ExecutorAccounts(loadFlow('default').seed, 'kappa')
     const round = captured.find((o: any) => o.name === 'kappa' && reports.some((r) => r.blockNumber === o.blockNumber))!
     const report = reports.find((r) => r.blockNumber === round.blockNumber)!
-    const priceOf = new Map<string, { priceWei: bigint; decimals: number }>(
-      await Promise.all(
-        report.referencePrices.tokens.map(async (t: any) => [t.address, { priceWei: BigInt(t.priceWei), decimals: Number(await call(harness.rpcUrl, 'eth_call', [{ to: t.address, data: '0x313ce567' }, 'latest'])) }] as const),
-      ),
-    )
-    const mine = (topic: Hex | undefined) => topic !== undefined && `0x${topic.slice(26)}`.toLowerCase() === kappa.executor.toLowerCase()
-    const change = new Map<string, bigint>()
-    let gas = 0n
-    let withdrawn = 0n
-    for (const hash of round.backrunTxs as Hash[]) {
-      const receipt = await call<any>(harness.rpcUrl, 'eth_getTransactionReceipt', [hash])
-      expect(kappa.isOperator(receipt.from)).toBe(true)
-      gas += BigInt(receipt.gasUsed) * BigInt(receipt.effectiveGasPrice)
-      for (const log of receipt.logs) {
-        const token = log.address.toLowerCase()
-        const add = (amount: bigint) => change.set(token, (change.get(token) ?? 0n) + amount)
-        try {
-          const event = decodeEventLog({ abi: [...erc20Abi, ...parseAbi(['event Withdrawal(address indexed src, uint256 wad)'])], topics: log.topics, data: log.data })
-          if (event.eventName === 'Transfer') {
-            if (mine(log.topics[1])) add(-event.args.value)
-            if (mine(log.topics[2])) add(event.args.value)
-          } else if (event.eventName === 'Withdrawal' && mine(log.topics[1])) {
-            add(-event.args.wad)
-            withdrawn += event.args.wad
-          }
-        } catch {
-          // A pool's own event.
-        }
-      }
-    }
-    let value = 0n
-    for (const [token, amount] of change) {
-      const { priceWei, decimals } = priceOf.get(token)!
-      const scaled = amount * priceWei
-      const unit = 10n ** BigInt(decimals)
-      value += scaled >= 0n ? scaled / unit : -((-scaled + unit - 1n) / unit)
-    }
-    expect(BigInt(round.profitWei)).toBe(value - gas)
+    const { profit, withdrawn } = await chainSays(harness.rpcUrl, round, report, kappa.executor, (a) => kappa.isOperator(a))
+    expect(BigInt(round.profitWei)).toBe(profit)
     // Its payment: the WETH its executor unwrapped and sent to the coinbase (no tip: maxPriorityFeePerGas 0).
     expect(BigInt(round.builderPaymentWei)).toBe(withdrawn)
+  })
+
+  it('the example CEX-DEX bot captured gaps at its high bid, its profit to the wei; bidding less, it loses rounds, each with lostTo', { timeout: 120_000 }, async () => {
+    const competition = await call<any>(harness.rpcUrl, 'harness_getCompetition', [])
+    const won = competition.list.filter((o: any) => o.kind === 'cexDex' && o.name === 'cex-dex-bot')
+    expect(won.length, bold.bot.output()).toBeGreaterThan(0)
+    const executor = JSON.parse(bold.bot.lines().find((l) => l.includes('"event":"ready"'))!).executor as Address
+    const sender = privateKeyToAccount(DEV_KEYS[3]).address
+    for (const round of won) {
+      const report = bold.reports.find((r) => r.blockNumber === round.blockNumber)!
+      const { profit, withdrawn } = await chainSays(harness.rpcUrl, round, report, executor, (a) => a.toLowerCase() === sender.toLowerCase())
+      expect(BigInt(round.profitWei)).toBe(profit)
+      expect(BigInt(round.builderPaymentWei)).toBe(withdrawn)
+      // Its trade was first on the pool in the block: the top of the block for it.
+      const block = await call<any>(harness.rpcUrl, 'eth_getBlockByNumber', [toHex(round.blockNumber), false])
+      expect(block.transactions.indexOf(round.backrunTxs[0])).toBeLessThan(block.transactions.length)
+    }
+
+    // The same bot bidding 30 % of its markout: the rivals (~90 % and ~60 %) take the pool first.
+    await runExampleBot(DEV_KEYS[4], 'stingy-cex-dex', '0.3', 6)
+    const after = await call<any>(harness.rpcUrl, 'harness_getCompetition', [])
+    const stingy = after.searchers.find((s: any) => s.name === 'stingy-cex-dex')
+    expect(stingy.lost).toBeGreaterThan(0)
+    const lostRounds = after.list.filter((o: any) => o.kind === 'cexDex' && o.searcher !== null && o.name !== 'stingy-cex-dex' && o.contenders.some((c: any) => c.name === 'stingy-cex-dex'))
+    expect(lostRounds.length).toBe(stingy.lost)
+    for (const round of lostRounds) {
+      const mine = round.contenders.find((c: any) => c.name === 'stingy-cex-dex')
+      const stats = await statsOf(harness, mine.bundleHash)
+      // Its stats name the bundle that took the pool, and what it paid.
+      expect(stats.lostTo).toEqual({ bundleHash: round.bundleHash, searcher: round.searcher, name: round.name, builderPayment: round.builderPaymentWei })
+      expect(BigInt(round.builderPaymentWei)).toBeGreaterThan(BigInt(mine.builderPaymentWei))
+    }
   })
 })

@@ -1,6 +1,6 @@
 import type { Address, Hash } from 'viem'
 import { searcherOf, type BundleTrace } from '../bundle/trace.js'
-import type { CompetitionContender } from '../protocol/competition.js'
+import type { CompetitionContender, CompetitionOpportunity, LostTo } from '../protocol/competition.js'
 import { normalizeHash } from '../protocol/normalize.js'
 import { rulesOf } from '../bundle/orderRules.js'
 
@@ -57,4 +57,27 @@ export function marginOf(contenders: readonly CompetitionContender[]): bigint | 
   const winner = contenders.find((c) => c.captured)
   const loser = contenders.find((c) => !c.captured)
   return winner && loser ? BigInt(winner.builderPaymentWei) - BigInt(loser.builderPaymentWei) : null
+}
+
+/**
+ * Who took each losing CEX-DEX bundle's place: a bundle that went for a pool another searcher's
+ * trade captured (its own trade reverted behind it, or was left out) lost to the captor's
+ * bundle. The slot names a backrun's winner by the user tx both carried (`placesTaken`); a
+ * CEX-DEX trade shares no tx with its rival, only the pool, which the competition knows.
+ * Bundles that landed or already have a `lostTo` are left alone.
+ *
+ * @example for (const { trace, by } of poolsTaken(opportunities, considered)) book.lostTo(trace, by)
+ */
+export function poolsTaken<T extends Pick<BundleTrace, 'bundle' | 'state' | 'lostTo'>>(opportunities: readonly CompetitionOpportunity[], considered: readonly T[]): Array<{ trace: T; by: LostTo }> {
+  const out: Array<{ trace: T; by: LostTo }> = []
+  for (const o of opportunities) {
+    const winner = o.kind === 'cexDex' ? o.contenders.find((c) => c.captured) : undefined
+    if (!winner) continue
+    for (const c of o.contenders) {
+      const trace = c.captured ? undefined : considered.find((t) => t.bundle.hash === c.bundleHash)
+      if (!trace || trace.state === 'Landed' || trace.lostTo || out.some((taken) => taken.trace === trace)) continue
+      out.push({ trace, by: { bundleHash: winner.bundleHash, searcher: winner.searcher, name: winner.name, builderPayment: winner.builderPaymentWei } })
+    }
+  }
+  return out
 }

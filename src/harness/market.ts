@@ -3,7 +3,8 @@ import { createPublicClient, http, type Address, type Hash, type Hex, type Publi
 import type { BundlesimConfig } from '../config/config.js'
 import type { SearcherNames } from '../bundle/searcherNames.js'
 import { createBundlesimClient } from '../protocol/client.js'
-import type { CompetitionReport } from '../protocol/competition.js'
+import type { CompetitionReport, LostTo } from '../protocol/competition.js'
+import type { BundleTrace } from '../bundle/trace.js'
 import type { SlotReport } from '../protocol/slotReport.js'
 import { matchingHashOf } from '../protocol/mevShareHashes.js'
 import { latencyPath } from '../protocol/latency.js'
@@ -31,6 +32,8 @@ export interface StartMarketOptions {
   builder: BuilderSubsystem
   /** Refunds paid after their block: counted in a searcher's profit. */
   refunds: RefundsSubsystem
+  /** Records who took a losing bundle's place (`BundleBook.lostTo`): a CEX-DEX loser's, which only the competition can tell (it knows the pool). */
+  lostTo(trace: BundleTrace, by: LostTo): void
   /** The searchers' names: the emulated searchers are registered here, and the accounting reads whose addresses are whose. */
   names: SearcherNames
   orders: OrderFlow
@@ -67,13 +70,13 @@ export async function settleStartingBaseFee(config: BundlesimConfig, chain: Anvi
  * so a run is the same every time; with the realtime clock, users send a fifth into the slot
  * and each searcher reacts after its `reactionDelayMs`.
  */
-export async function startMarket({ config, chain, world, exchange, builder, refunds, names, orders, events, rpcUrl, clientHeaders, shutdown, log }: StartMarketOptions): Promise<MarketSubsystem> {
+export async function startMarket({ config, chain, world, exchange, builder, refunds, lostTo, names, orders, events, rpcUrl, clientHeaders, shutdown, log }: StartMarketOptions): Promise<MarketSubsystem> {
   if (config.flow === undefined) return { competition: () => null }
   const worldStatus = world.deployed()
   // startHarnessChain refused a flow without a world before anything started.
   if (!worldStatus) throw new Error('flow: the market needs the DEX world')
   // Loaded only for a market: a run without one never reads them.
-  const [{ loadFlow }, { FlowUsers }, { BackgroundFlow }, { Searcher }, { Sandwicher }, { CexDexArbitrageur }, { CompetitionTracker }, { CompetitionRecorder }] = await Promise.all([
+  const [{ loadFlow }, { FlowUsers }, { BackgroundFlow }, { Searcher }, { Sandwicher }, { CexDexArbitrageur }, { CompetitionTracker }, { CompetitionRecorder }, { poolsTaken }] = await Promise.all([
     import('../flow/flowFile.js'),
     import('../flow/users.js'),
     import('../flow/background.js'),
@@ -82,6 +85,7 @@ export async function startMarket({ config, chain, world, exchange, builder, ref
     import('../rivals/cexDexArbitrageur.js'),
     import('../competition/tracker.js'),
     import('../competition/recorder.js'),
+    import('../competition/contenders.js'),
   ])
   const spec = loadFlow(config.flow)
   const client = createBundlesimClient({ rpcUrl, headers: { ...clientHeaders } })
@@ -210,7 +214,9 @@ export async function startMarket({ config, chain, world, exchange, builder, ref
     onMined: async (report: SlotReport, considered, frames) => {
       try {
         const started = performance.now()
-        report.competition = tracker.record(report.blockNumber, await recorder.opportunitiesOf(report.blockNumber, considered, frames))
+        const opportunities = await recorder.opportunitiesOf(report.blockNumber, considered, frames)
+        for (const { trace, by } of poolsTaken(opportunities, considered)) lostTo(trace, by)
+        report.competition = tracker.record(report.blockNumber, opportunities)
         const prices = exchange.referencePrices(report.timestamp * 1000)
         if (prices) report.referencePrices = prices
         report.timings.competitionMs = performance.now() - started

@@ -214,7 +214,7 @@ export async function startHarnessOn(base: HarnessChain, config: BundlesimConfig
     const servers = await startRpcServers({ config, chain, slot, traces, names, orders, builder, refunds, view, world, market, status, events, gate, shutdown, log })
     urls.submission = servers.submission.url
     urls.stats = servers.stats.url
-    Object.assign(market, await startMarket({ config, chain, world, exchange, builder, refunds, names, orders, events, rpcUrl: servers.submission.url, clientHeaders: gate.clientHeaders, shutdown, log }))
+    Object.assign(market, await startMarket({ config, chain, world, exchange, builder, refunds, lostTo: (trace, by) => traces.lostTo(trace, by), names, orders, events, rpcUrl: servers.submission.url, clientHeaders: gate.clientHeaders, shutdown, log }))
     builder.start()
     gate.open()
     return {

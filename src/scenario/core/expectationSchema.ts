@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { OPPORTUNITY_KINDS } from '../../protocol/competition.js'
 import type { AbiEvent } from 'viem'
 import { BUNDLE_STATES } from '../../protocol/bundleStates.js'
 import { addressRef, amount, bounds, errorKind, expecting, hexData, int, name, parseEvent, shorthand, strict, text, textMatch, txRef } from './fields.js'
@@ -141,6 +142,8 @@ export const expectations = strict(
     competition: strict(
       {
         searcher: text('a searcher: a flow searcher\'s name, an account name, or a 0x address'),
+        /** Only opportunities of this kind count (`backrun`, `sandwich`, `cexDex`); absent: every kind. */
+        kind: z.enum(OPPORTUNITY_KINDS, { error: expecting(`one of ${OPPORTUNITY_KINDS.join(', ')}`) }).optional(),
         captured: strict({ min: int('a count').optional(), max: int('a count').optional() }, '{ min?, max? }').optional(),
         captureRate: strict({ min: rate.optional(), max: rate.optional() }, '{ min?, max? } (shares from 0 to 1)').optional(),
         /** Opportunities it went for (a bundle for them) that another searcher captured. */
@@ -154,7 +157,7 @@ export const expectations = strict(
         /** What its captures' txs gave the coinbase, before any refund. */
         grossPayment: bounds.optional(),
       },
-      '{ searcher, captured?, captureRate?, lost?, failed?, profit?, builderPayment?, grossPayment? }',
+      '{ searcher, kind?, captured?, captureRate?, lost?, failed?, profit?, builderPayment?, grossPayment? }',
     ).optional(),
   },
   '{ bundles?, balances?, receipts?, events?, block?, delayedRefunds?, hintEvents?, competition? }',

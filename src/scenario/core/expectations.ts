@@ -2,7 +2,7 @@ import { decodeEventLog, type Abi, type Address, type GetEventArgs, type Hash, t
 import type { BundleStats } from '../../protocol/bundleStats.js'
 import { JsonRpcError } from '../../protocol/jsonRpcError.js'
 import type { CallBundleResponse } from '../../protocol/methods.js'
-import type { CompetitionReport } from '../../protocol/competition.js'
+import { searcherRecords, type CompetitionReport } from '../../protocol/competition.js'
 import { canonicalAbiValue, toAbiValue } from './abiValues.js'
 import { balanceOf, bundleName, headStatus, locate, type RunContext } from './context.js'
 import type { SlotReport } from '../../protocol/slotReport.js'
@@ -233,6 +233,12 @@ async function checkCompetition(context: RunContext, failures: Failures, expecte
     report = await context.client.request<CompetitionReport>('harness_getCompetition', [])
   } catch (error) {
     return failures.add(['competition'], 'a market (flow:)', error instanceof JsonRpcError ? error.message : String(error))
+  }
+  if (expected.kind !== undefined) {
+    // One kind's rounds alone: each searcher's record over them (the same sum as the whole report's).
+    const list = report.list.filter((o) => o.kind === expected.kind)
+    const known = report.searchers.flatMap((s) => (s.name === null ? [] : [{ searcher: s.searcher, name: s.name }]))
+    report = { ...report, list, opportunities: list.length, captured: list.filter((o) => o.searcher !== null).length, searchers: searcherRecords(list, known) }
   }
   const ref = expected.searcher
   const address = ref.startsWith('0x') ? ref.toLowerCase() : context.book.has(ref) ? context.book.resolve(ref).toLowerCase() : undefined
