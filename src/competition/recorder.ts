@@ -95,7 +95,7 @@ export class CompetitionRecorder {
     const cexDexFound =
       cexDex.length === 0 || !pricesAtBlock
         ? []
-        : await this.cexDexOpportunities(cexDex, { blockNumber, block, considered, landed, pricesAtBlock, poolsAfter, balanceChange })
+        : await this.cexDexOpportunities(cexDex, { blockNumber, block, considered, landed, txs, pricesAtBlock, poolsAfter, balanceChange })
     const backruns = await Promise.all(
       opportunities.map(async (found) => {
         const contenders = contendersFor(found.victim, found.backrun.map((tx) => tx.hash), considered as BundleTrace[], (a) => this.deps.names.nameOf(a))
@@ -159,12 +159,14 @@ export class CompetitionRecorder {
       block: { miner: Address; baseFeePerGas: bigint | null; timestamp: bigint }
       considered: ReadonlyArray<Readonly<BundleTrace>>
       landed: ReadonlyArray<Readonly<BundleTrace>>
+      /** The mined block's txs (a landed bundle's pools are read from its receipts' logs). */
+      txs: readonly MinedTxFacts[]
       pricesAtBlock: ReferencePricesWei
       poolsAfter: Parameters<typeof accountBackrun>[1]['poolsAfter']
       balanceChange(hash: Hash, account: Address): bigint
     },
   ): Promise<CompetitionOpportunity[]> {
-    const touched = await this.poolsTouchedBy(at.considered, BigInt(at.blockNumber), at.block)
+    const touched = await this.poolsTouchedBy(at.considered, at.txs, BigInt(at.blockNumber), at.block)
     const baseFee = at.block.baseFeePerGas ?? 0n
     const weth = this.deps.world.contracts.weth
     return Promise.all(
@@ -233,14 +235,17 @@ export class CompetitionRecorder {
 
   /**
    * The pools each considered searcher bundle trades (no user's tx in it, no MEV-Share backrun):
-   * its txs run as calls on the block's parent, at its time and coinbase, and the pools their
-   * logs name. Bundle hash → lowercase pool addresses (and V4 pool ids).
+   * a landed one's from its receipts' logs; another's from its txs run as calls on the block's
+   * parent, at its time and coinbase. Bundle hash → lowercase pool addresses (and V4 pool ids).
    */
-  private async poolsTouchedBy(considered: ReadonlyArray<Readonly<BundleTrace>>, blockNumber: bigint, block: { miner: Address; timestamp: bigint }): Promise<Map<Hash, Set<string>>> {
+  private async poolsTouchedBy(considered: ReadonlyArray<Readonly<BundleTrace>>, mined: readonly MinedTxFacts[], blockNumber: bigint, block: { miner: Address; timestamp: bigint }): Promise<Map<Hash, Set<string>>> {
     const out = new Map<Hash, Set<string>>()
     const candidates = considered.filter((t) => t.bundle.kind === 'bundle' && t.bundle.txs.every((tx) => !this.deps.isUserSwap(tx.hash)))
+    const receipts = new Map(mined.map((tx) => [normalizeHash(tx.hash), tx]))
+    const landed = candidates.filter((t) => t.state === 'Landed' && t.blockNumber === blockNumber)
+    for (const trace of landed) out.set(trace.bundle.hash, new Set(trace.bundle.txs.flatMap((tx) => receipts.get(normalizeHash(tx.hash))?.logs.map((log) => logPool(log)) ?? [])))
     await Promise.all(
-      candidates.map(async (trace) => {
+      candidates.filter((t) => !landed.includes(t)).map(async (trace) => {
         const run = await simulateAsCallsAt(this.deps.chain, { stateBlock: blockNumber - 1n, coinbase: block.miner, timestamp: block.timestamp, slotSeconds: 12 }, trace.bundle.txs)
         if (run.ok) out.set(trace.bundle.hash, new Set(run.txs.flatMap((tx) => tx.logs.map((log) => logPool(log)))))
       }),

@@ -87,32 +87,37 @@ export class CexDexArbitrageur {
    */
   async trade(): Promise<Hash[]> {
     const head = await this.reader.getBlock()
-    const pools = await readReserves(this.reader, this.pools(), head.number)
+    const [pools, inventory] = await Promise.all([readReserves(this.reader, this.pools(), head.number), this.inventory(head.number)])
     const prices = this.feed.pricesWeiAt(this.feed.nowMs())
-    const inventory = await this.inventory(head.number)
     const quotes = pools.flatMap((pool) => this.quote(pool, prices, inventory)).sort((a, b) => (b.markoutWei > a.markoutWei ? 1 : b.markoutWei < a.markoutWei ? -1 : 0))
     const baseFee = head.baseFeePerGas ?? 0n
-    const sent: Hash[] = []
+    // What it will send: each quote worth it after its drawn bid and gas, one operator each.
+    const planned: Array<{ quote: Quote; payment: bigint; operator: NonNullable<ReturnType<ExecutorAccounts['takeOperator']>> }> = []
     for (const quote of quotes) {
       const payment = (quote.markoutWei * BigInt(Math.round(drawShare(this.accounts.random, this.spec.bidShare) * 1e6))) / 1_000_000n
       if (quote.markoutWei - payment - baseFee * REBALANCE_GAS < parseEther(String(this.spec.minProfitEth))) continue
       const operator = this.accounts.takeOperator()
       if (!operator) break
+      planned.push({ quote, payment, operator })
+    }
+    // The operators' nonces in one batch (the reader batches), then the bundles in order.
+    const nonces = await Promise.all(planned.map(({ operator }) => this.reader.getTransactionCount({ address: operator.address, blockNumber: head.number })))
+    const builders = this.spec.builders && { builders: this.spec.builders }
+    const sent: Hash[] = []
+    for (const [i, { quote, payment, operator }] of planned.entries()) {
       const { trade, pool } = quote
       // A hair under what the pool gives now: a rival's trade first leaves less, and this one reverts (and is left out).
       const leg = routerLeg(this.world, pool, trade.tokenIn, trade.tokenOut, trade.amountIn, trade.amountOut - trade.amountOut / 10_000n, this.accounts.executor, head.timestamp + 600n)
-      const nonce = await this.reader.getTransactionCount({ address: operator.address, blockNumber: head.number })
       const tx = await operator.signTransaction({
         type: 'eip1559',
         chainId: this.chainId,
-        nonce,
+        nonce: nonces[i]!,
         to: this.accounts.executor,
         data: encodeFunctionData({ abi: rivalExecutorAbi, functionName: 'rebalance', args: [[leg.to], [leg.data], payment] }),
         gas: REBALANCE_GAS_LIMIT,
         maxPriorityFeePerGas: 0n,
         maxFeePerGas: baseFee * 2n,
       })
-      const builders = this.spec.builders && { builders: this.spec.builders }
       const result = await this.client.signedRequest('eth_sendBundle', [{ txs: [tx], blockNumber: toHex(head.number + 1n), ...builders }], this.accounts.identity)
       if (result?.bundleHash) sent.push(result.bundleHash)
     }
