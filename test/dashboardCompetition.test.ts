@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, Page } from 'playwright-core'
 import { parseGwei, type Hash, type Hex } from 'viem'
 import type { Harness } from '../src/index.js'
+import type { HarnessStatus } from '../src/protocol/harnessStatus.js'
 import type { CompetitionOpportunity, CompetitionReport } from '../src/protocol/competition.js'
 import { DEV_KEYS, addressOf, call, sendBundle, signTx, useTestHarness } from './support/harness.js'
 import { launchChromium } from './support/browser.js'
@@ -66,6 +67,24 @@ describe('the competition view on a live market (--world dex --flow default)', (
     expect(await page.locator('.profit-chart .uplot').count()).toBe(1)
     const legend = (await page.locator('.profit-chart .u-legend').textContent())!
     for (const s of competition.searchers) expect(legend).toContain(s.name ?? s.searcher.slice(0, 10))
+  })
+
+  it("shows each pool's price beside the exchange's after the latest block, the gap in basis points", async () => {
+    await page.goto(`${harness.statsUrl}#/competition`)
+    await page.locator('tr.pool-price-row').first().waitFor()
+    const status = await call<HarnessStatus>(harness.rpcUrl, 'harness_status')
+    // Every pool of the world has its row; the exchange prices WETH against the dollar stablecoins.
+    expect(await page.locator('tr.pool-price-row').count()).toBe(status.world!.pools.length)
+    const heading = (await page.locator('.prices h2').textContent())!
+    const block = Number(/after block (\d+)/.exec(heading)![1])
+    expect(block).toBe(status.blockNumber)
+    const weth = status.world!.pools.find((p) => p.dex === 'uniswap-v3' && p.fee === 500 && [p.token0, p.token1].map((t) => t.toLowerCase()).includes('0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48'))!
+    const cells = page.locator(`tr.pool-price-row[data-pool="${weth.address.toLowerCase()}"] td`)
+    expect(await cells.nth(0).textContent()).toBe('WETH/USDC')
+    const [price, reference, gap] = await Promise.all([3, 4, 5].map(async (i) => (await cells.nth(i).textContent())!))
+    // The gap is the pool's price against the exchange's, as the row shows them.
+    expect(Number(gap!.replace(' bp', ''))).toBeCloseTo((Number(price!) / Number(reference!) - 1) * 10_000, 0)
+    await shot(page, 'competition-prices')
   })
 
   it('lists each opportunity newest first: a row per disclosed contender with its bid and outcome, the winner marked, the margin', async () => {

@@ -113,9 +113,10 @@ async function chainSays(rpcUrl: string, round: { backrunTxs: Hash[] }, report: 
 }
 
 describe('the market with an exchange (default flow, manual clock)', () => {
-  const harness = useTestHarness({ clock: 'manual', world: 'dex', flow: 'default' })
+  // The gas market on a quarter of mainnet's gas limit (as the market's other tests): a quarter of the txs to build.
+  const harness = useTestHarness({ clock: 'manual', world: 'dex', flow: 'default', blockGasLimit: 15_000_000n })
 
-  it("serves Binance's public market data that an exchange client library and a plain WebSocket read unchanged under the host map", { timeout: 120_000 }, async () => {
+  it("serves Binance's public market data that ccxt, the binance package and a plain WebSocket read unchanged under the host map", { timeout: 120_000 }, async () => {
     const client = createBundlesimClient({ rpcUrl: harness.rpcUrl, statsUrl: harness.statsUrl })
     const bot = await launchBot(client, { name: 'exchange-clients', command: [process.execPath, 'test/fixtures/exchangeClients.mjs'], cwd: REPO_ROOT })
     try {
@@ -126,8 +127,12 @@ describe('the market with an exchange (default flow, manual clock)', () => {
       expect([Number(rest.eth.bidPrice), Number(rest.eth.askPrice)]).toEqual([Number(eth.bid), Number(eth.ask)])
       expect(Number(rest.btc.bidPrice)).toBeGreaterThan(10_000)
       expect(rest.symbols).toEqual(spec.symbols)
+      // ccxt: the same book, and every spot market the exchange lists (no futures are emulated).
+      const viaCcxt = JSON.parse(await bot.waitForLine(/"event":"ccxt"/, 30_000))
+      expect([viaCcxt.eth.bid, viaCcxt.eth.ask]).toEqual([Number(eth.bid), Number(eth.ask)])
+      expect(viaCcxt.markets).toEqual(['ETH/USDT', 'ETH/USDC', 'BTC/USDT', 'ETH/BTC'])
       // The streams send when the price moves: the clock moves a slot at a time.
-      const streamed = () => ['"event":"library stream"', 'ethusdt@bookTicker', 'ethusdt@aggTrade'].every((part) => bot.lines().some((l) => l.includes(part)))
+      const streamed = () => ['"event":"library stream"', '"event":"ccxt stream"', 'ethusdt@bookTicker', 'ethusdt@aggTrade'].every((part) => bot.lines().some((l) => l.includes(part)))
       for (let slot = 0; slot < 5 && !streamed(); slot++) await harness.advanceSlot()
       const ws = bot.lines().filter((l) => l.includes('"event":"ws"')).map((l) => JSON.parse(l))
       const book = ws.find((l) => l.stream === 'ethusdt@bookTicker')!.data
@@ -136,6 +141,8 @@ describe('the market with an exchange (default flow, manual clock)', () => {
       expect(Number(book.a) - Number(book.b)).toBeCloseTo(0.01, 6)
       const trade = ws.find((l) => l.stream === 'ethusdt@aggTrade')!.data
       expect(trade).toMatchObject({ e: 'aggTrade', s: 'ETHUSDT', M: true })
+      const ccxtStream = JSON.parse(await bot.waitForLine(/"event":"ccxt stream"/, 30_000))
+      expect(ccxtStream.eth.ask - ccxtStream.eth.bid).toBeCloseTo(0.01, 6)
       const library = JSON.parse(await bot.waitForLine(/"event":"library stream"/, 30_000))
       expect(library.data.s).toBe('ETHUSDT')
       expect(Number(library.data.a) - Number(library.data.b)).toBeCloseTo(0.01, 6)

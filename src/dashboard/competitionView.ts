@@ -1,10 +1,13 @@
 import type { Address, Hash } from 'viem'
 import { searcherKey, searcherRecords, type CompetitionContender, type CompetitionOpportunity, type CompetitionReport, type CompetitionSearcher, type KnownSearcher } from '../protocol/competition.js'
+import type { PoolPrice } from '../protocol/harnessStatus.js'
 
 /** A slot report that carries its block's competition (a market run). */
 export interface CompetitionBlock {
   blockNumber: number
   competition: CompetitionReport
+  /** Each pool's price after the block beside the exchange's (a market with an exchange). */
+  poolPrices?: PoolPrice[]
 }
 
 /** Each searcher's cumulative profit after each block, oldest block first: the profit-over-time chart. */
@@ -22,6 +25,8 @@ export interface CompetitionView {
   /** Most captures first, then most losses: a searcher that only lost is listed too. */
   searchers: CompetitionSearcher[]
   profitOverTime: ProfitOverTime
+  /** The latest block's pool prices beside the exchange's; null without an exchange. */
+  prices: { blockNumber: number; pools: PoolPrice[] } | null
 }
 
 /** A contender as the page lists it. */
@@ -71,7 +76,14 @@ export function competitionView(blocks: readonly CompetitionBlock[]): Competitio
     captured: sum(blocks, (b) => b.competition.captured),
     searchers,
     profitOverTime: profit,
+    prices: latestPrices(blocks),
   }
+}
+
+/** The newest block's pool prices beside the exchange's, when the market has an exchange. */
+function latestPrices(blocks: readonly CompetitionBlock[]): CompetitionView['prices'] {
+  const latest = [...blocks].reverse().find((b) => b.poolPrices !== undefined)
+  return latest?.poolPrices ? { blockNumber: latest.blockNumber, pools: latest.poolPrices } : null
 }
 
 /** One page of the opportunities, newest block first, `blocks` oldest first. */

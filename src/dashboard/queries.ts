@@ -163,7 +163,7 @@ export class DashboardQueries {
     return this.data.slots
       .page(Number.MAX_SAFE_INTEGER)
       .reverse()
-      .flatMap(({ blockNumber, competition }) => (competition ? [{ blockNumber, competition }] : []))
+      .flatMap(({ blockNumber, competition, poolPrices }) => (competition ? [{ blockNumber, competition, ...(poolPrices && { poolPrices }) }] : []))
   }
 
   private readonly disclosureOf: DisclosureOf = (hash) => {

@@ -1,4 +1,6 @@
 import type { Address } from 'viem'
+import type { PoolReserves } from '../dex/math.js'
+import type { PoolPrice } from '../protocol/harnessStatus.js'
 import type { ReferencePrice } from './referencePrice.js'
 
 /** A world token as the valuation needs it. */
@@ -52,4 +54,36 @@ export function rawPrice(pricesWei: ReferencePricesWei, token0: Address, token1:
 export interface PriceFeed {
   nowMs(): number
   pricesWeiAt(ms: number): ReferencePricesWei
+}
+
+/**
+ * Each pool's price beside the exchange's (the dashboard's prices, the slot report's
+ * `poolPrices`): quote units for one base, the base being the dearer token at the exchange
+ * (WETH of WETH/USDC, WBTC of WBTC/WETH), else token0.
+ *
+ * @example poolPrices(poolsAfter, world.tokens, pricesWeiAt(blockTimestampMs))[0] // { pair: 'WETH/USDC', price: 3001.2, referencePrice: 3000, gapBps: 4, … }
+ */
+export function poolPrices(pools: readonly PoolReserves[], tokens: readonly ValuedToken[], pricesWei: ReferencePricesWei): PoolPrice[] {
+  const tokenOf = new Map(tokens.map((t) => [t.address.toLowerCase(), t]))
+  return pools.flatMap((pool) => {
+    const [t0, t1] = [tokenOf.get(pool.token0.toLowerCase()), tokenOf.get(pool.token1.toLowerCase())]
+    if (!t0 || !t1 || pool.reserve0 === 0n || pool.reserve1 === 0n) return []
+    // token1 per token0, in whole tokens.
+    const oneInTwo = Number(pool.reserve1) / 10 ** t1.decimals / (Number(pool.reserve0) / 10 ** t0.decimals)
+    const [w0, w1] = [pricesWei.get(t0.address.toLowerCase() as Address)?.priceWei, pricesWei.get(t1.address.toLowerCase() as Address)?.priceWei]
+    const zeroIsBase = w0 === undefined || w1 === undefined || w0 >= w1
+    const price = zeroIsBase ? oneInTwo : 1 / oneInTwo
+    const reference = w0 !== undefined && w1 !== undefined ? (zeroIsBase ? Number(w0) / Number(w1) : Number(w1) / Number(w0)) : null
+    return [
+      {
+        pool: pool.address.toLowerCase(),
+        dex: pool.dex,
+        fee: pool.fee,
+        pair: zeroIsBase ? `${t0.symbol}/${t1.symbol}` : `${t1.symbol}/${t0.symbol}`,
+        price,
+        referencePrice: reference,
+        gapBps: reference === null ? null : Math.round((price / reference - 1) * 100_000) / 10,
+      },
+    ]
+  })
 }

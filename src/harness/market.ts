@@ -76,7 +76,7 @@ export async function startMarket({ config, chain, world, exchange, builder, ref
   // startHarnessChain refused a flow without a world before anything started.
   if (!worldStatus) throw new Error('flow: the market needs the DEX world')
   // Loaded only for a market: a run without one never reads them.
-  const [{ loadFlow }, { FlowUsers }, { BackgroundFlow }, { Searcher }, { Sandwicher }, { CexDexArbitrageur }, { CompetitionTracker }, { CompetitionRecorder }, { poolsTaken }] = await Promise.all([
+  const [{ loadFlow }, { FlowUsers }, { BackgroundFlow }, { Searcher }, { Sandwicher }, { CexDexArbitrageur }, { CompetitionTracker }, { CompetitionRecorder }, { poolsTaken }, { poolPrices }, { readReserves }] = await Promise.all([
     import('../flow/flowFile.js'),
     import('../flow/users.js'),
     import('../flow/background.js'),
@@ -86,6 +86,8 @@ export async function startMarket({ config, chain, world, exchange, builder, ref
     import('../competition/tracker.js'),
     import('../competition/recorder.js'),
     import('../competition/contenders.js'),
+    import('../exchange/valuation.js'),
+    import('../dex/read.js'),
   ])
   const spec = loadFlow(config.flow)
   const client = createBundlesimClient({ rpcUrl, headers: { ...clientHeaders } })
@@ -219,6 +221,7 @@ export async function startMarket({ config, chain, world, exchange, builder, ref
         report.competition = tracker.record(report.blockNumber, opportunities)
         const prices = exchange.referencePrices(report.timestamp * 1000)
         if (prices) report.referencePrices = prices
+        if (feed) report.poolPrices = poolPrices(await readReserves(node, worldStatus.pools, BigInt(report.blockNumber)), worldStatus.tokens, feed.pricesWeiAt(report.timestamp * 1000))
         report.timings.competitionMs = performance.now() - started
       } catch (error) {
         log.warn({ err: error }, 'the market: the competition tracker could not read the block')

@@ -12,8 +12,8 @@
 // nothing): globalThis.fetch (viem's http transport, mev-share-client's SSE on newer versions),
 // http/https.request and .get on the module objects (ethers v5/v6, axios, eventsource, and the
 // `ws` package's handshake — a wss:// URL to a mapped host becomes a plain ws:// connection to
-// the local server), and globalThis.WebSocket when the runtime has one. Unmapped hosts and
-// loopback are never touched.
+// the local server), the dispatchers of any `undici` package the app loads itself (ccxt), and
+// globalThis.WebSocket when the runtime has one. Unmapped hosts and loopback are never touched.
 
 const fs = require('node:fs')
 const path = require('node:path')
@@ -336,6 +336,40 @@ function setHostHeader(headers, host) {
   return copy
 }
 
+/** The undici package's exports (any version that has the Agent and the dispatcher base class). */
+function isUndici(exported) {
+  return exported !== null && typeof exported === 'object' && typeof exported.Agent === 'function' && typeof exported.Dispatcher === 'function' && typeof exported.request === 'function'
+}
+
+/**
+ * Rewrites the origin and path of every request an undici dispatcher (Agent, Pool, Client: their
+ * shared base class's `dispatch`) sends to a mapped host: `opts.origin` becomes the target's, the
+ * path the target's path (and, in `keep` mode, the request's under it), the query kept.
+ */
+function patchUndiciDispatch(undici, rewrite) {
+  const base = Object.getPrototypeOf(undici.Agent.prototype)
+  if (!base || typeof base.dispatch !== 'function' || base.dispatch[INSTALLED]) return
+  const dispatch = base.dispatch
+  const patchedDispatch = function dispatch_(opts, handler) {
+    if (opts && opts.origin) {
+      let from = null
+      try {
+        from = new URL(typeof opts.path === 'string' ? opts.path : '/', String(opts.origin))
+      } catch {
+        from = null
+      }
+      const to = from && rewrite(from)
+      if (to) {
+        const target = new URL(to)
+        opts = { ...opts, origin: target.origin, path: target.pathname + target.search }
+      }
+    }
+    return dispatch.call(this, opts, handler)
+  }
+  patchedDispatch[INSTALLED] = true
+  base.dispatch = patchedDispatch
+}
+
 /**
  * Installs the patches for this process: reads the environment and the map (throwing on a bad
  * map, so the bot fails at start naming the file, entry and field). Without BUNDLESIM_RPC_URL it
@@ -430,6 +464,21 @@ function install(env = process.env, stderr = process.stderr) {
     return req
   }
   require('node:module').syncBuiltinESMExports()
+
+  // The undici package a library imports itself (ccxt's REST calls: undici.request on its own
+  // Agent), which neither fetch nor http.request sees: every dispatcher's dispatch, the one
+  // point its request, fetch and stream go through, gets the request's origin and path rewritten.
+  const Module = require('node:module')
+  const patched = new WeakSet()
+  const load = Module._load
+  Module._load = function _load(request, parent, isMain) {
+    const exported = load.apply(this, arguments)
+    if (isUndici(exported) && !patched.has(exported)) {
+      patched.add(exported)
+      patchUndiciDispatch(exported, rewrite)
+    }
+    return exported
+  }
 
   // The runtime's own WebSocket (Node 22, or Node 20 with --experimental-websocket).
   const NativeWebSocket = globalThis.WebSocket

@@ -49,6 +49,22 @@ export interface ExchangeStatus {
   symbols: Array<{ symbol: string; bid: string; ask: string; mid: string }>
 }
 
+/** A pool's price after a block beside the exchange's: units of the pair's quote for one base (the dearer token is the base). */
+export interface PoolPrice {
+  pool: string
+  dex: PoolVenue
+  /** Hundredths of a basis point (V2: 3000). */
+  fee: number
+  /** BASE/QUOTE, the world's token symbols (WETH/USDC). */
+  pair: string
+  /** The pool's price (its reserves' ratio: V3's and V4's at the current tick). */
+  price: number
+  /** The exchange's at the block's time; null when it prices neither token. */
+  referencePrice: number | null
+  /** How far the pool's price is from the exchange's, in basis points (negative: below); null without a reference. */
+  gapBps: number | null
+}
+
 /**
  * The reference price of each world token the exchange prices, at a block's time: wei of WETH
  * for one whole token (WETH: 10^18), the price CEX-DEX profits are counted at (docs/exchange.md).

@@ -1,4 +1,4 @@
-import type { ReferencePrices } from './harnessStatus.js'
+import type { PoolPrice, ReferencePrices } from './harnessStatus.js'
 import type { Hash } from 'viem'
 import type { CompetitionReport } from './competition.js'
 
@@ -60,6 +60,8 @@ export interface SlotReport {
   competition?: CompetitionReport
   /** With a market that has an exchange: each token's reference price at the block's time (what CEX-DEX profits are counted at). */
   referencePrices?: ReferencePrices
+  /** With a market that has an exchange: each pool's price after the block beside the exchange's at the block's time. */
+  poolPrices?: PoolPrice[]
   /**
    * How the top-of-block simulations ran: as `eth_simulateV1` calls, or as real mined blocks;
    * `beforeCutoff`: of the calls, those run as the bundles arrived, on this same parent, so

@@ -12,6 +12,7 @@ export function CompetitionPage({ page, refresh }) {
   if (data.error) return html`<section class="card"><h2>Competition</h2><p class="muted">${data.error}</p></section>`
   return html`<${Searchers} view=${data} />
     <${ProfitChart} profit=${data.profitOverTime} />
+    ${data.prices ? html`<${Prices} prices=${data.prices} />` : null}
     <${Opportunities} page=${page} refresh=${refresh} />`
 }
 
@@ -36,6 +37,29 @@ function Searchers({ view }) {
           <td class="num">${rate(s.captureRate)}</td>
           <td class="num">${eth(s.profitWei)}</td>
           <td class="num" title=${s.grossPaymentWei !== s.builderPaymentWei ? `${eth(s.grossPaymentWei)} before refunds paid out of it` : ''}>${eth(s.builderPaymentWei)}</td>
+        </tr>`,
+      )}</tbody>
+    </table>
+  </section>`
+}
+
+const VENUES = { 'uniswap-v2': 'Uniswap V2', sushiswap: 'SushiSwap', 'uniswap-v3': 'Uniswap V3', 'uniswap-v4': 'Uniswap V4' }
+const priceText = (p) => (p >= 100 ? p.toFixed(2) : p >= 1 ? p.toFixed(4) : p.toPrecision(6))
+
+/** Each pool's price after the latest block beside the exchange's at the block's time: how far each drifted. */
+function Prices({ prices }) {
+  return html`<section class="card prices">
+    <h2>Prices <span class="muted">after block ${prices.blockNumber}: each pool beside the exchange's price at the block's time; a pool further than its fee is a CEX-DEX gap</span></h2>
+    <table class="pool-prices">
+      <thead><tr><th>pair</th><th>pool</th><th>fee</th><th>pool's price</th><th>exchange's</th><th>gap</th></tr></thead>
+      <tbody>${prices.pools.map(
+        (p) => html`<tr class="pool-price-row" data-pool=${p.pool}>
+          <td>${p.pair}</td>
+          <td>${VENUES[p.dex] ?? p.dex} <span class="muted mono" title=${p.pool}>${short(p.pool)}</span></td>
+          <td class="num">${(p.fee / 10_000).toFixed(2)} %</td>
+          <td class="num">${priceText(p.price)}</td>
+          <td class="num">${p.referencePrice === null ? '—' : priceText(p.referencePrice)}</td>
+          <td class=${`num${p.gapBps !== null && Math.abs(p.gapBps) * 100 > p.fee ? ' gap-open' : ''}`}>${p.gapBps === null ? '—' : `${p.gapBps > 0 ? '+' : ''}${p.gapBps.toFixed(1)} bp`}</td>
         </tr>`,
       )}</tbody>
     </table>
