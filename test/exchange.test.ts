@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { parseScenario } from '../src/index.js'
 import { decodeEventLog, erc20Abi, parseAbi, type Address, type Hash, type Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import type { RunningBot } from '../src/bots/botProcess.js'
@@ -111,6 +114,16 @@ async function chainSays(rpcUrl: string, round: { backrunTxs: Hash[] }, report: 
   }
   return { profit: value - gas, withdrawn }
 }
+
+describe("the example's scenario", () => {
+  it('reads as a scenario: the bot under the host map, an expectation on its CEX-DEX captures', async () => {
+    const file = path.join(REPO_ROOT, 'examples/cex-dex-bot/scenario.yaml')
+    const { scenario } = await parseScenario(readFileSync(file, 'utf8'), file, { env: {} })
+    expect((scenario.bots ?? []).map((b) => b.name)).toEqual(['cex-dex-bot'])
+    const expectation = (scenario.steps as any[]).flatMap((step) => Object.values(step).flatMap((v: any) => (v && typeof v === 'object' && v.competition ? [v.competition] : [])))[0]
+    expect(expectation).toMatchObject({ searcher: 'cex-dex-bot', kind: 'cexDex', captured: { min: 1 } })
+  })
+})
 
 describe('the market with an exchange (default flow, manual clock)', () => {
   // The gas market on a quarter of mainnet's gas limit (as the market's other tests): a quarter of the txs to build.

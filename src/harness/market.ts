@@ -1,6 +1,6 @@
 import type { Logger } from 'pino'
 import { createPublicClient, http, type Address, type Hash, type Hex, type PublicClient } from 'viem'
-import type { BundlesimConfig } from '../config/config.js'
+import { slotCutoffs, type BundlesimConfig } from '../config/config.js'
 import type { SearcherNames } from '../bundle/searcherNames.js'
 import { createBundlesimClient } from '../protocol/client.js'
 import type { CompetitionReport, LostTo } from '../protocol/competition.js'
@@ -16,6 +16,14 @@ import type { OrderFlow } from './orderFlow.js'
 import type { Shutdown } from './shutdown.js'
 import type { WorldSubsystem } from './world.js'
 import type { ExchangeSubsystem } from './exchange.js'
+
+/**
+ * When the realtime clock's arbitrageurs quote, as shares of the time to the build cutoff: each
+ * quote replaces the one before (their bid follows the price). The last leaves a fifth of it to
+ * spare: a replacement that arrives after the cutoff would take the earlier bundle's place and
+ * miss the block.
+ */
+const ARBITRAGE_QUOTES = [0.5, 0.65, 0.8]
 
 /** The market of a run (`--flow`): its users, searchers and the tracker of who won. */
 export interface MarketSubsystem {
@@ -186,6 +194,9 @@ export async function startMarket({ config, chain, world, exchange, builder, ref
     arrivals.sort((a, b) => a.at - b.at || a.arbitrageur.spec.name.localeCompare(b.arbitrageur.spec.name))
     for (const { arbitrageur } of arrivals) await arbitrageur.trade()
   }
+  // One round of quotes at a time: a late one waits for the one before it.
+  let quoting = Promise.resolve()
+  const quoteInTurn = () => (quoting = quoting.then(arbitrage, arbitrage))
   builder.addParticipant({
     beforeBuild: guarded('the searchers', async () => {
       // The top of the block first: the CEX-DEX trades on the price as the slot ends.
@@ -207,8 +218,8 @@ export async function startMarket({ config, chain, world, exchange, builder, ref
       if (realtime) {
         for (const s of [...searchers, ...arbitrageurs]) s.accounts.newSlot()
         later(Math.round(slotMs / 5), sendUsersSwaps)
-        // The realtime clock's arbitrageurs trade late in the slot, on the price then (the builders' cutoff follows).
-        if (arbitrageurs.length > 0) later(Math.round((slotMs * 3) / 4), arbitrage)
+        // The realtime clock's arbitrageurs quote through the slot, each quote replacing the last as the price moves, before the build cutoff.
+        if (arbitrageurs.length > 0) for (const at of ARBITRAGE_QUOTES) later(Math.round(slotCutoffs(config).buildMs * at), quoteInTurn)
       } else await sendUsersSwaps()
     }),
   })

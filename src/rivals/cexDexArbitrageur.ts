@@ -1,4 +1,4 @@
-import { encodeFunctionData, erc20Abi, parseEther, parseUnits, toHex, type Address, type Hash, type PublicClient } from 'viem'
+import { encodeFunctionData, erc20Abi, keccak256, parseEther, parseUnits, toBytes, toHex, type Address, type Hash, type PublicClient } from 'viem'
 import type { BundlesimClient } from '../protocol/client.js'
 import type { WorldOnChain } from '../world/deploy.js'
 import type { ArbitrageurSpec } from '../flow/flowFile.js'
@@ -35,6 +35,10 @@ interface Quote {
  */
 export class CexDexArbitrageur {
   readonly accounts: ExecutorAccounts
+
+  /** The block its quotes of this slot are for, and the operator each quoted pool's bundle uses. */
+  private quotedFor: bigint | null = null
+  private readonly operatorOfPool = new Map<Address, NonNullable<ReturnType<ExecutorAccounts['takeOperator']>>>()
 
   constructor(
     readonly spec: ArbitrageurSpec,
@@ -83,22 +87,43 @@ export class CexDexArbitrageur {
 
   /**
    * The top of the next block: every pool of its pairs priced against the exchange now, and a
-   * bundle for each that pays (best first, one operator each). Returns the bundle hashes sent.
+   * bundle for each that pays (best first, one operator each). Called again in the same slot
+   * (the realtime clock quotes several times), each pool's bundle replaces its last by its
+   * `replacementUuid` — its bid follows the price — or is withdrawn (`eth_cancelBundle`) when
+   * the pool no longer pays. Returns the bundle hashes sent.
    */
   async trade(): Promise<Hash[]> {
     const head = await this.reader.getBlock()
+    // A new target block: every pool's quote starts afresh (its operator, its replacement uuid).
+    if (this.quotedFor !== head.number + 1n) {
+      this.quotedFor = head.number + 1n
+      this.operatorOfPool.clear()
+    }
     const [pools, inventory] = await Promise.all([readReserves(this.reader, this.pools(), head.number), this.inventory(head.number)])
     const prices = this.feed.pricesWeiAt(this.feed.nowMs())
     const quotes = pools.flatMap((pool) => this.quote(pool, prices, inventory)).sort((a, b) => (b.markoutWei > a.markoutWei ? 1 : b.markoutWei < a.markoutWei ? -1 : 0))
     const baseFee = head.baseFeePerGas ?? 0n
     // What it will send: each quote worth it after its drawn bid and gas, one operator each.
     const planned: Array<{ quote: Quote; payment: bigint; operator: NonNullable<ReturnType<ExecutorAccounts['takeOperator']>> }> = []
+    const withdrawn: Address[] = []
     for (const quote of quotes) {
       const payment = (quote.markoutWei * BigInt(Math.round(drawShare(this.accounts.random, this.spec.bidShare) * 1e6))) / 1_000_000n
-      if (quote.markoutWei - payment - baseFee * REBALANCE_GAS < parseEther(String(this.spec.minProfitEth))) continue
-      const operator = this.accounts.takeOperator()
-      if (!operator) break
+      const key = quote.pool.address.toLowerCase() as Address
+      if (quote.markoutWei - payment - baseFee * REBALANCE_GAS < parseEther(String(this.spec.minProfitEth))) {
+        // Quoted earlier in the slot, no longer worth it: that bundle is withdrawn.
+        if (this.operatorOfPool.has(key)) withdrawn.push(key)
+        continue
+      }
+      // Each pool keeps its operator through the slot: a later quote replaces the earlier (same nonce, same uuid).
+      const operator = this.operatorOfPool.get(key) ?? this.accounts.takeOperator()
+      if (!operator) continue
+      this.operatorOfPool.set(key, operator)
       planned.push({ quote, payment, operator })
+    }
+    for (const pool of this.operatorOfPool.keys()) if (!quotes.some((q) => q.pool.address.toLowerCase() === pool) && !withdrawn.includes(pool)) withdrawn.push(pool)
+    for (const pool of withdrawn) {
+      this.operatorOfPool.delete(pool)
+      await this.client.signedRequest('eth_cancelBundle', [{ replacementUuid: this.uuidOf(pool) }], this.accounts.identity)
     }
     // The operators' nonces in one batch (the reader batches), then the bundles in order.
     const nonces = await Promise.all(planned.map(({ operator }) => this.reader.getTransactionCount({ address: operator.address, blockNumber: head.number })))
@@ -118,10 +143,16 @@ export class CexDexArbitrageur {
         maxPriorityFeePerGas: 0n,
         maxFeePerGas: baseFee * 2n,
       })
-      const result = await this.client.signedRequest('eth_sendBundle', [{ txs: [tx], blockNumber: toHex(head.number + 1n), ...builders }], this.accounts.identity)
+      const result = await this.client.signedRequest('eth_sendBundle', [{ txs: [tx], blockNumber: toHex(head.number + 1n), replacementUuid: this.uuidOf(pool.address), ...builders }], this.accounts.identity)
       if (result?.bundleHash) sent.push(result.bundleHash)
     }
     return sent
+  }
+
+  /** The replacement uuid of its bundle for a pool and the block it quotes for: each quote in the slot replaces the last. */
+  private uuidOf(pool: Address): string {
+    const h = keccak256(toBytes(`${this.spec.name} ${pool.toLowerCase()} ${this.quotedFor}`)).slice(2)
+    return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`
   }
 
   /** The trade to the price on one pool, within what it holds, and its markout; none when within the fee or without a price. */
