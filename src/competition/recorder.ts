@@ -246,6 +246,7 @@ export class CompetitionRecorder {
     for (const trace of landed) out.set(trace.bundle.hash, new Set(trace.bundle.txs.flatMap((tx) => receipts.get(normalizeHash(tx.hash))?.logs.map((log) => logPool(log)) ?? [])))
     await Promise.all(
       candidates.filter((t) => !landed.includes(t)).map(async (trace) => {
+        // At the mined block's own timestamp (so `slotSeconds`, the default's step, is not read).
         const run = await simulateAsCallsAt(this.deps.chain, { stateBlock: blockNumber - 1n, coinbase: block.miner, timestamp: block.timestamp, slotSeconds: 12 }, trace.bundle.txs)
         if (run.ok) out.set(trace.bundle.hash, new Set(run.txs.flatMap((tx) => tx.logs.map((log) => logPool(log)))))
       }),
