@@ -114,10 +114,12 @@ const arbitrageur = strict(
     latencyMs: number('ms of one-way latency to the builders', 0, 10_000).default(0),
     /** Smallest markout (ETH, after gas and bid) worth a trade. */
     minProfitEth: number('ETH ≥ 0', 0).default(0.0005),
+    /** Its trades a block at most (its best pools first): mainnet's CEX-DEX searchers landed ~1.7 a block between them over 2023–25, ~5 in Q1 2025 (docs/exchange.md). */
+    tradesPerBlock: z.number({ error: 'expected a whole number of trades' }).int('expected a whole number of trades').min(1, 'expected at least 1 trade').max(4, 'expected at most 4 trades (its operators)').default(2),
     /** Exclusive to these builders (its flow only there, as builder-integrated searchers are); absent: every builder. */
     builders: z.array(z.string(), { error: 'expected a list of builder names' }).optional(),
   },
-  'name, bidShare, pairs?, inventoryEth?, reactionDelayMs?, latencyMs?, minProfitEth?, builders?',
+  'name, bidShare, pairs?, inventoryEth?, reactionDelayMs?, latencyMs?, minProfitEth?, tradesPerBlock?, builders?',
 )
 
 /**

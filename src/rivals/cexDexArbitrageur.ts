@@ -114,7 +114,8 @@ export class CexDexArbitrageur {
         if (this.operatorOfPool.has(key)) withdrawn.push(key)
         continue
       }
-      // Each pool keeps its operator through the slot: a later quote replaces the earlier (same nonce, same uuid).
+      // At most `tradesPerBlock` pools (the best first); each keeps its operator through the slot: a later quote replaces the earlier (same nonce, same uuid).
+      if (!this.operatorOfPool.has(key) && this.operatorOfPool.size >= this.spec.tradesPerBlock) continue
       const operator = this.operatorOfPool.get(key) ?? this.accounts.takeOperator()
       if (!operator) continue
       this.operatorOfPool.set(key, operator)
