@@ -14,6 +14,7 @@ const LONGEST_FIRST = [
   'test/backtest.test.ts', // ~77
   'test/scenarioLibrary.test.ts', // ~68
   'test/market.test.ts', // ~64
+  'test/exchange.test.ts', // ~40 alone, ~65 in a full run
   'test/scenarioBots.test.ts', // ~48
   'test/exampleBotBidding.test.ts', // ~43
   'test/blobs.test.ts', // ~37
