@@ -99,48 +99,17 @@ export class CompetitionRecorder {
     const backruns = await Promise.all(
       opportunities.map(async (found) => {
         const contenders = contendersFor(found.victim, found.backrun.map((tx) => tx.hash), considered as BundleTrace[], (a) => this.deps.names.nameOf(a))
-        const margin = marginOf(contenders)
-        const base: CompetitionOpportunity = {
-          kind: found.frontrun.length > 0 ? 'sandwich' : 'backrun',
-          blockNumber,
-          victim: found.victim,
-          pool: found.pool,
-          gapWei: found.gapWei.toString(),
-          searcher: null,
-          name: null,
-          bundleHash: null,
-          backrunTxs: [],
-          frontrunTxs: [],
-          userLossWei: null,
-          profitWei: null,
-          refundWei: null,
-          builderPaymentWei: null,
-          grossPaymentWei: null,
-          gasWei: null,
-          marginWei: margin === null ? null : margin.toString(),
-          contenders,
-        }
+        const base = uncaptured({ kind: found.frontrun.length > 0 ? 'sandwich' : 'backrun', blockNumber, victim: found.victim, pool: found.pool, gapWei: found.gapWei, margin: marginOf(contenders), contenders })
         if (found.backrun.length === 0) return base
         const captor = landed.find((t) => t.bundle.txs.some((tx) => normalizeHash(tx.hash) === normalizeHash(found.backrun[0]!.hash)))
         const searcher = (captor && searcherOf(captor, found.victim)) ?? normalizeAddress(found.backrun[0]!.from)
         const controlled = await this.controlledBy(searcher, found, block.miner, number)
         const account = accountBackrun([...found.frontrun, ...found.backrun], { weth, baseFee, coinbase: block.miner, controlled, balanceChange, poolsAfter })
         const loss = found.userLoss && (found.userLoss.token.toLowerCase() === weth.toLowerCase() ? found.userLoss.amount : priceInWeth(found.userLoss.token, found.userLoss.amount, { weth, poolsAfter }))
-        const refund = captor ? this.refundsTo(captor, controlled) : 0n
-        const paidBackInBlock = captor ? paidBack(captor.builderPayments) : 0n
         return {
-          ...base,
-          searcher,
-          name: this.deps.names.nameOf(searcher),
-          bundleHash: captor?.bundle.hash ?? null,
-          backrunTxs: found.backrun.map((tx) => tx.hash),
+          ...this.capturedBy(base, { searcher, captor, txs: found.backrun, account, controlled }),
           frontrunTxs: found.frontrun.map((tx) => tx.hash),
           userLossWei: loss === null ? null : loss.toString(),
-          profitWei: (account.profit + refund).toString(),
-          refundWei: refund.toString(),
-          builderPaymentWei: (account.grossPayment - paidBackInBlock).toString(),
-          grossPaymentWei: account.grossPayment.toString(),
-          gasWei: account.gas.toString(),
         }
       }),
     )
@@ -189,46 +158,13 @@ export class CompetitionRecorder {
             }
           })
           .sort((a, b) => Number(b.captured) - Number(a.captured) || (BigInt(b.builderPaymentWei) > BigInt(a.builderPaymentWei) ? 1 : BigInt(b.builderPaymentWei) < BigInt(a.builderPaymentWei) ? -1 : a.bundleHash.localeCompare(b.bundleHash)))
-        const margin = marginOf(contenders)
-        const base: CompetitionOpportunity = {
-          kind: 'cexDex',
-          blockNumber: at.blockNumber,
-          victim: null,
-          pool: opportunity.pool,
-          gapWei: opportunity.gapWei.toString(),
-          searcher: null,
-          name: null,
-          bundleHash: null,
-          backrunTxs: [],
-          frontrunTxs: [],
-          userLossWei: null,
-          profitWei: null,
-          refundWei: null,
-          builderPaymentWei: null,
-          grossPaymentWei: null,
-          gasWei: null,
-          marginWei: margin === null ? null : margin.toString(),
-          contenders,
-        }
+        const base = uncaptured({ kind: 'cexDex', blockNumber: at.blockNumber, victim: null, pool: opportunity.pool, gapWei: opportunity.gapWei, margin: marginOf(contenders), contenders })
         if (opportunity.trade.length === 0) return base
         const searcher = (captor && searcherOf(captor)) ?? normalizeAddress(opportunity.trade[0]!.from)
         const controlled = await this.controlledBy(searcher, { backrun: opportunity.trade, frontrun: [] }, at.block.miner, BigInt(at.blockNumber))
         const value = (token: Address, amount: bigint) => valueInWei(at.pricesAtBlock, token, amount) ?? 0n
         const account = accountBackrun(opportunity.trade, { weth, baseFee, coinbase: at.block.miner, controlled, balanceChange: at.balanceChange, poolsAfter: at.poolsAfter, value })
-        const refund = captor ? this.refundsTo(captor, controlled) : 0n
-        const paidBackInBlock = captor ? paidBack(captor.builderPayments) : 0n
-        return {
-          ...base,
-          searcher,
-          name: this.deps.names.nameOf(searcher),
-          bundleHash: captor?.bundle.hash ?? null,
-          backrunTxs: opportunity.trade.map((tx) => tx.hash),
-          profitWei: (account.profit + refund).toString(),
-          refundWei: refund.toString(),
-          builderPaymentWei: (account.grossPayment - paidBackInBlock).toString(),
-          grossPaymentWei: account.grossPayment.toString(),
-          gasWei: account.gas.toString(),
-        }
+        return this.capturedBy(base, { searcher, captor, txs: opportunity.trade, account, controlled })
       }),
     )
   }
@@ -275,6 +211,27 @@ export class CompetitionRecorder {
     return [...this.ownership.controlledBy(searcher, { senders: [], called: [] })]
   }
 
+  /** An opportunity with its captor's money: its txs, its profit with the refunds it earned, and what the builder kept of its payment. */
+  private capturedBy(
+    base: CompetitionOpportunity,
+    { searcher, captor, txs, account, controlled }: { searcher: Address; captor: Readonly<BundleTrace> | undefined; txs: readonly MinedTxFacts[]; account: ReturnType<typeof accountBackrun>; controlled: ReadonlySet<string> },
+  ): CompetitionOpportunity {
+    const refund = captor ? this.refundsTo(captor, controlled) : 0n
+    const paidBackInBlock = captor ? paidBack(captor.builderPayments) : 0n
+    return {
+      ...base,
+      searcher,
+      name: this.deps.names.nameOf(searcher),
+      bundleHash: captor?.bundle.hash ?? null,
+      backrunTxs: txs.map((tx) => tx.hash),
+      profitWei: (account.profit + refund).toString(),
+      refundWei: refund.toString(),
+      builderPaymentWei: (account.grossPayment - paidBackInBlock).toString(),
+      grossPaymentWei: account.grossPayment.toString(),
+      gasWei: account.gas.toString(),
+    }
+  }
+
   /** What a captor's refunds pay the searcher's addresses: its payouts in the block, and those owed after it. */
   private refundsTo(captor: Readonly<BundleTrace>, controlled: ReadonlySet<string>): bigint {
     const inBlock = refundPayouts(captor.builderPayments).map((r) => ({ recipient: r.recipient, amountWei: r.amountWei }))
@@ -284,3 +241,27 @@ export class CompetitionRecorder {
   }
 }
 
+
+/** An opportunity as found, before any captor: who went for it and the margin between them. */
+function uncaptured(o: { kind: CompetitionOpportunity['kind']; blockNumber: number; victim: Hash | null; pool: Address; gapWei: bigint; margin: bigint | null; contenders: CompetitionOpportunity['contenders'] }): CompetitionOpportunity {
+  return {
+    kind: o.kind,
+    blockNumber: o.blockNumber,
+    victim: o.victim,
+    pool: o.pool,
+    gapWei: o.gapWei.toString(),
+    searcher: null,
+    name: null,
+    bundleHash: null,
+    backrunTxs: [],
+    frontrunTxs: [],
+    userLossWei: null,
+    profitWei: null,
+    refundWei: null,
+    builderPaymentWei: null,
+    grossPaymentWei: null,
+    gasWei: null,
+    marginWei: o.margin === null ? null : o.margin.toString(),
+    contenders: o.contenders,
+  }
+}

@@ -3,13 +3,14 @@ import type { BundlesimClient } from '../protocol/client.js'
 import type { WorldOnChain } from '../world/deploy.js'
 import type { ArbitrageurSpec } from '../flow/flowFile.js'
 import type { MarketCheats } from '../flow/users.js'
-import { drawLogNormal, drawShare } from '../flow/random.js'
+import { drawShare } from '../flow/random.js'
 import { readReserves } from '../dex/read.js'
 import { tradeToPrice, type TradeToPrice } from '../dex/cexDex.js'
 import type { PoolReserves } from '../dex/math.js'
 import { rawPrice, valueInWei, type PriceFeed, type ReferencePricesWei } from '../exchange/valuation.js'
 import { rivalExecutorAbi } from './executorArtifact.js'
-import { ExecutorAccounts } from './executorAccounts.js'
+import type { ExecutorAccounts } from './executorAccounts.js'
+import { EmulatedSearcher } from './rival.js'
 import { routerLeg } from './legs.js'
 
 /** The trade tx's gas limit, and about what it uses (a swap through its router, the WETH unwrap and the coinbase transfer). */
@@ -33,28 +34,13 @@ interface Quote {
  * paying the builder its drawn share of the markout it expects by a coinbase transfer; neutral
  * (every builder) or exclusive to its `builders`.
  */
-export class CexDexArbitrageur {
-  readonly accounts: ExecutorAccounts
-
+export class CexDexArbitrageur extends EmulatedSearcher<ArbitrageurSpec> {
   /** The block its quotes of this slot are for, and the operator each quoted pool's bundle uses. */
   private quotedFor: bigint | null = null
   private readonly operatorOfPool = new Map<Address, NonNullable<ReturnType<ExecutorAccounts['takeOperator']>>>()
 
-  constructor(
-    readonly spec: ArbitrageurSpec,
-    seed: number,
-    private readonly world: WorldOnChain,
-    private readonly client: BundlesimClient,
-    private readonly reader: PublicClient,
-    private readonly chainId: number,
-    private readonly feed: PriceFeed,
-  ) {
-    this.accounts = new ExecutorAccounts(seed, spec.name)
-  }
-
-  /** The next reaction time, drawn (ms). */
-  reactionMs(): number {
-    return drawLogNormal(this.accounts.random, this.spec.reactionDelayMs)
+  constructor(spec: ArbitrageurSpec, seed: number, world: WorldOnChain, client: BundlesimClient, reader: PublicClient, chainId: number, private readonly feed: PriceFeed) {
+    super(spec, seed, world, client, reader, chainId)
   }
 
   /** Its executor, operators and approvals, and its inventory: `inventoryEth` worth of each token of its pairs at the start price. */

@@ -3,22 +3,28 @@ import type { BundlesimClient } from '../protocol/client.js'
 import type { WorldOnChain } from '../world/deploy.js'
 import type { CleanLog } from '../mevshare/hint.js'
 import type { SearcherSpec } from '../flow/flowFile.js'
-import { drawLogNormal } from '../flow/random.js'
+import { drawLogNormal, type LogNormalDistribution } from '../flow/random.js'
 import { ExecutorAccounts } from './executorAccounts.js'
 
 /** A swap a rival saw: a public tx (its raw form), or a MEV-Share hint (its hash and logs). */
 export type Sighting = { kind: 'public'; raw: Hex; hash: Hash } | { kind: 'hint'; hash: Hash; logs: readonly CleanLog[] }
 
+/** What every emulated searcher's settings have: its name and its reaction time. */
+export interface RivalSettings {
+  name: string
+  reactionDelayMs: LogNormalDistribution
+}
+
 /**
- * What every emulated rival shares (a backrunner, a sandwicher): its settings from the flow
- * file, its keys and executor contract, its reaction time drawn from its distribution, and a
- * client of the submission RPC (through its latency) and of the chain.
+ * What every emulated searcher shares (a backrunner, a sandwicher, a CEX-DEX arbitrageur): its
+ * settings from the flow file, its keys and executor contract, its reaction time drawn from its
+ * distribution, and a client of the submission RPC (through its latency) and of the chain.
  */
-export abstract class Rival {
+export class EmulatedSearcher<S extends RivalSettings> {
   readonly accounts: ExecutorAccounts
 
   constructor(
-    readonly spec: SearcherSpec,
+    readonly spec: S,
     seed: number,
     protected readonly world: WorldOnChain,
     protected readonly client: BundlesimClient,
@@ -32,7 +38,10 @@ export abstract class Rival {
   reactionMs(): number {
     return drawLogNormal(this.accounts.random, this.spec.reactionDelayMs)
   }
+}
 
+/** A rival that reacts to what it sees of users' swaps (a backrunner, a sandwicher). */
+export abstract class Rival extends EmulatedSearcher<SearcherSpec> {
   /** Reacts to one sighting: the bundle hash sent, or null when it sends nothing. */
   abstract react(sighting: Sighting): Promise<Hash | null>
 }
