@@ -42,6 +42,7 @@ export interface CexDexOptions {
  */
 export function findCexDex(block: BlockFacts, options: CexDexOptions): FoundCexDex[] {
   const found: FoundCexDex[] = []
+  const free = (tx: MinedTxFacts) => !options.isUserSwap(tx.hash) && !options.claimed.has(tx.hash.toLowerCase())
   for (const pool of options.parentPools) {
     const price = rawPrice(options.pricesAtStart, pool.token0, pool.token1)
     if (price === null) continue
@@ -50,7 +51,6 @@ export function findCexDex(block: BlockFacts, options: CexDexOptions): FoundCexD
     const gained = valueInWei(options.pricesAtStart, trade.tokenOut, trade.amountOut)
     const given = valueInWei(options.pricesAtStart, trade.tokenIn, trade.amountIn)
     if (gained === null || given === null || gained - given <= options.minGapWei) continue
-    const free = (tx: MinedTxFacts) => !options.isUserSwap(tx.hash) && !options.claimed.has(tx.hash.toLowerCase())
     found.push({ blockNumber: block.number, pool: pool.address, gapWei: gained - given, trade: captorOf(block.txs, pool, price, free) })
   }
   return found

@@ -27,6 +27,8 @@ export interface ExchangeServer {
 
 /** The streams a connection may take: `<symbol>@bookTicker`, `@aggTrade`, `@trade`, `@miniTicker` (ccxt's `watchTicker`). */
 const STREAM = /^([a-z0-9]+)@(bookTicker|aggTrade|trade|miniTicker)$/
+/** A connection that has this much unsent is too slow to follow the streams: it is closed, as Binance disconnects a client that does not keep up. */
+const MAX_BUFFERED_BYTES = 1 << 20
 /** Trades of at most this many past ticks are sent when the clock jumps (a manual clock moves a slot at a time). */
 const TRADE_TICKS_CAUGHT_UP = 20
 
@@ -234,6 +236,11 @@ class StreamHub {
     const books = new Map<string, string>()
     const tapes = new Map<string, string[]>()
     for (const connection of this.connections) {
+      if (connection.socket.bufferedAmount > MAX_BUFFERED_BYTES) {
+        connection.socket.terminate()
+        this.connections.delete(connection)
+        continue
+      }
       for (const stream of connection.streams) {
         const [symbol, kind] = stream.split('@') as [string, string]
         const messages: string[] = []

@@ -39,7 +39,7 @@ export function valueInWei(pricesWei: ReferencePricesWei, token: Address, amount
   if (!entry) return null
   const scaled = amount * entry.priceWei
   const unit = 10n ** BigInt(entry.decimals)
-  // Floor toward −∞ for losses too, so a gain and the same loss sum to what their difference is worth.
+  // Rounded down (toward −∞) for a loss too: one rule for every amount, as the docs state it.
   return scaled >= 0n ? scaled / unit : -((-scaled + unit - 1n) / unit)
 }
 
