@@ -2,6 +2,7 @@ import { toHex, type Address, type Hash, type PublicClient } from 'viem'
 import type { CompetitionOpportunity } from '../protocol/competition.js'
 import { normalizeAddress, normalizeHash } from '../protocol/normalize.js'
 import { readReserves } from '../dex/read.js'
+import type { PoolReserves } from '../dex/math.js'
 import type { ChainClient } from '../chain/chainClient.js'
 import type { TraceFrame } from '../chain/nodeRpc.js'
 import { BlockStateDiff } from '../builder/execution/stateDiff.js'
@@ -75,6 +76,11 @@ export class CompetitionRecorder {
 
   /** The block's opportunities; `frames`, its trace frames when the slot read them already. */
   async opportunitiesOf(blockNumber: number, considered: ReadonlyArray<Readonly<BundleTrace>>, frames?: readonly TraceFrame[]): Promise<CompetitionOpportunity[]> {
+    return (await this.readBlock(blockNumber, considered, frames)).opportunities
+  }
+
+  /** The block's opportunities, and the world's pools after it (replayed from its logs over the parent's: what the slot report's pool prices show, with no second read). */
+  async readBlock(blockNumber: number, considered: ReadonlyArray<Readonly<BundleTrace>>, frames?: readonly TraceFrame[]): Promise<{ opportunities: CompetitionOpportunity[]; poolsAfter: PoolReserves[] }> {
     const { node, world } = this.deps
     const number = BigInt(blockNumber)
     const [block] = await Promise.all([node.getBlock({ blockNumber: number, includeTransactions: false }), this.learnBlock(number, frames)])
@@ -113,7 +119,7 @@ export class CompetitionRecorder {
         }
       }),
     )
-    return [...cexDexFound, ...backruns]
+    return { opportunities: [...cexDexFound, ...backruns], poolsAfter }
   }
 
   /**

@@ -84,7 +84,7 @@ export async function startMarket({ config, chain, world, exchange, builder, ref
   // startHarnessChain refused a flow without a world before anything started.
   if (!worldStatus) throw new Error('flow: the market needs the DEX world')
   // Loaded only for a market: a run without one never reads them.
-  const [{ loadFlow }, { FlowUsers }, { BackgroundFlow }, { Searcher }, { Sandwicher }, { CexDexArbitrageur }, { CompetitionTracker }, { CompetitionRecorder }, { poolsTaken }, { poolPrices }, { readReserves }] = await Promise.all([
+  const [{ loadFlow }, { FlowUsers }, { BackgroundFlow }, { Searcher }, { Sandwicher }, { CexDexArbitrageur }, { CompetitionTracker }, { CompetitionRecorder }, { poolsTaken }, { poolPrices }] = await Promise.all([
     import('../flow/flowFile.js'),
     import('../flow/users.js'),
     import('../flow/background.js'),
@@ -95,7 +95,6 @@ export async function startMarket({ config, chain, world, exchange, builder, ref
     import('../competition/recorder.js'),
     import('../competition/contenders.js'),
     import('../exchange/valuation.js'),
-    import('../dex/read.js'),
   ])
   const spec = loadFlow(config.flow)
   const client = createBundlesimClient({ rpcUrl, headers: { ...clientHeaders } })
@@ -227,12 +226,12 @@ export async function startMarket({ config, chain, world, exchange, builder, ref
     onMined: async (report: SlotReport, considered, frames) => {
       try {
         const started = performance.now()
-        const opportunities = await recorder.opportunitiesOf(report.blockNumber, considered, frames)
+        const { opportunities, poolsAfter } = await recorder.readBlock(report.blockNumber, considered, frames)
         for (const { trace, by } of poolsTaken(opportunities, considered)) lostTo(trace, by)
         report.competition = tracker.record(report.blockNumber, opportunities)
         const prices = exchange.referencePrices(report.timestamp * 1000)
         if (prices) report.referencePrices = prices
-        if (feed) report.poolPrices = poolPrices(await readReserves(node, worldStatus.pools, BigInt(report.blockNumber)), worldStatus.tokens, feed.pricesWeiAt(report.timestamp * 1000))
+        if (feed) report.poolPrices = poolPrices(poolsAfter, worldStatus.tokens, feed.pricesWeiAt(report.timestamp * 1000))
         report.timings.competitionMs = performance.now() - started
       } catch (error) {
         log.warn({ err: error }, 'the market: the competition tracker could not read the block')
