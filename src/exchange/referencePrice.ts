@@ -1,4 +1,5 @@
-import { STABLE_ASSETS, type AssetPathSpec, type ExchangeSpec } from './spec.js'
+import { STABLE_ASSETS, type ExchangeSpec } from './spec.js'
+import type { ReplayedPrices } from './tradeFile.js'
 
 /** The random draws a path needs: uniform in [0, 1) and standard normal (the flow's `SeededRandom`). */
 export interface RandomSource {
@@ -53,6 +54,19 @@ function hash32(text: string): number {
   return h >>> 0
 }
 
+/** An asset's price in USD at each tick of the path. */
+interface PricePath {
+  at(k: number): number
+}
+
+/** A seeded path's settings, all given (the spec's, once a replay is ruled out). */
+interface SeededPathSpec {
+  price: number
+  volatility: number
+  drift: number
+  jumps?: { perDay: number; sizePct: { mean: number; sd: number } }
+}
+
 /**
  * One asset's price path in USD on a grid of `tickMs`: geometric Brownian motion with the
  * spec's annualised drift and volatility, and Poisson jumps of a normal size. Tick 0 is the
@@ -60,13 +74,13 @@ function hash32(text: string): number {
  * source, so the same seed gives the same path however it is read. Kept in chunks; the oldest
  * are dropped (nothing asks for a moment that far back again).
  */
-class AssetPath {
+class SeededPath implements PricePath {
   private readonly chunks = new Map<number, Float64Array>()
   private computed = 0
   private last: number
 
   constructor(
-    private readonly spec: AssetPathSpec,
+    private readonly spec: SeededPathSpec,
     private readonly random: RandomSource,
     private readonly tickMs: number,
   ) {
@@ -108,6 +122,16 @@ class AssetPath {
   }
 }
 
+/** A path read from a trade file: its price at each tick, the last one's after the file ends. */
+class ReplayedPath implements PricePath {
+  constructor(private readonly replayed: ReplayedPrices) {}
+
+  at(k: number): number {
+    const { prices } = this.replayed
+    return prices[Math.min(k, prices.length - 1)]!
+  }
+}
+
 /** Price decimals as Binance lists its majors (a step of 0.01 for ETHUSDT and BTCUSDT), finer for a cheap base. */
 function decimalsFor(price: number): { priceDecimals: number; quantityDecimals: number } {
   if (price >= 1000) return { priceDecimals: 2, quantityDecimals: 5 }
@@ -137,7 +161,7 @@ export class ExchangeSpecError extends Error {
  */
 export class ReferencePrice {
   readonly symbols: readonly ExchangeSymbol[]
-  private readonly paths = new Map<string, AssetPath>()
+  private readonly paths = new Map<string, PricePath>()
   private readonly assetsKnown: ReadonlySet<string>
 
   constructor(
@@ -146,8 +170,19 @@ export class ReferencePrice {
     /** Exchange time (ms) of tick 0. */
     readonly startMs: number,
     private readonly randomOf: (seed: number) => RandomSource,
+    /** The prices of the assets whose path is a `replay`, read from their files (`readTradeFile`) on the spec's tick. */
+    replayed: ReadonlyMap<string, ReplayedPrices> = new Map(),
   ) {
-    for (const [asset, path] of Object.entries(spec.assets)) this.paths.set(asset, new AssetPath(path, randomOf(hash32(`${seed} ${asset} path`)), spec.tickMs))
+    for (const [asset, path] of Object.entries(spec.assets)) {
+      if (path.replay) {
+        const prices = replayed.get(asset)
+        if (!prices) throw new ExchangeSpecError(`assets.${asset}.replay`, 'the trade file was not read (readTradeFile) before the price was made')
+        this.paths.set(asset, new ReplayedPath(prices))
+      } else {
+        const seeded = { price: path.price!, volatility: path.volatility!, drift: path.drift ?? 0, jumps: path.jumps }
+        this.paths.set(asset, new SeededPath(seeded, randomOf(hash32(`${seed} ${asset} path`)), spec.tickMs))
+      }
+    }
     this.assetsKnown = new Set([...Object.keys(spec.assets), ...STABLE_ASSETS])
     this.symbols = spec.symbols.map((symbol, i) => {
       const quoteAsset = [...this.assetsKnown].filter((a) => symbol.endsWith(a) && symbol.length > a.length).sort((a, b) => b.length - a.length)[0]

@@ -18,15 +18,29 @@ const strictObject = <T extends z.ZodRawShape>(shape: T, known: string) =>
 
 const ASSET = /^[A-Z0-9]{2,10}$/
 
-/** One asset's path: its start price in USD, its annualised volatility and drift, and its jumps. */
+/** A path replayed from a trade file as Binance publishes it (data.binance.vision: aggTrades or trades, `.csv` or `.zip`). */
+const replaySpec = strictObject(
+  {
+    /** The file: relative to the flow file (an inline flow: the working directory). */
+    file: z.string({ error: 'expected the path of a Binance trade file (.csv or .zip)' }).min(1, 'expected the path of a Binance trade file (.csv or .zip)'),
+    /** Where in the file the run starts (ISO time, UTC unless it says); default its first trade. */
+    from: z.iso.datetime({ offset: true, error: 'expected an ISO time (2025-11-01T12:00:00Z)' }).optional(),
+  },
+  'file, from?',
+)
+
+/**
+ * One asset's path: seeded (its start price in USD, its annualised volatility and drift, and its
+ * jumps) or replayed from a trade file (`replay`), in its USD-quoted symbol (ETHUSDT for ETH).
+ */
 const assetPath = strictObject(
   {
     /** The price in USD at the run's start. */
-    price: number('a price in USD above 0', 1e-12),
+    price: number('a price in USD above 0', 1e-12).optional(),
     /** Annualised volatility of its log price (0.6 = 60 %). */
-    volatility: number('an annualised volatility from 0 to 10', 0, 10),
+    volatility: number('an annualised volatility from 0 to 10', 0, 10).optional(),
     /** Annualised drift of its log price (0 = none). */
-    drift: number('an annualised drift from -10 to 10', -10, 10).default(0),
+    drift: number('an annualised drift from -10 to 10', -10, 10).optional(),
     /** Jumps: a Poisson count a day, each a normal move of `sizePct` % (mean, sd) of the price. */
     jumps: strictObject(
       {
@@ -35,9 +49,20 @@ const assetPath = strictObject(
       },
       'perDay, sizePct',
     ).optional(),
+    /** The path replayed from a trade file instead (the fields above are then not given). */
+    replay: replaySpec.optional(),
   },
-  'price, volatility, drift?, jumps?',
-)
+  'price, volatility, drift?, jumps? — or replay: { file, from? }',
+).superRefine((path, ctx) => {
+  if (path.replay) {
+    for (const field of ['price', 'volatility', 'drift', 'jumps'] as const) {
+      if (path[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: 'a replayed path takes its prices from the file: give replay or the seeded path\'s fields, not both' })
+    }
+    return
+  }
+  if (path.price === undefined) ctx.addIssue({ code: 'custom', path: ['price'], message: 'expected a price in USD above 0 (or replay: { file })' })
+  if (path.volatility === undefined) ctx.addIssue({ code: 'custom', path: ['volatility'], message: 'expected an annualised volatility from 0 to 10 (or replay: { file })' })
+})
 
 export const exchangeSpec = strictObject(
   {
@@ -61,6 +86,7 @@ export const exchangeSpec = strictObject(
 
 export type ExchangeSpec = z.output<typeof exchangeSpec>
 export type AssetPathSpec = ExchangeSpec['assets'][string]
+export type ReplaySpec = z.output<typeof replaySpec>
 
 /** Assets worth one USD whatever the path: the quote side of most symbols. */
 export const STABLE_ASSETS = ['USDT', 'USDC', 'DAI', 'FDUSD', 'USD'] as const

@@ -6,6 +6,8 @@ import type { ExchangeStatus, ReferencePrices } from '../protocol/harnessStatus.
 import type { PriceFeed } from '../exchange/valuation.js'
 import type { WorldSubsystem } from './world.js'
 import type { Shutdown } from './shutdown.js'
+import type { ExchangeSpec } from '../exchange/spec.js'
+import type { ReplayedPrices } from '../exchange/tradeFile.js'
 
 /** The market's exchange (a flow with `exchange:`): its reference price and its URL. */
 export interface ExchangeSubsystem {
@@ -45,7 +47,8 @@ export async function startExchange({ config, slot, world, gate, shutdown, log }
     import('../exchange/valuation.js'),
   ])
   const nowMs = () => slot.clock.nowMs()
-  const prices = new ReferencePrice(flow.exchange, flow.seed, nowMs(), (seed) => new SeededRandom(seed))
+  const replayed = await readReplayedPaths(flow.exchange, flow.name)
+  const prices = new ReferencePrice(flow.exchange, flow.seed, nowMs(), (seed) => new SeededRandom(seed), replayed)
   const server = await startExchangeServer({ prices, nowMs, host: config.host, port: config.exchangePort, gate })
   shutdown.add(() => server.close())
   log.info({ exchange: server.url, symbols: prices.symbols.map((s) => s.symbol) }, `exchange (binance's public market data) at ${server.url}`)
@@ -69,4 +72,32 @@ export async function startExchange({ config, slot, world, gate, shutdown, log }
       tokens: [...pricesWeiAt(atMs)].map(([address, { symbol, priceWei }]) => ({ symbol, address, priceWei: priceWei.toString() })),
     }),
   }
+}
+
+/**
+ * The trade files of the assets whose path is replayed, read onto the exchange's tick. A file's
+ * path is relative to the flow file's folder (the built-in or an inline flow: the working directory).
+ */
+export async function readReplayedPaths(spec: ExchangeSpec, flowName: string): Promise<Map<string, ReplayedPrices>> {
+  const replays = Object.entries(spec.assets).flatMap(([asset, path]) => (path.replay ? [{ asset, replay: path.replay }] : []))
+  if (replays.length === 0) return new Map()
+  const [{ dirname, resolve }, { readTradeFile }, { TextFileError }, { FlowFileError }] = await Promise.all([
+    import('node:path'),
+    import('../exchange/tradeFile.js'),
+    import('../config/textLines.js'),
+    import('../flow/flowFile.js'),
+  ])
+  const base = flowName === 'default' || flowName === 'inline' ? process.cwd() : dirname(resolve(flowName))
+  const read = await Promise.all(
+    replays.map(async ({ asset, replay }) => {
+      try {
+        return [asset, await readTradeFile(resolve(base, replay.file), spec.tickMs, replay.from === undefined ? undefined : Date.parse(replay.from))] as const
+      } catch (error) {
+        // A file that is not a trade file is a problem of the flow's field, named as its other problems are.
+        if (error instanceof TextFileError) throw new FlowFileError(flowName, `exchange.assets.${asset}.replay.file`, error.message)
+        throw error
+      }
+    }),
+  )
+  return new Map(read)
 }
