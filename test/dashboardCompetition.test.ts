@@ -9,6 +9,7 @@ import type { HarnessStatus } from '../src/protocol/harnessStatus.js'
 import type { CompetitionOpportunity, CompetitionReport } from '../src/protocol/competition.js'
 import { DEV_KEYS, addressOf, call, sendBundle, signTx, useTestHarness } from './support/harness.js'
 import { launchChromium } from './support/browser.js'
+import { defaultFlowWithWhales } from './support/backrunBot.js'
 
 const SHOTS = join(import.meta.dirname, '..', 'test-output')
 
@@ -39,9 +40,9 @@ async function isDisclosed(harness: Harness, hash: Hash): Promise<boolean> {
 }
 
 // Stats delay 1: the newest block's losing contenders are withheld until one more block is mined.
-describe('the competition view on a live market (--world dex --flow default)', () => {
-  // The gas market on a quarter of mainnet's gas limit: a quarter of the txs to build.
-  const harness = useTestHarness({ world: 'dex', flow: 'default', genesisTimestamp: 1_700_000_000, statsDelaySlots: 1, blockGasLimit: 15_000_000n })
+describe('the competition view on a live market (--world dex, the default flow with whales\' swaps)', () => {
+  // The gas market on a quarter of mainnet's gas limit: a quarter of the txs to build. Whales' swaps: contested rounds in a few slots.
+  const harness = useTestHarness({ world: 'dex', flow: defaultFlowWithWhales(), genesisTimestamp: 1_700_000_000, statsDelaySlots: 1, blockGasLimit: 15_000_000n })
   let page: Page
   let competition: CompetitionReport
   beforeAll(async () => {

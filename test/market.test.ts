@@ -17,6 +17,7 @@ import { accountBackrun, classifyBlock } from '../src/competition/classify.js'
 import { launchAnvil } from '../src/chain/launchAnvil.js'
 import { deployDexWorld } from '../src/world/deploy.js'
 import { loadWorldFile } from '../src/world/worldFile.js'
+import { defaultFlowWithWhales } from './support/backrunBot.js'
 
 const WETH: Address = '0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2'
 const USDC: Address = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48'
@@ -282,7 +283,8 @@ describe('the flow file', () => {
 /** The market's run: one BuilderNet builder, whose flat-tax refunds a competing bid below its blocks leaves room for. */
 const MARKET_RUN = {
   world: 'dex',
-  flow: 'default',
+  // Whales' swaps: every kind of opportunity (backruns, MEV-Share backruns, sandwiches) in the few slots a test runs.
+  flow: defaultFlowWithWhales(),
   genesisTimestamp: 1_700_000_000,
   builders: [{ name: 'buildernet', profile: 'buildernet' as const }],
   competitorBidWei: 1n,
@@ -290,7 +292,7 @@ const MARKET_RUN = {
   blockGasLimit: 15_000_000n,
 }
 
-describe('the market on the DEX world (--world dex --flow default)', () => {
+describe('the market on the DEX world (--world dex, the default flow with whales\' swaps)', () => {
   const harness = useTestHarness(MARKET_RUN)
   /** The first slot's block: the gas market's figures are read from there. */
   let firstSlotBlock = 0

@@ -134,9 +134,10 @@ describe('the venues of 2026 at their mainnet addresses: Uniswap V4 and the Univ
     expect(Number(formatUnits(gained, 18))).toBeLessThan(2)
   })
 
-  it('a V3 swap that crosses a tick: past the edge of the ±5 % position, the pool\'s in-range liquidity drops to the full range\'s', async () => {
+  it('a V3 swap that crosses a tick: past the edge of the ±1 % position, the pool\'s in-range liquidity drops to what the wider ones hold', async () => {
     const publicClient = client()
-    const amountIn = parseEther('250')
+    // ~77,000 WETH of virtual depth at the price (docs/market.md, "Depth and sizes"): 1,000 WETH takes it past -1 %.
+    const amountIn = parseEther('1000')
     const { result } = await publicClient.simulateContract({ address: QUOTER_V2, abi: quoterV2Abi, functionName: 'quoteExactInputSingle', args: [{ tokenIn: WETH, tokenOut: USDC, amountIn, fee: 500, sqrtPriceLimitX96: 0n }] })
     expect(result[2], 'initialized ticks crossed').toBeGreaterThanOrEqual(1)
     const liquidityBefore = await publicClient.readContract({ address: USDC_WETH_V3_005, abi: v3PoolAbi, functionName: 'liquidity' })

@@ -49,9 +49,23 @@ export const EXAMPLE_WORLD = fileURLToPath(new URL('../../examples/backrun-bot/w
 /** The default market on the example bot's venues (its gas market on a quarter of mainnet's gas limit, so the tests run a quarter of the txs). */
 export const MARKET = { world: EXAMPLE_WORLD, flow: 'default', genesisTimestamp: 1_700_000_000, blockGasLimit: 15_000_000n }
 
-/** The default flow's rivals and gas market, its users trading WETH/USDC in the public mempool, where the example bot looks: what it can compete for comes every slot. */
+/**
+ * Whales' swaps: ~20 ETH at the median. The default flow's are mainnet's (1.5 ETH at the median,
+ * docs/market.md "Depth and sizes"), whose opportunities come a few a slot at mainnet's pace of
+ * swaps; a test of how a kind of opportunity is taken, lost and counted needs one in each of a
+ * few slots, so its users trade as whales do. The magnitudes are the market bench's business.
+ */
+export const WHALE_SWAPS = { median: 20, sigma: 0.6, max: 200 }
+
+/** The default flow with whales' swaps ({@link WHALE_SWAPS}): every kind of opportunity in a few slots. */
+export function defaultFlowWithWhales(): Record<string, unknown> {
+  const { name: _name, ...flow } = loadFlow('default')
+  return { ...flow, users: { ...flow.users, size: WHALE_SWAPS } }
+}
+
+/** The default flow's rivals and gas market, its users trading WETH/USDC in the public mempool as whales, where the example bot looks: what it can compete for comes every slot. */
 export function publicWethUsdcMarket(): Omit<typeof MARKET, 'flow'> & { flow: Record<string, unknown> } {
   const { name: _name, ...flow } = loadFlow('default')
-  return { ...MARKET, flow: { ...flow, users: { ...flow.users, swapsPerSlot: 4, channels: { public: 1, private: 0, mevShare: 0 }, pairs: { 'WETH/USDC': 1 } } } }
+  return { ...MARKET, flow: { ...flow, users: { ...flow.users, size: WHALE_SWAPS, swapsPerSlot: 4, channels: { public: 1, private: 0, mevShare: 0 }, pairs: { 'WETH/USDC': 1 } } } }
 }
 
