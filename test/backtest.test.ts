@@ -136,28 +136,32 @@ describe('backtest over a stand-in mainnet made by the market', () => {
     for (const o of standIn.competition.list as Array<{ backrunTxs: string[]; frontrunTxs: string[] }>) {
       for (const hash of [...o.backrunTxs, ...o.frontrunTxs]) searcherSenders.add((await rpc(standIn.anvilUrl, 'eth_getTransactionByHash', [hash])).body.result.from.toLowerCase())
     }
-    live = await backtest({ forkUrl: standIn.anvilUrl, from: BigInt(standIn.from), to: BigInt(standIn.to), mempool: path.join(dir, 'mempool.csv'), record: path.join(dir, 'recording'), bot: exampleBot('0.95'), ...LOCKSTEP, world: EXAMPLE_WORLD, onOurBlock })
+    // The stand-in's exchange price, as Binance publishes trades, served beside its blocks (--exchange).
+    live = await backtest({ forkUrl: standIn.anvilUrl, from: BigInt(standIn.from), to: BigInt(standIn.to), mempool: path.join(dir, 'mempool.csv'), record: path.join(dir, 'recording'), bot: exampleBot('0.95'), ...LOCKSTEP, world: EXAMPLE_WORLD, exchange: await standIn.writeExchange(dir), onOurBlock })
     expect(live.error).toBeNull()
     expect(live.blocks.map((b) => b.number)).toEqual(Array.from({ length: 4 }, (_, i) => standIn.from + i))
-    // The real winners are the market's emulated searchers: victim by victim, the same backrun txs.
-    const realWinners = new Map(live.blocks.flatMap((b) => b.opportunities.filter((o) => o.real).map((o) => [o.victim, o.real!.backrunTxs.map((h) => h.toLowerCase())])))
-    const marketWinners = new Map((standIn.competition.list as any[]).filter((o) => o.searcher && o.kind !== 'cexDex').map((o) => [o.victim.toLowerCase(), o.backrunTxs.map((h: string) => h.toLowerCase())]))
+    // The real winners are the market's emulated searchers: opportunity by opportunity (a backrun's victim, a CEX-DEX pool), the same txs.
+    const key = (block: number, o: { kind: string; victim: string | null; pool: string }) => `${block}:${o.kind}:${(o.victim ?? o.pool).toLowerCase()}`
+    const realWinners = new Map(live.blocks.flatMap((b) => b.opportunities.filter((o) => o.real).map((o) => [key(b.number, o), o.real!.backrunTxs.map((h) => h.toLowerCase())])))
+    const marketWinners = new Map((standIn.competition.list as any[]).filter((o) => o.searcher).map((o) => [key(o.blockNumber, o.kind === 'cexDex' ? o : { ...o, kind: 'backrun' }), o.backrunTxs.map((h: string) => h.toLowerCase())]))
     expect(realWinners.size).toBeGreaterThan(0)
+    expect([...realWinners.keys()].some((k) => k.includes(':cexDex:')), 'the market\'s CEX-DEX trades are found in the real blocks').toBe(true)
     expect(realWinners).toEqual(marketWinners)
     expect(live.totals.botBundles).toBeGreaterThan(0)
     // A real winner's backrun replayed here earns in its executor (the contract its tx called), and pays the builder what it paid.
     const replayedWins = live.blocks.flatMap((b) => b.opportunities.filter((o) => o.here && !o.here.bot && o.real?.searcher === o.here.searcher))
     expect(replayedWins.length).toBeGreaterThan(0)
     for (const win of replayedWins) {
-      expect(BigInt(win.here!.profitWei), win.victim).toBeGreaterThan(0n)
-      expect(BigInt(win.here!.builderPaymentWei), win.victim).toBeGreaterThan(0n)
+      expect(BigInt(win.here!.profitWei), win.victim ?? win.pool).toBeGreaterThan(0n)
+      expect(BigInt(win.here!.builderPaymentWei), win.victim ?? win.pool).toBeGreaterThan(0n)
     }
     // Every captor's profit and builder payment here, to the wei against our block (each searcher's captures of a block together):
     // the bot through its executor's coinbase transfer, the real winners through theirs.
     // Held where the executor's every tx of the block is in reported captures (a sandwicher's tx that closed no gap is in none).
+    // Backruns here (tokens at the pool's price); a CEX-DEX markout at the reference price is checked to the wei in test/exchange.test.ts.
     const reported = new Map<string, { gainWei: bigint; paidWei: bigint; txs: string[]; captures: number }>()
     for (const b of live.blocks) {
-      for (const o of b.opportunities.filter((o) => o.here)) {
+      for (const o of b.opportunities.filter((o) => o.here && o.kind === 'backrun')) {
         const hashes = [...o.here!.frontrunTxs, ...o.here!.backrunTxs].map((h) => h.toLowerCase())
         const key = `${b.number}:${executorOf.get(hashes[0]!)}`
         const entry = reported.get(key) ?? { gainWei: 0n, paidWei: 0n, txs: [], captures: 0 }
@@ -185,7 +189,7 @@ describe('backtest over a stand-in mainnet made by the market', () => {
     expect(contested, 'the bot outbid a real winner in the live run').toBeDefined()
     const suite = (bidShare: string) =>
       runCli(
-        ['backtest', '--from-recording', path.join(dir, 'recording'), '--world', EXAMPLE_WORLD, '--bot-name', 'example', '--ready', '"watching"', '--slot-ms', '1000', '--react-ms', '200', '--lockstep', HANDLED, '--show-bot', '--min-captured', String(live.totals.botCaptured), '--json', path.join(dir, `suite-${bidShare}.json`), '--html', path.join(dir, `suite-${bidShare}.html`), '--', process.execPath, '--import', 'tsx', 'examples/backrun-bot/bot.ts'],
+        ['backtest', '--from-recording', path.join(dir, 'recording'), '--world', EXAMPLE_WORLD, '--exchange', path.join(dir, 'exchange.yaml'), '--bot-name', 'example', '--ready', '"watching"', '--slot-ms', '1000', '--react-ms', '200', '--lockstep', HANDLED, '--show-bot', '--min-captured', String(live.totals.botCaptured), '--json', path.join(dir, `suite-${bidShare}.json`), '--html', path.join(dir, `suite-${bidShare}.html`), '--', process.execPath, '--import', 'tsx', 'examples/backrun-bot/bot.ts'],
         { ...process.env, EXECUTOR: '1', EXECUTOR_ETH: '100', BID_SHARE: bidShare, ...BOT_KEYS },
       )
     const [kept, cut] = await Promise.all([suite('0.95'), suite('0.05')])

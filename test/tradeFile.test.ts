@@ -84,10 +84,16 @@ describe("a flow file's replayed asset", () => {
     mkdirSync(path.join(flowDir, 'data'))
     writeFileSync(path.join(flowDir, 'data', 'ETHUSDT-trades-2025-11-01.zip'), zipSync({ 'ETHUSDT-trades-2025-11-01.csv': strToU8(`7,3100.00,0.1,310.0,${DAY_US},True,True\n8,3101.00,0.1,310.1,${DAY_US + 100_000},False,True\n`) }))
     const spec = exchangeSpec.parse({ assets: { ETH: { replay: { file: 'data/ETHUSDT-trades-2025-11-01.zip' } } }, symbols: ['ETHUSDT'] })
-    const replayed = await readReplayedPaths(spec, path.join(flowDir, 'flow.yaml'))
+    const flowFile = { file: path.join(flowDir, 'flow.yaml'), field: 'exchange' }
+    // A run in another year than the file's: it starts at the file's first trade.
+    const replayed = await readReplayedPaths(spec, flowFile, Date.UTC(2026, 10, 29))
     expect([...replayed.get('ETH')!.prices]).toEqual([3100, 3101])
+    // A run that starts inside the file's day (a backtest of it): each chain time has that time's price.
+    const aligned = await readReplayedPaths(spec, flowFile, Date.UTC(2025, 10, 1) + 50)
+    expect(aligned.get('ETH')!.fileStartMs).toBe(Date.UTC(2025, 10, 1) + 50)
+    expect([...aligned.get('ETH')!.prices]).toEqual([3101])
     writeFileSync(path.join(flowDir, 'data', 'bad.csv'), 'not,a,trade\n1,2,3\n')
     const bad = exchangeSpec.parse({ assets: { ETH: { replay: { file: 'data/bad.csv' } } }, symbols: ['ETHUSDT'] })
-    await expect(readReplayedPaths(bad, path.join(flowDir, 'flow.yaml'))).rejects.toThrow(/exchange\.assets\.ETH\.replay\.file: .*bad\.csv: line 2: expected a Binance trade line/)
+    await expect(readReplayedPaths(bad, flowFile, 0)).rejects.toThrow(/exchange\.assets\.ETH\.replay\.file: .*bad\.csv: line 2: expected a Binance trade line/)
   })
 })

@@ -36,6 +36,7 @@ interface BacktestFlags {
   slotMs: number
   reactMs: number
   world?: string
+  exchange?: string
   lockstep?: boolean | string
   showBot?: boolean
   json?: string
@@ -67,6 +68,7 @@ export function registerBacktestCommand(program: Command): void {
     .option('--show-bot', "print the bot's output on stderr, each line after [bot]")
     .option('--lockstep [pattern]', 'hold each block until the bot has printed the hash of every public tx it was sent, in a line matching the pattern when given (the line it prints once done with a tx): the strategy judged without its speed, up to 60 s a block')
     .option('--world <file>', 'the world file whose pools the competition watches (default: the built-in dex, at mainnet addresses)')
+    .option('--exchange <file>', "a file with an exchange: section (a flow file's): Binance's public market data served beside history, e.g. the day's trades replayed (docs/exchange.md); CEX-DEX opportunities counted")
     .option('--json <file>', 'write the whole report as JSON here')
     .option('--html <file>', 'write the report as a static page here')
     .option('--min-captured <n>', 'fail unless the bot captured at least n opportunities', count)
@@ -97,6 +99,7 @@ export function registerBacktestCommand(program: Command): void {
           slotMs: opts.slotMs,
           reactMs: opts.reactMs,
           world: opts.world,
+          ...(opts.exchange !== undefined && { exchange: opts.exchange }),
           lockstep: opts.lockstep === undefined ? undefined : { handled: typeof opts.lockstep === 'string' ? new RegExp(opts.lockstep) : undefined },
           expect: { minCaptured: opts.minCaptured, minProfitEth: opts.minProfitEth },
           onBlock: (block, done, total) => process.stderr.write(`${progressLine(block, done, total)}\n`),

@@ -25,7 +25,7 @@ export function backtestPage(report: BacktestReport): string {
       b.opportunities.map((o) => {
         const real = o.real ? short(o.real.searcher) : '<span class="dim">nobody</span>'
         const here = o.here ? `${o.here.bot ? `<strong>${botName}</strong>` : o.here.name ? escape(o.here.name) : short(o.here.searcher)} <span class="dim">profit</span> ${eth(o.here.profitWei)} <span class="dim">paid</span> ${eth(o.here.builderPaymentWei)}` : '<span class="dim">nobody</span>'
-        return `<tr><td>${b.number}</td><td>${short(o.victim)}</td><td>${short(o.pool)}</td><td class="num">${eth(o.gapWei)}</td><td>${real}</td><td>${here}</td><td class="num">${o.marginWei === null ? '' : eth(o.marginWei)}</td><td>${o.botContended ? 'yes' : ''}</td></tr>`
+        return `<tr><td>${b.number}</td><td>${o.victim === null ? 'CEX-DEX' : short(o.victim)}</td><td>${short(o.pool)}</td><td class="num">${eth(o.gapWei)}</td><td>${real}</td><td>${here}</td><td class="num">${o.marginWei === null ? '' : eth(o.marginWei)}</td><td>${o.botContended ? 'yes' : ''}</td></tr>`
       }),
     )
     .join('\n')

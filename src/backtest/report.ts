@@ -4,11 +4,14 @@ export const BACKTEST_FORMAT = 'bundlesim-backtest/1'
 
 /** One opportunity of a block (docs/market.md, Who won): who closed it in the real block, and who here. */
 export interface BacktestOpportunity {
-  victim: Hash
+  /** A user swap's backrun (or sandwich), or a pool away from the exchange's price (with `--exchange`). */
+  kind: 'backrun' | 'cexDex'
+  /** The user's swap; null for CEX-DEX (the price moved, no user). */
+  victim: Hash | null
   pool: Address
-  /** What a backrun could take after the victim, in wei of WETH (measured on the block where it was found). */
+  /** What a backrun could take after the victim, or a CEX-DEX trade to the price at the block's start, in wei of WETH (measured on the block where it was found). */
   gapWei: string
-  /** The real block's captor: the backrun's sender and txs; null when nobody closed it there (or the victim was not a gap there). */
+  /** The real block's captor: its sender and txs (the backrun's, or the CEX-DEX trade's); null when nobody closed it there (or it was no gap there). */
   real: { searcher: Address; backrunTxs: Hash[] } | null
   /** Our block's captor, accounted over every address it controls; null when nobody closed it here. */
   here: { searcher: Address; name: string | null; bundleHash: Hash | null; backrunTxs: Hash[]; frontrunTxs: Hash[]; profitWei: string; builderPaymentWei: string; grossPaymentWei: string; bot: boolean } | null
@@ -160,7 +163,7 @@ export function summaryText(report: BacktestReport): string {
     lines.push('', '  block      victim       gap           in reality    here')
     for (const o of opportunities) {
       const here = o.here ? `${o.here.bot ? `${report.bot.name} (the bot)` : (o.here.name ?? short(o.here.searcher))} ${BigInt(o.here.profitWei) < 0n ? '' : '+'}${eth(o.here.profitWei)}` : o.botContended ? 'nobody (the bot went for it)' : 'nobody'
-      lines.push(`  ${String(o.block).padEnd(10)} ${short(o.victim)}  ${eth(o.gapWei).padEnd(13)} ${(o.real ? short(o.real.searcher) : 'nobody').padEnd(13)} ${here}`)
+      lines.push(`  ${String(o.block).padEnd(10)} ${o.victim === null ? 'CEX-DEX   ' : short(o.victim)}  ${eth(o.gapWei).padEnd(13)} ${(o.real ? short(o.real.searcher) : 'nobody').padEnd(13)} ${here}`)
     }
   }
   if (report.error) lines.push('', `stopped: ${report.error}`)

@@ -10,6 +10,8 @@ import type { BundleTrace } from '../bundle/trace.js'
 import { searcherOf } from '../bundle/trace.js'
 import { CompetitionRecorder } from '../competition/recorder.js'
 import { classifyBlock, minimumGap } from '../competition/classify.js'
+import { findCexDex } from '../competition/cexDex.js'
+import type { PriceFeed } from '../exchange/valuation.js'
 import { searcherKey, searcherRecords } from '../protocol/competition.js'
 import { readReserves, type PoolRef } from '../dex/read.js'
 import { MAINNET } from '../dex/mainnet.js'
@@ -71,6 +73,12 @@ export interface BacktestOptions {
   lockstep?: { handled?: RegExp; timeoutMs?: number }
   /** The world file whose pools (at their mainnet addresses) the competition watches (default the built-in `dex`). */
   world?: string
+  /**
+   * A file with an `exchange:` section (a flow file's): the exchange served beside history —
+   * a day of Binance's trades replayed at the blocks' own times (docs/exchange.md) — so a
+   * CEX-DEX bot finds its price and the report counts CEX-DEX opportunities.
+   */
+  exchange?: string
   expect?: BacktestExpectations
   /**
    * Our block k, once mined and read, before the chain moves to the real block k: the one
@@ -148,6 +156,7 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
       statsPort: 0,
       mevSharePort: 0,
       exchangePort: 0,
+      ...(options.exchange !== undefined && { exchange: options.exchange }),
       anvilPort: 0,
       slotTimeSeconds: Number(first.source.timestamp - first.source.parentTimestamp),
       statsDelaySlots: 0,
@@ -194,6 +203,7 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
       isUserSwap: (hash) => current?.arrivals.publicHashes.has(normalizeHash(hash)) ?? false,
       refundsAfterBlock: () => [],
       oneChain: false,
+      ...(running.exchangePrices && { pricesAt: running.exchangePrices.pricesWeiAt }),
     })
 
     botAddressesOf = () => recorder.addressesOf(botAccount)
@@ -258,7 +268,7 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
       if (!ours) throw new Error(`block ${number} was built but not read`)
       const [botBundles, orders] = await Promise.all([Promise.all(ours.botBundles.map((hash) => botBundleOf(client, hash))), Promise.all(arrivals.orders.map((order, i) => orderFate(client, order, orderHashes[i] ?? null)))])
       timings.buildMs += Math.round(performance.now() - buildStarted)
-      const realOpportunities = classifyReal(real, arrivals, parentPools, weth)
+      const realOpportunities = classifyReal(real, arrivals, parentPools, weth, running.exchangePrices)
       const bot = { key: botAccount, name: names.nameOf(botAccount) ?? botName, isTheBot }
       const block = blockReport(real, arrivals, ours, realOpportunities, botBundles, orders, bot, Math.round(performance.now() - blockStarted))
       blocks.push(block)
@@ -432,10 +442,17 @@ async function orderFate(client: BundlesimClient, order: OrderArrival, bundleHas
   return { txs, anchor: order.anchor, bundleHash, status: stats.status, landed: stats.status.toLowerCase() === 'landed', error: stats.error ?? null }
 }
 
-function classifyReal(real: SourceBlock, arrivals: BlockArrivals, parentPools: PreparedBlock['parentPools'], weth: Address) {
+/** The real block's opportunities: backruns of its users' swaps, and with an exchange the pools that started it away from the price. */
+function classifyReal(real: SourceBlock, arrivals: BlockArrivals, parentPools: PreparedBlock['parentPools'], weth: Address, exchange: PriceFeed | null) {
   const baseFee = real.baseFeePerGas
   const txs = real.txs.map((tx) => ({ hash: tx.hash, from: tx.from, gasUsed: tx.gasUsed, effectiveGasPrice: tx.effectiveGasPrice, logs: tx.logs }))
-  return classifyBlock({ number: Number(real.number), baseFee, txs }, { weth, parentPools, isUserSwap: (hash) => arrivals.publicHashes.has(normalizeHash(hash)), minGapWei: minimumGap(baseFee) }).opportunities
+  const block = { number: Number(real.number), baseFee, txs }
+  const isUserSwap = (hash: Hash) => arrivals.publicHashes.has(normalizeHash(hash))
+  const { opportunities } = classifyBlock(block, { weth, parentPools, isUserSwap, minGapWei: minimumGap(baseFee) })
+  const claimed = new Set(opportunities.flatMap((o) => [...o.frontrun, ...o.backrun].map((tx) => tx.hash.toLowerCase())))
+  // The price at the block's start, as the market counts it: the parent's timestamp.
+  const cexDex = exchange ? findCexDex(block, { parentPools, pricesAtStart: exchange.pricesWeiAt(Number(real.parentTimestamp) * 1000), isUserSwap, claimed, minGapWei: minimumGap(baseFee) }) : []
+  return { backruns: opportunities, cexDex }
 }
 
 function blockReport(
@@ -448,28 +465,47 @@ function blockReport(
   bot: { key: Address; name: string; isTheBot(address: Address): boolean },
   elapsedMs: number,
 ): BacktestBlock {
-  // A backtest's blocks have no exchange: every opportunity follows a user's swap (its victim).
-  const ourBackruns = ours.opportunities.flatMap((o) => (o.victim === null ? [] : [{ ...o, victim: o.victim }]))
-  const victims = new Set([...realOpportunities.map((o) => normalizeHash(o.victim)), ...ourBackruns.map((o) => normalizeHash(o.victim))])
   const ownBundles = new Set(ours.botBundles)
-  const opportunities: BacktestOpportunity[] = [...victims].map((victim) => {
-    const inReality = realOpportunities.find((o) => normalizeHash(o.victim) === victim)
+  const botContended = (here: { contenders: ReadonlyArray<{ bundleHash: string | null }> } | undefined) => (here?.contenders ?? []).some((c) => c.bundleHash !== null && ownBundles.has(normalizeHash(c.bundleHash as Hash)))
+  const captor = (here: (typeof ours.opportunities)[number] | undefined): BacktestOpportunity['here'] =>
+    here && here.searcher !== null
+      ? { searcher: here.searcher, name: here.name, bundleHash: here.bundleHash, backrunTxs: here.backrunTxs, frontrunTxs: here.frontrunTxs, profitWei: here.profitWei ?? '0', builderPaymentWei: here.builderPaymentWei ?? '0', grossPaymentWei: here.grossPaymentWei ?? '0', bot: bot.isTheBot(here.searcher) }
+      : null
+  const ourBackruns = ours.opportunities.flatMap((o) => (o.victim === null ? [] : [{ ...o, victim: o.victim }]))
+  const realBackruns = realOpportunities.backruns
+  const victims = new Set([...realBackruns.map((o) => normalizeHash(o.victim)), ...ourBackruns.map((o) => normalizeHash(o.victim))])
+  const backruns: BacktestOpportunity[] = [...victims].map((victim) => {
+    const inReality = realBackruns.find((o) => normalizeHash(o.victim) === victim)
     const here = ourBackruns.find((o) => normalizeHash(o.victim) === victim)
-    const realCaptor = inReality && inReality.backrun.length > 0 ? { searcher: normalizeAddress(inReality.backrun[0]!.from), backrunTxs: inReality.backrun.map((tx) => tx.hash) } : null
-    const captorHere =
-      here && here.searcher !== null
-        ? { searcher: here.searcher, name: here.name, bundleHash: here.bundleHash, backrunTxs: here.backrunTxs, frontrunTxs: here.frontrunTxs, profitWei: here.profitWei ?? '0', builderPaymentWei: here.builderPaymentWei ?? '0', grossPaymentWei: here.grossPaymentWei ?? '0', bot: bot.isTheBot(here.searcher) }
-        : null
     return {
+      kind: 'backrun',
       victim,
       pool: ((inReality?.pool ?? here?.pool) as Address).toLowerCase() as Address,
       gapWei: (here?.gapWei ?? inReality?.gapWei ?? 0n).toString(),
-      real: realCaptor,
-      here: captorHere,
+      real: inReality && inReality.backrun.length > 0 ? { searcher: normalizeAddress(inReality.backrun[0]!.from), backrunTxs: inReality.backrun.map((tx) => tx.hash) } : null,
+      here: captor(here),
       marginWei: here?.marginWei ?? null,
-      botContended: (here?.contenders ?? []).some((c) => c.bundleHash !== null && ownBundles.has(normalizeHash(c.bundleHash as Hash))),
+      botContended: botContended(here),
     }
   })
+  // CEX-DEX: a pool that started the block away from the exchange's price, in reality or here (no victim: keyed by the pool).
+  const ourCexDex = ours.opportunities.filter((o) => o.kind === 'cexDex')
+  const pools = new Set([...realOpportunities.cexDex.map((o) => o.pool.toLowerCase()), ...ourCexDex.map((o) => o.pool.toLowerCase())])
+  const cexDex: BacktestOpportunity[] = [...pools].map((pool) => {
+    const inReality = realOpportunities.cexDex.find((o) => o.pool.toLowerCase() === pool)
+    const here = ourCexDex.find((o) => o.pool.toLowerCase() === pool)
+    return {
+      kind: 'cexDex',
+      victim: null,
+      pool: pool as Address,
+      gapWei: (here?.gapWei ?? inReality?.gapWei ?? 0n).toString(),
+      real: inReality && inReality.trade.length > 0 ? { searcher: normalizeAddress(inReality.trade[0]!.from), backrunTxs: inReality.trade.map((tx) => tx.hash) } : null,
+      here: captor(here),
+      marginWei: here?.marginWei ?? null,
+      botContended: botContended(here),
+    }
+  })
+  const opportunities = [...backruns, ...cexDex]
   // The bot's record by the market's one sum, over our block's opportunities.
   const known = { searcher: bot.key, name: bot.name }
   const record = searcherRecords(ours.opportunities, [known]).find((r) => searcherKey(r) === searcherKey(known))!

@@ -120,6 +120,13 @@ export interface BundlesimConfig {
    * who swap every slot and searchers who backrun them (docs/market.md).
    */
   flow?: string | Record<string, unknown>
+  /**
+   * The exchange without a market (`bundlesim backtest --exchange`): a YAML file whose `exchange:`
+   * section is a flow file's (a flow file will do; docs/exchange.md). A flow with its own
+   * `exchange:` wins. Its prices are for the world's tokens, or on a fork without a world the
+   * built-in world's tokens at their mainnet addresses.
+   */
+  exchange?: string
   /** Keep traces and Anvil's state here across restarts (absent: in memory only). */
   dataDir?: string
   /** Append every order the submission RPC accepts to this file, one JSON line each (`rpc/orderLog.ts`). */

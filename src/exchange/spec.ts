@@ -90,3 +90,6 @@ export type ReplaySpec = z.output<typeof replaySpec>
 
 /** Assets worth one USD whatever the path: the quote side of most symbols. */
 export const STABLE_ASSETS = ['USDT', 'USDC', 'DAI', 'FDUSD', 'USD'] as const
+
+/** A file that holds an exchange: its `exchange:` section (a flow file's; the file's other sections are not read here). */
+export const exchangeFile = z.looseObject({ exchange: exchangeSpec }, { error: 'expected a YAML file with an exchange: section' })

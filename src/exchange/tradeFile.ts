@@ -15,9 +15,17 @@ export interface FileTrade {
   price: number
 }
 
-/** A line of a trade file that is not a trade, naming the line and the problem. */
+/** What is wrong with a trade file: a line that is not a trade, trades out of time order, or no trade where the run starts. */
+export type TradeFileProblem = 'notATrade' | 'unordered' | 'noTrade'
+
+/** A trade file that cannot be replayed, naming the line and the problem (`kind`: which, for code to decide on). */
 export class TradeFileError extends TextFileError {
-  constructor(file: string, line: number, problem: string) {
+  constructor(
+    file: string,
+    line: number,
+    problem: string,
+    readonly kind: TradeFileProblem,
+  ) {
     super(file, `line ${line}: ${problem}`)
     this.name = 'TradeFileError'
   }
@@ -35,13 +43,13 @@ const MICROSECONDS_ABOVE = 1e13
 export function parseTradeLine(line: string, lineNumber: number, file: string): FileTrade | null {
   const fields = line.split(',')
   if (lineNumber === 1 && !/^\d+$/.test(fields[0] ?? '')) return null
-  if (fields.length < 6) throw new TradeFileError(file, lineNumber, `expected a Binance trade line (6 to 8 comma-separated fields), got ${fields.length}`)
+  if (fields.length < 6) throw new TradeFileError(file, lineNumber, `expected a Binance trade line (6 to 8 comma-separated fields), got ${fields.length}`, 'notATrade')
   // aggTrades have the time 6th (after the first and last trade ids); trades 5th (after the quote quantity), a flag 6th.
   const timeField = /^\d+$/.test(fields[5]!) ? fields[5]! : fields[4]!
   const price = Number(fields[1])
   const time = Number(timeField)
-  if (!Number.isFinite(price) || price <= 0) throw new TradeFileError(file, lineNumber, `the price "${fields[1]}" is not a positive number`)
-  if (!Number.isInteger(time) || time <= 0) throw new TradeFileError(file, lineNumber, `the timestamp "${timeField}" is not a whole number of ms or µs`)
+  if (!Number.isFinite(price) || price <= 0) throw new TradeFileError(file, lineNumber, `the price "${fields[1]}" is not a positive number`, 'notATrade')
+  if (!Number.isInteger(time) || time <= 0) throw new TradeFileError(file, lineNumber, `the timestamp "${timeField}" is not a whole number of ms or µs`, 'notATrade')
   return { timeMs: time > MICROSECONDS_ABOVE ? time / 1000 : time, price }
 }
 
@@ -51,6 +59,8 @@ export interface ReplayedPrices {
   fileStartMs: number
   /** Price at each tick; after the last, the last trade's stands. */
   prices: Float64Array
+  /** Whether the file had a trade at or before tick 0 (a file read from a moment inside it), so tick 0's price is the market's then. */
+  coversStart: boolean
 }
 
 /**
@@ -71,6 +81,9 @@ function tradeSampler(tickMs: number, fromMs?: number) {
   let prices = new Float64Array(1024)
   let ticks = 0
   let last = Number.NaN
+  let coversStart = false
+  /** Whether a trade at or after tick 0 was seen: a file that ends before the run's start has nothing to replay. */
+  let reached = false
   const push = (price: number) => {
     if (ticks === prices.length) {
       const grown = new Float64Array(prices.length * 2)
@@ -82,10 +95,12 @@ function tradeSampler(tickMs: number, fromMs?: number) {
   return {
     add({ timeMs, price }: FileTrade) {
       start ??= timeMs
+      if (timeMs <= start) coversStart = true
       if (timeMs < start) {
         last = price
         return
       }
+      reached = true
       if (Number.isNaN(last)) last = price
       // Close every tick that ended before this trade, at the last price before it.
       const tick = Math.floor((timeMs - start) / tickMs)
@@ -93,8 +108,8 @@ function tradeSampler(tickMs: number, fromMs?: number) {
       last = price
     },
     done(): ReplayedPrices {
-      if (!Number.isNaN(last)) push(last)
-      return { fileStartMs: start ?? 0, prices: prices.slice(0, ticks) }
+      if (reached) push(last)
+      return { fileStartMs: start ?? 0, prices: prices.slice(0, ticks), coversStart }
     },
   }
 }
@@ -114,12 +129,12 @@ export async function readTradeFile(file: string, tickMs: number, fromMs?: numbe
     if (line.trim() === '') return
     const trade = parseTradeLine(line, n, file)
     if (!trade) return
-    if (trade.timeMs < previous) throw new TradeFileError(file, n, 'trades are not in time order')
+    if (trade.timeMs < previous) throw new TradeFileError(file, n, 'trades are not in time order', 'unordered')
     previous = trade.timeMs
     lines = n
     sampler.add(trade)
   })
   const sampled = sampler.done()
-  if (sampled.prices.length === 0) throw new TradeFileError(file, lines, fromMs === undefined ? 'the file holds no trade' : `no trade at or after ${new Date(fromMs).toISOString()}`)
+  if (sampled.prices.length === 0) throw new TradeFileError(file, lines, fromMs === undefined ? 'the file holds no trade' : `no trade at or after ${new Date(fromMs).toISOString()}`, 'noTrade')
   return sampled
 }

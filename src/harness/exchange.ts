@@ -35,11 +35,11 @@ export interface ExchangeWiring {
  * Exchange time is the chain clock's, so a manual clock moves the price only when it moves.
  */
 export async function startExchange({ config, slot, world, gate, shutdown, log }: ExchangeWiring): Promise<ExchangeSubsystem> {
-  if (config.flow === undefined) return NO_EXCHANGE
-  const { loadFlow } = await import('../flow/flowFile.js')
-  const flow = loadFlow(config.flow)
-  const deployed = world.deployed()
-  if (!flow.exchange || !deployed) return NO_EXCHANGE
+  const source = await exchangeSource(config)
+  if (!source) return NO_EXCHANGE
+  const tokens = world.deployed()?.tokens ?? (config.forkUrl !== undefined ? (await import('../world/worldFile.js')).loadWorldFile('dex').tokens : null)
+  if (!tokens) return NO_EXCHANGE
+  const { spec, seed, base } = source
   const [{ ReferencePrice }, { SeededRandom }, { startExchangeServer }, { referencePricesWei }] = await Promise.all([
     import('../exchange/referencePrice.js'),
     import('../flow/random.js'),
@@ -47,12 +47,13 @@ export async function startExchange({ config, slot, world, gate, shutdown, log }
     import('../exchange/valuation.js'),
   ])
   const nowMs = () => slot.clock.nowMs()
-  const replayed = await readReplayedPaths(flow.exchange, flow.name)
-  const prices = new ReferencePrice(flow.exchange, flow.seed, nowMs(), (seed) => new SeededRandom(seed), replayed)
+  const startMs = nowMs()
+  const replayed = await readReplayedPaths(spec, base, startMs)
+  const prices = new ReferencePrice(spec, seed, startMs, (s) => new SeededRandom(s), replayed)
   const server = await startExchangeServer({ prices, nowMs, host: config.host, port: config.exchangePort, gate })
   shutdown.add(() => server.close())
   log.info({ exchange: server.url, symbols: prices.symbols.map((s) => s.symbol) }, `exchange (binance's public market data) at ${server.url}`)
-  const pricesWeiAt = (ms: number) => referencePricesWei(prices, deployed.tokens, ms)
+  const pricesWeiAt = (ms: number) => referencePricesWei(prices, tokens, ms)
   return {
     feed: { nowMs, pricesWeiAt },
     status: () => {
@@ -74,27 +75,54 @@ export async function startExchange({ config, slot, world, gate, shutdown, log }
   }
 }
 
+/** Where a run's exchange comes from: its flow's `exchange:` section, or the exchange file (`config.exchange`); null for none. */
+async function exchangeSource(config: BundlesimConfig): Promise<{ spec: ExchangeSpec; seed: number; base: ReplayBase } | null> {
+  if (config.flow !== undefined) {
+    const { loadFlow } = await import('../flow/flowFile.js')
+    const flow = loadFlow(config.flow)
+    if (flow.exchange) return { spec: flow.exchange, seed: flow.seed, base: { file: flow.name === 'default' || flow.name === 'inline' ? null : flow.name, field: 'exchange' } }
+  }
+  if (config.exchange === undefined) return null
+  const [{ readYamlFile, SettingsFileError }, { exchangeFile }] = await Promise.all([import('../config/yamlFile.js'), import('../exchange/spec.js')])
+  const file = config.exchange
+  const { exchange } = readYamlFile(file, exchangeFile, 'exchange', (field, problem) => new SettingsFileError(file, field, problem))
+  return { spec: exchange, seed: 1, base: { file, field: 'exchange' } }
+}
+
+/** The settings file a replay's path is relative to (null: the working directory), named in its errors. */
+interface ReplayBase {
+  file: string | null
+  field: string
+}
+
 /**
  * The trade files of the assets whose path is replayed, read onto the exchange's tick. A file's
- * path is relative to the flow file's folder (the built-in or an inline flow: the working directory).
+ * path is relative to the settings file's folder (the built-in or an inline flow: the working
+ * directory). Without `from`, a file that covers the run's start (`startMs`: a backtest or a fork
+ * at a moment of that day) is read from that moment, so each chain time has that time's price;
+ * one that does not starts at its first trade.
  */
-export async function readReplayedPaths(spec: ExchangeSpec, flowName: string): Promise<Map<string, ReplayedPrices>> {
+export async function readReplayedPaths(spec: ExchangeSpec, base: ReplayBase, startMs: number): Promise<Map<string, ReplayedPrices>> {
   const replays = Object.entries(spec.assets).flatMap(([asset, path]) => (path.replay ? [{ asset, replay: path.replay }] : []))
   if (replays.length === 0) return new Map()
-  const [{ dirname, resolve }, { readTradeFile }, { TextFileError }, { FlowFileError }] = await Promise.all([
+  const [{ dirname, resolve }, { readTradeFile, TradeFileError }, { TextFileError }, { SettingsFileError }] = await Promise.all([
     import('node:path'),
     import('../exchange/tradeFile.js'),
     import('../config/textLines.js'),
-    import('../flow/flowFile.js'),
+    import('../config/yamlFile.js'),
   ])
-  const base = flowName === 'default' || flowName === 'inline' ? process.cwd() : dirname(resolve(flowName))
+  const folder = base.file === null ? process.cwd() : dirname(resolve(base.file))
   const read = await Promise.all(
     replays.map(async ({ asset, replay }) => {
+      const file = resolve(folder, replay.file)
       try {
-        return [asset, await readTradeFile(resolve(base, replay.file), spec.tickMs, replay.from === undefined ? undefined : Date.parse(replay.from))] as const
+        if (replay.from !== undefined) return [asset, await readTradeFile(file, spec.tickMs, Date.parse(replay.from))] as const
+        // The run's own moment when the file has it; else the file from its start. (A "no trade" refusal is the one expected answer.)
+        const atStart = await readTradeFile(file, spec.tickMs, startMs).catch((error: unknown) => (error instanceof TradeFileError && error.kind === 'noTrade' ? null : Promise.reject(error)))
+        return [asset, atStart && atStart.coversStart ? atStart : await readTradeFile(file, spec.tickMs)] as const
       } catch (error) {
-        // A file that is not a trade file is a problem of the flow's field, named as its other problems are.
-        if (error instanceof TextFileError) throw new FlowFileError(flowName, `exchange.assets.${asset}.replay.file`, error.message)
+        // A file that is not a trade file is a problem of the settings' field, named as their other problems are.
+        if (error instanceof TextFileError) throw new SettingsFileError(base.file ?? 'flow', `${base.field}.assets.${asset}.replay.file`, error.message)
         throw error
       }
     }),

@@ -1,5 +1,6 @@
 import type { Address } from 'viem'
 import type { Logger } from 'pino'
+import type { PriceFeed } from '../exchange/valuation.js'
 import { resolveConfig, slotCutoffs, type BundlesimConfig } from '../config/config.js'
 import { createLogger } from '../config/log.js'
 import { resolveChainSource } from '../chain/chainSource.js'
@@ -56,6 +57,8 @@ export interface Harness {
    * The backtest registers its bot here, as a scenario does.
    */
   searcherNames: SearcherNames
+  /** The exchange's reference prices (a flow's `exchange:`, or `config.exchange`), for in-process readers such as the backtest's competition; null without one. */
+  exchangePrices: PriceFeed | null
   /**
    * Moves a forked harness's chain to block `blockNumber` of its fork source (`anvil_reset`),
    * under the chain lock: the builders' coinbases set and funded again, the public mempool
@@ -228,6 +231,7 @@ export async function startHarnessOn(base: HarnessChain, config: BundlesimConfig
       advanceSlot: builder.advanceSlots,
       addSlotParticipant: builder.addParticipant,
       searcherNames: names,
+      exchangePrices: exchange.feed,
       rebaseFork: (blockNumber, afterReset) =>
         chain.lock.write(async () => {
           if (config.forkUrl === undefined) throw new Error('rebaseFork: this harness is not a fork (no forkUrl)')

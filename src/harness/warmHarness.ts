@@ -58,6 +58,7 @@ export const CONFIG_SCOPE: Record<keyof BundlesimConfig, 'chain' | 'harness'> = 
   auctionSeed: 'harness',
   // A gas market's starting base fee is a block on the chain (settleStartingBaseFee).
   flow: 'chain',
+  exchange: 'harness',
   maxBodyBytes: 'harness',
   maxBatchSize: 'harness',
   maxBundleTxs: 'harness',

@@ -1,3 +1,5 @@
+import { writeFile } from 'node:fs/promises'
+import path from 'node:path'
 import type { Hash } from 'viem'
 import { startHarness, type Harness } from '../../src/index.js'
 import { writeMempoolCsv, type DumpRow } from '../../src/backtest/mempoolDump.js'
@@ -23,6 +25,12 @@ export interface StandInMainnet {
   /** The market's competition report over the blocks: who won each opportunity "in reality". */
   competition: any
   writeDump(file: string): Promise<void>
+  /**
+   * Its exchange's price as Binance publishes a day of trades: one ETHUSDT and one BTCUSDT trade
+   * at each block's time, at the price the market's reference price had then (the slot reports'
+   * `referencePrices`), and an exchange file replaying them (`--exchange`). Returns its path.
+   */
+  writeExchange(dir: string): Promise<string>
   stop(): Promise<void>
 }
 
@@ -32,9 +40,9 @@ export async function startStandInMainnet(options: { slots: number; market: Reco
     const ws = await WsClient.connect(harness.rpcUrl)
     const subscription = await ws.subscribe('newPendingTransactions')
     // The market's first block also holds what it sent while starting, before anyone could subscribe: it is left out.
-    await harness.advanceSlot()
+    const reports = await harness.advanceSlot()
     const from = Number(harness.status().blockNumber) + 1
-    await harness.advanceSlot(options.slots)
+    reports.push(...(await harness.advanceSlot(options.slots)))
     ws.close()
     const to = from + options.slots - 1
     const seen = ws.notifications(subscription).map((hash: string) => hash.toLowerCase() as Hash)
@@ -60,7 +68,22 @@ export async function startStandInMainnet(options: { slots: number; market: Reco
       })
     }
     const competition = (await rpc(harness.rpcUrl, 'harness_getCompetition', [{ fromBlock: from, toBlock: to }])).body.result
-    return { anvilUrl: harness.anvilUrl, harness, from, to, rows, competition, writeDump: (file) => writeMempoolCsv(file, rows), stop: () => harness.stop() }
+    const writeExchange = async (dir: string) => {
+      // Wei of WETH for one whole token: USDC's gives ETH in USD (USDC at 1 USD), WBTC's BTC in ETH.
+      const trades = reports.map((report, i) => {
+        const { atMs, tokens } = report.referencePrices!
+        const weiOf = (symbol: string) => Number(tokens.find((t) => t.symbol === symbol)!.priceWei)
+        const eth = 1e18 / weiOf('USDC')
+        return { i, atMs, eth, btc: (weiOf('WBTC') / 1e18) * eth }
+      })
+      const csv = (price: (t: (typeof trades)[number]) => number) => trades.map((t) => `${t.i + 1},${price(t).toFixed(8)},0.10000000,${t.i + 1},${t.i + 1},${t.atMs},True,True`).join('\n') + '\n'
+      await writeFile(path.join(dir, 'ETHUSDT-aggTrades.csv'), csv((t) => t.eth))
+      await writeFile(path.join(dir, 'BTCUSDT-aggTrades.csv'), csv((t) => t.btc))
+      const file = path.join(dir, 'exchange.yaml')
+      await writeFile(file, 'exchange:\n  assets:\n    ETH: { replay: { file: ETHUSDT-aggTrades.csv } }\n    BTC: { replay: { file: BTCUSDT-aggTrades.csv } }\n  symbols: [ETHUSDT, ETHUSDC, BTCUSDT, ETHBTC]\n')
+      return file
+    }
+    return { anvilUrl: harness.anvilUrl, harness, from, to, rows, competition, writeDump: (file) => writeMempoolCsv(file, rows), writeExchange, stop: () => harness.stop() }
   } catch (error) {
     await harness.stop()
     throw error
