@@ -1,4 +1,6 @@
-import { mkdtemp, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
+import { brotliCompressSync, gzipSync } from 'node:zlib'
+import { zipSync } from 'fflate'
 import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -54,6 +56,7 @@ describe('readMempoolDump: mempool-dumpster’s CSV and parquet', () => {
   it('reads the parquet schema (timestamp in ms, chainId as text, includedAtBlockHeight) and keeps the range’s first sightings', async () => {
     const { parquetWriteBuffer } = await import('hyparquet-writer')
     const buffer = parquetWriteBuffer({
+      codec: 'UNCOMPRESSED',
       columnData: [
         { name: 'timestamp', data: [1_700_000_001_000n, 1_700_000_002_000n, 1_700_000_000_500n], type: 'TIMESTAMP' },
         { name: 'hash', data: [hashes[0], hashes[1], hashes[2]], type: 'STRING' },
@@ -76,6 +79,53 @@ describe('readMempoolDump: mempool-dumpster’s CSV and parquet', () => {
     await expect(readMempoolDump(file, { chainId: 5, from: 100, to: 101 })).rejects.toThrow(`mempool dump ${file}: row 1 is a tx of chain 1, the backtest's chain is 5`)
   })
 
+  it("reads every codec parquet writers use: GZIP as mempool-dumpster's merge writes it, SNAPPY, ZSTD, BROTLI", async () => {
+    const { parquetWriteBuffer } = await import('hyparquet-writer')
+    const { Zstd } = await import('@hpcc-js/wasm-zstd')
+    const zstd = await Zstd.load()
+    // Each page compressed by the codec's own library: zlib's gzip (what Go's compress/gzip writes), Facebook's zstd (wasm), zlib's brotli; SNAPPY by the writer itself.
+    const compressors = { GZIP: (bytes: Uint8Array) => new Uint8Array(gzipSync(bytes)), ZSTD: (bytes: Uint8Array) => zstd.compress(bytes), BROTLI: (bytes: Uint8Array) => new Uint8Array(brotliCompressSync(bytes)) }
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'bundlesim-codecs-'))
+    for (const codec of ['GZIP', 'SNAPPY', 'ZSTD', 'BROTLI'] as const) {
+      const buffer = parquetWriteBuffer({
+        codec,
+        compressors,
+        columnData: [
+          { name: 'timestamp', data: [1_700_000_001_000n, 1_700_000_000_500n], type: 'TIMESTAMP' },
+          { name: 'hash', data: [hashes[0], hashes[1]], type: 'STRING' },
+          { name: 'chainId', data: ['1', '1'], type: 'STRING' },
+          { name: 'includedAtBlockHeight', data: [100n, 100n], type: 'INT64' },
+          { name: 'rawTx', data: [new Uint8Array(300).fill(7), new Uint8Array(300).fill(9)], type: 'BYTE_ARRAY' },
+        ],
+      })
+      const file = path.join(dir, `transactions-${codec}.parquet`)
+      await writeFile(file, new Uint8Array(buffer))
+      // The file is what the codec says: its column chunks' metadata names it.
+      const { parquetMetadata } = await import('hyparquet')
+      expect(parquetMetadata(buffer).row_groups[0]!.columns[1]!.meta_data!.codec, codec).toBe(codec)
+      const slice = await readMempoolDump(file, { chainId: 1, from: 100, to: 100 })
+      expect([...slice.byHash.values()], codec).toEqual([
+        { hash: hashes[0], timestampMs: 1_700_000_001_000, chainId: 1, includedAtBlock: 100 },
+        { hash: hashes[1], timestampMs: 1_700_000_000_500, chainId: 1, includedAtBlock: 100 },
+      ])
+    }
+  })
+
+  it('reads the .csv.zip as published, without unzipping', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'bundlesim-csvzip-'))
+    const csv = path.join(dir, '2024-01-02.csv')
+    await writeMempoolCsv(csv, [
+      { hash: hashes[0], timestampMs: 2_000, chainId: 1, includedAtBlock: 7 },
+      { hash: hashes[1], timestampMs: 1_500, chainId: 1, includedAtBlock: 8 },
+    ])
+    // As mempool-dumpster uploads a day: the CSV deflated in a zip of one entry.
+    const zipped = path.join(dir, '2024-01-02.csv.zip')
+    await writeFile(zipped, zipSync({ '2024-01-02.csv': new Uint8Array(await readFile(csv)) }))
+    const slice = await readMempoolDump(zipped, { chainId: 1, from: 7, to: 8 })
+    expect([...slice.byHash.values()]).toEqual([...(await readMempoolDump(csv, { chainId: 1, from: 7, to: 8 })).byHash.values()])
+    expect(slice.byHash.size).toBe(2)
+  })
+
   it('reads the CSV by its header, names a bad cell by line and column, and refuses other files', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'bundlesim-csv-'))
     const file = path.join(dir, 'dump.csv')
@@ -89,6 +139,7 @@ describe('readMempoolDump: mempool-dumpster’s CSV and parquet', () => {
     await expect(readMempoolDump(file, { chainId: 1, from: 7, to: 7 })).rejects.toThrow(`mempool dump ${file}: line 2: hash "0x12" is not a 32-byte hex hash`)
     await writeFile(file, 'when,hash\n')
     await expect(readMempoolDump(file, { chainId: 1, from: 7, to: 7 })).rejects.toThrow(`mempool dump ${file}: line 1 has no column timestamp_ms, chain_id, included_at_block_height`)
-    await expect(readMempoolDump(path.join(dir, 'dump.csv.zip'), { chainId: 1, from: 7, to: 7 })).rejects.toThrow('expected a .csv or .parquet file')
+    await expect(readMempoolDump(path.join(dir, 'dump.json'), { chainId: 1, from: 7, to: 7 })).rejects.toThrow("expected mempool-dumpster's .parquet, .csv.zip (as published) or .csv")
+    await expect(readMempoolDump(path.join(dir, 'absent.csv.zip'), { chainId: 1, from: 7, to: 7 })).rejects.toThrow(/absent\.csv\.zip cannot be read: .*no such file/)
   })
 })

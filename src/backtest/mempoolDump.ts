@@ -1,6 +1,4 @@
-import { createReadStream } from 'node:fs'
 import { writeFile } from 'node:fs/promises'
-import { createInterface } from 'node:readline'
 import type { Hash } from 'viem'
 import { normalizeHash } from '../protocol/normalize.js'
 import { WIRE_PATTERNS } from '../protocol/wirePatterns.js'
@@ -61,8 +59,8 @@ export async function readMempoolDump(file: string, range: { chainId: number; fr
     if (!earlier || entry.timestampMs < earlier.timestampMs) slice.byHash.set(entry.hash, entry)
   }
   if (file.endsWith('.parquet')) await readParquet(file, take)
-  else if (file.endsWith('.csv')) await readCsv(file, take)
-  else throw new MempoolDumpError(`mempool dump ${file}: expected a .csv or .parquet file of mempool-dumpster's format (unzip a .csv.zip first)`)
+  else if (file.endsWith('.csv') || file.endsWith('.csv.zip')) await readCsv(file, take)
+  else throw new MempoolDumpError(`mempool dump ${file}: expected mempool-dumpster's .parquet, .csv.zip (as published) or .csv`)
   if (slice.byHash.size === 0) {
     const held = slice.includedRange ? `its txs were included in blocks ${slice.includedRange[0]}–${slice.includedRange[1]}` : `none of its ${slice.rows} rows says where its tx was included`
     throw new MempoolDumpError(`mempool dump ${file} holds no tx included in blocks ${range.from}–${range.to}: ${held}`)
@@ -71,38 +69,36 @@ export async function readMempoolDump(file: string, range: { chainId: number; fr
 }
 
 async function readCsv(file: string, take: (entry: DumpEntry, where: string) => void): Promise<void> {
-  const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity })
+  const { readTextLines } = await import('../config/textLines.js')
   let columns: number[] | null = null
-  let line = 0
   try {
-    for await (const text of lines) {
-      line++
-      if (text.trim() === '') continue
+    // A `.csv.zip` as mempool-dumpster publishes it is read through the zip, streaming.
+    await readTextLines(file, (text, line) => {
+      if (text.trim() === '') return
       const cells = text.split(',')
       if (columns === null) {
         columns = CSV_COLUMNS.map((name) => cells.indexOf(name))
         const absent = CSV_COLUMNS.filter((_, i) => columns![i]! < 0)
         if (absent.length > 0) throw new MempoolDumpError(`mempool dump ${file}: line 1 has no column ${absent.join(', ')} (mempool-dumpster's CSV header starts timestamp_ms,hash,chain_id,…)`)
-        continue
+        return
       }
       const [timestamp, hash, chainId, included] = columns.map((c) => cells[c] ?? '')
       take(entryOf(file, `line ${line}`, { timestamp, hash, chainId, included }), `line ${line}`)
-    }
+    })
   } catch (error) {
     if (error instanceof MempoolDumpError) throw error
     throw new MempoolDumpError(`mempool dump ${file} cannot be read: ${(error as Error).message}`)
-  } finally {
-    lines.close()
   }
   if (columns === null) throw new MempoolDumpError(`mempool dump ${file} is empty`)
 }
 
 async function readParquet(file: string, take: (entry: DumpEntry, where: string) => void): Promise<void> {
-  const { asyncBufferFromFile, parquetReadObjects } = await import('hyparquet')
+  const [{ asyncBufferFromFile, parquetReadObjects }, { compressors }] = await Promise.all([import('hyparquet'), import('hyparquet-compressors')])
   let rows: Array<Record<string, unknown>>
   try {
     // Read by ranges: a day's dump is ~800 MB, mostly rawTx, a column the backtest does not read.
-    rows = await parquetReadObjects({ file: await asyncBufferFromFile(file), columns: ['timestamp', 'hash', 'chainId', 'includedAtBlockHeight'] })
+    // Every codec parquet writers use (mempool-dumpster's merge writes GZIP; others SNAPPY, ZSTD, BROTLI, LZ4), by hyparquet's own decompressors.
+    rows = await parquetReadObjects({ file: await asyncBufferFromFile(file), columns: ['timestamp', 'hash', 'chainId', 'includedAtBlockHeight'], compressors })
   } catch (error) {
     throw new MempoolDumpError(`mempool dump ${file} cannot be read as parquet: ${(error as Error).message}`)
   }
