@@ -44,6 +44,8 @@ program
   .name('bundlesim')
   .description('Local builder emulator in front of Anvil for MEV searchers')
   .version(version, '-V, --version', 'print the version and exit')
+  // Options after a subcommand are its own: `backtest merge --json` is the merge's, not the run's.
+  .enablePositionalOptions()
   // A bad command line exits with EXIT.usage (2), not with the failure of a run (1); set before
   // the commands are added, so each inherits it.
   .exitOverride((error: CommanderError) => {

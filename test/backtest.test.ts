@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -180,6 +180,55 @@ describe('backtest over a stand-in mainnet made by the market', () => {
       expect(gap >= 0n && gap < BigInt(figures.captures), `${key}: ${chain.gainWei} on chain, ${figures.gainWei} reported over ${figures.captures} captures`).toBe(true)
     }
   }, 240_000)
+
+  it('three shards, each on its own machine with its own bot and recording, merged by `bundlesim backtest merge`: the unsharded run\'s blocks, opportunities, captures and profits; the expectations on the whole', async () => {
+    const shardsDir = path.join(dir, 'shards')
+    await mkdir(shardsDir, { recursive: true })
+    const sharded = { mempool: path.join(dir, 'mempool.csv'), bot: exampleBot('0.95'), ...LOCKSTEP, world: EXAMPLE_WORLD, exchange: path.join(dir, 'exchange.yaml') }
+    // As three CI machines would: each shard its own bot, started on its first parent, and its own recording.
+    const recorded = await Promise.all([1, 2, 3].map((index) => backtest({ forkUrl: standIn.anvilUrl, from: BigInt(standIn.from), to: BigInt(standIn.to), shard: { index, count: 3 }, record: path.join(dir, `recording-${index}`), ...sharded })))
+    expect(recorded.map((r) => [r.source.from, r.source.to])).toEqual([
+      [standIn.from, standIn.from],
+      [standIn.from + 1, standIn.from + 1],
+      [standIn.from + 2, standIn.to],
+    ])
+    expect(recorded.every((r) => r.error === null && r.shard?.count === 3 && r.shard.of.from === standIn.from && r.shard.of.to === standIn.to)).toBe(true)
+    // The recorded suite sharded the same way: each machine replays its own shard's recording, with no node.
+    const replayed = await Promise.all([1, 2, 3].map((index) => backtest({ fromRecording: path.join(dir, `recording-${index}`), ...sharded, mempool: undefined })))
+    for (const [i, report] of replayed.entries()) {
+      expect(report.shard).toEqual(recorded[i]!.shard)
+      expect(report.notRecorded).toBe(0)
+      await writeFile(path.join(shardsDir, `shard-${i + 1}.json`), JSON.stringify(report))
+    }
+    // No shard alone captured what the whole range did: the expectation holds only on the merged figures.
+    const wanted = live.totals.botCaptured
+    expect(replayed.every((r) => r.totals.botCaptured < wanted)).toBe(true)
+    const merged = await runCli(['backtest', 'merge', shardsDir, '--min-captured', String(wanted), '--json', path.join(dir, 'merged.json'), '--html', path.join(dir, 'merged.html')])
+    expect(merged.code, merged.stdout + merged.stderr).toBe(0)
+    expect(merged.stdout).toContain(`backtest of blocks ${standIn.from}–${standIn.to}`)
+    const whole = JSON.parse(await readFile(path.join(dir, 'merged.json'), 'utf8')) as BacktestReport
+    // What each block's figures are, whichever machine ran it (tx and bundle hashes aside: a fresh bot counts its nonces again).
+    const figures = (r: BacktestReport) =>
+      r.blocks.map((b) => ({
+        number: b.number,
+        realValueWei: b.realValueWei,
+        opportunities: b.opportunities.map((o) => ({ kind: o.kind, victim: o.victim, pool: o.pool, gapWei: o.gapWei, real: o.real, here: o.here && { searcher: o.here.searcher, bot: o.here.bot, profitWei: o.here.profitWei, builderPaymentWei: o.here.builderPaymentWei } })),
+        bot: { captured: b.bot.captured, lost: b.bot.lost, failed: b.bot.failed, profitWei: b.bot.profitWei, builderPaymentWei: b.bot.builderPaymentWei },
+      }))
+    expect(figures(whole)).toEqual(figures(live))
+    expect(figures({ ...whole, blocks: recorded.flatMap((r) => r.blocks) })).toEqual(figures(live))
+    expect(whole.totals).toEqual(live.totals)
+    expect(whole.source).toMatchObject({ from: standIn.from, to: standIn.to })
+    expect(await readFile(path.join(dir, 'merged.html'), 'utf8')).toContain(`Backtest of blocks ${standIn.from}–${standIn.to}`)
+    // One more than the whole range captured: the merge fails on the merged figures.
+    const short = await runCli(['backtest', 'merge', ...[1, 2, 3].map((i) => path.join(shardsDir, `shard-${i}.json`)), '--min-captured', String(wanted + 1)])
+    expect(short.code).toBe(1)
+    expect(short.stdout).toContain(`FAIL minCaptured: the bot captured ${wanted} of ${live.totals.opportunities} opportunities, expected at least ${wanted + 1}`)
+    // A shard's report missing: said, with its blocks.
+    const missing = await runCli(['backtest', 'merge', path.join(shardsDir, 'shard-1.json'), path.join(shardsDir, 'shard-3.json')])
+    expect(missing.code).toBe(1)
+    expect(missing.stderr).toContain(`shard 2/3 (blocks ${standIn.from + 1}–${standIn.from + 1}) is missing`)
+  }, 180_000)
 
   it('the recorded suite in CI: `bundlesim backtest --from-recording`, the stand-in stopped, gives the same report and exits 0; with the bot’s bid cut it exits 1', async () => {
     expect(live).toBeDefined()

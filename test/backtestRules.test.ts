@@ -143,3 +143,41 @@ describe('readMempoolDump: mempool-dumpster’s CSV and parquet', () => {
     await expect(readMempoolDump(path.join(dir, 'absent.csv.zip'), { chainId: 1, from: 7, to: 7 })).rejects.toThrow(/absent\.csv\.zip cannot be read: .*no such file/)
   })
 })
+
+describe('shards: the share of a range each machine runs, and the merge of their reports', () => {
+  it('splits a range into contiguous shares as even as blocks allow, and refuses a shard with no block or a bad i/n', async () => {
+    const { shardRange } = await import('../src/backtest/shards.js')
+    const { parseShard } = await import('../src/config/shard.js')
+    const shares = [1, 2, 3].map((index) => shardRange(100n, 109n, { index, count: 3 }))
+    expect(shares).toEqual([
+      { from: 100n, to: 102n },
+      { from: 103n, to: 105n },
+      { from: 106n, to: 109n },
+    ])
+    expect(parseShard('2/3')).toEqual({ index: 2, count: 3 })
+    for (const bad of ['0/3', '4/3', '1/0', 'two/3']) expect(() => parseShard(bad), bad).toThrow(`--shard must be i/n with 1 ≤ i ≤ n (e.g. 2/4), got "${bad}"`)
+    expect(() => shardRange(100n, 101n, { index: 1, count: 3 })).toThrow('--shard 1/3: blocks 100–101 are 2, fewer than 3 shards (each needs a block)')
+  })
+
+  it("refuses to merge reports of other runs or overlapping ranges, naming them", async () => {
+    const { mergeReports } = await import('../src/backtest/shards.js')
+    const report = (index: number, from: number, to: number, bot = 'b'): any => ({
+      format: 'bundlesim-backtest/1',
+      source: { node: 'n', recording: null, chainId: 1, from, to, mempool: null },
+      bot: { name: bot, command: 'node bot.js', addresses: [] },
+      slotMs: 12000,
+      reactMs: 1000,
+      blocks: [],
+      totals: {},
+      error: null,
+      expectations: { failures: [] },
+      notRecorded: 0,
+      shard: { index, count: 2, of: { from: 1, to: 4 } },
+      elapsedMs: 1,
+      timings: { setupMs: 0, prepareWaitMs: 0, windowMs: 0, buildMs: 0 },
+    })
+    expect(() => mergeReports([report(1, 1, 2), report(2, 3, 4, 'other')])).toThrow('backtest merge: shard 2/2 (blocks 3–4) is of another run: bot "other" (node bot.js), not "b" (node bot.js)')
+    expect(() => mergeReports([report(1, 1, 2), report(2, 2, 4)])).toThrow('backtest merge: shard 1/2 (blocks 1–2) and shard 2/2 (blocks 2–4) overlap')
+    expect(mergeReports([report(2, 3, 4), report(1, 1, 2)]).source).toMatchObject({ from: 1, to: 4 })
+  })
+})

@@ -4,6 +4,8 @@ import { InvalidArgumentError, type Command } from 'commander'
 import type { Hex } from 'viem'
 import { EXIT } from '../config/exitCodes.js'
 import { WIRE_PATTERNS } from '../protocol/wirePatterns.js'
+import { parseShard, type Shard } from '../config/shard.js'
+import type { BacktestReport } from './report.js'
 
 const blockNumber = (flag: string) => (value: string): bigint => {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`${flag} must be a block number`)
@@ -13,6 +15,13 @@ const milliseconds = (flag: string, min: number) => (value: string): number => {
   const n = Number(value)
   if (!/^\d+$/.test(value) || n < min || n > 600_000) throw new InvalidArgumentError(`${flag} must be a whole number of ms from ${min} to 600000`)
   return n
+}
+const shard = (value: string): Shard => {
+  try {
+    return parseShard(value)
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message)
+  }
 }
 const count = (value: string): number => {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError('--min-captured must be a whole number ≥ 0')
@@ -37,6 +46,7 @@ interface BacktestFlags {
   reactMs: number
   world?: string
   exchange?: string
+  shard?: Shard
   lockstep?: boolean | string
   showBot?: boolean
   json?: string
@@ -47,7 +57,7 @@ interface BacktestFlags {
 
 /** `bundlesim backtest`: a bot over real blocks (docs/backtest.md). */
 export function registerBacktestCommand(program: Command): void {
-  program
+  const backtest = program
     .command('backtest')
     .description(
       'run your bot over real blocks: each block built on its real parent, its public txs in the mempool at their recorded times, its other txs as the bundles they landed as; ' +
@@ -58,7 +68,7 @@ export function registerBacktestCommand(program: Command): void {
     .option('--from-recording <dir>', 'run the blocks a --record run wrote, with no node')
     .option('--from <n>', 'the first block (default with --from-recording: the recording\u2019s)', blockNumber('--from'))
     .option('--to <n>', 'the last block (default with --from-recording: the recording\u2019s)', blockNumber('--to'))
-    .option('--mempool <file>', 'a mempool dump in mempool-dumpster\u2019s format (.csv or .parquet): when each public tx was first seen')
+    .option('--mempool <file>', 'a mempool dump in mempool-dumpster\u2019s format as published (.parquet, any codec; .csv.zip; .csv): when each public tx was first seen')
     .option('--record <dir>', 'write what the run read (blocks, state, the mempool slice) here, for --from-recording')
     .option('--bot-key <hex>', "the bot's key, as BOT_KEY and PRIVATE_KEY (default: Anvil's dev account 1, funded at every block)")
     .option('--bot-name <name>', "the bot's name in the report and in stats' lostTo", 'bot')
@@ -69,6 +79,7 @@ export function registerBacktestCommand(program: Command): void {
     .option('--lockstep [pattern]', 'hold each block until the bot has printed the hash of every public tx it was sent, in a line matching the pattern when given (the line it prints once done with a tx): the strategy judged without its speed, up to 60 s a block')
     .option('--world <file>', 'the world file whose pools the competition watches (default: the built-in dex, at mainnet addresses)')
     .option('--exchange <file>', "a file with an exchange: section (a flow file's): Binance's public market data served beside history, e.g. the day's trades replayed (docs/exchange.md); CEX-DEX opportunities counted")
+    .option('--shard <i/n>', 'run the i-th of n contiguous shares of the range (the bot started fresh on its first parent, as on its own machine) and write a shard report; join them with `bundlesim backtest merge`', shard)
     .option('--json <file>', 'write the whole report as JSON here')
     .option('--html <file>', 'write the report as a static page here')
     .option('--min-captured <n>', 'fail unless the bot captured at least n opportunities', count)
@@ -86,7 +97,7 @@ export function registerBacktestCommand(program: Command): void {
         }
       }
       if (opts.botKey !== undefined && !WIRE_PATTERNS.hash32.test(opts.botKey)) command.error('error: --bot-key must be a 32-byte 0x hex private key')
-      const [{ backtest }, { progressLine, summaryText }, { backtestPage }] = await Promise.all([import('./runBacktest.js'), import('./report.js'), import('./htmlReport.js')])
+      const [{ backtest }, { progressLine }] = await Promise.all([import('./runBacktest.js'), import('./report.js')])
       try {
         const report = await backtest({
           forkUrl: opts.forkUrl,
@@ -100,20 +111,12 @@ export function registerBacktestCommand(program: Command): void {
           reactMs: opts.reactMs,
           world: opts.world,
           ...(opts.exchange !== undefined && { exchange: opts.exchange }),
+          ...(opts.shard !== undefined && { shard: opts.shard }),
           lockstep: opts.lockstep === undefined ? undefined : { handled: typeof opts.lockstep === 'string' ? new RegExp(opts.lockstep) : undefined },
           expect: { minCaptured: opts.minCaptured, minProfitEth: opts.minProfitEth },
           onBlock: (block, done, total) => process.stderr.write(`${progressLine(block, done, total)}\n`),
         })
-        process.stdout.write(`${summaryText(report)}\n`)
-        for (const [file, text] of [
-          [opts.json, `${JSON.stringify(report, null, 2)}\n`],
-          [opts.html, backtestPage(report)],
-        ] as const) {
-          if (file === undefined) continue
-          await mkdir(path.dirname(path.resolve(file)), { recursive: true })
-          await writeFile(file, text)
-        }
-        process.exitCode = report.expectations.failures.length === 0 ? EXIT.ok : EXIT.failed
+        await writeReport(report, opts)
       } catch (error) {
         if (!(error instanceof Error)) throw error
         process.stderr.write(`bundlesim: ${error.message}\n`)
@@ -122,4 +125,58 @@ export function registerBacktestCommand(program: Command): void {
       // The harness is stopped; do not wait for timers Anvil's launcher leaves behind.
       process.exit(process.exitCode ?? EXIT.ok)
     })
+
+  // `backtest merge --json …`: options after `merge` are the merge's, not the run's of the same names (the program enables it too).
+  backtest.enablePositionalOptions()
+  backtest
+    .command('merge')
+    .description('one report of a whole range from its shards\' reports (`--shard i/n … --json`): the blocks in order, the totals, the page; the expectations applied to the whole (docs/backtest.md, "Shards")')
+    .argument('<reports...>', "the shards' JSON reports, or a directory holding them")
+    .option('--json <file>', 'write the merged report as JSON here')
+    .option('--html <file>', 'write the merged report as a static page here')
+    .option('--min-captured <n>', 'fail unless the bot captured at least n opportunities over the whole range (default: the shards\' own)', count)
+    .option('--min-profit-eth <eth>', 'fail unless the bot earned at least this much over the whole range (default: the shards\' own)', ether)
+    .action(async (paths: string[], opts: Pick<BacktestFlags, 'json' | 'html' | 'minCaptured' | 'minProfitEth'>) => {
+      const [{ mergeReports }, { readdir, readFile, stat }] = await Promise.all([import('./shards.js'), import('node:fs/promises')])
+      try {
+        const files = (
+          await Promise.all(
+            paths.map(async (p) => {
+              const isDir = await stat(p).then((s) => s.isDirectory(), () => false)
+              return isDir ? (await readdir(p)).filter((f) => f.endsWith('.json')).sort().map((f) => path.join(p, f)) : [p]
+            }),
+          )
+        ).flat()
+        const reports = await Promise.all(
+          files.map(async (file) => {
+            try {
+              return JSON.parse(await readFile(file, 'utf8'))
+            } catch (error) {
+              throw new Error(`backtest merge: ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : `not a JSON report (${(error as Error).message})`}`)
+            }
+          }),
+        )
+        const asked = opts.minCaptured !== undefined || opts.minProfitEth !== undefined ? { minCaptured: opts.minCaptured, minProfitEth: opts.minProfitEth } : undefined
+        await writeReport(mergeReports(reports, asked), opts)
+      } catch (error) {
+        if (!(error instanceof Error)) throw error
+        process.stderr.write(`bundlesim: ${error.message}\n`)
+        process.exitCode = EXIT.failed
+      }
+    })
+}
+
+/** The summary on stdout, the JSON and the page where asked, and the exit code the expectations give. */
+async function writeReport(report: BacktestReport, opts: { json?: string; html?: string }): Promise<void> {
+  const [{ summaryText }, { backtestPage }] = await Promise.all([import('./report.js'), import('./htmlReport.js')])
+  process.stdout.write(`${summaryText(report)}\n`)
+  for (const [file, text] of [
+    [opts.json, `${JSON.stringify(report, null, 2)}\n`],
+    [opts.html, backtestPage(report)],
+  ] as const) {
+    if (file === undefined) continue
+    await mkdir(path.dirname(path.resolve(file)), { recursive: true })
+    await writeFile(file, text)
+  }
+  process.exitCode = report.expectations.failures.length === 0 ? EXIT.ok : EXIT.failed
 }

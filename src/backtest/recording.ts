@@ -19,6 +19,8 @@ export interface RecordingManifest {
   node: string
   /** The dump's slice beside it (`mempool.csv`), or null when the run had no dump. */
   mempool: string | null
+  /** The share of a whole range it holds, when recorded with `--shard i/n`: replayed, its report is that shard's. */
+  shard?: { index: number; count: number; of: { from: number; to: number } }
   recordedAt: string
 }
 

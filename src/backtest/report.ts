@@ -100,6 +100,8 @@ export interface BacktestReport {
   expectations: BacktestExpectations & { failures: string[] }
   /** Reads the recording lacked (a replay that asked something new: record again). */
   notRecorded: number
+  /** A shard's report (`--shard i/n`): which share of which whole range; null for a whole run or a merged report. */
+  shard: { index: number; count: number; of: { from: number; to: number } } | null
   elapsedMs: number
   /** Where the time went (ms): preparing blocks (reading ahead), the slots' windows, building and reading our blocks. */
   timings: { setupMs: number; prepareWaitMs: number; windowMs: number; buildMs: number }
@@ -153,7 +155,7 @@ export function progressLine(block: BacktestBlock, done: number, total: number):
 export function summaryText(report: BacktestReport): string {
   const t = report.totals
   const lines = [
-    `backtest of blocks ${report.source.from}–${report.source.to} (chain ${report.source.chainId}, ${report.source.recording ? `recording ${report.source.recording}` : report.source.node}) with bot "${report.bot.name}": ${t.blocks} blocks in ${(report.elapsedMs / 1000).toFixed(1)} s`,
+    `backtest of blocks ${report.source.from}–${report.source.to}${report.shard ? ` (shard ${report.shard.index}/${report.shard.count} of ${report.shard.of.from}–${report.shard.of.to})` : ''} (chain ${report.source.chainId}, ${report.source.recording ? `recording ${report.source.recording}` : report.source.node}) with bot "${report.bot.name}": ${t.blocks} blocks in ${(report.elapsedMs / 1000).toFixed(1)} s`,
     `  blocks      real ${eth(t.realValueWei)}, ours ${eth(t.ourValueWei)}`,
     `  opportunities ${t.opportunities}: captured in reality ${t.capturedInReality}, here ${t.capturedHere}, by the bot ${t.botCaptured}`,
     `  the bot     ${t.botBundles} bundles, ${t.botLanded} landed; captured ${t.botCaptured}, lost ${t.botLost} to others, failed ${t.botFailed}; profit ${eth(t.botProfitWei)}, paid the builder ${eth(t.botBuilderPaymentWei)}`,

@@ -25,6 +25,8 @@ import { readMempoolDump, type MempoolSlice } from './mempoolDump.js'
 import { readRecording, writeRecording } from './recording.js'
 import { planArrivals, type BlockArrivals, type OrderArrival } from './arrivals.js'
 import { applyOverlay, setupOverlay, type SetupOverlay } from './botState.js'
+import type { Shard } from '../config/shard.js'
+import { shardRange, ShardError } from './shards.js'
 import { BACKTEST_FORMAT, expectationFailures, totalsOf, type BacktestBlock, type BacktestBotBundle, type BacktestExpectations, type BacktestOrder, type BacktestOpportunity, type BacktestReport } from './report.js'
 
 /** Anvil's dev account 1: a fork gives it 10,000 ETH at every real parent, so a bot with no key of its own can pay gas. */
@@ -80,6 +82,8 @@ export interface BacktestOptions {
    */
   exchange?: string
   expect?: BacktestExpectations
+  /** Run only this share of the range (`--shard i/n`), the bot started fresh on its first parent as on a machine of its own (docs/backtest.md, "Shards"). */
+  shard?: Shard
   /**
    * Our block k, once mined and read, before the chain moves to the real block k: the one
    * moment it can be read on `anvilUrl` (receipts, balances at k and at the parent k − 1).
@@ -285,7 +289,7 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
   const botAddressesSeen = [...new Set([...botAddressesOf(), ...botSenders])]
   await cleanUp(bot, harness, null)
   if (options.record && source.cassette) {
-    await writeRecording(options.record, { chainId, from: Number(from), to: Number(to), node: source.description }, source.cassette.reads(), source.mempool ? [...source.mempool.byHash.values()] : null)
+    await writeRecording(options.record, { chainId, from: Number(from), to: Number(to), node: source.description, ...(source.shard && { shard: source.shard }) }, source.cassette.reads(), source.mempool ? [...source.mempool.byHash.values()] : null)
   }
   const notRecorded = source.fromRecording ? source.cassette!.missing.size : 0
   await source.cassette?.close()
@@ -302,6 +306,7 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
     error,
     expectations: { ...expect, failures: expectationFailures(totals, expect, error) },
     notRecorded,
+    shard: source.shard,
     elapsedMs: Math.round(performance.now() - started),
     timings,
   }
@@ -321,8 +326,11 @@ interface OurBlock {
 }
 
 interface OpenedSource {
+  /** The blocks this run builds: the whole range, or its shard's share. */
   from: bigint
   to: bigint
+  /** The share of a whole range this run is (`--shard`, or a recording made with it), as its report names it; null for a whole run. */
+  shard: BacktestReport['shard']
   chainId: number
   /** What Anvil forks and the backtest reads: the node, or the cassette in front of it. */
   nodeUrl: string
@@ -338,6 +346,23 @@ interface OpenedSource {
 
 /** The node (or recording) and the range, checked before anything starts. */
 async function openSource(options: BacktestOptions): Promise<OpenedSource> {
+  const opened = await openWholeSource(options)
+  if (!options.shard) return opened
+  let share: { from: bigint; to: bigint }
+  try {
+    if (opened.shard) throw new ShardError(`--shard ${options.shard.index}/${options.shard.count}: recording ${options.fromRecording} is shard ${opened.shard.index}/${opened.shard.count} already (blocks ${opened.from}–${opened.to}): replay it whole`)
+    share = shardRange(opened.from, opened.to, options.shard)
+  } catch (cause) {
+    await opened.cassette?.close()
+    if (cause instanceof ShardError) throw new BacktestSetupError(cause.message, { cause })
+    throw cause
+  }
+  // The world's pools are looked up at the shard's own first parent, as a replay of its recording will.
+  return { ...opened, ...share, firstBlock: share.from, shard: { ...options.shard, of: { from: Number(opened.from), to: Number(opened.to) } } }
+}
+
+/** The node (or recording) and the whole range, checked before anything starts. */
+async function openWholeSource(options: BacktestOptions): Promise<OpenedSource> {
   if (options.fromRecording !== undefined) {
     const recording = await readRecording(options.fromRecording)
     const { manifest } = recording
@@ -348,7 +373,7 @@ async function openSource(options: BacktestOptions): Promise<OpenedSource> {
     }
     const mempool = recording.mempoolFile ? await readMempoolDump(recording.mempoolFile, { chainId: manifest.chainId, from: Number(from), to: Number(to) }) : null
     const cassette = await RpcCassette.replay(recording.reads)
-    return { from, to, chainId: manifest.chainId, nodeUrl: cassette.url, description: manifest.node, cassette, fromRecording: true, mempool, firstBlock: BigInt(manifest.from), guard: guardedBy(cassette) }
+    return { from, to, shard: manifest.shard ?? null, chainId: manifest.chainId, nodeUrl: cassette.url, description: manifest.node, cassette, fromRecording: true, mempool, firstBlock: BigInt(manifest.from), guard: guardedBy(cassette) }
   }
   if (options.forkUrl === undefined) throw new BacktestSetupError('backtest needs --fork-url <rpc> (a node with the blocks) or --from-recording <dir>')
   if (options.from === undefined || options.to === undefined) throw new BacktestSetupError('backtest needs --from and --to (the first and last block)')
@@ -369,7 +394,7 @@ async function openSource(options: BacktestOptions): Promise<OpenedSource> {
     throw new BacktestSetupError(cause.message, { cause })
   })
   const cassette = options.record === undefined ? null : await RpcCassette.record(options.forkUrl)
-  return { from, to, chainId, nodeUrl: cassette?.url ?? options.forkUrl, description, cassette, fromRecording: false, mempool, firstBlock: from, guard: guardedBy(cassette) }
+  return { from, to, shard: null, chainId, nodeUrl: cassette?.url ?? options.forkUrl, description, cassette, fromRecording: false, mempool, firstBlock: from, guard: guardedBy(cassette) }
 }
 
 function guardedBy(cassette: RpcCassette | null) {

@@ -1,21 +1,7 @@
 import path from 'node:path'
+import type { Shard } from '../config/shard.js'
 
-/** One part of a split run: `index` from 1 to `count`. */
-export interface Shard {
-  index: number
-  count: number
-}
-
-/** `"2/4"` → `{ index: 2, count: 4 }`; anything else throws with what is expected. */
-export function parseShard(text: string): Shard {
-  const match = /^(\d+)\/(\d+)$/.exec(text.trim())
-  const index = Number(match?.[1])
-  const count = Number(match?.[2])
-  if (!match || count < 1 || index < 1 || index > count) {
-    throw new Error(`--shard must be i/n with 1 ≤ i ≤ n (e.g. 2/4), got "${text}"`)
-  }
-  return { index, count }
-}
+export { parseShard, type Shard } from '../config/shard.js'
 
 /** A file's key for sharding: its path relative to `root`, with forward slashes. */
 const shardKey = (file: string, root: string) => path.relative(root, path.resolve(root, file)).split(path.sep).join('/')
