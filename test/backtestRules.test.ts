@@ -111,7 +111,7 @@ describe('readMempoolDump: mempool-dumpster’s CSV and parquet', () => {
     }
   })
 
-  it('reads the .csv.zip as published, without unzipping', async () => {
+  it('reads the .csv.zip as published, without unzipping, and the days a range spans together', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'bundlesim-csvzip-'))
     const csv = path.join(dir, '2024-01-02.csv')
     await writeMempoolCsv(csv, [
@@ -124,6 +124,22 @@ describe('readMempoolDump: mempool-dumpster’s CSV and parquet', () => {
     const slice = await readMempoolDump(zipped, { chainId: 1, from: 7, to: 8 })
     expect([...slice.byHash.values()]).toEqual([...(await readMempoolDump(csv, { chainId: 1, from: 7, to: 8 })).byHash.values()])
     expect(slice.byHash.size).toBe(2)
+    // A range over two days: both days' files, a tx seen in both at its first sighting.
+    const nextDay = path.join(dir, '2024-01-03.parquet')
+    const { parquetWriteBuffer } = await import('hyparquet-writer')
+    await writeFile(nextDay, new Uint8Array(parquetWriteBuffer({ codec: 'SNAPPY', columnData: [
+      { name: 'timestamp', data: [1_000n, 9_000n], type: 'TIMESTAMP' },
+      { name: 'hash', data: [hashes[1], hashes[2]], type: 'STRING' },
+      { name: 'chainId', data: ['1', '1'], type: 'STRING' },
+      { name: 'includedAtBlockHeight', data: [8n, 9n], type: 'INT64' },
+    ] })))
+    const both = await readMempoolDump([zipped, nextDay], { chainId: 1, from: 7, to: 9 })
+    expect([...both.byHash.values()].map((e) => [e.hash, e.timestampMs]).sort()).toEqual([
+      [hashes[0], 2_000],
+      [hashes[1], 1_000],
+      [hashes[2], 9_000],
+    ])
+    expect(both.file).toBe(`${zipped}, ${nextDay}`)
   })
 
   it('reads the CSV by its header, names a bad cell by line and column, and refuses other files', async () => {

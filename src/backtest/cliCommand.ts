@@ -37,7 +37,7 @@ interface BacktestFlags {
   fromRecording?: string
   from?: bigint
   to?: bigint
-  mempool?: string
+  mempool?: string[]
   record?: string
   botKey?: string
   botName: string
@@ -68,7 +68,7 @@ export function registerBacktestCommand(program: Command): void {
     .option('--from-recording <dir>', 'run the blocks a --record run wrote, with no node')
     .option('--from <n>', 'the first block (default with --from-recording: the recording\u2019s)', blockNumber('--from'))
     .option('--to <n>', 'the last block (default with --from-recording: the recording\u2019s)', blockNumber('--to'))
-    .option('--mempool <file>', 'a mempool dump in mempool-dumpster\u2019s format as published (.parquet, any codec; .csv.zip; .csv): when each public tx was first seen')
+    .option('--mempool <file>', 'a mempool dump in mempool-dumpster\u2019s format as published (.parquet, any codec; .csv.zip; .csv): when each public tx was first seen; again for each day the range spans', (file: string, files: string[] = []) => [...files, file])
     .option('--record <dir>', 'write what the run read (blocks, state, the mempool slice) here, for --from-recording')
     .option('--bot-key <hex>', "the bot's key, as BOT_KEY and PRIVATE_KEY (default: Anvil's dev account 1, funded at every block)")
     .option('--bot-name <name>', "the bot's name in the report and in stats' lostTo", 'bot')

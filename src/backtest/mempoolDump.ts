@@ -39,14 +39,26 @@ export class MempoolDumpError extends Error {
 const CSV_COLUMNS = ['timestamp_ms', 'hash', 'chain_id', 'included_at_block_height'] as const
 
 /**
- * Reads the entries of `file` (`.csv` or `.parquet`) for txs included in blocks `from`..`to`
- * of chain `chainId`. A dump of another chain, or none of whose txs is in the range, is refused
- * naming the file and what it holds.
+ * Reads the entries of `files` (mempool-dumpster's `.parquet`, `.csv.zip` or `.csv`; one, or the
+ * days a range spans) for txs included in blocks `from`..`to` of chain `chainId`; a tx seen in
+ * several keeps its first sighting. A dump of another chain, or a set none of whose txs is in the
+ * range, is refused naming the file and what it holds.
  *
- * @example const slice = await readMempoolDump('2024-01-02.csv', { chainId: 1, from: 19_000_000, to: 19_000_099 })
+ * @example const slice = await readMempoolDump(['2024-01-02.parquet', '2024-01-03.parquet'], { chainId: 1, from: 19_000_000, to: 19_000_099 })
  */
-export async function readMempoolDump(file: string, range: { chainId: number; from: number; to: number }): Promise<MempoolSlice> {
-  const slice: MempoolSlice = { file, byHash: new Map(), rows: 0, includedRange: null }
+export async function readMempoolDump(files: string | readonly string[], range: { chainId: number; from: number; to: number }): Promise<MempoolSlice> {
+  const list = [files].flat()
+  const slice: MempoolSlice = { file: list.join(', '), byHash: new Map(), rows: 0, includedRange: null }
+  for (const file of list) await readDumpFile(file, range, slice)
+  if (slice.byHash.size === 0) {
+    const held = slice.includedRange ? `its txs were included in blocks ${slice.includedRange[0]}–${slice.includedRange[1]}` : `none of its ${slice.rows} rows says where its tx was included`
+    throw new MempoolDumpError(`mempool dump ${slice.file} holds no tx included in blocks ${range.from}–${range.to}: ${held}`)
+  }
+  return slice
+}
+
+/** Adds one file's entries in the range to `slice`. */
+async function readDumpFile(file: string, range: { chainId: number; from: number; to: number }, slice: MempoolSlice): Promise<void> {
   const take = (entry: DumpEntry, where: string) => {
     slice.rows++
     if (entry.chainId !== range.chainId) throw new MempoolDumpError(`mempool dump ${file}: ${where} is a tx of chain ${entry.chainId}, the backtest's chain is ${range.chainId}`)
@@ -61,11 +73,6 @@ export async function readMempoolDump(file: string, range: { chainId: number; fr
   if (file.endsWith('.parquet')) await readParquet(file, take)
   else if (file.endsWith('.csv') || file.endsWith('.csv.zip')) await readCsv(file, take)
   else throw new MempoolDumpError(`mempool dump ${file}: expected mempool-dumpster's .parquet, .csv.zip (as published) or .csv`)
-  if (slice.byHash.size === 0) {
-    const held = slice.includedRange ? `its txs were included in blocks ${slice.includedRange[0]}–${slice.includedRange[1]}` : `none of its ${slice.rows} rows says where its tx was included`
-    throw new MempoolDumpError(`mempool dump ${file} holds no tx included in blocks ${range.from}–${range.to}: ${held}`)
-  }
-  return slice
 }
 
 async function readCsv(file: string, take: (entry: DumpEntry, where: string) => void): Promise<void> {

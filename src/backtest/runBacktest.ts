@@ -57,8 +57,8 @@ export interface BacktestOptions {
   /** First and last block (default, from a recording: its range). */
   from?: bigint
   to?: bigint
-  /** A mempool dump (mempool-dumpster's CSV or parquet). */
-  mempool?: string
+  /** Mempool dumps (mempool-dumpster's files as published): one, or each day the range spans. */
+  mempool?: string | string[]
   /** Write what the run read into this directory. */
   record?: string
   bot: BacktestBot
