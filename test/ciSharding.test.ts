@@ -136,3 +136,31 @@ describe('GitHub Actions', () => {
     expect(again.stderr).toContain(`${workflowFile} (already exists; not overwriting it)`)
   }, 60_000)
 })
+
+describe("docs/ci.md's week of backtest shards", () => {
+  it('is a workflow GitHub Actions accepts (its workflow schema), whose matrix runs every shard of the range and whose merge applies the expectations', async () => {
+    const docs = await readFile(path.join(REPO_ROOT, 'docs/ci.md'), 'utf8')
+    const block = /<!-- backtest-week-workflow -->\n```yaml\n([\s\S]*?)\n```/.exec(docs)
+    expect(block, 'the workflow block after its marker').not.toBeNull()
+    const { createRequire } = await import('node:module')
+    const { validateWorkflow } = createRequire(import.meta.url)('@action-validator/core') as typeof import('@action-validator/core')
+    expect(validateWorkflow(block![1]!).errors).toEqual([])
+    const workflow = parse(block![1]!)
+    const count = Number(workflow.env.SHARDS)
+    expect(workflow.jobs.shard.strategy.matrix.shard).toEqual(Array.from({ length: count }, (_, i) => i + 1))
+    const steps = (job: { steps: Array<{ run?: string }> }) => job.steps.map((s) => s.run ?? '').join('\n')
+    expect(steps(workflow.jobs.shard)).toContain('--shard ${{ matrix.shard }}/$SHARDS')
+    expect(workflow.jobs.merge.needs).toBe('shard')
+    expect(steps(workflow.jobs.merge)).toMatch(/bundlesim backtest merge reports --min-captured \d+/)
+    // Half a day a shard: each share's blocks fall in the day the workflow downloads for it, or the next.
+    const { shardRange } = await import('../src/backtest/shards.js')
+    const [from, to] = [BigInt(workflow.env.FROM), BigInt(workflow.env.TO)]
+    expect(Number(to - from) + 1).toBe(7 * 7200)
+    for (let index = 1; index <= count; index++) {
+      const share = shardRange(from, to, { index, count })
+      const day = Math.floor((index - 1) / 2)
+      expect(Math.floor(Number(share.from - from) / 7200), `shard ${index}`).toBe(day)
+      expect(Math.floor(Number(share.to - from) / 7200), `shard ${index}`).toBeLessThanOrEqual(day + 1)
+    }
+  })
+})
