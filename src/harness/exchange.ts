@@ -30,8 +30,10 @@ export interface ExchangeWiring {
 }
 
 /**
- * Starts the exchange of a flow that has one (docs/exchange.md): the seeded reference price
- * from the chain clock's time now, and Binance's public market data on the exchange port.
+ * Starts the exchange of a flow that has one, or of the exchange file a run names (`config.exchange`:
+ * a backtest beside history) (docs/exchange.md): the reference price — seeded, or replayed from
+ * Binance's trade files — from the chain clock's time now, and Binance's public market data on the
+ * exchange port.
  * Exchange time is the chain clock's, so a manual clock moves the price only when it moves.
  */
 export async function startExchange({ config, slot, world, gate, shutdown, log }: ExchangeWiring): Promise<ExchangeSubsystem> {
