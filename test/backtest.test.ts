@@ -1,4 +1,5 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import http from 'node:http'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -85,8 +86,72 @@ describe('backtest: what is refused before anything runs, naming what and where'
     await expect(backtest({ forkUrl: anvil.url, from: 1n, to: 2n, mempool: csv, bot })).rejects.toThrow(`mempool dump ${csv} holds no tx included in blocks 1–2: its txs were included in blocks 500–500`)
   })
 
+  it('a pruned node (the header of the first parent, not its state): refused before anything runs, saying an archive node is needed', async () => {
+    // A full node keeps recent state only: it answers the block, and refuses a read of state at it.
+    type Request = { id: number; method: string; params: unknown[] }
+    const pruned = http.createServer((req, res) => {
+      const chunks: Buffer[] = []
+      req.on('data', (chunk: Buffer) => chunks.push(chunk))
+      req.on('end', async () => {
+        const body = JSON.parse(Buffer.concat(chunks).toString()) as Request | Request[]
+        const answers = await Promise.all(
+          [body].flat().map(async (request) =>
+            request.method === 'eth_getBalance' && request.params[1] === '0x1'
+              ? { jsonrpc: '2.0', id: request.id, error: { code: -32000, message: 'missing trie node 0xdeadbeef (path ) state 0xdeadbeef is not available' } }
+              : (await fetch(anvil.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request) })).json(),
+          ),
+        )
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(Array.isArray(body) ? answers : answers[0]))
+      })
+    })
+    await new Promise<void>((resolve) => pruned.listen(0, '127.0.0.1', resolve))
+    try {
+      const url = `http://127.0.0.1:${(pruned.address() as { port: number }).port}`
+      await expect(backtest({ forkUrl: url, from: 2n, to: 2n, bot })).rejects.toThrow(/^backtest of blocks 2–2: block 1 cannot be served by http:\/\/127\.0\.0\.1:\d+: .*missing trie node.* \(an archive node serves old blocks; a full node only recent ones\)$/)
+    } finally {
+      pruned.closeAllConnections()
+      await new Promise((resolve) => pruned.close(resolve))
+    }
+  })
+
+  it('a rate-limited provider (HTTP 429): each refused read waited out and sent again, the run goes on, the report counts them', async () => {
+    // A provider in front of the node that refuses every third request after the run's checks, half of them with a Retry-After.
+    let requests = 0
+    const provider = http.createServer((req, res) => {
+      const chunks: Buffer[] = []
+      req.on('data', (chunk: Buffer) => chunks.push(chunk))
+      req.on('end', async () => {
+        requests++
+        if (requests > 6 && requests % 3 === 0) {
+          res.writeHead(429, requests % 2 === 0 ? { 'retry-after': '0' } : {}).end('{"error":"Too Many Requests"}')
+          return
+        }
+        const answer = await fetch(anvil.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.concat(chunks) })
+        res.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text())
+      })
+    })
+    await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve))
+    try {
+      const url = `http://127.0.0.1:${(provider.address() as { port: number }).port}`
+      const staying = { command: [process.execPath, '-e', "console.log('ready'); setInterval(() => {}, 1000)"] }
+      const report = await backtest({ forkUrl: url, from: 1n, to: 2n, bot: staying, slotMs: 200, reactMs: 0 })
+      expect(report.error).toBeNull()
+      expect(report.blocks.map((b) => b.number)).toEqual([1, 2])
+      expect(report.rateLimited).toBeGreaterThan(0)
+      const { summaryText } = await import('../src/backtest/report.js')
+      expect(summaryText(report)).toContain(`note: the node rate-limited ${report.rateLimited} requests (HTTP 429); each was waited out and sent again`)
+    } finally {
+      provider.closeAllConnections()
+      await new Promise((resolve) => provider.close(resolve))
+    }
+  })
+
   it('a recording that is not there, or does not hold the blocks', async () => {
     await expect(backtest({ fromRecording: '/nonexistent/recording', bot })).rejects.toThrow('recording /nonexistent/recording: /nonexistent/recording/backtest.json cannot be read (ENOENT)')
+    const { writeRecording } = await import('../src/backtest/recording.js')
+    const recording = await mkdtemp(path.join(os.tmpdir(), 'bundlesim-recording-'))
+    await writeRecording(recording, { chainId: 31337, from: 5, to: 6, node: 'http://127.0.0.1:8545' }, [], null)
+    await expect(backtest({ fromRecording: recording, from: 1n, to: 2n, bot })).rejects.toThrow(`recording ${recording} holds blocks 5–6: blocks 1–2 are not all in it`)
   })
 })
 

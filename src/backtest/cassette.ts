@@ -29,6 +29,9 @@ const EMPTY_STATE: Record<string, unknown> = {
   eth_getAccountInfo: { balance: '0x0', nonce: '0x0', code: '0x' },
 }
 
+/** How many times a rate-limited request is sent before the run gives up (~1 minute of waiting without Retry-After). */
+const RATE_LIMIT_TRIES = 12
+
 const keyOf = (method: string, params: unknown): string => `${method} ${JSON.stringify(params ?? [])}`
 
 /**
@@ -47,9 +50,12 @@ export class RpcCassette {
   private readonly answers = new Map<string, RecordedRead>()
   /** Reads asked while replaying that the recording does not hold (`method params`). */
   readonly missing = new Set<string>()
+  /** Times the remote answered HTTP 429 (rate limited) and the request was sent again after a wait. */
+  rateLimited = 0
 
   private constructor(
     private readonly remoteUrl: string | null,
+    private readonly keeping = true,
     private server: http.Server | null = null,
     public url = '',
   ) {}
@@ -57,6 +63,11 @@ export class RpcCassette {
   /** A proxy that forwards to `remoteUrl` and records every answer. */
   static record(remoteUrl: string): Promise<RpcCassette> {
     return new RpcCassette(remoteUrl).listen()
+  }
+
+  /** A proxy that forwards to `remoteUrl` and keeps nothing: a run not recorded still waits out a rate limit. */
+  static passThrough(remoteUrl: string): Promise<RpcCassette> {
+    return new RpcCassette(remoteUrl, false).listen()
   }
 
   /** A proxy that answers from `reads` only. */
@@ -137,10 +148,9 @@ export class RpcCassette {
   }
 
   private async forward(body: Buffer, requests: JsonRpcRequest[]): Promise<object[]> {
-    const response = await fetch(this.remoteUrl!, { method: 'POST', headers: { 'content-type': 'application/json' }, body: new Uint8Array(body) })
-    const text = await response.text()
-    if (!response.ok) throw new Error(`HTTP ${response.status}: ${text.slice(0, 200)}`)
+    const text = await this.post(body)
     const answers = [JSON.parse(text) as { id?: unknown; result?: unknown; error?: { code: number; message: string } }].flat()
+    if (!this.keeping) return answers
     for (const answer of answers) {
       const request = requests.find((r) => r.id === answer.id)
       if (!request || typeof request.method !== 'string') continue
@@ -149,5 +159,22 @@ export class RpcCassette {
       this.answers.set(keyOf(request.method, params), answer.error ? { method: request.method, params, error: answer.error } : { method: request.method, params, result: answer.result })
     }
     return answers
+  }
+
+  /**
+   * Posts to the remote; a rate limit (HTTP 429) is waited out and sent again, as providers ask:
+   * after its `Retry-After` (seconds) when it gives one, else 0.25 s doubling to 8 s, up to
+   * `RATE_LIMIT_TRIES` times; then the run stops with the provider's answer.
+   */
+  private async post(body: Buffer): Promise<string> {
+    for (let attempt = 1; ; attempt++) {
+      const response = await fetch(this.remoteUrl!, { method: 'POST', headers: { 'content-type': 'application/json' }, body: new Uint8Array(body) })
+      const text = await response.text()
+      if (response.ok) return text
+      if (response.status !== 429 || attempt >= RATE_LIMIT_TRIES) throw new Error(`HTTP ${response.status}${response.status === 429 ? ` after ${attempt} tries` : ''}: ${text.slice(0, 200)}`)
+      this.rateLimited++
+      const after = Number(response.headers.get('retry-after'))
+      await new Promise((resolve) => setTimeout(resolve, Number.isFinite(after) && after >= 0 && response.headers.has('retry-after') ? after * 1000 : Math.min(8_000, 250 * 2 ** (attempt - 1))))
+    }
   }
 }

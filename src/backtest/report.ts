@@ -100,6 +100,8 @@ export interface BacktestReport {
   expectations: BacktestExpectations & { failures: string[] }
   /** Reads the recording lacked (a replay that asked something new: record again). */
   notRecorded: number
+  /** Requests the node refused with HTTP 429 (rate limited), each waited out and sent again. */
+  rateLimited: number
   /** A shard's report (`--shard i/n`): which share of which whole range; null for a whole run or a merged report. */
   shard: { index: number; count: number; of: { from: number; to: number } } | null
   elapsedMs: number
@@ -170,6 +172,7 @@ export function summaryText(report: BacktestReport): string {
   }
   if (report.error) lines.push('', `stopped: ${report.error}`)
   for (const failure of report.expectations.failures) lines.push(`FAIL ${failure}`)
+  if (report.rateLimited > 0) lines.push(`note: the node rate-limited ${report.rateLimited} requests (HTTP 429); each was waited out and sent again`)
   if (report.notRecorded > 0) lines.push(`warning: ${report.notRecorded} reads were not in the recording (the run asked something new: record it again)`)
   return lines.join('\n')
 }

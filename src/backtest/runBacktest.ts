@@ -292,6 +292,7 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
     await writeRecording(options.record, { chainId, from: Number(from), to: Number(to), node: source.description, ...(source.shard && { shard: source.shard }) }, source.cassette.reads(), source.mempool ? [...source.mempool.byHash.values()] : null)
   }
   const notRecorded = source.fromRecording ? source.cassette!.missing.size : 0
+  const rateLimited = source.cassette?.rateLimited ?? 0
   await source.cassette?.close()
   const totals = totalsOf(blocks)
   const expect = options.expect ?? {}
@@ -306,6 +307,7 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
     error,
     expectations: { ...expect, failures: expectationFailures(totals, expect, error) },
     notRecorded,
+    rateLimited,
     shard: source.shard,
     elapsedMs: Math.round(performance.now() - started),
     timings,
@@ -393,8 +395,9 @@ async function openWholeSource(options: BacktestOptions): Promise<OpenedSource> 
   const mempool = options.mempool === undefined ? null : await readMempoolDump(options.mempool, { chainId, from: Number(from), to: Number(to) }).catch((cause: Error) => {
     throw new BacktestSetupError(cause.message, { cause })
   })
-  const cassette = options.record === undefined ? null : await RpcCassette.record(options.forkUrl)
-  return { from, to, shard: null, chainId, nodeUrl: cassette?.url ?? options.forkUrl, description, cassette, fromRecording: false, mempool, firstBlock: from, guard: guardedBy(cassette) }
+  // Every read of the run goes through the proxy: recorded when asked, and a rate limit (HTTP 429) waited out either way.
+  const cassette = options.record === undefined ? await RpcCassette.passThrough(options.forkUrl) : await RpcCassette.record(options.forkUrl)
+  return { from, to, shard: null, chainId, nodeUrl: cassette.url, description, cassette, fromRecording: false, mempool, firstBlock: from, guard: guardedBy(cassette) }
 }
 
 function guardedBy(cassette: RpcCassette | null) {

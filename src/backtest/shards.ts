@@ -76,6 +76,7 @@ export function mergeReports(reports: readonly BacktestReport[], expect?: Backte
     error,
     expectations: { ...expectations, failures: expectationFailures(totals, expectations, error) },
     notRecorded: sorted.reduce((n, r) => n + r.notRecorded, 0),
+    rateLimited: sorted.reduce((n, r) => n + (r.rateLimited ?? 0), 0),
     shard: null,
     // The shards ran side by side: the whole took as long as the longest; the harness's work is the sum.
     elapsedMs: Math.max(...sorted.map((r) => r.elapsedMs)),
