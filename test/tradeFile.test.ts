@@ -84,7 +84,7 @@ describe("a flow file's replayed asset", () => {
     mkdirSync(path.join(flowDir, 'data'))
     writeFileSync(path.join(flowDir, 'data', 'ETHUSDT-trades-2025-11-01.zip'), zipSync({ 'ETHUSDT-trades-2025-11-01.csv': strToU8(`7,3100.00,0.1,310.0,${DAY_US},True,True\n8,3101.00,0.1,310.1,${DAY_US + 100_000},False,True\n`) }))
     const spec = exchangeSpec.parse({ assets: { ETH: { replay: { file: 'data/ETHUSDT-trades-2025-11-01.zip' } } }, symbols: ['ETHUSDT'] })
-    const flowFile = { file: path.join(flowDir, 'flow.yaml'), field: 'exchange' }
+    const flowFile = { file: path.join(flowDir, 'flow.yaml') }
     // A run in another year than the file's: it starts at the file's first trade.
     const replayed = await readReplayedPaths(spec, flowFile, Date.UTC(2026, 10, 29))
     expect([...replayed.get('ETH')!.prices]).toEqual([3100, 3101])

@@ -41,8 +41,16 @@ export function mergeReports(reports: readonly BacktestReport[], expect?: Backte
   const first = reports[0]!
   const whole = first.shard?.of ?? { from: Math.min(...reports.map((r) => r.source.from)), to: Math.max(...reports.map((r) => r.source.to)) }
   const name = (r: BacktestReport) => (r.shard ? `shard ${r.shard.index}/${r.shard.count} (blocks ${r.source.from}–${r.source.to})` : `the report of blocks ${r.source.from}–${r.source.to}`)
+  // The first way a report is of another run, named as the user told it apart.
+  const otherRun = (r: BacktestReport): string | undefined =>
+    [
+      [r.source.chainId !== first.source.chainId, `chain ${r.source.chainId}, not ${first.source.chainId}`],
+      [r.bot.command !== first.bot.command || r.bot.name !== first.bot.name, `bot "${r.bot.name}" (${r.bot.command}), not "${first.bot.name}" (${first.bot.command})`],
+      [r.slotMs !== first.slotMs || r.reactMs !== first.reactMs, `--slot-ms ${r.slotMs} --react-ms ${r.reactMs}, not ${first.slotMs} and ${first.reactMs}`],
+      [r.shard?.count !== first.shard?.count || r.shard?.of.from !== first.shard?.of.from || r.shard?.of.to !== first.shard?.of.to, `a share of another split (${r.shard ? `${r.shard.count} shards of ${r.shard.of.from}–${r.shard.of.to}` : 'no shard'})`],
+    ].find(([differs]) => differs)?.[1] as string | undefined
   for (const r of reports) {
-    const differs = r.source.chainId !== first.source.chainId ? `chain ${r.source.chainId}, not ${first.source.chainId}` : r.bot.command !== first.bot.command || r.bot.name !== first.bot.name ? `bot "${r.bot.name}" (${r.bot.command}), not "${first.bot.name}" (${first.bot.command})` : r.slotMs !== first.slotMs || r.reactMs !== first.reactMs ? `--slot-ms ${r.slotMs} --react-ms ${r.reactMs}, not ${first.slotMs} and ${first.reactMs}` : r.shard?.count !== first.shard?.count || r.shard?.of.from !== first.shard?.of.from || r.shard?.of.to !== first.shard?.of.to ? `a share of another split (${r.shard ? `${r.shard.count} shards of ${r.shard.of.from}–${r.shard.of.to}` : 'no shard'})` : null
+    const differs = otherRun(r)
     if (differs) throw new ShardError(`backtest merge: ${name(r)} is of another run: ${differs}`)
   }
   const sorted = [...reports].sort((a, b) => a.source.from - b.source.from)

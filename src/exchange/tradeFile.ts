@@ -116,13 +116,15 @@ function tradeSampler(tickMs: number, fromMs?: number) {
 
 /**
  * Reads a Binance trade file as published (`.csv`, or the `.zip` as downloaded) onto a grid of
- * `tickMs`, from `fromMs` (exchange time in the file's clock) when given. Throws a
- * `TradeFileError` naming the line that is not a trade, or when no trade is at or after `fromMs`.
+ * `tickMs`, in one pass: from `fromMs` (exchange time in the file's clock) when given; with
+ * `elseFileStart`, from the file's first trade instead when the file does not cover `fromMs` (a
+ * run's start outside the file's day). Throws a `TradeFileError` naming the line that is not a
+ * trade, or when no trade is at or after where it starts.
  *
  * @example await readTradeFile('ETHUSDT-aggTrades-2025-11-01.zip', 100)
  */
-export async function readTradeFile(file: string, tickMs: number, fromMs?: number): Promise<ReplayedPrices> {
-  const sampler = tradeSampler(tickMs, fromMs)
+export async function readTradeFile(file: string, tickMs: number, fromMs?: number, { elseFileStart = false } = {}): Promise<ReplayedPrices> {
+  const samplers = [tradeSampler(tickMs, fromMs), ...(elseFileStart && fromMs !== undefined ? [tradeSampler(tickMs)] : [])]
   let previous = -Infinity
   let lines = 0
   await readTextLines(file, (line, n) => {
@@ -132,9 +134,10 @@ export async function readTradeFile(file: string, tickMs: number, fromMs?: numbe
     if (trade.timeMs < previous) throw new TradeFileError(file, n, 'trades are not in time order', 'unordered')
     previous = trade.timeMs
     lines = n
-    sampler.add(trade)
+    for (const sampler of samplers) sampler.add(trade)
   })
-  const sampled = sampler.done()
-  if (sampled.prices.length === 0) throw new TradeFileError(file, lines, fromMs === undefined ? 'the file holds no trade' : `no trade at or after ${new Date(fromMs).toISOString()}`, 'noTrade')
+  const [asked, fileStart] = samplers.map((sampler) => sampler.done())
+  const sampled = fileStart && !(asked!.coversStart && asked!.prices.length > 0) ? fileStart : asked!
+  if (sampled.prices.length === 0) throw new TradeFileError(file, lines, fromMs === undefined || fileStart ? 'the file holds no trade' : `no trade at or after ${new Date(fromMs).toISOString()}`, 'noTrade')
   return sampled
 }

@@ -82,19 +82,18 @@ async function exchangeSource(config: BundlesimConfig): Promise<{ spec: Exchange
   if (config.flow !== undefined) {
     const { loadFlow } = await import('../flow/flowFile.js')
     const flow = loadFlow(config.flow)
-    if (flow.exchange) return { spec: flow.exchange, seed: flow.seed, base: { file: flow.name === 'default' || flow.name === 'inline' ? null : flow.name, field: 'exchange' } }
+    if (flow.exchange) return { spec: flow.exchange, seed: flow.seed, base: { file: flow.name === 'default' || flow.name === 'inline' ? null : flow.name } }
   }
   if (config.exchange === undefined) return null
   const [{ readYamlFile, SettingsFileError }, { exchangeFile }] = await Promise.all([import('../config/yamlFile.js'), import('../exchange/spec.js')])
   const file = config.exchange
   const { exchange } = readYamlFile(file, exchangeFile, 'exchange', (field, problem) => new SettingsFileError(file, field, problem))
-  return { spec: exchange, seed: 1, base: { file, field: 'exchange' } }
+  return { spec: exchange, seed: 1, base: { file } }
 }
 
 /** The settings file a replay's path is relative to (null: the working directory), named in its errors. */
 interface ReplayBase {
   file: string | null
-  field: string
 }
 
 /**
@@ -107,7 +106,7 @@ interface ReplayBase {
 export async function readReplayedPaths(spec: ExchangeSpec, base: ReplayBase, startMs: number): Promise<Map<string, ReplayedPrices>> {
   const replays = Object.entries(spec.assets).flatMap(([asset, path]) => (path.replay ? [{ asset, replay: path.replay }] : []))
   if (replays.length === 0) return new Map()
-  const [{ dirname, resolve }, { readTradeFile, TradeFileError }, { TextFileError }, { SettingsFileError }] = await Promise.all([
+  const [{ dirname, resolve }, { readTradeFile }, { TextFileError }, { SettingsFileError }] = await Promise.all([
     import('node:path'),
     import('../exchange/tradeFile.js'),
     import('../config/textLines.js'),
@@ -118,13 +117,12 @@ export async function readReplayedPaths(spec: ExchangeSpec, base: ReplayBase, st
     replays.map(async ({ asset, replay }) => {
       const file = resolve(folder, replay.file)
       try {
-        if (replay.from !== undefined) return [asset, await readTradeFile(file, spec.tickMs, Date.parse(replay.from))] as const
-        // The run's own moment when the file has it; else the file from its start. (A "no trade" refusal is the one expected answer.)
-        const atStart = await readTradeFile(file, spec.tickMs, startMs).catch((error: unknown) => (error instanceof TradeFileError && error.kind === 'noTrade' ? null : Promise.reject(error)))
-        return [asset, atStart && atStart.coversStart ? atStart : await readTradeFile(file, spec.tickMs)] as const
+        // At `from`; else at the run's own moment when the file has it, else from the file's start.
+        const reading = replay.from !== undefined ? readTradeFile(file, spec.tickMs, Date.parse(replay.from)) : readTradeFile(file, spec.tickMs, startMs, { elseFileStart: true })
+        return [asset, await reading] as const
       } catch (error) {
         // A file that is not a trade file is a problem of the settings' field, named as their other problems are.
-        if (error instanceof TextFileError) throw new SettingsFileError(base.file ?? 'flow', `${base.field}.assets.${asset}.replay.file`, error.message)
+        if (error instanceof TextFileError) throw new SettingsFileError(base.file ?? 'flow', `exchange.assets.${asset}.replay.file`, error.message)
         throw error
       }
     }),
