@@ -14,7 +14,11 @@ import solc from 'solc'
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
 /** Each contract and the module its artifact is written to. */
-export const CONTRACTS = [{ source: 'contracts/RivalExecutor.sol', name: 'RivalExecutor', artifact: 'src/rivals/executorArtifact.ts' }] as const
+export const CONTRACTS = [
+  { source: 'contracts/RivalExecutor.sol', name: 'RivalExecutor', artifact: 'src/rivals/executorArtifact.ts' },
+  { source: 'contracts/OffchainAggregator.sol', name: 'OffchainAggregator', artifact: 'src/priceFeeds/aggregatorArtifact.ts' },
+  { source: 'contracts/OffchainAggregator.sol', name: 'FeedProxy', artifact: 'src/priceFeeds/feedProxyArtifact.ts' },
+] as const
 
 /** The artifact module's text for one contract, compiled now. */
 export function compiledArtifact(contract: (typeof CONTRACTS)[number]): string {

@@ -1,20 +1,13 @@
 import { z } from 'zod'
+import { boundedNumber, strictSettings } from '../config/schemaParts.js'
 
 /**
  * The exchange of a market (the flow file's `exchange:`): the reference price of each asset,
  * a seeded path (the same seed, the same path), and the symbols it is quoted in, served as
  * Binance serves its public market data (docs/exchange.md).
  */
-const number = (what: string, min: number, max = Number.MAX_VALUE) =>
-  z
-    .number({ error: `expected ${what}` })
-    .min(min, `expected ${what} (from ${min}${max < Number.MAX_VALUE ? ` to ${max}` : ''})`)
-    .max(max, `expected ${what} (from ${min} to ${max})`)
-
-const strictObject = <T extends z.ZodRawShape>(shape: T, known: string) =>
-  z.strictObject(shape, {
-    error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown field ${issue.keys.join(', ')} (known: ${known})` : `expected { ${known} }`),
-  })
+const number = boundedNumber
+const strictObject = strictSettings
 
 const ASSET = /^[A-Z0-9]{2,10}$/
 

@@ -54,6 +54,8 @@ export function rawPrice(pricesWei: ReferencePricesWei, token0: Address, token1:
 export interface PriceFeed {
   nowMs(): number
   pricesWeiAt(ms: number): ReferencePricesWei
+  /** An exchange asset's price in USD at a moment (ETH, BTC; a stablecoin without a path: 1): what the oracles report. */
+  usdAt(asset: string, ms: number): number
 }
 
 /**

@@ -4,24 +4,14 @@ import { z } from 'zod'
 import { closestName } from '../protocol/closestName.js'
 import { MAINNET_TOKENS } from '../dex/mainnet.js'
 import { exchangeSpec } from '../exchange/spec.js'
+import { lendingSpec } from '../lending/spec.js'
+import { boundedNumber, strictSettings } from '../config/schemaParts.js'
 
 /** A flow file that cannot be used; `field` is where. */
 export class FlowFileError extends SettingsFileError {}
 
-const strict = <T extends z.ZodRawShape>(shape: T, known: string) =>
-  z.strictObject(shape, {
-    error: (issue) => {
-      if (issue.code !== 'unrecognized_keys') return `expected { ${known} }`
-      const names = known.split(', ').map((k) => k.replace(/\?$/, ''))
-      return issue.keys.map((key) => `unknown field ${key}${closestName(key, names) ? ` (did you mean ${closestName(key, names)}?)` : ''}`).join('; ') + ` (known: ${names.join(', ')})`
-    },
-  })
-
-const number = (what: string, min: number, max = Number.MAX_VALUE) =>
-  z
-    .number({ error: `expected ${what}` })
-    .min(min, `expected ${what} (from ${min}${max < Number.MAX_VALUE ? ` to ${max}` : ''})`)
-    .max(max, `expected ${what} (from ${min} to ${max})`)
+const strict = strictSettings
+const number = boundedNumber
 const weight = number('a weight ≥ 0', 0)
 /** The built-in world's tokens: what a flow's pairs are checked against until the world is known (`checkFlowPairs`). */
 const BUILT_IN_SYMBOLS = Object.keys(MAINNET_TOKENS)
@@ -170,6 +160,8 @@ const flowFile = strict(
     exchange: exchangeSpec.optional(),
     /** CEX-DEX arbitrageurs: they trade pools back toward the exchange's price at the top of the block. */
     arbitrageurs: z.array(arbitrageur, { error: 'expected a list of arbitrageurs' }).default([]).superRefine(uniqueNames),
+    /** Aave V3 and its Chainlink feeds, following the exchange's price, and borrowers near liquidation (docs/lending.md). */
+    lending: lendingSpec.optional(),
     /** Names for other searchers (your bot): each name's addresses — signing key, senders, executor contracts — shown in every view. */
     names: z
       .record(
@@ -179,7 +171,7 @@ const flowFile = strict(
       )
       .default({}),
   },
-  'seed, gas?, users, searchers, sandwichers?, exchange?, arbitrageurs?, names',
+  'seed, gas?, users, searchers, sandwichers?, exchange?, arbitrageurs?, lending?, names',
 ).superRefine((flow, ctx) => {
   const searchers = new Set(flow.searchers.map((s) => s.name))
   flow.sandwichers.forEach((s, i) => {
@@ -190,6 +182,15 @@ const flowFile = strict(
     if (searchers.has(s.name)) ctx.addIssue({ code: 'custom', path: ['arbitrageurs', i, 'name'], message: `"${s.name}" is already a searcher's name` })
   })
   if (flow.arbitrageurs.length > 0 && !flow.exchange) ctx.addIssue({ code: 'custom', path: ['arbitrageurs'], message: 'arbitrageurs trade toward the exchange\'s price: the flow needs an exchange: section' })
+  if (flow.lending) {
+    if (!flow.exchange) ctx.addIssue({ code: 'custom', path: ['lending'], message: "the oracles report the exchange's price: the flow needs an exchange: section" })
+    else
+      for (const asset of ['ETH', 'BTC']) {
+        const path = flow.exchange.assets[asset]
+        if (!path) ctx.addIssue({ code: 'custom', path: ['exchange', 'assets'], message: `lending's feeds report ${asset}/USD: the exchange needs the asset ${asset}` })
+        else if (path.price === undefined) ctx.addIssue({ code: 'custom', path: ['exchange', 'assets', asset], message: `lending's feeds start at the asset's seeded price: a replayed ${asset} is not supported with lending yet` })
+      }
+  }
 })
 
 export type FlowSpec = z.output<typeof flowFile> & { name: string }

@@ -57,7 +57,7 @@ export async function startExchange({ config, slot, world, gate, shutdown, log }
   log.info({ exchange: server.url, symbols: prices.symbols.map((s) => s.symbol) }, `exchange (binance's public market data) at ${server.url}`)
   const pricesWeiAt = (ms: number) => referencePricesWei(prices, tokens, ms)
   return {
-    feed: { nowMs, pricesWeiAt },
+    feed: { nowMs, pricesWeiAt, usdAt: (asset, ms) => prices.usd(asset, prices.tickAt(ms)) },
     status: () => {
       const now = nowMs()
       return {

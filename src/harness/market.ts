@@ -16,6 +16,7 @@ import type { OrderFlow } from './orderFlow.js'
 import type { Shutdown } from './shutdown.js'
 import type { WorldSubsystem } from './world.js'
 import type { ExchangeSubsystem } from './exchange.js'
+import type { LendingSubsystem } from './lending.js'
 
 /**
  * When the realtime clock's arbitrageurs quote, as shares of the time to the build cutoff: each
@@ -24,6 +25,8 @@ import type { ExchangeSubsystem } from './exchange.js'
  * miss the block.
  */
 const ARBITRAGE_QUOTES = [0.5, 0.65, 0.8]
+/** How often the realtime clock's oracles compare the price with their feeds' last answers. */
+const ORACLE_CHECK_MS = 1000
 
 /** The market of a run (`--flow`): its users, searchers and the tracker of who won. */
 export interface MarketSubsystem {
@@ -35,6 +38,8 @@ export interface StartMarketOptions {
   config: BundlesimConfig
   chain: ChainSubsystem
   world: WorldSubsystem
+  /** The lending market (a flow with `lending:`): its feeds' oracles send rounds as the exchange's price moves. */
+  lending: LendingSubsystem
   /** The exchange's price (a flow with `exchange:`): the arbitrageurs trade toward it, the competition counts CEX-DEX gaps at it. */
   exchange: ExchangeSubsystem
   builder: BuilderSubsystem
@@ -78,7 +83,7 @@ export async function settleStartingBaseFee(config: BundlesimConfig, chain: Anvi
  * so a run is the same every time; with the realtime clock, users send a fifth into the slot
  * and each searcher reacts after its `reactionDelayMs`.
  */
-export async function startMarket({ config, chain, world, exchange, builder, refunds, lostTo, names, orders, events, rpcUrl, clientHeaders, shutdown, log }: StartMarketOptions): Promise<MarketSubsystem> {
+export async function startMarket({ config, chain, world, lending, exchange, builder, refunds, lostTo, names, orders, events, rpcUrl, clientHeaders, shutdown, log }: StartMarketOptions): Promise<MarketSubsystem> {
   if (config.flow === undefined) return { competition: () => null }
   const worldStatus = world.deployed()
   // startHarnessChain refused a flow without a world before anything started.
@@ -112,6 +117,9 @@ export async function startMarket({ config, chain, world, exchange, builder, ref
   // CEX-DEX arbitrageurs: with the exchange's price (the flow file refused them without one).
   const feed = exchange.feed
   const arbitrageurs = feed ? spec.arbitrageurs.map((s) => new CexDexArbitrageur(s, spec.seed, worldStatus, clientOf(s.latencyMs), reader, chain.chainId, feed)) : []
+  // The oracles: a round when a feed's price moves past its threshold (a flow with lending: has an exchange).
+  const lendingOnChain = lending.onChain()
+  const transmitter = spec.lending && feed && lendingOnChain ? new (await import('../priceFeeds/transmitter.js')).FeedTransmitter(lendingOnChain.feeds, rpcUrl, clientHeaders, chain.chainId, feed, BigInt(Math.round(spec.lending.transmitTipGwei * 1e9))) : null
   // The emulated searchers' signing keys, operators and executor contracts are theirs, named as in the flow file.
   for (const s of [...searchers, ...arbitrageurs]) names.register(s.spec.name, s.accounts.addresses())
   for (const [name, addresses] of Object.entries(spec.names)) names.register(name, addresses as Address[])
@@ -163,7 +171,7 @@ export async function startMarket({ config, chain, world, exchange, builder, ref
   const hinted = new Set<string>()
   orders.mempool.onAdded((tx) => {
     // Their own txs and the gas market's are no swaps: not worth a look.
-    if (tx.sender && ([...searchers, ...arbitrageurs].some((s) => s.accounts.isOperator(tx.sender!)) || background?.isBackgroundSender(tx.sender))) return
+    if (tx.sender && ([...searchers, ...arbitrageurs].some((s) => s.accounts.isOperator(tx.sender!)) || background?.isBackgroundSender(tx.sender) || transmitter?.isTransmitter(tx.sender))) return
     sighted({ kind: 'public', raw: tx.raw, hash: tx.hash })
   })
   events.on('hint', (hint) => {
@@ -192,6 +200,18 @@ export async function startMarket({ config, chain, world, exchange, builder, ref
     const arrivals = arbitrageurs.map((arbitrageur) => ({ arbitrageur, at: arbitrageur.reactionMs() + arbitrageur.spec.latencyMs }))
     arrivals.sort((a, b) => a.at - b.at || a.arbitrageur.spec.name.localeCompare(b.arbitrageur.spec.name))
     for (const { arbitrageur } of arrivals) await arbitrageur.trade()
+  }
+  if (transmitter) {
+    const oracleRound = guarded('the oracles', async () => {
+      const rounds = await transmitter.round()
+      if (rounds.length > 0) log.debug({ rounds: rounds.map((r) => ({ feed: r.feed, reason: r.reason, answer: r.answer.toString(), hash: r.hash })) }, 'oracle rounds sent')
+    })
+    if (realtime) {
+      // Each second, one check at a time: a round is in the mempool within a second of the move.
+      let checking = Promise.resolve()
+      const timer = setInterval(() => void (checking = checking.then(oracleRound)), ORACLE_CHECK_MS)
+      shutdown.atStart(() => clearInterval(timer))
+    } else builder.addParticipant({ beforeBuild: oracleRound })
   }
   // One round of quotes at a time: a late one waits for the one before it.
   let quoting = Promise.resolve()

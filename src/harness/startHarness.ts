@@ -16,6 +16,7 @@ import { startChain, useBuilderCoinbases, type AnvilChain } from './chain.js'
 import type { ChainClient } from '../chain/chainClient.js'
 import type { SlotParticipant } from './builder.js'
 import { startWorld, type WorldSubsystem } from './world.js'
+import { startLending, type LendingSubsystem } from './lending.js'
 import { settleStartingBaseFee, startMarket, type MarketSubsystem } from './market.js'
 import { createOrderFlow } from './orderFlow.js'
 import { createRefunds } from './refunds.js'
@@ -81,6 +82,8 @@ export interface HarnessChain {
   config: BundlesimConfig
   chain: AnvilChain
   world: WorldSubsystem
+  /** The lending market (a flow with `lending:`): set up on the chain after the world. */
+  lending: LendingSubsystem
   /** The data dir's last save, if any. */
   saved: SavedRun | null
   log: Logger
@@ -106,8 +109,9 @@ export async function startHarnessChain(config: BundlesimConfig, chainIdGiven: b
     const chain = await startChain({ config, source, saved, shutdown, log })
     // Before the slot state reads the head: the world's setup blocks come first.
     const world = await startWorld({ config, chain, log })
+    const lending = await startLending({ config, chain, world, log })
     await settleStartingBaseFee(config, chain)
-    return { config, chain, world, saved, log, stop: () => shutdown.run() }
+    return { config, chain, world, lending, saved, log, stop: () => shutdown.run() }
   } catch (error) {
     await shutdown.run()
     throw error
@@ -217,7 +221,7 @@ export async function startHarnessOn(base: HarnessChain, config: BundlesimConfig
     const servers = await startRpcServers({ config, chain, slot, traces, names, orders, builder, refunds, view, world, market, status, events, gate, shutdown, log })
     urls.submission = servers.submission.url
     urls.stats = servers.stats.url
-    Object.assign(market, await startMarket({ config, chain, world, exchange, builder, refunds, lostTo: (trace, by) => traces.lostTo(trace, by), names, orders, events, rpcUrl: servers.submission.url, clientHeaders: gate.clientHeaders, shutdown, log }))
+    Object.assign(market, await startMarket({ config, chain, world, lending: base.lending, exchange, builder, refunds, lostTo: (trace, by) => traces.lostTo(trace, by), names, orders, events, rpcUrl: servers.submission.url, clientHeaders: gate.clientHeaders, shutdown, log }))
     builder.start()
     gate.open()
     return {

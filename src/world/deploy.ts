@@ -1,7 +1,6 @@
 import {
   createPublicClient,
   createTestClient,
-  createWalletClient,
   encodeDeployData,
   encodeFunctionData,
   encodePacked,
@@ -10,13 +9,11 @@ import {
   http,
   keccak256,
   numberToHex,
-  pad,
   toHex,
   parseAbi,
   toBytes,
   encodeAbiParameters,
   type Address,
-  type Hash,
   type Hex,
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
@@ -28,7 +25,8 @@ import type { PoolVenue } from '../protocol/harnessStatus.js'
 import { v4PoolId, v4PoolKey } from '../dex/universalRouter.js'
 import { stateViewAbi } from '../dex/abis.js'
 import { setTokenBalance } from './funding.js'
-import { nodeClient, PRESTATE_DIFF } from '../chain/nodeRpc.js'
+import { nodeClient } from '../chain/nodeRpc.js'
+import { moveContract, repointStorage, SetupSender, type SetupStep } from './setupTxs.js'
 
 /** A pool of the world, as `harness_status.world` lists it (a V4 pool's `address` is its PoolId). */
 export interface WorldPool {
@@ -137,14 +135,6 @@ export function plannedPools(spec: WorldSpec): WorldPool[] {
   })
 }
 
-interface Step {
-  what: string
-  to?: Address
-  data: Hex
-  /** Generous for its kind (measured: V3's factory deploys in 5.1M, a pool in 4.9M). */
-  gas: bigint
-}
-
 /**
  * Deploys the DEX world on a fresh Anvil: WETH9, the tokens and Uniswap V2/V3 from their npm
  * artifacts, moved to their mainnet addresses, then every pool of `spec` created through the
@@ -164,7 +154,6 @@ export async function deployDexWorld(anvilUrl: string, spec: WorldSpec): Promise
   const publicClient = createPublicClient({ transport })
   const test = createTestClient({ mode: 'anvil', transport })
   const node = nodeClient(transport)
-  const wallet = createWalletClient({ account: OWNER.address, transport })
   const owner = OWNER.address
   const planned = plannedPools(spec)
 
@@ -180,38 +169,8 @@ export async function deployDexWorld(anvilUrl: string, spec: WorldSpec): Promise
     return { name: spec.name, contracts: MAINNET, tokens: spec.tokens, pools: present, owner, setupBlocks: 0 }
   }
 
-  let setupBlocks = 0
-  let nonce = await publicClient.getTransactionCount({ address: owner })
-  await test.impersonateAccount({ address: owner })
-  await test.setBalance({ address: owner, value: 10n ** 24n })
-
-  /** Sends `steps` in order (each estimated against the last mined state), a block's gas limit of them per block, and checks every receipt. */
-  const run = async (steps: Step[]): Promise<Hash[]> => {
-    const gasLimit = (await publicClient.getBlock()).gasLimit
-    const hashes: Hash[] = []
-    let blockGas = 0n
-    const mine = async () => {
-      const head = await publicClient.getBlock()
-      await node.request({ method: 'evm_mine', params: [numberToHex(head.timestamp + 1n)] })
-      setupBlocks++
-      blockGas = 0n
-    }
-    for (const step of steps) {
-      // A fixed gas limit per kind of step, not an estimate: Anvil estimates against its
-      // wall clock, so estimates (and so the txs and the chain) would differ between runs.
-      const gas = step.gas
-      // Anvil drops, rather than carries over, pool txs that do not fit the block it mines.
-      if (blockGas + gas > gasLimit) await mine()
-      blockGas += gas
-      hashes.push(await wallet.sendTransaction({ chain: null, to: step.to ?? null, data: step.data, gas, nonce: nonce++ }))
-    }
-    await mine()
-    for (const [i, hash] of hashes.entries()) {
-      const receipt = await publicClient.getTransactionReceipt({ hash })
-      if (receipt.status !== 'success') throw new Error(`DEX world setup: ${steps[i]!.what} reverted (tx ${hash})`)
-    }
-    return hashes
-  }
+  const setup = await SetupSender.start(anvilUrl, OWNER.address, 'DEX world setup')
+  const run = (steps: SetupStep[]) => setup.run(steps)
 
   // 1. Every contract at a scratch address, constructed with the mainnet addresses it points at.
   const deploys: Array<{ what: string; artifact: Artifact; args: readonly unknown[]; target: Address; decimals?: number; eip712Name?: string }> = [
@@ -240,7 +199,7 @@ export async function deployDexWorld(anvilUrl: string, spec: WorldSpec): Promise
     },
   ]
   const chainId = await publicClient.getChainId()
-  const firstNonce = nonce
+  const firstNonce = setup.nonce
   const deployHashes = await run(deploys.map((d) => ({ what: `deploying ${d.what}`, gas: 7_000_000n, data: encodeDeployData({ abi: d.artifact.abi, bytecode: d.artifact.bytecode, args: d.args }) })))
 
   // 2. Moved to the mainnet addresses: code (with its own scratch address, kept by immutables
@@ -289,8 +248,8 @@ export async function deployDexWorld(anvilUrl: string, spec: WorldSpec): Promise
 
   // 4. Prices, approvals, and the owner's tokens (written to storage: no mint in a standard ERC-20).
   const needed = new Map<Address, bigint>()
-  const initialize: Step[] = []
-  const liquidity: Step[] = []
+  const initialize: SetupStep[] = []
+  const liquidity: SetupStep[] = []
   for (const entry of spec.pairs) {
     const [base, quote] = entry.pair.map((s) => tokenOf(spec, s)) as [WorldToken, WorldToken]
     const add = (amounts: { base: bigint; quote: bigint }) => {
@@ -364,7 +323,7 @@ export async function deployDexWorld(anvilUrl: string, spec: WorldSpec): Promise
   }
   for (const [token, amount] of needed) await setTokenBalance(anvilUrl, token, owner, amount)
   // V4's PositionManager takes tokens through Permit2, the others by allowance.
-  const approvals: Step[] = spec.tokens.flatMap((t) => [
+  const approvals: SetupStep[] = spec.tokens.flatMap((t) => [
     ...[MAINNET.uniswapV2Router02, MAINNET.sushiswapRouter, MAINNET.nonfungiblePositionManager, MAINNET.permit2].map((spender) => ({ what: `approving ${t.symbol}`, gas: 100_000n, to: t.address, data: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [spender, MAX_UINT256] }) })),
     { what: `approving ${t.symbol} on Permit2`, gas: 100_000n, to: MAINNET.permit2, data: encodeFunctionData({ abi: permit2Abi, functionName: 'approve', args: [t.address, MAINNET.v4PositionManager, MAX_UINT160, MAX_UINT48] }) },
   ])
@@ -377,10 +336,9 @@ export async function deployDexWorld(anvilUrl: string, spec: WorldSpec): Promise
   // accumulator and oracle writes its swap makes in the next block: ~45k gas short, out of gas.
   const pairs = planned.filter((p) => p.dex === 'uniswap-v2' || p.dex === 'sushiswap')
   if (pairs.length > 0) await run(pairs.map((p) => ({ what: `syncing the ${p.dex} pair ${p.address}`, gas: 200_000n, to: p.address, data: encodeFunctionData({ abi: pairSyncAbi, functionName: 'sync' }) })))
-  await node.request({ method: 'evm_mine', params: [numberToHex((await publicClient.getBlock()).timestamp + 1n)] })
-  setupBlocks++
-  await test.stopImpersonatingAccount({ address: owner })
-  return { name: spec.name, contracts: MAINNET, tokens: spec.tokens, pools: planned, owner, setupBlocks }
+  await setup.mine()
+  await setup.finish()
+  return { name: spec.name, contracts: MAINNET, tokens: spec.tokens, pools: planned, owner, setupBlocks: setup.blocks }
 }
 
 /** A pool's positions: the full range of `depth`, then each of `ranges` around the price. */
@@ -389,35 +347,6 @@ function positionsOf(pool: { depth: string; ranges?: ReadonlyArray<{ pct: number
     { what: 'full range', depth: pool.depth, ...fullRangeTicks(spacing) },
     ...(pool.ranges ?? []).map((r) => ({ what: `±${r.pct} %`, depth: r.depth, ...rangeTicks(spot[0], spot[1], r.pct, spacing) })),
   ]
-}
-
-type TestClient = ReturnType<typeof createTestClient>
-type NodeClient = ReturnType<typeof nodeClient>
-
-/** Code and the storage `deployTx` wrote at `scratch`, placed at `target`; `scratch` emptied. `scratch` in the code becomes `target`, and each `rewrite` pair of 32-byte words is replaced in the storage. */
-async function moveContract(test: TestClient, node: NodeClient, move: { code: Hex; scratch: Address; target: Address; deployTx: Hash; rewrite?: Array<[Hex, Hex]> }): Promise<void> {
-  const { scratch, target } = move
-  const moved = move.code.toLowerCase().replaceAll(scratch.slice(2).toLowerCase(), target.slice(2).toLowerCase()) as Hex
-  await test.setCode({ address: target, bytecode: moved })
-  const storage = await storageWritten(node, move.deployTx, scratch)
-  for (const [slot, value] of Object.entries(storage)) {
-    const replaced = move.rewrite?.find(([from]) => from.toLowerCase() === value.toLowerCase())?.[1] ?? value
-    await test.setStorageAt({ address: target, index: slot as Hex, value: replaced })
-  }
-  await test.setCode({ address: scratch, bytecode: '0x' })
-}
-
-/** In the storage `tx` wrote to `contract`, every word holding address `from` now holds `to` (a factory's record of a moved pair). */
-async function repointStorage(test: TestClient, node: NodeClient, change: { contract: Address; tx: Hash; from: Address; to: Address }): Promise<void> {
-  const storage = await storageWritten(node, change.tx, change.contract)
-  const from = pad(change.from.toLowerCase() as Hex, { size: 32 })
-  for (const [slot, value] of Object.entries(storage)) if (value.toLowerCase() === from) await test.setStorageAt({ address: change.contract, index: slot as Hex, value: pad(change.to, { size: 32 }) })
-}
-
-/** The storage `tx` left at `address` (its prestate diff's post side). */
-async function storageWritten(node: NodeClient, tx: Hash, address: Address): Promise<Record<string, Hex>> {
-  const diff = await node.request({ method: 'debug_traceTransaction', params: [tx, PRESTATE_DIFF] })
-  return (Object.entries(diff.post).find(([a]) => a.toLowerCase() === address.toLowerCase())?.[1].storage ?? {}) as Record<string, Hex>
 }
 
 /** `code` with its one occurrence of the 32-byte `from` replaced by `to` (more or none is a different build: refused). */

@@ -1,0 +1,47 @@
+import type { Logger } from 'pino'
+import type { BundlesimConfig } from '../config/config.js'
+import type { LendingOnChain } from '../lending/setUp.js'
+import type { AnvilChain } from './chain.js'
+import type { WorldSubsystem } from './world.js'
+
+/** The lending market of a run (a flow with `lending:`), or none. */
+export interface LendingSubsystem {
+  /** What the setup put on chain; null without lending (or where Aave was already on chain: a fork of mainnet). */
+  onChain(): LendingOnChain | null
+}
+
+const NO_LENDING: LendingSubsystem = { onChain: () => null }
+
+/**
+ * Sets up the lending market of a flow with `lending:` (docs/lending.md) after the DEX world,
+ * before the first slot, and again on a new chain after an Anvil restart: the Chainlink feeds,
+ * Aave V3 and the borrowers' positions. Where Aave's Pool already has code (a fork of
+ * mainnet), nothing is placed: mainnet's own feeds and positions are there, and no transmitter
+ * of bundlesim's can sign their rounds.
+ */
+export async function startLending({ config, chain, world, log }: { config: BundlesimConfig; chain: AnvilChain; world: WorldSubsystem; log: Logger }): Promise<LendingSubsystem> {
+  if (config.flow === undefined) return NO_LENDING
+  const { loadFlow } = await import('../flow/flowFile.js')
+  const flow = loadFlow(config.flow)
+  const tokens = world.deployed()?.tokens
+  if (!flow.lending || !flow.exchange || !tokens) return NO_LENDING
+  const [{ setUpLending }, { AAVE_V3 }, { SeededRandom }, { createPublicClient, http }] = await Promise.all([import('../lending/setUp.js'), import('../lending/aave.js'), import('../flow/random.js'), import('viem')])
+  const spec = flow.lending
+  const usd = { WETH: flow.exchange.assets.ETH!.price!, WBTC: flow.exchange.assets.BTC!.price!, USDC: 1 }
+  const url = chain.supervisor.url
+  const setUp = async (): Promise<LendingOnChain | null> => {
+    if ((await createPublicClient({ transport: http(url) }).getCode({ address: AAVE_V3.pool })) !== undefined) {
+      log.warn('lending: Aave V3 is already on this chain (a fork of mainnet?): nothing placed, no oracle rounds sent')
+      return null
+    }
+    const started = Date.now()
+    const lending = await setUpLending(url, { spec, tokens, usd, seed: flow.seed, draws: new SeededRandom(flow.seed * 104_729 + 3) })
+    log.info({ feeds: lending.feeds.map((f) => f.name), borrowers: lending.positions.length, setupBlocks: lending.setupBlocks, ms: Date.now() - started }, `lending: Aave V3 and ${lending.feeds.length} Chainlink feeds at their mainnet addresses, ${lending.positions.length} borrowers`)
+    return lending
+  }
+  let lending = await setUp()
+  chain.supervisor.onRecover(async () => {
+    lending = await setUp()
+  })
+  return { onChain: () => lending }
+}
