@@ -1,6 +1,8 @@
 import type { Logger } from 'pino'
 import type { BundlesimConfig } from '../config/config.js'
 import type { LendingOnChain } from '../lending/setUp.js'
+import type { LendingStatus } from '../protocol/harnessStatus.js'
+import { AAVE_V3 } from '../lending/aave.js'
 import type { AnvilChain } from './chain.js'
 import type { WorldSubsystem } from './world.js'
 
@@ -25,7 +27,7 @@ export async function startLending({ config, chain, world, log }: { config: Bund
   const flow = loadFlow(config.flow)
   const tokens = world.deployed()?.tokens
   if (!flow.lending || !flow.exchange || !tokens) return NO_LENDING
-  const [{ setUpLending }, { AAVE_V3 }, { SeededRandom }, { createPublicClient, http }] = await Promise.all([import('../lending/setUp.js'), import('../lending/aave.js'), import('../flow/random.js'), import('viem')])
+  const [{ setUpLending }, { SeededRandom }, { createPublicClient, http }] = await Promise.all([import('../lending/setUp.js'), import('../flow/random.js'), import('viem')])
   const spec = flow.lending
   const usd = { WETH: flow.exchange.assets.ETH!.price!, WBTC: flow.exchange.assets.BTC!.price!, USDC: 1 }
   const url = chain.supervisor.url
@@ -44,4 +46,16 @@ export async function startLending({ config, chain, world, log }: { config: Bund
     lending = await setUp()
   })
   return { onChain: () => lending }
+}
+
+/** What `harness_status.lending` shows: null without lending. */
+export function lendingStatus(lending: LendingSubsystem): LendingStatus | null {
+  const onChain = lending.onChain()
+  if (!onChain) return null
+  const { collector: _collector, ...aave } = AAVE_V3
+  return {
+    aave: { ...aave },
+    feeds: onChain.feeds.map((f) => ({ name: f.name, proxy: f.proxy, aggregator: f.aggregator, decimals: f.decimals, deviationPct: f.deviationPct, heartbeatSeconds: f.heartbeatSeconds })),
+    borrowers: onChain.positions.map((p) => ({ address: p.borrower, collateral: p.collateral.symbol, debt: p.debt.symbol, healthFactor: p.healthFactor })),
+  }
 }

@@ -16,7 +16,7 @@ import { startChain, useBuilderCoinbases, type AnvilChain } from './chain.js'
 import type { ChainClient } from '../chain/chainClient.js'
 import type { SlotParticipant } from './builder.js'
 import { startWorld, type WorldSubsystem } from './world.js'
-import { startLending, type LendingSubsystem } from './lending.js'
+import { lendingStatus, startLending, type LendingSubsystem } from './lending.js'
 import { settleStartingBaseFee, startMarket, type MarketSubsystem } from './market.js'
 import { createOrderFlow } from './orderFlow.js'
 import { createRefunds } from './refunds.js'
@@ -212,6 +212,7 @@ export async function startHarnessOn(base: HarnessChain, config: BundlesimConfig
       gatewayUrl: `${urls.submission}${GATEWAY_PATH}`,
       relayUrl: urls.stats.replace(/\/$/, ''),
       exchange: exchange.status(),
+      lending: lendingStatus(base.lending),
     })
     // The market's users and searchers are clients of the submission RPC: it starts once that listens.
     const market: MarketSubsystem = { competition: () => null }

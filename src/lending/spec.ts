@@ -27,7 +27,7 @@ const borrowers = strictSettings(
     sizeEth: strictSettings({ median: boundedNumber('a size in ETH above 0', 1e-6), sigma: boundedNumber('a log-normal sigma', 0, 5), max: boundedNumber('a largest size in ETH above 0', 1e-6).optional() }, 'median, sigma, max?').default({ median: 10, sigma: 1, max: 1000 }),
     /** Which positions, by weight: collateral/debt. */
     positions: z
-      .record(z.enum(POSITION_KINDS, { error: `expected a position as collateral/debt: ${POSITION_KINDS.join(', ')}` }), boundedNumber('a weight ≥ 0', 0), { error: 'expected { COLLATERAL/DEBT: weight }' })
+      .partialRecord(z.enum(POSITION_KINDS, { error: `expected a position as collateral/debt: ${POSITION_KINDS.join(', ')}` }), boundedNumber('a weight ≥ 0', 0), { error: `expected { COLLATERAL/DEBT: weight }, a position being one of ${POSITION_KINDS.join(', ')}` })
       .refine((p) => Object.values(p).some((w) => w > 0), { error: 'every position weight is 0: no borrower would borrow' })
       .default({ 'WETH/USDC': 6, 'WBTC/USDC': 2, 'USDC/WETH': 2 }),
   },
@@ -42,7 +42,7 @@ const borrowers = strictSettings(
 export const lendingSpec = strictSettings(
   {
     /** Each feed's trigger, where it differs from mainnet's (data.chain.link). */
-    feeds: z.partialRecord(z.enum(FEED_NAMES, { error: `expected a feed: ${FEED_NAMES.join(', ')}` }), feedSettings, { error: 'expected { FEED: { deviationPct?, heartbeatSeconds? } }' }).default({}),
+    feeds: z.partialRecord(z.enum(FEED_NAMES, { error: `expected a feed: ${FEED_NAMES.join(', ')}` }), feedSettings, { error: `expected { FEED: { deviationPct?, heartbeatSeconds? } }, a feed being one of ${FEED_NAMES.join(', ')}` }).default({}),
     /** The priority fee of the oracles' transmit txs (gwei). */
     transmitTipGwei: boundedNumber('a tip in gwei ≥ 0', 0, 10_000).default(2),
     borrowers: borrowers.default({ count: 40, healthFactor: { min: 1.002, max: 1.1 }, sizeEth: { median: 10, sigma: 1, max: 1000 }, positions: { 'WETH/USDC': 6, 'WBTC/USDC': 2, 'USDC/WETH': 2 } }),

@@ -35,6 +35,18 @@ export interface HarnessStatus {
   relayUrl: string
   /** The market's exchange (a flow with `exchange:`), or null without one. */
   exchange: ExchangeStatus | null
+  /** The lending market (a flow with `lending:`), or null without one. */
+  lending: LendingStatus | null
+}
+
+/** The lending market as `harness_status` shows it (docs/lending.md): Aave V3's addresses, the feeds, the borrowers. */
+export interface LendingStatus {
+  /** Aave V3's contracts at their mainnet addresses: pool, poolAddressesProvider, poolConfigurator, aaveOracle, aclManager, protocolDataProvider. */
+  aave: Record<string, string>
+  /** Each Chainlink feed: its proxy (mainnet's address), its aggregator (whose `transmit` txs carry the rounds), its trigger. */
+  feeds: Array<{ name: string; proxy: string; aggregator: string; decimals: number; deviationPct: number; heartbeatSeconds: number }>
+  /** The borrowers the setup opened: each position's collateral and debt, and its health factor at the start. */
+  borrowers: Array<{ address: string; collateral: string; debt: string; healthFactor: number }>
 }
 
 /** The market's exchange as `harness_status` shows it (docs/exchange.md). */
