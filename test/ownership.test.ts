@@ -75,6 +75,7 @@ describe('one record per searcher (searcherRecords): lost is another searcher’
     blockNumber: 1,
     victim: h(7),
     pool: a(40),
+    position: null,
     gapWei: '1000',
     searcher: captor?.searcher ?? null,
     name: captor?.name ?? null,

@@ -1,4 +1,4 @@
-import { toHex, type Address, type Hash, type PublicClient } from 'viem'
+import { parseAbi, toHex, type Address, type Hash, type PublicClient } from 'viem'
 import type { CompetitionOpportunity } from '../protocol/competition.js'
 import { normalizeAddress, normalizeHash } from '../protocol/normalize.js'
 import { readReserves } from '../dex/read.js'
@@ -16,6 +16,12 @@ import { simulateAsCallsAt } from '../builder/simulation/asCallsAt.js'
 import { logPool } from '../dex/decode.js'
 import { valueInWei, type ReferencePricesWei } from '../exchange/valuation.js'
 import { findCexDex, type FoundCexDex } from './cexDex.js'
+import { findLiquidations, valueAtOracle } from './liquidation.js'
+
+const LENDING_ABI = parseAbi([
+  'function getUserAccountData(address user) view returns (uint256 totalCollateralBase, uint256 totalDebtBase, uint256 availableBorrowsBase, uint256 currentLiquidationThreshold, uint256 ltv, uint256 healthFactor)',
+  'function getAssetPrice(address asset) view returns (uint256)',
+])
 
 export interface CompetitionRecorderDeps {
   /** Reads blocks, receipts, code and pools (the node itself: a block's receipts are not private once mined). */
@@ -36,6 +42,20 @@ export interface CompetitionRecorderDeps {
   oneChain: boolean
   /** Each world token's reference price at a moment (ms), when the market has an exchange: its pools' CEX-DEX gaps are counted. */
   pricesAt?: (ms: number) => ReferencePricesWei
+  /** The lending market, when the market has one: its liquidations are counted (docs/lending.md). */
+  lending?: LendingFacts
+}
+
+/** What the competition reads of the lending market: where its Pool, oracle and feeds are, and the borrowers it watches. */
+export interface LendingFacts {
+  pool: Address
+  oracle: Address
+  /** Every contract of the lending market a searcher's tx may call (the Pool, the feeds…): nobody's, by the ownership rule. */
+  contracts: readonly Address[]
+  /** The feeds' aggregators: a tx to one is an oracle round. */
+  aggregators: readonly Address[]
+  /** The borrowers opened by the setup, with their collateral's bonus and the protocol's fee on it (basis points): a missed liquidation is counted for them. */
+  borrowers: ReadonlyArray<{ address: Address; liquidationBonus: number; liquidationProtocolFee: number }>
 }
 
 /**
@@ -53,7 +73,7 @@ export class CompetitionRecorder {
 
   constructor(private readonly deps: CompetitionRecorderDeps) {
     const { world } = deps
-    this.publicContracts = new Set([...Object.values(world.contracts), ...world.tokens.map((t) => t.address), ...world.pools.map((p) => p.address)].map((a) => normalizeAddress(a)))
+    this.publicContracts = new Set([...Object.values(world.contracts), ...world.tokens.map((t) => t.address), ...world.pools.map((p) => p.address), ...(deps.lending?.contracts ?? [])].map((a) => normalizeAddress(a)))
     this.ownership = new Ownership({ addressesWith: (a) => deps.names.addressesWith(a), isPublic: (a) => this.publicContracts.has(normalizeAddress(a)) })
   }
 
@@ -119,7 +139,64 @@ export class CompetitionRecorder {
         }
       }),
     )
-    return { opportunities: [...cexDexFound, ...backruns], poolsAfter }
+    const liquidations = this.deps.lending ? await this.liquidationOpportunities(this.deps.lending, { blockNumber, block, txs, considered, landed }) : []
+    return { opportunities: [...liquidations, ...cexDexFound, ...backruns], poolsAfter }
+  }
+
+  /**
+   * The block's liquidations (docs/lending.md, Who won): each `LiquidationCall`, its captor's
+   * money over its tx — the collateral seized less the debt repaid, tokens at the lending
+   * oracle's prices after the block, net of gas and payment — and the bundles that backran the
+   * same oracle round; and, in a block with a round, each watched borrower left under a health
+   * factor of 1 that nobody liquidated (missed, no captor).
+   */
+  private async liquidationOpportunities(
+    lending: LendingFacts,
+    at: { blockNumber: number; block: { miner: Address; baseFeePerGas: bigint | null }; txs: readonly MinedTxFacts[]; considered: ReadonlyArray<Readonly<BundleTrace>>; landed: ReadonlyArray<Readonly<BundleTrace>> },
+  ): Promise<CompetitionOpportunity[]> {
+    const { node } = this.deps
+    const number = BigInt(at.blockNumber)
+    const baseFee = at.block.baseFeePerGas ?? 0n
+    const aggregators = new Set(lending.aggregators.map((a) => a.toLowerCase()))
+    const found = findLiquidations({ number: at.blockNumber, baseFee, txs: at.txs }, { pool: lending.pool, aggregators })
+    const update = [...at.txs].reverse().find((tx) => tx.to && aggregators.has(tx.to.toLowerCase()))?.hash ?? null
+    const liquidated = new Set(found.map((f) => f.borrower))
+    // Missed: only in a block with a round (the one that put them under), else every later block would list them again.
+    const watched = update === null ? [] : lending.borrowers.filter((b) => !liquidated.has(normalizeAddress(b.address)))
+    const accounts = await Promise.all(watched.map((b) => node.readContract({ address: lending.pool, abi: LENDING_ABI, functionName: 'getUserAccountData', args: [b.address], blockNumber: number })))
+    const tokens = [...new Set([this.deps.world.contracts.weth, ...found.flatMap((f) => [f.collateral, f.debt])].map((a) => normalizeAddress(a)))]
+    const prices = new Map(await Promise.all(tokens.map(async (token) => [token, await node.readContract({ address: lending.oracle, abi: LENDING_ABI, functionName: 'getAssetPrice', args: [token], blockNumber: number })] as const)))
+    const wethPrice = prices.get(normalizeAddress(this.deps.world.contracts.weth))!
+    const decimalsOf = (token: Address) => this.deps.world.tokens.find((t) => normalizeAddress(t.address) === normalizeAddress(token))?.decimals ?? 18
+    const value = (token: Address, amount: bigint) => valueAtOracle(amount, { decimals: decimalsOf(token), priceUsd8: prices.get(normalizeAddress(token)) ?? 0n }, wethPrice)
+    const diff = await BlockStateDiff.ofTxs(this.deps.chain, [...new Set(found.map((f) => f.tx.hash))])
+    const counted = new Set<string>()
+    const captured = await Promise.all(
+      found.map(async (f) => {
+        const contenders = f.update ? contendersFor(f.update, [f.tx.hash], at.considered as BundleTrace[], (a) => this.deps.names.nameOf(a)) : []
+        const base = uncaptured({ kind: 'liquidation', blockNumber: at.blockNumber, victim: f.update, pool: lending.pool, position: f.borrower, gapWei: value(f.collateral, f.collateralSeized) - value(f.debt, f.debtCovered), margin: marginOf(contenders), contenders })
+        const captor = at.landed.find((t) => t.bundle.txs.some((tx) => normalizeHash(tx.hash) === normalizeHash(f.tx.hash)))
+        const searcher = (captor && searcherOf(captor, f.update ?? undefined)) ?? normalizeAddress(f.tx.from)
+        const controlled = await this.controlledBy(searcher, { backrun: [f.tx], frontrun: [] }, at.block.miner, number)
+        // A tx that liquidates several positions: its money is counted once, on its first.
+        const first = !counted.has(f.tx.hash)
+        counted.add(f.tx.hash)
+        const account = first ? accountBackrun([f.tx], { weth: this.deps.world.contracts.weth, baseFee, coinbase: at.block.miner, controlled, balanceChange: (hash, account) => diff.balanceChange(hash, account), poolsAfter: [], value }) : { profit: 0n, grossPayment: 0n, gas: 0n }
+        return this.capturedBy(base, { searcher, captor: first ? captor : undefined, txs: [f.tx], account, controlled })
+      }),
+    )
+    const ethUsd = wethPrice
+    const missed = watched.flatMap((b, i) => {
+      const [, debtBase, , , , healthFactor] = accounts[i]!
+      if (debtBase === 0n || healthFactor >= 10n ** 18n) return []
+      // The most the close factor lets a liquidator repay (half, all of it under 0.95), its bonus less the protocol's fee, in wei at the oracle's ETH price.
+      const repaid = healthFactor > 95n * 10n ** 16n ? debtBase / 2n : debtBase
+      const bonus = (repaid * BigInt(b.liquidationBonus - 10_000)) / 10_000n
+      const kept = bonus - (bonus * BigInt(b.liquidationProtocolFee)) / 10_000n
+      const contenders = contendersFor(update!, [], at.considered as BundleTrace[], (a) => this.deps.names.nameOf(a))
+      return [uncaptured({ kind: 'liquidation', blockNumber: at.blockNumber, victim: update, pool: lending.pool, position: normalizeAddress(b.address), gapWei: (kept * 10n ** 18n) / ethUsd, margin: null, contenders })]
+    })
+    return [...captured, ...missed]
   }
 
   /**
@@ -249,12 +326,13 @@ export class CompetitionRecorder {
 
 
 /** An opportunity as found, before any captor: who went for it and the margin between them. */
-function uncaptured(o: { kind: CompetitionOpportunity['kind']; blockNumber: number; victim: Hash | null; pool: Address; gapWei: bigint; margin: bigint | null; contenders: CompetitionOpportunity['contenders'] }): CompetitionOpportunity {
+function uncaptured(o: { kind: CompetitionOpportunity['kind']; blockNumber: number; victim: Hash | null; pool: Address; position?: Address; gapWei: bigint; margin: bigint | null; contenders: CompetitionOpportunity['contenders'] }): CompetitionOpportunity {
   return {
     kind: o.kind,
     blockNumber: o.blockNumber,
     victim: o.victim,
     pool: o.pool,
+    position: o.position ?? null,
     gapWei: o.gapWei.toString(),
     searcher: null,
     name: null,

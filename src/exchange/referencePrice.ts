@@ -162,6 +162,8 @@ export class ExchangeSpecError extends Error {
 export class ReferencePrice {
   readonly symbols: readonly ExchangeSymbol[]
   private readonly paths = new Map<string, PricePath>()
+  /** The moves asked (`move`), in order: each multiplies its asset's price from its tick on. */
+  private readonly moves: Array<{ asset: string; tick: number; factor: number }> = []
   private readonly assetsKnown: ReadonlySet<string>
 
   constructor(
@@ -199,9 +201,26 @@ export class ReferencePrice {
     return Math.max(0, Math.floor((ms - this.startMs) / this.spec.tickMs))
   }
 
-  /** An asset's price in USD at tick `k` (stablecoins not given a path: 1). */
+  /** An asset's price in USD at tick `k` (stablecoins not given a path: 1), its moves (`move`) applied. */
   usd(asset: string, k: number): number {
-    return this.paths.get(asset)?.at(k) ?? 1
+    const moved = this.moves.filter((m) => m.asset === asset && m.tick <= k).reduce((factor, m) => factor * m.factor, 1)
+    return (this.paths.get(asset)?.at(k) ?? 1) * moved
+  }
+
+  /**
+   * Moves an asset's price by `pct` % from exchange time `ms` on (a crash or a pump a test asks
+   * for: `harness_movePrice`): every later tick is the path's times the factor. The path's own
+   * randomness goes on unchanged, so the same seed and the same moves give the same prices.
+   *
+   * @example prices.move('ETH', -5, nowMs) // ETH 5 % lower from now on
+   */
+  move(asset: string, pct: number, ms: number): { tick: number; before: number; after: number } {
+    if (!this.paths.has(asset)) throw new ExchangeSpecError('assets', `no asset ${asset} moves here (assets: ${[...this.paths.keys()].join(', ')})`)
+    if (!(pct > -100)) throw new ExchangeSpecError('assets', `a move of ${pct} % would take ${asset} to zero or below`)
+    const tick = this.tickAt(ms)
+    const before = this.usd(asset, tick)
+    this.moves.push({ asset, tick, factor: 1 + pct / 100 })
+    return { tick, before, after: this.usd(asset, tick) }
   }
 
   /** The exchange asset a world token is (WETH → ETH, WBTC → BTC, USDC → USDC), or null when the exchange has none. */

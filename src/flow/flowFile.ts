@@ -113,6 +113,25 @@ const arbitrageur = strict(
 )
 
 /**
+ * A liquidator: it watches the public mempool for the oracles' rounds, and backruns one that
+ * puts borrowers under water with `liquidationCall`s, paying the builder a share of the bonus
+ * it expects (docs/lending.md).
+ */
+const liquidator = strict(
+  {
+    name: searcher.shape.name,
+    /** Paid to the builder (a coinbase transfer from its executor), a share of the liquidation bonus it expects, drawn per round. */
+    bidShare: share('a share of the expected profit from 0 to 1'),
+    reactionDelayMs: logNormal('ms from seeing the round to sending the backrun', 0, 60_000).default(0),
+    latencyMs: number('ms of one-way latency to the builders', 0, 10_000).default(0),
+    /** Smallest profit (ETH, after gas and bid) worth a backrun. */
+    minProfitEth: number('ETH ≥ 0', 0).default(0.001),
+    builders: z.array(z.string(), { error: 'expected a list of builder names' }).optional(),
+  },
+  'name, bidShare, reactionDelayMs?, latencyMs?, minProfitEth?, builders?',
+)
+
+/**
  * The gas market: background public flow (ether and token transfers, contract calls) that asks
  * for `fill` of the block gas limit at `baseFeeGwei`, less as the base fee rises above it
  * (`elasticity`), so the base fee moves by EIP-1559 around where it started.
@@ -162,6 +181,8 @@ const flowFile = strict(
     arbitrageurs: z.array(arbitrageur, { error: 'expected a list of arbitrageurs' }).default([]).superRefine(uniqueNames),
     /** Aave V3 and its Chainlink feeds, following the exchange's price, and borrowers near liquidation (docs/lending.md). */
     lending: lendingSpec.optional(),
+    /** Liquidators: they backrun the oracles' rounds with liquidationCall (a flow with lending:). */
+    liquidators: z.array(liquidator, { error: 'expected a list of liquidators' }).default([]).superRefine(uniqueNames),
     /** Names for other searchers (your bot): each name's addresses — signing key, senders, executor contracts — shown in every view. */
     names: z
       .record(
@@ -171,7 +192,7 @@ const flowFile = strict(
       )
       .default({}),
   },
-  'seed, gas?, users, searchers, sandwichers?, exchange?, arbitrageurs?, lending?, names',
+  'seed, gas?, users, searchers, sandwichers?, exchange?, arbitrageurs?, lending?, liquidators?, names',
 ).superRefine((flow, ctx) => {
   const searchers = new Set(flow.searchers.map((s) => s.name))
   flow.sandwichers.forEach((s, i) => {
@@ -180,7 +201,12 @@ const flowFile = strict(
   })
   flow.arbitrageurs.forEach((s, i) => {
     if (searchers.has(s.name)) ctx.addIssue({ code: 'custom', path: ['arbitrageurs', i, 'name'], message: `"${s.name}" is already a searcher's name` })
+    searchers.add(s.name)
   })
+  flow.liquidators.forEach((s, i) => {
+    if (searchers.has(s.name)) ctx.addIssue({ code: 'custom', path: ['liquidators', i, 'name'], message: `"${s.name}" is already a searcher's name` })
+  })
+  if (flow.liquidators.length > 0 && !flow.lending) ctx.addIssue({ code: 'custom', path: ['liquidators'], message: 'liquidators backrun the oracles of the lending market: the flow needs a lending: section' })
   if (flow.arbitrageurs.length > 0 && !flow.exchange) ctx.addIssue({ code: 'custom', path: ['arbitrageurs'], message: 'arbitrageurs trade toward the exchange\'s price: the flow needs an exchange: section' })
   if (flow.lending) {
     if (!flow.exchange) ctx.addIssue({ code: 'custom', path: ['lending'], message: "the oracles report the exchange's price: the flow needs an exchange: section" })
@@ -198,6 +224,7 @@ export type UsersSpec = FlowSpec['users']
 export type SearcherSpec = FlowSpec['searchers'][number]
 export type GasSpec = NonNullable<FlowSpec['gas']>
 export type ArbitrageurSpec = FlowSpec['arbitrageurs'][number]
+export type LiquidatorSpec = FlowSpec['liquidators'][number]
 
 export const BUILT_IN_FLOW_FILE = codeFile('flow/default.yaml')
 

@@ -3,6 +3,7 @@ import type { BundlesimConfig } from '../config/config.js'
 import type { SlotState } from '../clock/slotState.js'
 import type { ReadinessGate } from '../rpc/readinessGate.js'
 import type { ExchangeStatus, ReferencePrices } from '../protocol/harnessStatus.js'
+import type { MovePriceResult } from '../protocol/methods.js'
 import type { PriceFeed } from '../exchange/valuation.js'
 import type { WorldSubsystem } from './world.js'
 import type { Shutdown } from './shutdown.js'
@@ -16,9 +17,11 @@ export interface ExchangeSubsystem {
   status(): ExchangeStatus | null
   /** Each world token's reference price at a moment (a block's time), as the slot report shows it. */
   referencePrices(atMs: number): ReferencePrices | null
+  /** `harness_movePrice`: an asset's price moved by `pct` % from now on; null without an exchange. */
+  movePrice(asset: string, pct: number): MovePriceResult | null
 }
 
-const NO_EXCHANGE: ExchangeSubsystem = { feed: null, status: () => null, referencePrices: () => null }
+const NO_EXCHANGE: ExchangeSubsystem = { feed: null, status: () => null, referencePrices: () => null, movePrice: () => null }
 
 export interface ExchangeWiring {
   config: BundlesimConfig
@@ -69,6 +72,12 @@ export async function startExchange({ config, slot, world, gate, shutdown, log }
           return { symbol: s.symbol, bid: top.bid.toFixed(s.priceDecimals), ask: top.ask.toFixed(s.priceDecimals), mid: top.mid.toFixed(s.priceDecimals + 4) }
         }),
       }
+    },
+    movePrice: (asset, pct) => {
+      const atMs = nowMs()
+      const moved = prices.move(asset, pct, atMs)
+      log.info({ asset, pct, from: moved.before, to: moved.after }, `exchange: ${asset} moved ${pct} % (${moved.before.toFixed(2)} → ${moved.after.toFixed(2)} USD)`)
+      return { asset, pct, fromUsd: moved.before, toUsd: moved.after, atMs }
     },
     referencePrices: (atMs) => ({
       atMs,

@@ -2,7 +2,8 @@ import type { Logger } from 'pino'
 import type { BundlesimConfig } from '../config/config.js'
 import type { LendingOnChain } from '../lending/setUp.js'
 import type { LendingStatus } from '../protocol/harnessStatus.js'
-import { AAVE_V3 } from '../lending/aave.js'
+import { AAVE_V3, RESERVES } from '../lending/aave.js'
+import type { LendingFacts } from '../competition/recorder.js'
 import type { AnvilChain } from './chain.js'
 import type { WorldSubsystem } from './world.js'
 
@@ -57,5 +58,20 @@ export function lendingStatus(lending: LendingSubsystem): LendingStatus | null {
     aave: { ...aave },
     feeds: onChain.feeds.map((f) => ({ name: f.name, proxy: f.proxy, aggregator: f.aggregator, decimals: f.decimals, deviationPct: f.deviationPct, heartbeatSeconds: f.heartbeatSeconds })),
     borrowers: onChain.positions.map((p) => ({ address: p.borrower, collateral: p.collateral.symbol, debt: p.debt.symbol, healthFactor: p.healthFactor })),
+  }
+}
+
+/** What the competition reads of the lending market (its liquidations, `competition/recorder.ts`). */
+export function lendingFacts(onChain: LendingOnChain): LendingFacts {
+  const { collector: _collector, ...aave } = AAVE_V3
+  return {
+    pool: AAVE_V3.pool,
+    oracle: AAVE_V3.aaveOracle,
+    contracts: [...Object.values(aave), ...onChain.feeds.flatMap((f) => [f.proxy, f.aggregator])],
+    aggregators: onChain.feeds.map((f) => f.aggregator),
+    borrowers: onChain.positions.map((p) => {
+      const reserve = RESERVES.find((r) => r.symbol === p.collateral.symbol)!
+      return { address: p.borrower, liquidationBonus: reserve.liquidationBonus, liquidationProtocolFee: reserve.liquidationProtocolFee }
+    }),
   }
 }

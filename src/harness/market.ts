@@ -16,7 +16,7 @@ import type { OrderFlow } from './orderFlow.js'
 import type { Shutdown } from './shutdown.js'
 import type { WorldSubsystem } from './world.js'
 import type { ExchangeSubsystem } from './exchange.js'
-import type { LendingSubsystem } from './lending.js'
+import { lendingFacts, type LendingSubsystem } from './lending.js'
 
 /**
  * When the realtime clock's arbitrageurs quote, as shares of the time to the build cutoff: each
@@ -120,8 +120,13 @@ export async function startMarket({ config, chain, world, lending, exchange, bui
   // The oracles: a round when a feed's price moves past its threshold (a flow with lending: has an exchange).
   const lendingOnChain = lending.onChain()
   const transmitter = spec.lending && feed && lendingOnChain ? new (await import('../priceFeeds/transmitter.js')).FeedTransmitter(lendingOnChain.feeds, rpcUrl, clientHeaders, chain.chainId, feed, BigInt(Math.round(spec.lending.transmitTipGwei * 1e9))) : null
+  // Liquidators: they backrun the oracles' rounds (the flow file refused them without lending).
+  const liquidators = lendingOnChain && spec.liquidators.length > 0 ? await (async () => {
+    const { Liquidator } = await import('../rivals/liquidator.js')
+    return spec.liquidators.map((s) => new Liquidator(s, spec.seed, worldStatus, clientOf(s.latencyMs), reader, chain.chainId, lendingOnChain))
+  })() : []
   // The emulated searchers' signing keys, operators and executor contracts are theirs, named as in the flow file.
-  for (const s of [...searchers, ...arbitrageurs]) names.register(s.spec.name, s.accounts.addresses())
+  for (const s of [...searchers, ...arbitrageurs, ...liquidators]) names.register(s.spec.name, s.accounts.addresses())
   for (const [name, addresses] of Object.entries(spec.names)) names.register(name, addresses as Address[])
   const tracker = new CompetitionTracker(
     () => names.all().map(({ name, addresses }) => ({ searcher: addresses[0]!, name })),
@@ -136,6 +141,7 @@ export async function startMarket({ config, chain, world, lending, exchange, bui
     refundsAfterBlock: (hash) => refunds.ledger.ofBundle(hash),
     oneChain: true,
     pricesAt: feed?.pricesWeiAt,
+    lending: lendingOnChain ? lendingFacts(lendingOnChain) : undefined,
   })
   const cheats = {
     setBalance: (address: Address, wei: bigint) => chain.lock.write(() => chain.chain.setBalance(address, wei)),
@@ -148,6 +154,7 @@ export async function startMarket({ config, chain, world, lending, exchange, bui
   await users.fund(cheats)
   for (const searcher of searchers) await searcher.accounts.fund(cheats, worldStatus)
   for (const arbitrageur of arbitrageurs) await arbitrageur.fund(cheats)
+  for (const liquidator of liquidators) await liquidator.fund(cheats)
   if (background) await background.fund(cheats)
 
   const realtime = config.clock === 'realtime'
@@ -163,15 +170,17 @@ export async function startMarket({ config, chain, world, lending, exchange, bui
 
   // What searchers saw, for the manual clock's next build: public swaps and MEV-Share hints.
   type Sighting = Parameters<(typeof searchers)[number]['react']>[0]
+  // Everyone who reacts to what the public mempool and the hints show: backrunners, sandwichers, liquidators.
+  const reactors = [...searchers, ...liquidators]
   const seen: Sighting[] = []
   const sighted = (sighting: Sighting) => {
     if (!realtime) return void seen.push(sighting)
-    for (const searcher of searchers) later(searcher.reactionMs(), () => searcher.react(sighting))
+    for (const reactor of reactors) later(reactor.reactionMs(), () => reactor.react(sighting))
   }
   const hinted = new Set<string>()
   orders.mempool.onAdded((tx) => {
     // Their own txs and the gas market's are no swaps: not worth a look.
-    if (tx.sender && ([...searchers, ...arbitrageurs].some((s) => s.accounts.isOperator(tx.sender!)) || background?.isBackgroundSender(tx.sender) || transmitter?.isTransmitter(tx.sender))) return
+    if (tx.sender && ([...searchers, ...arbitrageurs, ...liquidators].some((s) => s.accounts.isOperator(tx.sender!)) || background?.isBackgroundSender(tx.sender))) return
     sighted({ kind: 'public', raw: tx.raw, hash: tx.hash })
   })
   events.on('hint', (hint) => {
@@ -225,17 +234,17 @@ export async function startMarket({ config, chain, world, lending, exchange, bui
       const sightings = seen.splice(0).sort((a, b) => a.kind.localeCompare(b.kind) * -1 || a.hash.localeCompare(b.hash))
       for (const sighting of sightings) {
         // Who is there first: each searcher's reaction time, drawn, plus its latency to the builder.
-        const arrivals = searchers.map((searcher) => ({ searcher, at: searcher.reactionMs() + searcher.spec.latencyMs }))
-        arrivals.sort((a, b) => a.at - b.at || a.searcher.spec.name.localeCompare(b.searcher.spec.name))
-        for (const { searcher } of arrivals) await searcher.react(sighting)
+        const arrivals = reactors.map((reactor) => ({ reactor, at: reactor.reactionMs() + reactor.spec.latencyMs }))
+        arrivals.sort((a, b) => a.at - b.at || a.reactor.spec.name.localeCompare(b.reactor.spec.name))
+        for (const { reactor } of arrivals) await reactor.react(sighting)
       }
-      for (const s of [...searchers, ...arbitrageurs]) s.accounts.newSlot()
+      for (const s of [...searchers, ...arbitrageurs, ...liquidators]) s.accounts.newSlot()
     }),
     afterSlot: guarded('the users', async () => {
       // The gas market's flow first; its failure costs the slot its background txs, not the users' swaps.
       if (background) await guarded('the gas market', async () => void (await background.sendSlot()))()
       if (realtime) {
-        for (const s of [...searchers, ...arbitrageurs]) s.accounts.newSlot()
+        for (const s of [...searchers, ...arbitrageurs, ...liquidators]) s.accounts.newSlot()
         later(Math.round(slotMs / 5), sendUsersSwaps)
         // The realtime clock's arbitrageurs quote through the slot, each quote replacing the last as the price moves, before the build cutoff.
         if (arbitrageurs.length > 0) for (const at of ARBITRAGE_QUOTES) later(Math.round(slotCutoffs(config).buildMs * at), quoteInTurn)

@@ -20,6 +20,7 @@ import { registerBlobMethods } from '../rpc/blobMethods.js'
 import { registerFlashbotsStatsMethods } from '../rpc/flashbotsStatsMethods.js'
 import { registerHarnessMethods } from '../rpc/harnessMethods.js'
 import { registerWorldMethods } from '../rpc/worldMethods.js'
+import { registerExchangeMethods } from '../rpc/exchangeMethods.js'
 import { registerCompetitionMethods, type CompetitionMethodDeps } from '../rpc/competitionMethods.js'
 import type { SearcherNames } from '../bundle/searcherNames.js'
 import { registerFilterMethods } from '../rpc/filterMethods.js'
@@ -36,6 +37,7 @@ import { registerDelayedRefundMethods } from '../rpc/delayedRefundMethods.js'
 import { builderDialect, builderNetSignature } from '../rpc/builderDialect.js'
 import type { PublicView } from './publicView.js'
 import type { WorldSubsystem } from './world.js'
+import type { ExchangeSubsystem } from './exchange.js'
 import type { ChainSubsystem } from './chain.js'
 import type { HarnessEvents } from './events.js'
 import type { OrderFlow } from './orderFlow.js'
@@ -55,6 +57,8 @@ export interface RpcServersOptions {
   refunds: RefundsSubsystem
   view: PublicView
   world: WorldSubsystem
+  /** The market's exchange: `harness_movePrice` moves its price. */
+  exchange: ExchangeSubsystem
   /** The market's tracker (filled once the market starts, after the servers listen). */
   market: CompetitionMethodDeps
   status(): HarnessStatus
@@ -83,7 +87,7 @@ export const GATEWAY_PATH = 'bloxroute'
  * both listen: `urls` is read when an unknown method is answered.
  */
 export function createRpcMethodServers(
-  { config, chain, slot, traces, names, orders, builder, refunds, view, world, market, status, events, log }: RpcServersOptions,
+  { config, chain, slot, traces, names, orders, builder, refunds, view, world, exchange, market, status, events, log }: RpcServersOptions,
   urls: { submission: string; stats: string },
 ): RpcMethodServers {
   const { supervisor, lock, coinbase } = chain
@@ -133,6 +137,7 @@ export function createRpcMethodServers(
     },
   })
   registerWorldMethods(submission, { world: world.status, setTokenBalance: world.setTokenBalance })
+  registerExchangeMethods(submission, { movePrice: exchange.movePrice })
   registerCompetitionMethods(submission, { competition: (fromBlock, toBlock) => market.competition(fromBlock, toBlock), register: (name, addresses) => names.register(name, addresses) })
   registerMempoolReads(submission, { mempool: orders.mempool, read: view.read, nextBlockTimestamp: () => slot.clock.nextBlockTimestamp() })
   registerFilterMethods(submission, view.filters)

@@ -219,7 +219,7 @@ export async function startHarnessOn(base: HarnessChain, config: BundlesimConfig
     const view = createPublicView({ config, chain, slot, orders, events, log })
     // A slot is over when its block is announced: then filters and subscriptions have it when harness_advanceSlot returns.
     builder.addParticipant({ afterSlot: () => view.feed.settled() })
-    const servers = await startRpcServers({ config, chain, slot, traces, names, orders, builder, refunds, view, world, market, status, events, gate, shutdown, log })
+    const servers = await startRpcServers({ config, chain, slot, traces, names, orders, builder, refunds, view, world, exchange, market, status, events, gate, shutdown, log })
     urls.submission = servers.submission.url
     urls.stats = servers.stats.url
     Object.assign(market, await startMarket({ config, chain, world, lending: base.lending, exchange, builder, refunds, lostTo: (trace, by) => traces.lostTo(trace, by), names, orders, events, rpcUrl: servers.submission.url, clientHeaders: gate.clientHeaders, shutdown, log }))

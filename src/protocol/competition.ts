@@ -28,9 +28,10 @@ export interface CompetitionContender {
 
 /**
  * What kind of opportunity: a user swap's gap closed by a `backrun`, the same with a frontrun
- * (`sandwich`), or a pool away from the exchange's price at the block's start (`cexDex`).
+ * (`sandwich`), a pool away from the exchange's price at the block's start (`cexDex`), or a
+ * borrower an oracle round put under a health factor of 1 (`liquidation`, docs/lending.md).
  */
-export const OPPORTUNITY_KINDS = ['backrun', 'sandwich', 'cexDex'] as const
+export const OPPORTUNITY_KINDS = ['backrun', 'sandwich', 'cexDex', 'liquidation'] as const
 export type OpportunityKind = (typeof OPPORTUNITY_KINDS)[number]
 
 /**
@@ -42,14 +43,18 @@ export type OpportunityKind = (typeof OPPORTUNITY_KINDS)[number]
 export interface CompetitionOpportunity {
   kind: OpportunityKind
   blockNumber: number
-  /** The swap (a user's tx) that left the gap; null for `cexDex` (the exchange's price moved). */
+  /** The swap (a user's tx) that left the gap; `liquidation`: the oracle round it followed in the block (null when none there); null for `cexDex` (the exchange's price moved). */
   victim: Hash | null
-  /** The pool it moved (`cexDex`: the pool away from the price). */
+  /** The pool it moved (`cexDex`: the pool away from the price; `liquidation`: the lending Pool). */
   pool: Address
+  /** `liquidation`: the borrower whose position it was; null for the other kinds. */
+  position: Address | null
   /**
    * What closing the gap was worth, before gas (wei of WETH): the best round trip's profit
    * right after the user's swap; `cexDex`, the trade to the price's markout at the price of
-   * the block's start, net of the pool's fee.
+   * the block's start, net of the pool's fee; `liquidation`, the collateral seized less the
+   * debt repaid at the lending oracle's prices (a missed one: the most the close factor allowed,
+   * its bonus less the protocol's fee).
    */
   gapWei: string
   /** Who closed it: the bundle's signing key (X-Flashbots-Signature), else its first tx's sender; null when nobody did. */

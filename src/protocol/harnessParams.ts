@@ -36,6 +36,12 @@ export const nameSearcherParams = strictFields({
   addresses: z.array(address().transform((a) => normalizeAddress(a)), { error: 'expected an array of addresses' }).min(1, 'expected at least one address').max(64, 'expected at most 64 addresses'),
 })
 
+/** harness_movePrice's object: an exchange asset and the move in percent. */
+export const movePriceParams = strictFields({
+  asset: z.string({ error: 'required: an exchange asset (e.g. ETH)' }).regex(/^[A-Z0-9]{2,10}$/, 'expected an asset as the exchange spells it, e.g. ETH'),
+  pct: z.number({ error: 'required: the move in percent, e.g. -5' }).gt(-100, 'expected a move above -100 %').max(1000, 'expected a move of at most 1000 %'),
+})
+
 /** harness_setTokenBalance's object: the amount in token units. */
 export const setTokenBalanceParams = strictFields({
   address: address({ type: 'required: the 20-byte 0x address to fund' }),

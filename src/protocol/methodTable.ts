@@ -14,6 +14,7 @@ import type {
   SetBalanceResult,
   SetCompetitorBidResult,
   SetTokenBalanceResult,
+  MovePriceResult,
 } from './methods.js'
 import type { SlotReport } from './slotReport.js'
 import { address, signedTx } from './wireRules.js'
@@ -22,7 +23,7 @@ import { bobBundleParams } from './bobParams.js'
 import { bundleRefundParams, submitBundleParams } from './bloxrouteParams.js'
 import { bundleObjectSchema, cancelBundleSchema, endOfBlockBundleSchema } from './bundleParams.js'
 import { callBundleSchema } from './callBundleParams.js'
-import { advanceParams, competitionParams, competitorBidParams, impersonatedParams, nameSearcherParams, setBalanceParams, setTokenBalanceParams, timeInSlotParams } from './harnessParams.js'
+import { advanceParams, competitionParams, competitorBidParams, impersonatedParams, movePriceParams, nameSearcherParams, setBalanceParams, setTokenBalanceParams, timeInSlotParams } from './harnessParams.js'
 import { shareBundleSchema, simOptionsSchema } from './mevShareParams.js'
 import { cancelPrivateTxSchema, privateTxPreferencesSchema, sendPrivateTxSchema } from './privateTxParams.js'
 import { describeIssuesUnder, describeObjectValue, forwardedParams, namedOrWrappedObjectParam, noParams, objectParam, optionalObjectParam, positionalParams, type ParamsIn, type ParamsOut, type ParamsSpec } from './paramsReading.js'
@@ -125,6 +126,7 @@ export const METHODS = {
   harness_setBalance: method(objectParam(setBalanceParams), answers<SetBalanceResult>(), ['submission'], "Sets an account's balance on the head state."),
   harness_sendImpersonatedTx: method(objectParam(impersonatedParams), answers<ImpersonatedTxResult>(), ['submission'], "Mines an impersonated account's unsigned tx in a block of its own."),
   harness_setTokenBalance: method(objectParam(setTokenBalanceParams), answers<SetTokenBalanceResult>(), ['submission'], "Sets an account's balance of a world token (`--world`)."),
+  harness_movePrice: method(objectParam(movePriceParams), answers<MovePriceResult>(), ['submission'], "Moves an exchange asset's price by a percentage from now on (`--flow` with `exchange:`)."),
   harness_getCompetition: method(optionalObjectParam(competitionParams), answers<CompetitionReport>(), ['submission'], "Who won each opportunity, who else went for it, each searcher's record (`--flow`)."),
   harness_nameSearcher: method(objectParam(nameSearcherParams), answers<NamedSearcherResult>(), ['submission'], "Names a searcher's addresses in every view and its accounting."),
 

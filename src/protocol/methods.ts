@@ -140,6 +140,15 @@ export type SendBlobsParams = z.input<typeof sendBlobsSchema>
 
 export type GetUserStatsV2Params = z.input<typeof userStatsV2Params>
 
+/** harness_movePrice: the asset moved, by how much, its USD price just before and after, and the exchange time (ms) from which it holds. */
+export interface MovePriceResult {
+  asset: string
+  pct: number
+  fromUsd: number
+  toUsd: number
+  atMs: number
+}
+
 /** harness_setTokenBalance: the holder (lowercase), the token's address and symbol, the amount as sent and in base units. */
 export interface SetTokenBalanceResult {
   address: Address
