@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { decodeFunctionData, keccak256, recoverAddress } from 'viem'
 import { privateKeyToAddress } from 'viem/accounts'
 import { answerOf, MAINNET_FEEDS, updateDue } from '../src/priceFeeds/feeds.js'
-import { decodeReport, decodeTransmit, encodeReport, FAULTY, observationsFor, oracleNetwork, transmitCalldata } from '../src/priceFeeds/report.js'
+import { decodeReport, decodeTransmit, encodeReport, FAULTY, ORACLES, observationsFor, oracleNetwork, transmitCalldata } from '../src/priceFeeds/report.js'
 import { offchainAggregatorAbi } from '../src/priceFeeds/aggregatorArtifact.js'
 import { planPositions } from '../src/lending/borrowers.js'
 import { RESERVES } from '../src/lending/aave.js'
@@ -38,21 +38,21 @@ describe('an OCR report', () => {
   const network = oracleNetwork('ETH/USD')
   const answer = answerOf(3012.345678, 8)
 
-  it('carries 31 sorted observations whose median is the answer', () => {
+  it('carries one sorted observation an oracle, their median the answer', () => {
     const observations = observationsFor(answer)
-    expect(observations).toHaveLength(31)
+    expect(observations).toHaveLength(ORACLES)
     expect([...observations].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))).toEqual(observations)
-    expect(observations[15]).toBe(answer)
+    expect(observations[(ORACLES - 1) / 2]).toBe(answer)
   })
 
   it('encodes and decodes: config digest, epoch, round, observers, answer', () => {
-    const report = { configDigest: network.configDigest, epoch: 7, round: 3, observations: observationsFor(answer), observers: Array.from({ length: 31 }, (_, i) => 30 - i) }
+    const report = { configDigest: network.configDigest, epoch: 7, round: 3, observations: observationsFor(answer), observers: Array.from({ length: ORACLES }, (_, i) => ORACLES - 1 - i) }
     const decoded = decodeReport(encodeReport(report))
     expect(decoded).toEqual({ ...report, answer })
   })
 
   it("a transmit tx's calldata: a bot decodes the new answer, and f + 1 of the oracles signed the report", async () => {
-    const data = await transmitCalldata(network, { configDigest: network.configDigest, epoch: 2, round: 1, observations: observationsFor(answer), observers: Array.from({ length: 31 }, (_, i) => i) })
+    const data = await transmitCalldata(network, { configDigest: network.configDigest, epoch: 2, round: 1, observations: observationsFor(answer), observers: Array.from({ length: ORACLES }, (_, i) => i) })
     expect(data.slice(0, 10)).toBe('0xc9807539')
     expect(decodeTransmit(data)?.answer).toBe(answer)
     expect(decodeTransmit('0xa9059cbb')).toBeNull()

@@ -18,9 +18,9 @@ const NO_LENDING: LendingSubsystem = { onChain: () => null }
 /**
  * Sets up the lending market of a flow with `lending:` (docs/lending.md) after the DEX world,
  * before the first slot, and again on a new chain after an Anvil restart: the Chainlink feeds,
- * Aave V3 and the borrowers' positions. Where Aave's Pool already has code (a fork of
- * mainnet), nothing is placed: mainnet's own feeds and positions are there, and no transmitter
- * of bundlesim's can sign their rounds.
+ * Aave V3 and the borrowers' positions. On a fork, or where Aave's Pool already has code,
+ * nothing is placed: mainnet's own feeds and positions are the fork's, and no transmitter of
+ * bundlesim's can sign their rounds.
  */
 export async function startLending({ config, chain, world, log }: { config: BundlesimConfig; chain: AnvilChain; world: WorldSubsystem; log: Logger }): Promise<LendingSubsystem> {
   if (config.flow === undefined) return NO_LENDING
@@ -28,13 +28,17 @@ export async function startLending({ config, chain, world, log }: { config: Bund
   const flow = loadFlow(config.flow)
   const tokens = world.deployed()?.tokens
   if (!flow.lending || !flow.exchange || !tokens) return NO_LENDING
+  if (config.forkUrl !== undefined) {
+    log.warn("lending: on a fork nothing is placed (mainnet's Aave and feeds are the fork's own, and no transmitter of bundlesim's can sign their rounds): no oracle rounds, no liquidators")
+    return NO_LENDING
+  }
   const [{ setUpLending }, { SeededRandom }, { createPublicClient, http }] = await Promise.all([import('../lending/setUp.js'), import('../flow/random.js'), import('viem')])
   const spec = flow.lending
   const usd = { WETH: flow.exchange.assets.ETH!.price!, WBTC: flow.exchange.assets.BTC!.price!, USDC: 1 }
   const url = chain.supervisor.url
   const setUp = async (): Promise<LendingOnChain | null> => {
     if ((await createPublicClient({ transport: http(url) }).getCode({ address: AAVE_V3.pool })) !== undefined) {
-      log.warn('lending: Aave V3 is already on this chain (a fork of mainnet?): nothing placed, no oracle rounds sent')
+      log.warn('lending: Aave V3 is already on this chain: nothing placed, no oracle rounds sent')
       return null
     }
     const started = Date.now()

@@ -35,13 +35,14 @@ export interface ReserveParameters {
 
 /**
  * The three reserves bundlesim lists, with the risk parameters of Aave V3 Ethereum's
- * configuration as governance set them in 2023 (Chaos Labs' and Gauntlet's recommendations,
- * governance.aave.com; the values read from the Pool's `getConfiguration` at the time): WETH
- * 80.5 % LTV / 83 % threshold / 5 % bonus, WBTC 73 / 78 / 5 %, USDC 77 / 80 / 4.5 %; a 10 %
- * liquidation protocol fee. Interest rates matter little over a run's minutes.
+ * configuration as governance set them in October 2023: WETH
+ * 80.5 % LTV / 83 % threshold / 5 % bonus, WBTC 73 / 78 / 5 %, USDC 77 / 80 / 4.5 %; a liquidation
+ * protocol fee of 10 % (WETH, WBTC) and 20 % (USDC). Source: Aave's governance snapshot of the
+ * reserves, bgd-labs/aave-proposals-v3 `reports/AaveV3Ethereum_UpgradeAaveV3ETHPooolWETHParameters_20231031_after.json`
+ * (USDC's LTV and threshold were lowered to 75 / 78 % in 2024). Interest rates matter little over a run's minutes.
  */
 export const RESERVES: readonly ReserveParameters[] = [
   { symbol: 'WETH', feed: 'ETH/USD', ltv: 8050, liquidationThreshold: 8300, liquidationBonus: 10500, reserveFactor: 1500, liquidationProtocolFee: 1000, rates: { optimalUsage: 0.8, slope1: 0.033, slope2: 0.8 } },
   { symbol: 'WBTC', feed: 'BTC/USD', ltv: 7300, liquidationThreshold: 7800, liquidationBonus: 10500, reserveFactor: 2000, liquidationProtocolFee: 1000, rates: { optimalUsage: 0.45, slope1: 0.04, slope2: 3 } },
-  { symbol: 'USDC', feed: 'USDC/USD', ltv: 7700, liquidationThreshold: 8000, liquidationBonus: 10450, reserveFactor: 1000, liquidationProtocolFee: 1000, rates: { optimalUsage: 0.9, slope1: 0.035, slope2: 0.6 } },
+  { symbol: 'USDC', feed: 'USDC/USD', ltv: 7700, liquidationThreshold: 8000, liquidationBonus: 10450, reserveFactor: 1000, liquidationProtocolFee: 2000, rates: { optimalUsage: 0.9, slope1: 0.035, slope2: 0.6 } },
 ]

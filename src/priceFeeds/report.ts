@@ -3,12 +3,13 @@ import { privateKeyToAccount, sign, type PrivateKeyAccount } from 'viem/accounts
 import { offchainAggregatorAbi } from './aggregatorArtifact.js'
 
 /**
- * A feed's oracle network as mainnet's OCR feeds have it: 31 oracles, f = 10 faulty tolerated,
- * so every report carries at least 21 observations and f + 1 = 11 signatures
- * (docs.chain.link/architecture-overview/off-chain-reporting).
+ * A feed's oracle network: 21 oracles, as Chainlink's docs once listed for ETH / USD ("in the
+ * ETH/USD Price Feed, there are 21 oracles"; data.chain.link shows each feed's current set), and
+ * the most faulty ones OCR tolerates with them (n > 3f: f = 6), so every report carries at
+ * least 13 observations and f + 1 = 7 signatures (libocr's OffchainAggregator checks both).
  */
-export const ORACLES = 31
-export const FAULTY = 10
+export const ORACLES = 21
+export const FAULTY = 6
 
 /** One feed's oracles: each a signing key and a transmitting account, derived from the feed's name. */
 export interface OracleNetwork {
