@@ -93,12 +93,21 @@ function Opportunities({ page, refresh }) {
   </section>`
 }
 
-/** An opportunity's key on the page: its block and its victim (a CEX-DEX gap has none: its pool). */
+/** An opportunity's key on the page: its block and its victim (a CEX-DEX gap has none: its pool; a liquidation, its position too: one oracle round puts several under). */
 function opportunityKey(o) {
-  return `${o.blockNumber}:${o.victim ?? o.pool}`
+  return o.kind === 'liquidation' ? `${o.blockNumber}:${o.position}` : `${o.blockNumber}:${o.victim ?? o.pool}`
 }
 
-/** One opportunity: a row per contender; block, victim (or a CEX-DEX gap's kind), gap and margin span them all. */
+/** What the opportunity was: a user's swap (the victim), a CEX-DEX gap (its pool), or a liquidation (the position, after the oracle round). */
+function OpportunityWhat({ o }) {
+  if (o.kind === 'liquidation')
+    return html`<span title="an oracle round put the position under a health factor of 1">liquidation</span>
+      <div class="muted">position <span class="mono" title=${o.position}>${short(o.position)}</span></div>
+      ${o.victim ? html`<div class="muted">after round <span class="mono" title=${o.victim}>${short(o.victim)}</span></div>` : null}`
+  return html`${o.victim === null ? html`<span title="the pool started the block away from the exchange's price">CEX-DEX</span>` : html`<span class="mono" title=${o.victim}>${short(o.victim)}</span>`}<div class="muted">pool <span class="mono" title=${o.pool}>${short(o.pool)}</span></div>`
+}
+
+/** One opportunity: a row per contender; block, what it was, gap and margin span them all. */
 function OpportunityRows({ o }) {
   const rows = contenderRows(o)
   const span = rows.length
@@ -107,7 +116,7 @@ function OpportunityRows({ o }) {
       (row, i) => html`<tr class=${row.className} data-bundle=${row.bundleHash}>
         ${i === 0
           ? html`<td rowspan=${span}><a href=${`#/slot/${o.blockNumber}`}>${o.blockNumber}</a></td>
-              <td rowspan=${span}>${o.victim === null ? html`<span title="the pool started the block away from the exchange's price">CEX-DEX</span>` : html`<span class="mono" title=${o.victim}>${short(o.victim)}</span>`}<div class="muted">pool <span class="mono" title=${o.pool}>${short(o.pool)}</span></div></td>
+              <td rowspan=${span}><${OpportunityWhat} o=${o} /></td>
               <td rowspan=${span} class="num">${eth(o.gapWei)}</td>`
           : null}
         ${row.cells}

@@ -142,7 +142,7 @@ export const expectations = strict(
     competition: strict(
       {
         searcher: text('a searcher: a flow searcher\'s name, an account name, or a 0x address'),
-        /** Only opportunities of this kind count (`backrun`, `sandwich`, `cexDex`); absent: every kind. */
+        /** Only opportunities of this kind count (`backrun`, `sandwich`, `cexDex`, `liquidation`); absent: every kind. */
         kind: z.enum(OPPORTUNITY_KINDS, { error: expecting(`one of ${OPPORTUNITY_KINDS.join(', ')}`) }).optional(),
         captured: strict({ min: int('a count').optional(), max: int('a count').optional() }, '{ min?, max? }').optional(),
         captureRate: strict({ min: rate.optional(), max: rate.optional() }, '{ min?, max? } (shares from 0 to 1)').optional(),
