@@ -16,6 +16,7 @@ import { ExecutorAccounts } from '../src/rivals/executorAccounts.js'
 import type { HarnessStatus } from '../src/protocol/harnessStatus.js'
 import { call, DEV_KEYS, stats as statsOf, useTestHarness } from './support/harness.js'
 import { REPO_ROOT } from './support/cli.js'
+import { until } from './support/bots.js'
 
 const spec = loadFlow('default').exchange!
 const pricesFrom = (seed: number) => new ReferencePrice(spec, seed, 1_700_000_000_000, (s) => new SeededRandom(s))
@@ -60,15 +61,6 @@ describe('the reference price (pure)', () => {
     expect(tradeToPrice(pool, 1e18 / 3005 / 1e6)).toBeNull()
   })
 })
-
-/** Resolves once `done` says so, checked every 50 ms (a bot's tx goes pending without a line to wait on). */
-async function until(done: () => Promise<boolean>, bots: readonly RunningBot[], timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!(await done())) {
-    if (Date.now() > deadline) throw new Error(`timed out; the bots' last lines:\n${bots.map((bot) => bot.lines().slice(-10).join('\n')).join('\n')}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
 
 /**
  * What the chain says a CEX-DEX captor made in one round: its executor's token moves (Transfer

@@ -17,6 +17,7 @@ import type {
   SetBalanceParams,
   SetBalanceResult,
   SetCompetitorBidParams,
+  MovePriceResult,
   SetCompetitorBidResult,
 } from './methods.js'
 import type { SlotReport } from './slotReport.js'
@@ -61,6 +62,8 @@ export interface BundlesimClient {
   status(): Promise<HarnessStatus>
   setTimeInSlot(ms: number): Promise<HarnessStatus>
   setCompetitorBid(params: SetCompetitorBidParams): Promise<SetCompetitorBidResult>
+  /** `harness_movePrice`: an exchange asset's price moved by `pct` % from now on. */
+  movePrice(params: { asset: string; pct: number }): Promise<MovePriceResult>
   setBalance(params: SetBalanceParams): Promise<SetBalanceResult>
   sendImpersonatedTx(tx: ImpersonatedTxParams): Promise<ImpersonatedTxResult>
 }
@@ -101,6 +104,7 @@ export function createBundlesimClient({ rpcUrl, statsUrl, timeoutMs, headers }: 
     status: () => call('harness_status', []),
     setTimeInSlot: (ms) => call('harness_setTimeInSlot', [{ ms }]),
     setCompetitorBid: (params) => call('harness_setCompetitorBid', [params]),
+    movePrice: (params) => call('harness_movePrice', [params]),
     setBalance: (params) => call('harness_setBalance', [params]),
     sendImpersonatedTx: (tx) => call('harness_sendImpersonatedTx', [tx]),
   }

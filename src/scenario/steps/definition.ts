@@ -26,6 +26,7 @@ export const STEP_KINDS = [
   'advance',
   'timeInSlot',
   'competitorBid',
+  'movePrice',
   'callBundle',
   'expect',
 ] as const

@@ -10,6 +10,7 @@ import { callBundleStep } from './callBundle.js'
 import { cancelStep } from './cancel.js'
 import { cancelPrivateTxStep } from './cancelPrivateTx.js'
 import { competitorBidStep } from './competitorBid.js'
+import { movePriceStep } from './movePrice.js'
 import type { ReferenceCheck, StepDefinition, StepKind } from './definition.js'
 import { expectStep } from './expect.js'
 import { mevSendBundleStep } from './mevSendBundle.js'
@@ -37,6 +38,7 @@ const DEFINITIONS = {
   advance: advanceStep,
   timeInSlot: timeInSlotStep,
   competitorBid: competitorBidStep,
+  movePrice: movePriceStep,
   callBundle: callBundleStep,
   expect: expectStep,
 } satisfies { [K in StepKind]: { kind: K } }

@@ -1,0 +1,105 @@
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { createPublicClient, http, parseAbi, parseEventLogs, type Address, type Hex, type PublicClient } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { parseScenario } from '../src/index.js'
+import { createBundlesimClient } from '../src/protocol/client.js'
+import { launchBot } from '../src/bots/launchBot.js'
+import type { RunningBot } from '../src/bots/botProcess.js'
+import { MAINNET_TOKENS } from '../src/dex/mainnet.js'
+import { AAVE_V3 } from '../src/lending/aave.js'
+import { MAINNET_FEEDS } from '../src/priceFeeds/feeds.js'
+import { call, DEV_KEYS, stats, useTestHarness } from './support/harness.js'
+import { REPO_ROOT } from './support/cli.js'
+import { until } from './support/bots.js'
+
+const abi = parseAbi([
+  'event LiquidationCall(address indexed collateralAsset, address indexed debtAsset, address indexed user, uint256 debtToCover, uint256 liquidatedCollateralAmount, address liquidator, bool receiveAToken)',
+  'event Withdrawal(address indexed src, uint256 wad)',
+  'function getAssetPrice(address asset) view returns (uint256)',
+  'function latestAnswer() view returns (int256)',
+  'function getUserAccountData(address user) view returns (uint256 totalCollateralBase, uint256 totalDebtBase, uint256 availableBorrowsBase, uint256 currentLiquidationThreshold, uint256 ltv, uint256 healthFactor)',
+])
+
+describe("the example liquidator's scenario", () => {
+  it('reads as a scenario: the bot, ETH falling, an expectation on its liquidations', async () => {
+    const file = path.join(REPO_ROOT, 'examples/liquidator-bot/scenario.yaml')
+    const { scenario } = await parseScenario(readFileSync(file, 'utf8'), file, { env: {} })
+    expect((scenario.bots ?? []).map((b) => b.name)).toEqual(['liquidator-bot'])
+    const steps = scenario.steps as any[]
+    expect(steps.find((step) => step.kind === 'movePrice')?.value).toEqual({ asset: 'ETH', pct: -4 })
+    const expectation = steps.flatMap((step) => Object.values(step).flatMap((v: any) => (v && typeof v === 'object' && v.competition ? [v.competition] : [])))[0]
+    expect(expectation).toMatchObject({ searcher: 'liquidator-bot', kind: 'liquidation', captured: { min: 1 } })
+  })
+})
+
+describe('the example liquidator in the default market (manual clock)', () => {
+  const harness = useTestHarness({ world: 'dex', flow: 'default' })
+
+  it('takes the positions an oracle round puts under at a high bid, its profit to the wei; bidding less, it loses the round with lostTo', { timeout: 120_000 }, async () => {
+    const client = createBundlesimClient({ rpcUrl: harness.rpcUrl, statsUrl: harness.statsUrl })
+    const c = createPublicClient({ transport: http(harness.rpcUrl) }) as PublicClient
+    const bots = [
+      { key: DEV_KEYS[3], name: 'liquidator-bot', bidShare: '0.995' },
+      { key: DEV_KEYS[4], name: 'stingy-liquidator', bidShare: '0.5' },
+    ]
+    const running: RunningBot[] = await Promise.all(bots.map(({ key, name, bidShare }) => launchBot(client, { name, command: [process.execPath, '--import', 'tsx', 'examples/liquidator-bot/bot.ts'], cwd: REPO_ROOT, key, env: { BID_SHARE: bidShare } })))
+    try {
+      // Their set-ups wait for each receipt: a slot runs once each bot still setting up has its tx pending.
+      const watching = (bot: RunningBot) => bot.lines().some((l) => l.includes('"event":"watching"'))
+      const nonce = (key: Hex, tag: string) => call<Hex>(harness.rpcUrl, 'eth_getTransactionCount', [privateKeyToAccount(key).address, tag]).then(Number)
+      const pending = async (i: number) => watching(running[i]!) || (await nonce(bots[i]!.key, 'pending')) > (await nonce(bots[i]!.key, 'latest'))
+      while (!running.every(watching)) {
+        await until(async () => (await Promise.all(running.map((_, i) => pending(i)))).every(Boolean), running)
+        if (!running.every(watching)) await harness.advanceSlot()
+      }
+
+      // ETH falls 4 %; after the next slot the ETH / USD round waits in the public mempool, and both bots backrun it.
+      await client.movePrice({ asset: 'ETH', pct: -4 })
+      await harness.advanceSlot()
+      const sent = await Promise.all(running.map(async (bot) => JSON.parse(await bot.waitForLine(/"event":"sent"/, 30_000))))
+      const [report] = await harness.advanceSlot()
+      const block = BigInt(report!.blockNumber)
+      const header = await c.getBlock({ blockNumber: block })
+
+      const list = (report!.competition as any).list.filter((o: any) => o.kind === 'liquidation')
+      const won = list.filter((o: any) => o.name === 'liquidator-bot')
+      expect(won.length, running[0]!.output()).toBeGreaterThan(0)
+      expect(won[0].bundleHash).toBe(sent[0].bundleHash)
+      const answer = await c.readContract({ address: MAINNET_FEEDS['ETH/USD'].proxy, abi, functionName: 'latestAnswer', blockNumber: block })
+      const previous = await c.readContract({ address: MAINNET_FEEDS['ETH/USD'].proxy, abi, functionName: 'latestAnswer', blockNumber: block - 1n })
+      const price = (token: Address) => c.readContract({ address: AAVE_V3.aaveOracle, abi, functionName: 'getAssetPrice', args: [token], blockNumber: block })
+      const ethPrice = await price(MAINNET_TOKENS.WETH.address)
+      const decimals = (token: Address) => Object.values(MAINNET_TOKENS).find((t) => t.address.toLowerCase() === token.toLowerCase())!.decimals
+      const worth = async (token: Address, amount: bigint) => (amount * (await price(token)) * 10n ** 18n) / (10n ** BigInt(decimals(token)) * ethPrice)
+      for (const o of won) {
+        const receipt = await c.getTransactionReceipt({ hash: o.backrunTxs[0] })
+        const [liquidation] = parseEventLogs({ abi, eventName: 'LiquidationCall', logs: receipt.logs })
+        const [paid] = parseEventLogs({ abi, eventName: 'Withdrawal', logs: receipt.logs })
+        // What the chain says: collateral seized less debt repaid at the oracle's prices, less the WETH paid to the coinbase and the base fee burned.
+        const gap = (await worth(liquidation!.args.collateralAsset, liquidation!.args.liquidatedCollateralAmount)) - (await worth(liquidation!.args.debtAsset, liquidation!.args.debtToCover))
+        expect(BigInt(o.gapWei)).toBe(gap)
+        expect(BigInt(o.builderPaymentWei)).toBe(paid!.args.wad)
+        expect(BigInt(o.profitWei)).toBe(gap - paid!.args.wad - receipt.gasUsed * header.baseFeePerGas!)
+        // Under 1 at the round's price before (the bot's figure, and Aave's own before the round scaled by the move), its debt reduced after.
+        const seen = running[0]!.lines().map((l) => JSON.parse(l)).find((l) => l.event === 'liquidatable' && l.user.toLowerCase() === o.position)
+        expect(BigInt(seen.healthFactor)).toBeLessThan(10n ** 18n)
+        const before = await c.readContract({ address: AAVE_V3.pool, abi, functionName: 'getUserAccountData', args: [o.position], blockNumber: block - 1n })
+        expect(Number(BigInt(seen.healthFactor)) / Number((before[5] * answer) / previous)).toBeCloseTo(1, 5)
+        const after = await c.readContract({ address: AAVE_V3.pool, abi, functionName: 'getUserAccountData', args: [o.position], blockNumber: block })
+        expect(after[1]).toBeLessThan(before[1])
+      }
+
+      // The same bot at a 50 % bid carried the same round and lost it: its stats name the winner's bundle.
+      const stingy = won[0].contenders.find((c: any) => c.name === 'stingy-liquidator')
+      expect(stingy.captured).toBe(false)
+      expect(stingy.bundleHash).toBe(sent[1].bundleHash)
+      expect((await stats(harness, stingy.bundleHash)).lostTo?.bundleHash).toBe(won[0].bundleHash)
+      const record = (await call<any>(harness.rpcUrl, 'harness_getCompetition', [])).searchers.find((s: any) => s.name === 'stingy-liquidator')
+      expect(record.lost).toBeGreaterThan(0)
+    } finally {
+      await Promise.all(running.map((bot) => bot.stop()))
+    }
+  })
+})
