@@ -57,7 +57,8 @@ const rpc = async (method: string, params: unknown[], headers: Record<string, st
   return result
 }
 
-const client = createPublicClient({ transport: http(rpcUrl) })
+// Reads batched into one HTTP request where they can be: the round lands in the next block, the bot must answer before it.
+const client = createPublicClient({ transport: http(rpcUrl, { batch: { batchSize: 500 } }) })
 const chainId = await client.getChainId()
 const chain = { id: chainId, name: 'bundlesim', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } } as const
 const wallet = createWalletClient({ account, chain, transport: http(rpcUrl) })
@@ -140,9 +141,11 @@ interface Liquidatable {
 async function liquidatable(feed: Address, answer: bigint, head: bigint): Promise<Liquidatable[]> {
   const prices = await Promise.all(reserves.map((r) => (r.feed === feed ? Promise.resolve(answer) : client.readContract({ address: ORACLE, abi, functionName: 'getAssetPrice', args: [r.asset], blockNumber: head }))))
   const ethPrice = prices[reserves.findIndex((r) => r.asset.toLowerCase() === WETH.toLowerCase())]!
+  const users = [...borrowers]
+  const positions = await Promise.all(users.map((user) => Promise.all(reserves.map((r) => client.readContract({ address: DATA_PROVIDER, abi, functionName: 'getUserReserveData', args: [r.asset, user], blockNumber: head })))))
   const found: Liquidatable[] = []
-  for (const user of borrowers) {
-    const data = await Promise.all(reserves.map((r) => client.readContract({ address: DATA_PROVIDER, abi, functionName: 'getUserReserveData', args: [r.asset, user], blockNumber: head })))
+  for (const [u, user] of users.entries()) {
+    const data = positions[u]!
     // Base currency: USD with 8 decimals, as Aave's oracle prices.
     const collateral = data.map((d, i) => (d[8] ? (d[0] * prices[i]!) / 10n ** reserves[i]!.decimals : 0n))
     const debt = data.map((d, i) => ((d[1] + d[2]) * prices[i]!) / 10n ** reserves[i]!.decimals)
@@ -172,12 +175,12 @@ function rawOf(tx: Transaction): Hex {
   return raw
 }
 
-async function onPending(hash: Hash): Promise<void> {
-  const tx = await client.getTransaction({ hash })
-  const feed = tx.to && feedOfAggregator.get(tx.to.toLowerCase())
-  const answer = feed ? roundAnswer(tx.input) : null
-  if (!feed || answer === null) return
+/** Backruns one oracle round (a pending transmit to a feed's aggregator). */
+async function onRound(tx: Transaction, feed: Address, answer: bigint): Promise<void> {
+  const hash = tx.hash
   const head = await client.getBlock()
+  // Landed already (the bot answered too late): its positions are the block's now.
+  if (tx.blockNumber !== null) return say('skipped', { round: hash, why: 'the round landed before the bot answered' })
   say('round', { feed, answer, hash })
   await scanBorrowers(head.number)
   const found = await liquidatable(feed, answer, head.number)
@@ -208,12 +211,18 @@ async function onPending(hash: Hash): Promise<void> {
   say('sent', { round: hash, block: head.number + 1n, bundleHash: sent.bundleHash, positions: taken.map((l) => l.user), payment: taken.reduce((sum, l) => sum + l.payment, 0n) })
 }
 
-// Each pending tx, one at a time.
+// The public mempool: every new tx read at once (one batched request), each oracle round among them answered in turn.
 let queue = Promise.resolve()
 client.watchPendingTransactions({
   pollingInterval: 100,
-  onTransactions: (hashes) => {
-    for (const hash of hashes) queue = queue.then(() => onPending(hash)).catch((error: Error) => say('error', { hash, message: error.message }))
+  onTransactions: async (hashes: Hash[]) => {
+    const txs = await Promise.all(hashes.map((hash) => client.getTransaction({ hash }).catch(() => null)))
+    for (const tx of txs) {
+      const feed = tx?.to ? feedOfAggregator.get(tx.to.toLowerCase()) : undefined
+      const answer = feed ? roundAnswer(tx!.input) : null
+      if (!feed || answer === null) continue
+      queue = queue.then(() => onRound(tx!, feed, answer)).catch((error: Error) => say('error', { round: tx!.hash, message: error.message }))
+    }
   },
 })
 say('watching', { pool: POOL })
