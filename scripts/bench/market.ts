@@ -26,6 +26,8 @@ function sizeFigures(kind: string, sorted: readonly number[], mainnet: string) {
  * searcher needs to trust the run: every slot built in time (the report's `timings.totalMs`,
  * cutoff → every trace final, against a 1-s target), no bundle left without a verdict, and the
  * market's start (a harness with the market against one with the world only, same run).
+ * Halfway, ETH falls 4 % (`harness_movePrice`): the lending market's oracles send a round and the
+ * rival liquidators backrun it, so the run holds a burst of liquidations too.
  */
 export async function benchMarket({ quick, size }: BenchOptions): Promise<BenchResult> {
   const slots = size ?? (quick ? 3 : 50)
@@ -44,6 +46,7 @@ export async function benchMarket({ quick, size }: BenchOptions): Promise<BenchR
   await worldOnly.harness.stop()
   const { harness, ms: withMarket } = await startMs({ flow })
   const reports: SlotReport[] = []
+  const crashAfter = Math.floor(slots / 2)
   const loads: number[] = []
   const blocks: Array<{ txs: number; gasUsed: bigint }> = []
   let pending = 0
@@ -53,6 +56,8 @@ export async function benchMarket({ quick, size }: BenchOptions): Promise<BenchR
         if (reports.length >= slots) return
         reports.push(report)
         loads.push(loadavg()[0]!)
+        // Halfway, ETH falls 4 %: an oracle round, and a burst of liquidations behind it.
+        if (reports.length === crashAfter) void rpc(harness.rpcUrl, 'harness_movePrice', [{ asset: 'ETH', pct: -4 }])
         if (reports.length === slots) resolve()
       })
     })
@@ -71,6 +76,8 @@ export async function benchMarket({ quick, size }: BenchOptions): Promise<BenchR
   // Opportunity sizes by kind: the gap each left (wei of WETH), in ETH.
   const gaps = (kind: string) => reports.flatMap((r) => (r.competition?.list ?? []).filter((o) => o.kind === kind).map((o) => Number(o.gapWei) / 1e18)).sort((a, b) => a - b)
   const cexDexGaps = gaps('cexDex')
+  const liquidations = reports.flatMap((r) => (r.competition?.list ?? []).filter((o) => o.kind === 'liquidation'))
+  const liquidationSlots = reports.filter((r) => (r.competition?.list ?? []).some((o) => o.kind === 'liquidation'))
   const cexDexCaptured = reports.flatMap((r) => (r.competition?.list ?? []).filter((o) => o.kind === 'cexDex' && o.searcher !== null))
   return {
     name: 'market',
@@ -94,6 +101,8 @@ export async function benchMarket({ quick, size }: BenchOptions): Promise<BenchR
       plain('CEX-DEX trades landed a slot, mean', cexDexCaptured.length / Math.max(1, reports.length), 'trades', '~1.7 (mainnet, Aug 2023 – Mar 2025: 7.2M arbs over 19 months; Wu et al. 2025)'),
       plain('CEX-DEX captured gaps, mean', (cexDexCaptured.reduce((s, o) => s + Number(o.gapWei) / 1e18, 0) / Math.max(1, cexDexCaptured.length)) * 1000, 'mETH', '~11 mETH (mainnet mean revenue $32.5 an arb at $3000; Wu et al. 2025)'),
       plain('CEX-DEX builder share of captured markouts', cexDexCaptured.reduce((s, o) => s + Number(o.builderPaymentWei ?? 0), 0) / Math.max(1, cexDexCaptured.reduce((s, o) => s + Number(o.builderPaymentWei ?? 0) + Number(o.profitWei ?? 0) + Number(o.gasWei ?? 0), 0)) * 100, '%', '61.5 % (mainnet: $143.7M of $233.8M; Wu et al. 2025)'),
+      plain(`liquidations after ETH fell 4 % (slot ${crashAfter}), captured / listed`, liquidations.filter((o) => o.searcher !== null).length, `of ${liquidations.length}`, '≥ 1'),
+      plain('cutoff → final, the slots with liquidations, worst', Math.max(0, ...liquidationSlots.map((r) => r.timings.totalMs)), 'ms', '< 1000 ms'),
       plain('bundles without a verdict after the run', pending, 'bundles', '0'),
       plain('load average (1 min), mean over the slots', mean(loads), ''),
     ],
