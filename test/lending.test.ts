@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { createPublicClient, http, parseAbi, parseEventLogs, type Address, type PublicClient } from 'viem'
-import { call, rpc, stats, useTestHarness } from './support/harness.js'
+import { createPublicClient, http, parseAbi, type Address, type PublicClient } from 'viem'
+import { useTestHarness } from './support/harness.js'
 import { MAINNET_TOKENS } from '../src/dex/mainnet.js'
 import { AAVE_V3 } from '../src/lending/aave.js'
 import { MAINNET_FEEDS } from '../src/priceFeeds/feeds.js'
@@ -116,65 +116,5 @@ describe('lending: Aave V3 and Chainlink feeds at their mainnet addresses', () =
     expect(losers.length).toBeGreaterThan(0)
     for (const b of losers) expect(await health(b.address)).toBeLessThan(1)
     for (const b of winners) expect(await health(b.address)).toBeGreaterThan(b.healthFactor)
-  })
-})
-
-describe('liquidations: the default flow, ETH falling 4 %', () => {
-  const harness = useTestHarness({ world: 'dex', flow: 'default' })
-  const client = () => createPublicClient({ transport: http(harness.rpcUrl) }) as PublicClient
-  const liquidationCall = parseAbi(['event LiquidationCall(address indexed collateralAsset, address indexed debtAsset, address indexed user, uint256 debtToCover, uint256 liquidatedCollateralAmount, address liquidator, bool receiveAToken)'])[0]
-  const withdrawal = parseAbi(['event Withdrawal(address indexed src, uint256 wad)'])[0]
-
-  it('harness_movePrice names a bad asset', async () => {
-    const reply = await rpc(harness.rpcUrl, 'harness_movePrice', [{ asset: 'DOGE', pct: -4 }])
-    expect(reply.body.error?.message).toMatch(/asset: .*no asset DOGE moves here \(assets: ETH, BTC\)/)
-    const crash = await rpc(harness.rpcUrl, 'harness_movePrice', [{ asset: 'ETH', pct: -100 }])
-    expect(crash.body.error?.message).toMatch(/pct: expected a move above -100 %/)
-  })
-
-  it('the ETH / USD round lands, a rival liquidator backruns it, and the competition counts it to the wei', async () => {
-    const c = client()
-    const moved = await call<{ fromUsd: number; toUsd: number }>(harness.rpcUrl, 'harness_movePrice', [{ asset: 'ETH', pct: -4 }])
-    expect(moved.toUsd / moved.fromUsd).toBeCloseTo(0.96, 9)
-    let found: { report: Awaited<ReturnType<typeof harness.advanceSlot>>[number]; opportunities: any[] } | null = null
-    for (let slot = 0; slot < 20 && !found; slot++) {
-      const [report] = await harness.advanceSlot()
-      const opportunities = (report!.competition as any)?.list?.filter((o: any) => o.kind === 'liquidation' && o.searcher) ?? []
-      if (opportunities.length > 0) found = { report: report!, opportunities }
-    }
-    if (!found) throw new Error('no liquidation in 20 slots after ETH fell 4 %')
-    const block = BigInt(found.report.blockNumber)
-    // The oracle round is in the block, before the liquidations: the answer ETH fell to.
-    const answer = await c.readContract({ address: ETH_USD, abi: feedAbi, functionName: 'latestAnswer', blockNumber: block })
-    expect(Number(answer) / 1e8).toBeCloseTo(moved.toUsd, 6)
-    const header = await c.getBlock({ blockNumber: block })
-    for (const o of found.opportunities) {
-      expect(['mu', 'nu']).toContain(o.name)
-      expect(o.victim).not.toBeNull()
-      const receipt = await c.getTransactionReceipt({ hash: o.backrunTxs[0] })
-      const [event] = parseEventLogs({ abi: [liquidationCall], logs: receipt.logs })
-      expect(event!.args.user.toLowerCase()).toBe(o.position)
-      // What the chain says: seized collateral less repaid debt at the oracle's prices after the block (docs/lending.md).
-      const price = (token: Address) => c.readContract({ address: AAVE_V3.aaveOracle, abi: oracleAbi, functionName: 'getAssetPrice', args: [token], blockNumber: block })
-      const decimals = (token: Address) => Object.values(MAINNET_TOKENS).find((t) => t.address.toLowerCase() === token.toLowerCase())!.decimals
-      const ethPrice = await price(MAINNET_TOKENS.WETH.address)
-      const worth = async (token: Address, amount: bigint) => (amount * (await price(token)) * 10n ** 18n) / (10n ** BigInt(decimals(token)) * ethPrice)
-      const gap = (await worth(event!.args.collateralAsset, event!.args.liquidatedCollateralAmount)) - (await worth(event!.args.debtAsset, event!.args.debtToCover))
-      expect(BigInt(o.gapWei)).toBe(gap)
-      // The payment: the WETH its executor unwrapped to pay the coinbase; the gas: what the tx burned.
-      const [paid] = parseEventLogs({ abi: [withdrawal], logs: receipt.logs })
-      expect(BigInt(o.builderPaymentWei)).toBe(paid!.args.wad)
-      expect(BigInt(o.gasWei)).toBe(receipt.gasUsed * header.baseFeePerGas!)
-      expect(BigInt(o.profitWei)).toBe(gap - paid!.args.wad - receipt.gasUsed * header.baseFeePerGas!)
-      // Its debt smaller after the block by at least the 4 % the price fell (a liquidation repays up to half).
-      const before = await c.readContract({ address: AAVE_V3.pool, abi: poolAbi, functionName: 'getUserAccountData', args: [o.position], blockNumber: block - 1n })
-      const after = await c.readContract({ address: AAVE_V3.pool, abi: poolAbi, functionName: 'getUserAccountData', args: [o.position], blockNumber: block })
-      expect(after[1]).toBeLessThan((before[1] * 96n) / 100n)
-    }
-    // The other liquidator went for the same round and lost to the captor.
-    const losers = found.opportunities[0].contenders.filter((c: any) => !c.captured)
-    expect(losers.length).toBeGreaterThan(0)
-    const lost = await stats(harness, losers[0].bundleHash)
-    expect(lost.lostTo?.bundleHash).toBe(found.opportunities[0].bundleHash)
   })
 })

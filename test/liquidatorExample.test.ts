@@ -10,7 +10,7 @@ import type { RunningBot } from '../src/bots/botProcess.js'
 import { MAINNET_TOKENS } from '../src/dex/mainnet.js'
 import { AAVE_V3 } from '../src/lending/aave.js'
 import { MAINNET_FEEDS } from '../src/priceFeeds/feeds.js'
-import { call, DEV_KEYS, stats, useTestHarness } from './support/harness.js'
+import { call, DEV_KEYS, rpc, stats, useTestHarness } from './support/harness.js'
 import { REPO_ROOT } from './support/cli.js'
 import { until } from './support/bots.js'
 
@@ -34,10 +34,64 @@ describe("the example liquidator's scenario", () => {
   })
 })
 
-describe('the example liquidator in the default market (manual clock)', () => {
+describe('liquidations in the default market (manual clock): rivals, then the example liquidator', () => {
   const harness = useTestHarness({ world: 'dex', flow: 'default' })
+  const client = () => createPublicClient({ transport: http(harness.rpcUrl) }) as PublicClient
 
-  it('takes the positions an oracle round puts under at a high bid, its profit to the wei; bidding less, it loses the round with lostTo', { timeout: 120_000 }, async () => {
+  it('harness_movePrice names a bad asset', async () => {
+    const reply = await rpc(harness.rpcUrl, 'harness_movePrice', [{ asset: 'DOGE', pct: -4 }])
+    expect(reply.body.error?.message).toMatch(/asset: .*no asset DOGE moves here \(assets: ETH, BTC\)/)
+    const crash = await rpc(harness.rpcUrl, 'harness_movePrice', [{ asset: 'ETH', pct: -100 }])
+    expect(crash.body.error?.message).toMatch(/pct: expected a move above -100 %/)
+  })
+
+  it('the ETH / USD round lands, a rival liquidator backruns it, and the competition counts it to the wei', async () => {
+    const c = client()
+    const moved = await call<{ fromUsd: number; toUsd: number }>(harness.rpcUrl, 'harness_movePrice', [{ asset: 'ETH', pct: -4 }])
+    expect(moved.toUsd / moved.fromUsd).toBeCloseTo(0.96, 9)
+    let found: { report: Awaited<ReturnType<typeof harness.advanceSlot>>[number]; opportunities: any[] } | null = null
+    for (let slot = 0; slot < 20 && !found; slot++) {
+      const [report] = await harness.advanceSlot()
+      const opportunities = (report!.competition as any)?.list?.filter((o: any) => o.kind === 'liquidation' && o.searcher) ?? []
+      if (opportunities.length > 0) found = { report: report!, opportunities }
+    }
+    if (!found) throw new Error('no liquidation in 20 slots after ETH fell 4 %')
+    const block = BigInt(found.report.blockNumber)
+    // The oracle round is in the block, before the liquidations: the price ETH fell to, as the path went on until the oracles' check (within its 0.5 % deviation).
+    const answer = await c.readContract({ address: MAINNET_FEEDS['ETH/USD'].proxy, abi, functionName: 'latestAnswer', blockNumber: block })
+    expect(Math.abs(Number(answer) / 1e8 / moved.toUsd - 1)).toBeLessThan(0.005)
+    const header = await c.getBlock({ blockNumber: block })
+    for (const o of found.opportunities) {
+      expect(['mu', 'nu']).toContain(o.name)
+      expect(o.victim).not.toBeNull()
+      const receipt = await c.getTransactionReceipt({ hash: o.backrunTxs[0] })
+      const [event] = parseEventLogs({ abi, eventName: 'LiquidationCall', logs: receipt.logs })
+      expect(event!.args.user.toLowerCase()).toBe(o.position)
+      // What the chain says: seized collateral less repaid debt at the oracle's prices after the block (docs/lending.md).
+      const price = (token: Address) => c.readContract({ address: AAVE_V3.aaveOracle, abi, functionName: 'getAssetPrice', args: [token], blockNumber: block })
+      const decimals = (token: Address) => Object.values(MAINNET_TOKENS).find((t) => t.address.toLowerCase() === token.toLowerCase())!.decimals
+      const ethPrice = await price(MAINNET_TOKENS.WETH.address)
+      const worth = async (token: Address, amount: bigint) => (amount * (await price(token)) * 10n ** 18n) / (10n ** BigInt(decimals(token)) * ethPrice)
+      const gap = (await worth(event!.args.collateralAsset, event!.args.liquidatedCollateralAmount)) - (await worth(event!.args.debtAsset, event!.args.debtToCover))
+      expect(BigInt(o.gapWei)).toBe(gap)
+      // The payment: the WETH its executor unwrapped to pay the coinbase; the gas: what the tx burned.
+      const [paid] = parseEventLogs({ abi, eventName: 'Withdrawal', logs: receipt.logs })
+      expect(BigInt(o.builderPaymentWei)).toBe(paid!.args.wad)
+      expect(BigInt(o.gasWei)).toBe(receipt.gasUsed * header.baseFeePerGas!)
+      expect(BigInt(o.profitWei)).toBe(gap - paid!.args.wad - receipt.gasUsed * header.baseFeePerGas!)
+      // Its debt smaller after the block by at least the 4 % the price fell (a liquidation repays up to half).
+      const before = await c.readContract({ address: AAVE_V3.pool, abi, functionName: 'getUserAccountData', args: [o.position], blockNumber: block - 1n })
+      const after = await c.readContract({ address: AAVE_V3.pool, abi, functionName: 'getUserAccountData', args: [o.position], blockNumber: block })
+      expect(after[1]).toBeLessThan((before[1] * 96n) / 100n)
+    }
+    // The other liquidator went for the same round and lost to the captor.
+    const losers = found.opportunities[0].contenders.filter((c: any) => !c.captured)
+    expect(losers.length).toBeGreaterThan(0)
+    const lost = await stats(harness, losers[0].bundleHash)
+    expect(lost.lostTo?.bundleHash).toBe(found.opportunities[0].bundleHash)
+  })
+
+  it('the example liquidator takes the positions an oracle round puts under at a high bid, its profit to the wei; bidding less, it loses the round with lostTo', { timeout: 120_000 }, async () => {
     const client = createBundlesimClient({ rpcUrl: harness.rpcUrl, statsUrl: harness.statsUrl })
     const c = createPublicClient({ transport: http(harness.rpcUrl) }) as PublicClient
     const bots = [
@@ -55,7 +109,7 @@ describe('the example liquidator in the default market (manual clock)', () => {
         if (!running.every(watching)) await harness.advanceSlot()
       }
 
-      // ETH falls 4 %; after the next slot the ETH / USD round waits in the public mempool, and both bots backrun it.
+      // ETH falls 4 % more; after the next slot the ETH / USD round waits in the public mempool, and both bots backrun it.
       await client.movePrice({ asset: 'ETH', pct: -4 })
       await harness.advanceSlot()
       const sent = await Promise.all(running.map(async (bot) => JSON.parse(await bot.waitForLine(/"event":"sent"/, 30_000))))

@@ -1,8 +1,9 @@
 import type { PoolVenue } from '../protocol/harnessStatus.js'
 import type { Address, PublicClient } from 'viem'
-import { stateViewAbi, uniswapV2PairAbi, uniswapV3PoolAbi } from './abis.js'
+import { quoterV2Abi, stateViewAbi, uniswapV2PairAbi, uniswapV3PoolAbi, v4QuoterAbi } from './abis.js'
 import { MAINNET } from './mainnet.js'
-import { v3VirtualReserves, type PoolReserves } from './math.js'
+import { amountOut, v3VirtualReserves, type PoolReserves } from './math.js'
+import { v4PoolKey } from './universalRouter.js'
 
 /** A pool as the world lists it (`harness_status.world.pools`). */
 export interface PoolRef {
@@ -50,4 +51,24 @@ export function poolOf<T extends PoolRef>(pools: readonly T[], dex: PoolRef['dex
   const [a, b] = [tokenA.toLowerCase(), tokenB.toLowerCase()]
   const constantProduct = dex === 'uniswap-v2' || dex === 'sushiswap'
   return pools.find((p) => p.dex === dex && (constantProduct || p.fee === fee) && (tickSpacing === undefined || p.tickSpacing === undefined || p.tickSpacing === tickSpacing) && [p.token0.toLowerCase(), p.token1.toLowerCase()].sort().join() === [a, b].sort().join())
+}
+
+/**
+ * What `amountIn` buys on `pool` at `blockNumber`, as a wallet or a searcher quotes it: V2 and
+ * Sushi from the reserves, V3 and V4 from their quoters at mainnet's addresses (exact across
+ * ticks, where the virtual reserves are not).
+ *
+ * @example await quoteSwap(reader, pool, weth, usdc, parseEther('1'), head.number) // 2999123456n
+ */
+export async function quoteSwap(reader: PublicClient, pool: PoolReserves, tokenIn: Address, tokenOut: Address, amountIn: bigint, blockNumber: bigint): Promise<bigint> {
+  if (pool.dex === 'uniswap-v3') {
+    const { result } = await reader.simulateContract({ address: MAINNET.quoterV2, abi: quoterV2Abi, functionName: 'quoteExactInputSingle', args: [{ tokenIn, tokenOut, amountIn, fee: pool.fee, sqrtPriceLimitX96: 0n }], blockNumber })
+    return result[0]
+  }
+  if (pool.dex === 'uniswap-v4') {
+    const key = v4PoolKey(tokenIn, tokenOut, pool.fee, pool.tickSpacing!)
+    const { result } = await reader.simulateContract({ address: MAINNET.v4Quoter, abi: v4QuoterAbi, functionName: 'quoteExactInputSingle', args: [{ poolKey: key, zeroForOne: key.currency0.toLowerCase() === tokenIn.toLowerCase(), exactAmount: amountIn, hookData: '0x' }], blockNumber })
+    return result[0]
+  }
+  return amountOut(pool, tokenIn, amountIn)
 }

@@ -3,11 +3,9 @@ import { normalizeHash } from '../protocol/normalize.js'
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
 import type { BundlesimClient } from '../protocol/client.js'
 import type { WorldOnChain } from '../world/deploy.js'
-import { quoterV2Abi, v4QuoterAbi } from '../dex/abis.js'
 import { swapCall } from '../dex/swapCalls.js'
-import { v4PoolKey } from '../dex/universalRouter.js'
-import { amountOut, type PoolReserves } from '../dex/math.js'
-import { readReserves, type PoolRef } from '../dex/read.js'
+import type { PoolReserves } from '../dex/math.js'
+import { quoteSwap, readReserves, type PoolRef } from '../dex/read.js'
 import { planSlot, routerFor, type Channel, type PlannedSwap } from './plan.js'
 import { drawLogNormal, SeededRandom } from './random.js'
 import type { FlowSpec } from './flowFile.js'
@@ -155,31 +153,12 @@ export class FlowUsers {
     const [tokenIn, tokenOut] = swap.sellsWeth ? [weth, other] : [other, weth]
     const amountIn = this.amountIn(swap, pool)
     const slippageBps = Math.min(10_000, Math.round(drawLogNormal(this.random, this.spec.users.slippageBps)))
-    const minOut = ((await this.quote(pool, tokenIn, tokenOut, amountIn, head.number)) * BigInt(10_000 - slippageBps)) / 10_000n
+    const minOut = ((await quoteSwap(this.reader, pool, tokenIn, tokenOut, amountIn, head.number)) * BigInt(10_000 - slippageBps)) / 10_000n
     const router = routerFor(pool.dex, swap.routerDraw, this.spec.users.routers)
     // Ether in when selling WETH; ether back when buying it (SwapRouter pays WETH).
     const call = swapCall(contracts, { router, pool, tokenIn, tokenOut, amountIn, minOut, recipient: user.address, deadline: head.timestamp + 600n, payWithEther: swap.sellsWeth, receiveEther: !swap.sellsWeth })
     const tip = this.tip()
     return user.signTransaction({ type: 'eip1559', chainId: this.chainId, nonce, to: call.to, data: call.data, value: call.value, gas: SWAP_GAS, maxPriorityFeePerGas: tip, maxFeePerGas: baseFee * 2n + tip })
-  }
-
-  /**
-   * What `amountIn` buys on `pool` at `blockNumber` (the head the reserves were read at), as a
-   * wallet quotes it: V2 and Sushi from the reserves, V3 and V4 from their quoters (exact
-   * across ticks, where the virtual reserves are not).
-   */
-  private async quote(pool: PoolReserves, tokenIn: Address, tokenOut: Address, amountIn: bigint, blockNumber: bigint): Promise<bigint> {
-    const { contracts } = this.world
-    if (pool.dex === 'uniswap-v3') {
-      const { result } = await this.reader.simulateContract({ address: contracts.quoterV2, abi: quoterV2Abi, functionName: 'quoteExactInputSingle', args: [{ tokenIn, tokenOut, amountIn, fee: pool.fee, sqrtPriceLimitX96: 0n }], blockNumber })
-      return result[0]
-    }
-    if (pool.dex === 'uniswap-v4') {
-      const key = v4PoolKey(tokenIn, tokenOut, pool.fee, pool.tickSpacing!)
-      const { result } = await this.reader.simulateContract({ address: contracts.v4Quoter, abi: v4QuoterAbi, functionName: 'quoteExactInputSingle', args: [{ poolKey: key, zeroForOne: key.currency0.toLowerCase() === tokenIn.toLowerCase(), exactAmount: amountIn, hookData: '0x' }], blockNumber })
-      return result[0]
-    }
-    return amountOut(pool, tokenIn, amountIn)
   }
 
   private async submit(channel: Channel, raw: Hex, head: bigint): Promise<Hash> {

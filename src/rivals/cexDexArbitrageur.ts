@@ -4,7 +4,7 @@ import type { WorldOnChain } from '../world/deploy.js'
 import type { ArbitrageurSpec } from '../flow/flowFile.js'
 import type { MarketCheats } from '../flow/users.js'
 import { drawShare } from '../flow/random.js'
-import { readReserves } from '../dex/read.js'
+import { quoteSwap, readReserves } from '../dex/read.js'
 import { tradeToPrice, type TradeToPrice } from '../dex/cexDex.js'
 import type { PoolReserves } from '../dex/math.js'
 import { rawPrice, valueInWei, type PriceFeed, type ReferencePricesWei } from '../exchange/valuation.js'
@@ -92,9 +92,13 @@ export class CexDexArbitrageur extends EmulatedSearcher<ArbitrageurSpec> {
     // What it will send: each quote worth it after its drawn bid and gas, one operator each.
     const planned: Array<{ quote: Quote; payment: bigint; operator: NonNullable<ReturnType<ExecutorAccounts['takeOperator']>> }> = []
     const withdrawn: Address[] = []
-    for (const quote of quotes) {
-      const payment = (quote.markoutWei * BigInt(Math.round(drawShare(this.accounts.random, this.spec.bidShare) * 1e6))) / 1_000_000n
-      const key = quote.pool.address.toLowerCase() as Address
+    for (const candidate of quotes) {
+      const share = BigInt(Math.round(drawShare(this.accounts.random, this.spec.bidShare) * 1e6))
+      const key = candidate.pool.address.toLowerCase() as Address
+      // A pool past its `tradesPerBlock` is not traded: not worth a quoter's call.
+      const beyond = !this.operatorOfPool.has(key) && this.operatorOfPool.size >= this.spec.tradesPerBlock
+      const quote = beyond ? candidate : await this.requoted(candidate, prices, head.number)
+      const payment = (quote.markoutWei * share) / 1_000_000n
       if (quote.markoutWei - payment - baseFee * REBALANCE_GAS < parseEther(String(this.spec.minProfitEth))) {
         // Quoted earlier in the slot, no longer worth it: that bundle is withdrawn.
         if (this.operatorOfPool.has(key)) withdrawn.push(key)
@@ -134,6 +138,20 @@ export class CexDexArbitrageur extends EmulatedSearcher<ArbitrageurSpec> {
       if (result?.bundleHash) sent.push(result.bundleHash)
     }
     return sent
+  }
+
+  /**
+   * A V3 or V4 trade quoted again by the pool's quoter (exact across ticks: the virtual reserves
+   * the trade was sized on hold only within the current range, so after a large move the trade
+   * gets less than they say), its markout at what it really gets.
+   */
+  private async requoted(quote: Quote, prices: ReferencePricesWei, blockNumber: bigint): Promise<Quote> {
+    if (quote.pool.dex !== 'uniswap-v3' && quote.pool.dex !== 'uniswap-v4') return quote
+    const { trade } = quote
+    const amountOut = await quoteSwap(this.reader, quote.pool, trade.tokenIn, trade.tokenOut, trade.amountIn, blockNumber)
+    const gained = valueInWei(prices, trade.tokenOut, amountOut) ?? 0n
+    const given = valueInWei(prices, trade.tokenIn, trade.amountIn) ?? 0n
+    return { pool: quote.pool, trade: { ...trade, amountOut }, markoutWei: gained - given }
   }
 
   /** The replacement uuid of its bundle for a pool and the block it quotes for: each quote in the slot replaces the last. */
