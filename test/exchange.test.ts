@@ -16,7 +16,7 @@ import { ExecutorAccounts } from '../src/rivals/executorAccounts.js'
 import type { HarnessStatus } from '../src/protocol/harnessStatus.js'
 import { call, DEV_KEYS, stats as statsOf, useTestHarness } from './support/harness.js'
 import { REPO_ROOT } from './support/cli.js'
-import { until } from './support/bots.js'
+import { advanceWhileSettingUp } from './support/bots.js'
 
 const spec = loadFlow('default').exchange!
 const pricesFrom = (seed: number) => new ReferencePrice(spec, seed, 1_700_000_000_000, (s) => new SeededRandom(s))
@@ -163,14 +163,8 @@ describe('the market with an exchange (default flow, manual clock)', () => {
   async function runExampleBots(bots: ReadonlyArray<{ key: Hex; name: string; bidShare: string }>, slots: number): Promise<{ bots: RunningBot[]; reports: any[] }> {
     const client = createBundlesimClient({ rpcUrl: harness.rpcUrl, statsUrl: harness.statsUrl })
     const running = await Promise.all(bots.map(({ key, name, bidShare }) => launchBot(client, { name, command: [process.execPath, '--import', 'tsx', 'examples/cex-dex-bot/bot.ts'], cwd: REPO_ROOT, key, env: { BID_SHARE: bidShare } })))
-    const watching = (bot: RunningBot) => bot.lines().some((l) => l.includes('"event":"watching"'))
-    // Their set-ups wait for each receipt (deploy, two approvals): a slot runs once each bot still setting up has its tx pending.
-    const nonce = (key: Hex, tag: string) => call<Hex>(harness.rpcUrl, 'eth_getTransactionCount', [privateKeyToAccount(key).address, tag]).then(Number)
-    const pending = async (i: number) => watching(running[i]!) || (await nonce(bots[i]!.key, 'pending')) > (await nonce(bots[i]!.key, 'latest'))
-    while (!running.every(watching)) {
-      await until(async () => (await Promise.all(running.map((_, i) => pending(i)))).every(Boolean), running)
-      if (!running.every(watching)) await harness.advanceSlot()
-    }
+    // Their set-ups wait for each receipt (deploy, two approvals).
+    await advanceWhileSettingUp(harness, running, bots.map((b) => b.key))
     const reports: any[] = []
     let head = Number((await call<HarnessStatus>(harness.rpcUrl, 'harness_status')).blockNumber)
     for (let slot = 0; slot < slots; slot++) {

@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { createPublicClient, http, parseAbi, parseEventLogs, type Address, type Hex, type PublicClient } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
+import { createPublicClient, http, parseAbi, parseEventLogs, type Address, type PublicClient } from 'viem'
 import { parseScenario } from '../src/index.js'
 import { createBundlesimClient } from '../src/protocol/client.js'
 import { launchBot } from '../src/bots/launchBot.js'
@@ -12,7 +11,7 @@ import { AAVE_V3 } from '../src/lending/aave.js'
 import { MAINNET_FEEDS } from '../src/priceFeeds/feeds.js'
 import { call, DEV_KEYS, rpc, stats, useTestHarness } from './support/harness.js'
 import { REPO_ROOT } from './support/cli.js'
-import { until } from './support/bots.js'
+import { advanceWhileSettingUp } from './support/bots.js'
 
 const abi = parseAbi([
   'event LiquidationCall(address indexed collateralAsset, address indexed debtAsset, address indexed user, uint256 debtToCover, uint256 liquidatedCollateralAmount, address liquidator, bool receiveAToken)',
@@ -100,14 +99,8 @@ describe('liquidations in the default market (manual clock): rivals, then the ex
     ]
     const running: RunningBot[] = await Promise.all(bots.map(({ key, name, bidShare }) => launchBot(client, { name, command: [process.execPath, '--import', 'tsx', 'examples/liquidator-bot/bot.ts'], cwd: REPO_ROOT, key, env: { BID_SHARE: bidShare } })))
     try {
-      // Their set-ups wait for each receipt: a slot runs once each bot still setting up has its tx pending.
-      const watching = (bot: RunningBot) => bot.lines().some((l) => l.includes('"event":"watching"'))
-      const nonce = (key: Hex, tag: string) => call<Hex>(harness.rpcUrl, 'eth_getTransactionCount', [privateKeyToAccount(key).address, tag]).then(Number)
-      const pending = async (i: number) => watching(running[i]!) || (await nonce(bots[i]!.key, 'pending')) > (await nonce(bots[i]!.key, 'latest'))
-      while (!running.every(watching)) {
-        await until(async () => (await Promise.all(running.map((_, i) => pending(i)))).every(Boolean), running)
-        if (!running.every(watching)) await harness.advanceSlot()
-      }
+      // Their set-ups wait for each receipt (the executor's deployment).
+      await advanceWhileSettingUp(harness, running, bots.map((b) => b.key))
 
       // ETH falls 4 % more; after the next slot the ETH / USD round waits in the public mempool, and both bots backrun it.
       await client.movePrice({ asset: 'ETH', pct: -4 })
