@@ -32,17 +32,23 @@ export async function startLending({ config, chain, world, log }: { config: Bund
     log.warn("lending: on a fork nothing is placed (mainnet's Aave and feeds are the fork's own, and no transmitter of bundlesim's can sign their rounds): no oracle rounds, no liquidators")
     return NO_LENDING
   }
-  const [{ setUpLending }, { SeededRandom }, { createPublicClient, http }] = await Promise.all([import('../lending/setUp.js'), import('../flow/random.js'), import('viem')])
+  const [{ setUpLending, plannedLending }, { SeededRandom }, { createPublicClient, http, parseAbi }, { MAINNET_FEEDS }] = await Promise.all([import('../lending/setUp.js'), import('../flow/random.js'), import('viem'), import('../priceFeeds/feeds.js')])
   const spec = flow.lending
   const usd = { WETH: flow.exchange.assets.ETH!.price!, WBTC: flow.exchange.assets.BTC!.price!, USDC: 1 }
   const url = chain.supervisor.url
+  const options = () => ({ spec, tokens, usd, seed: flow.seed, draws: new SeededRandom(flow.seed * 104_729 + 3) })
   const setUp = async (): Promise<LendingOnChain | null> => {
-    if ((await createPublicClient({ transport: http(url) }).getCode({ address: AAVE_V3.pool })) !== undefined) {
+    const reader = createPublicClient({ transport: http(url) })
+    if ((await reader.getCode({ address: AAVE_V3.pool })) !== undefined) {
+      // Our own setup, on a resumed data dir's chain: the same flow placed the same feeds and borrowers.
+      const eth = MAINNET_FEEDS['ETH/USD']
+      const aggregator = await reader.readContract({ address: eth.proxy, abi: parseAbi(['function aggregator() view returns (address)']), functionName: 'aggregator' }).catch(() => null)
+      if (aggregator?.toLowerCase() === eth.aggregator.toLowerCase()) return { ...plannedLending(options()), setupBlocks: 0 }
       log.warn('lending: Aave V3 is already on this chain: nothing placed, no oracle rounds sent')
       return null
     }
     const started = Date.now()
-    const lending = await setUpLending(url, { spec, tokens, usd, seed: flow.seed, draws: new SeededRandom(flow.seed * 104_729 + 3) })
+    const lending = await setUpLending(url, options())
     log.info({ feeds: lending.feeds.map((f) => f.name), borrowers: lending.positions.length, setupBlocks: lending.setupBlocks, ms: Date.now() - started }, `lending: Aave V3 and ${lending.feeds.length} Chainlink feeds at their mainnet addresses, ${lending.positions.length} borrowers`)
     return lending
   }

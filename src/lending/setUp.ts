@@ -18,6 +18,25 @@ export interface LendingOnChain {
   setupBlocks: number
 }
 
+/** What a lending setup needs: the flow's section, the world's tokens, the start's prices, the seed and its draws. */
+export interface LendingOptions {
+  spec: LendingSpec
+  tokens: readonly WorldToken[]
+  usd: UsdPrices
+  seed: number
+  draws: Draws
+}
+
+/**
+ * What the setup places, without a chain: the feeds, the borrowers' positions and the lender
+ * (the same for the same options). A resumed data dir's chain has them already: they are read
+ * back this way.
+ */
+export function plannedLending(options: LendingOptions): Omit<LendingOnChain, 'setupBlocks'> {
+  const { spec, tokens, usd, seed } = options
+  return { feeds: feedsOf(spec), positions: planPositions(spec.borrowers, options.draws, tokens, usd, seed), lender: borrowerAddress(seed, -1) }
+}
+
 /** Each feed as the flow sets it: mainnet's, with the flow's deviation and heartbeat where it gives them. */
 export function feedsOf(spec: LendingSpec): FeedDefinition[] {
   return FEED_NAMES.map((name) => ({ ...MAINNET_FEEDS[name], ...spec.feeds[name] }))
@@ -31,17 +50,15 @@ export function feedsOf(spec: LendingSpec): FeedDefinition[] {
  *
  * @example await setUpLending(anvilUrl, { spec, tokens, usd: { WETH: 3000, WBTC: 60000, USDC: 1 }, seed: 1, draws: new SeededRandom(1) })
  */
-export async function setUpLending(anvilUrl: string, options: { spec: LendingSpec; tokens: readonly WorldToken[]; usd: UsdPrices; seed: number; draws: Draws }): Promise<LendingOnChain> {
-  const { spec, tokens, usd, seed } = options
+export async function setUpLending(anvilUrl: string, options: LendingOptions): Promise<LendingOnChain> {
+  const { spec, tokens, usd } = options
   const setup = await SetupSender.start(anvilUrl, AAVE_ADMIN, 'lending setup')
-  const feeds = feedsOf(spec)
+  const { feeds, positions, lender } = plannedLending(options)
   const answers = Object.fromEntries(feeds.map((f) => [f.name, answerOf(usd[RESERVES.find((r) => r.feed === f.name)!.symbol], f.decimals)]))
   await placeFeeds(setup, feeds, answers)
   await deployAave(setup, tokens)
 
-  const positions = planPositions(spec.borrowers, options.draws, tokens, usd, seed)
   // The lender supplies three times what the borrowers take of each token, and some of every reserve (as mainnet's deep reserves).
-  const lender = borrowerAddress(seed, -1)
   const supplied = new Map<WorldToken, bigint>()
   for (const r of RESERVES) {
     const token = tokens.find((t) => t.symbol === r.symbol)!

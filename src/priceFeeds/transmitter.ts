@@ -43,12 +43,6 @@ export class FeedTransmitter {
     this.client = createPublicClient({ transport: http(rpcUrl, { batch: true, fetchOptions: { headers: { ...headers } } }) }) as PublicClient
   }
 
-  /** Was this address one of the feeds' transmitters? */
-  isTransmitter(address: string): boolean {
-    const lower = address.toLowerCase()
-    return [...this.networks.values()].some((n) => n.transmitters.some((t) => t.address.toLowerCase() === lower))
-  }
-
   /** Checks every feed against the price now; sends the rounds due. */
   async round(): Promise<SentRound[]> {
     const nowMs = this.prices.nowMs()
