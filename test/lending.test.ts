@@ -58,7 +58,8 @@ describe("the example liquidator's scenario", () => {
 })
 
 describe('lending in the default market (manual clock): Aave V3 and Chainlink feeds at their mainnet addresses, rival liquidators, the example liquidator', () => {
-  const harness = useTestHarness({ world: 'dex', flow: 'default' })
+  // The gas market on a quarter of mainnet's gas limit (as the market's other tests): a quarter of the txs to build.
+  const harness = useTestHarness({ world: 'dex', flow: 'default', blockGasLimit: 15_000_000n })
   const client = () => createPublicClient({ transport: http(harness.rpcUrl) }) as PublicClient
   const lending = () => harness.status().lending as LendingStatus
   const health = async (borrower: string, blockNumber?: bigint) => (await client().readContract({ address: AAVE_V3.pool, abi: poolAbi, functionName: 'getUserAccountData', args: [borrower as Address], blockNumber }))[5]

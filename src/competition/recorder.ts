@@ -160,6 +160,8 @@ export class CompetitionRecorder {
     const aggregators = new Set(lending.aggregators.map((a) => a.toLowerCase()))
     const found = findLiquidations({ number: at.blockNumber, baseFee, txs: at.txs }, { pool: lending.pool, aggregators })
     const update = [...at.txs].reverse().find((tx) => tx.to && aggregators.has(tx.to.toLowerCase()))?.hash ?? null
+    // Most blocks hold neither a round nor a liquidation: nothing to read.
+    if (found.length === 0 && update === null) return []
     const liquidated = new Set(found.map((f) => f.borrower))
     // Missed: only in a block with a round (the one that put them under), else every later block would list them again.
     const watched = update === null ? [] : lending.borrowers.filter((b) => !liquidated.has(normalizeAddress(b.address)))
