@@ -195,8 +195,8 @@ export class CompetitionRecorder {
       const repaid = healthFactor > 95n * 10n ** 16n ? debtBase / 2n : debtBase
       const bonus = (repaid * BigInt(b.liquidationBonus - 10_000)) / 10_000n
       const kept = bonus - (bonus * BigInt(b.liquidationProtocolFee)) / 10_000n
-      const contenders = contendersFor(update!, [], at.considered as BundleTrace[], (a) => this.deps.names.nameOf(a))
-      return [uncaptured({ kind: 'liquidation', blockNumber: at.blockNumber, victim: update, pool: lending.pool, position: normalizeAddress(b.address), gapWei: (kept * 10n ** 18n) / ethUsd, margin: null, contenders })]
+      // Nobody went for it: a bundle behind the round that liquidated other positions did not (its liquidations name theirs).
+      return [uncaptured({ kind: 'liquidation', blockNumber: at.blockNumber, victim: update, pool: lending.pool, position: normalizeAddress(b.address), gapWei: (kept * 10n ** 18n) / ethUsd, margin: null, contenders: [] })]
     })
     return [...captured, ...missed]
   }
