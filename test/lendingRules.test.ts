@@ -10,6 +10,8 @@ import { lendingSpec } from '../src/lending/spec.js'
 import { SeededRandom } from '../src/flow/random.js'
 import { loadFlow, FlowFileError } from '../src/flow/flowFile.js'
 import { MAINNET_TOKENS } from '../src/dex/mainnet.js'
+import { findLiquidations, valueAtOracle } from '../src/competition/liquidation.js'
+import { encodeAbiParameters, encodeEventTopics, parseAbi, type Address, type Hash, type Hex } from 'viem'
 
 const tokens = Object.entries(MAINNET_TOKENS).map(([symbol, t]) => ({ symbol, ...t }))
 
@@ -126,5 +128,38 @@ describe("a flow's lending: section", () => {
     const spec = lendingSpec.parse({ feeds: { 'ETH/USD': { deviationPct: 0.1 } } })
     expect(spec.feeds['ETH/USD']).toEqual({ deviationPct: 0.1 })
     expect(spec.borrowers.count).toBe(40)
+  })
+})
+
+describe('the competition of a liquidation', () => {
+  const event = parseAbi(['event LiquidationCall(address indexed collateralAsset, address indexed debtAsset, address indexed user, uint256 debtToCover, uint256 liquidatedCollateralAmount, address liquidator, bool receiveAToken)'])
+  const pool = '0x87870Bca3F3fD6335C3F4ce8392D69350B4fA4E2' as Address
+  const aggregator = MAINNET_FEEDS['ETH/USD'].aggregator
+  const user = '0x00000000000000000000000000000000000000b0' as Address
+  const hash = (n: number) => `0x${n.toString(16).padStart(64, '0')}` as Hash
+  const liquidationLog = {
+    address: pool,
+    topics: encodeEventTopics({ abi: event, eventName: 'LiquidationCall', args: { collateralAsset: MAINNET_TOKENS.WETH.address, debtAsset: MAINNET_TOKENS.USDC.address, user } }) as Hex[],
+    data: encodeAbiParameters([{ type: 'uint256' }, { type: 'uint256' }, { type: 'address' }, { type: 'bool' }], [5_000_000000n, 2n * 10n ** 18n, user, false]),
+  }
+  const tx = (n: number, to: Address, logs: Array<typeof liquidationLog> = []) => ({ hash: hash(n), from: user, to, gasUsed: 300_000n, effectiveGasPrice: 1n, logs })
+
+  it('finds each LiquidationCall of the Pool with the last oracle round before it in the block', () => {
+    const block = { number: 7, baseFee: 1n, txs: [tx(1, aggregator), tx(2, user), tx(3, user, [liquidationLog]), tx(4, aggregator)] }
+    const [found, ...more] = findLiquidations(block, { pool, aggregators: new Set([aggregator.toLowerCase()]) })
+    expect(more).toEqual([])
+    expect(found).toMatchObject({ blockNumber: 7, borrower: user.toLowerCase(), debtCovered: 5_000_000000n, collateralSeized: 2n * 10n ** 18n, update: hash(1) })
+    expect(found!.tx.hash).toBe(hash(3))
+    // The same event from another contract is not the Pool's; a liquidation with no round before it has none.
+    expect(findLiquidations({ ...block, txs: [tx(3, user, [{ ...liquidationLog, address: user }])] }, { pool, aggregators: new Set() })).toEqual([])
+    expect(findLiquidations({ ...block, txs: [tx(3, user, [liquidationLog])] }, { pool, aggregators: new Set([aggregator.toLowerCase()]) })[0]!.update).toBeNull()
+  })
+
+  it("values a token at the lending oracle's prices in wei of ETH, WETH at itself", () => {
+    // 5,000 USDC at $1 with ETH at $3,000: 5/3 ETH, rounded down.
+    expect(valueAtOracle(5_000_000000n, { decimals: 6, priceUsd8: 100000000n }, 300000000000n)).toBe(1666666666666666666n)
+    expect(valueAtOracle(123456789n, { decimals: 18, priceUsd8: 287912345678n }, 287912345678n)).toBe(123456789n)
+    // 1 WBTC at $60,000 with ETH at $3,000: 20 ETH.
+    expect(valueAtOracle(100000000n, { decimals: 8, priceUsd8: 6000000000000n }, 300000000000n)).toBe(20n * 10n ** 18n)
   })
 })
