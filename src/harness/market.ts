@@ -210,8 +210,8 @@ export async function startMarket({ config, chain, world, lending, exchange, bui
     arrivals.sort((a, b) => a.at - b.at || a.arbitrageur.spec.name.localeCompare(b.arbitrageur.spec.name))
     for (const { arbitrageur } of arrivals) await arbitrageur.trade()
   }
-  /** What the manual clock runs after each slot and once before the first. */
-  const startChecks: Array<() => Promise<void>> = []
+  /** The manual clock's oracle check, run after each slot and once before the first. */
+  let oracleCheck: (() => Promise<void>) | undefined
   if (transmitter) {
     const oracleRound = guarded('the oracles', async () => {
       const rounds = await transmitter.round()
@@ -226,7 +226,7 @@ export async function startMarket({ config, chain, world, lending, exchange, bui
       // The manual clock: after each slot, as the users' swaps, so the round waits in the public mempool
       // between slots, where any bot sees it and backruns it before the next build.
       builder.addParticipant({ afterSlot: oracleRound })
-      startChecks.push(oracleRound)
+      oracleCheck = oracleRound
     }
   }
   // One round of quotes at a time: a late one waits for the one before it.
@@ -276,7 +276,7 @@ export async function startMarket({ config, chain, world, lending, exchange, bui
   })
 
   // The first slot's txs: sent now, as after a slot.
-  for (const check of startChecks) await check()
+  await oracleCheck?.()
   if (background) await background.sendSlot()
   if (realtime) later(Math.round(slotMs / 5), sendUsersSwaps)
   else await sendUsersSwaps()

@@ -27,8 +27,8 @@ export interface SentRound {
  */
 export class FeedTransmitter {
   private readonly networks = new Map<string, OracleNetwork>()
-  /** The epoch each feed's round in flight carries. */
-  private readonly inFlight = new Map<string, number>()
+  /** Each feed's round in flight: the epoch it carries and its tx. */
+  private readonly inFlight = new Map<string, { epoch: number; hash: Hash }>()
   private readonly client: PublicClient
 
   constructor(
@@ -50,8 +50,9 @@ export class FeedTransmitter {
     const sent: SentRound[] = []
     for (const feed of this.feeds) {
       const [configDigest, epoch, , answer, updatedAt] = await this.client.readContract({ address: feed.aggregator, abi: offchainAggregatorAbi, functionName: 'latestTransmissionDetails' })
+      // A round in flight waits until it lands, unless the chain no longer knows its tx (an Anvil restart's new chain, a dropped tx).
       const flying = this.inFlight.get(feed.name)
-      if (flying !== undefined && flying > epoch) continue
+      if (flying !== undefined && flying.epoch > epoch && (await this.client.getTransaction({ hash: flying.hash }).catch(() => null))) continue
       this.inFlight.delete(feed.name)
       const answerNow = answerOf(this.prices.usdAt(feed.asset, nowMs), feed.decimals)
       const reason = updateDue(feed, { answer, updatedAt: Number(updatedAt) }, answerNow, Math.floor(nowMs / 1000))
@@ -64,7 +65,7 @@ export class FeedTransmitter {
       const baseFee = head.baseFeePerGas ?? 0n
       const raw = await transmitter.signTransaction({ type: 'eip1559', chainId: this.chainId, nonce, to: feed.aggregator, data, gas: TRANSMIT_GAS, maxPriorityFeePerGas: this.tipWei, maxFeePerGas: baseFee * 2n + this.tipWei })
       const hash = (await this.client.request({ method: 'eth_sendRawTransaction', params: [raw] })) as Hash
-      this.inFlight.set(feed.name, next)
+      this.inFlight.set(feed.name, { epoch: next, hash })
       sent.push({ feed: feed.name, reason, answer: answerNow, epoch: next, hash })
     }
     return sent
