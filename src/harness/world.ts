@@ -62,7 +62,7 @@ export async function startWorld({ config, chain, log }: StartWorldOptions): Pro
       tokens: world.tokens.map((t) => ({ ...t })),
       pools: world.pools.map((p) => ({ ...p })),
     }),
-    setTokenBalance: (token, holder, amount) => chain.lock.write(async () => void (await setTokenBalance(url, token, holder, amount))),
+    setTokenBalance: (token, holder, amount) => chain.lock.write(async () => (await setTokenBalance(url, token, holder, amount)).wrote),
     setTokenAllowance: (token, owner, spender, amount) => chain.lock.write(() => setTokenAllowance(url, token, owner, spender, amount)),
     setTokenState: (state) => chain.lock.write(() => setTokenState(url, state)),
   }

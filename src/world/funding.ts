@@ -1,10 +1,11 @@
-import { createPublicClient, createTestClient, encodeAbiParameters, http, keccak256, numberToHex, pad, type Address, type Hex } from 'viem'
+import { createPublicClient, createTestClient, encodeAbiParameters, encodeFunctionData, erc20Abi, http, keccak256, numberToHex, pad, type Address, type Hex } from 'viem'
+import { storageKey, type StateWrite } from '../chain/stateWrites.js'
 import { MAINNET } from '../dex/mainnet.js'
 
 /** Funding an account outside blocks (storage writes): what the world offers its users. */
 export interface TokenFunding {
-  /** Sets `holder`'s balance of a world token (raw units). */
-  setTokenBalance(token: Address, holder: Address, raw: bigint): Promise<void>
+  /** Sets `holder`'s balance of a world token (raw units); what it wrote. */
+  setTokenBalance(token: Address, holder: Address, raw: bigint): Promise<StateWrite[]>
   /** Sets `owner`'s allowance of a world token for `spender` (raw units). */
   setTokenAllowance(token: Address, owner: Address, spender: Address, raw: bigint): Promise<void>
   /** Many balances, allowances and ether balances at once (`setTokenState`): the market funds hundreds of accounts. */
@@ -32,46 +33,117 @@ export function permit2AllowanceSlot(owner: Address, token: Address, spender: Ad
 }
 const PERMIT2_UNLIMITED = ((2n ** 48n - 1n) << 160n) | (2n ** 160n - 1n)
 
-/** Where a world token keeps balances and allowances: WETH9's slots 3 and 4, OpenZeppelin 3.4's ERC20's 0 and 1. */
-const isWeth = (token: Address) => token.toLowerCase() === MAINNET.weth.toLowerCase()
-const balancesSlot = (token: Address) => (isWeth(token) ? 3n : 0n)
-const allowancesSlot = (token: Address) => (isWeth(token) ? 4n : 1n)
-/** OpenZeppelin 3.4's ERC20 `_totalSupply` slot. */
-const TOTAL_SUPPLY_SLOT = 2n
-
 /** The storage slot of `holder`'s balance in a Solidity `mapping(address => uint256)` at `mappingSlot`. */
 export function balanceSlot(holder: Address, mappingSlot: bigint): Hex {
   return keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [holder, mappingSlot]))
 }
 
 /**
- * Sets `holder`'s balance of a world token to `amount` (raw units) by writing storage: no tx,
- * no block. The supply follows (WETH9's is its ether, so its ether follows instead).
+ * Where a token keeps what a cheat writes, found from the token's own code (a prestate trace
+ * of `balanceOf`, `allowance` and `totalSupply`), as Foundry's `deal` finds it: the world's
+ * tokens (WETH9, OpenZeppelin's ERC20) and mainnet's on a fork (USDC keeps balances in slot 9
+ * behind its proxy, Vyper tokens hash the other way round) alike.
+ */
+export interface TokenLayout {
+  balanceSlot(holder: Address): Hex
+  allowanceSlot(owner: Address, spender: Address): Hex
+  /** The total supply's slot, kept in step with a balance written; null when the token has none in storage (WETH9's is its ether). */
+  supplySlot: Hex | null
+}
+
+/** A token whose storage does not show where it keeps a balance (a rebasing token's shares, a balance computed). */
+export class TokenLayoutNotFound extends Error {
+  constructor(token: Address, what: string) {
+    super(`token ${token}: cannot find where it keeps ${what} (its balanceOf/allowance read no slot that is a mapping of the holder): set it with anvil_setStorageAt`)
+    this.name = 'TokenLayoutNotFound'
+  }
+}
+
+const layouts = new Map<string, Promise<TokenLayout>>()
+const PROBE_OWNER: Address = '0x00000000000000000000000000000000b0b0b0b0'
+const PROBE_SPENDER: Address = '0x00000000000000000000000000000000c0c0c0c0'
+/** Mapping indexes searched: a token's declared state rarely runs past a few dozen slots. */
+const MAX_MAPPING_INDEX = 256n
+
+const solidityKey = (key: Hex, index: Hex | bigint) => keccak256(encodeAbiParameters([{ type: 'bytes32' }, { type: 'bytes32' }], [pad(key, { size: 32 }), typeof index === 'bigint' ? pad(numberToHex(index), { size: 32 }) : index]))
+const vyperKey = (key: Hex, index: Hex | bigint) => keccak256(encodeAbiParameters([{ type: 'bytes32' }, { type: 'bytes32' }], [typeof index === 'bigint' ? pad(numberToHex(index), { size: 32 }) : index, pad(key, { size: 32 })]))
+
+/**
+ * The token's layout on the chain at `anvilUrl` (found once per token and URL).
+ *
+ * @example (await tokenLayout(anvilUrl, USDC)).balanceSlot(alice) // USDC's balances mapping (slot 9) at alice
+ */
+export function tokenLayout(anvilUrl: string, token: Address): Promise<TokenLayout> {
+  const key = `${anvilUrl}|${token.toLowerCase()}`
+  let found = layouts.get(key)
+  if (!found) {
+    found = findTokenLayout(anvilUrl, token)
+    found.catch(() => layouts.delete(key))
+    layouts.set(key, found)
+  }
+  return found
+}
+
+async function findTokenLayout(anvilUrl: string, token: Address): Promise<TokenLayout> {
+  const client = createPublicClient({ transport: http(anvilUrl) })
+  const slotsRead = async (data: Hex): Promise<Set<Hex>> => {
+    const trace = (await client.request({ method: 'debug_traceCall' as never, params: [{ to: token, data }, 'latest', { tracer: 'prestateTracer' }] as never })) as Record<string, { storage?: Record<Hex, Hex> }>
+    const account = Object.entries(trace).find(([address]) => address.toLowerCase() === token.toLowerCase())?.[1]
+    return new Set(Object.keys(account?.storage ?? {}).map((slot) => slot.toLowerCase() as Hex))
+  }
+  const [balanceReads, allowanceReads, supplyReads] = await Promise.all([
+    slotsRead(encodeFunctionData({ abi: erc20Abi, functionName: 'balanceOf', args: [PROBE_OWNER] })),
+    slotsRead(encodeFunctionData({ abi: erc20Abi, functionName: 'allowance', args: [PROBE_OWNER, PROBE_SPENDER] })),
+    slotsRead(encodeFunctionData({ abi: erc20Abi, functionName: 'totalSupply' })),
+  ])
+  const owner = pad(PROBE_OWNER, { size: 32 })
+  const spender = pad(PROBE_SPENDER, { size: 32 })
+  let balances: ((holder: Address) => Hex) | null = null
+  let allowances: ((owner: Address, spender: Address) => Hex) | null = null
+  for (let index = 0n; index < MAX_MAPPING_INDEX && (balances === null || allowances === null); index++) {
+    for (const hash of [solidityKey, vyperKey]) {
+      const at = index
+      if (balances === null && balanceReads.has(hash(owner, at))) balances = (holder) => hash(pad(holder, { size: 32 }), at)
+      if (allowances === null && allowanceReads.has(hash(spender, hash(owner, at)))) allowances = (o, s) => hash(pad(s, { size: 32 }), hash(pad(o, { size: 32 }), at))
+    }
+  }
+  if (balances === null) throw new TokenLayoutNotFound(token, 'balances')
+  if (allowances === null) throw new TokenLayoutNotFound(token, 'allowances')
+  // What totalSupply reads beyond what every call reads (a proxy's implementation slot): its one slot, if it has one.
+  const ownSupplyReads = [...supplyReads].filter((slot) => !balanceReads.has(slot))
+  return { balanceSlot: balances, allowanceSlot: allowances, supplySlot: ownSupplyReads.length === 1 ? ownSupplyReads[0]! : null }
+}
+
+const isWeth = (token: Address) => token.toLowerCase() === MAINNET.weth.toLowerCase()
+const word = (value: bigint) => pad(numberToHex(value), { size: 32 })
+
+/**
+ * Sets `holder`'s balance of a token to `amount` (raw units) by writing storage: no tx, no
+ * block. The supply follows (WETH9's is its ether, so its ether follows instead; a token whose
+ * supply is not one slot keeps it). Returns what it wrote, for the backtest's set-up.
  *
  * @example await setTokenBalance(anvilUrl, MAINNET_TOKENS.USDC.address, alice, 1000n * 10n ** 6n)
  */
-export async function setTokenBalance(anvilUrl: string, token: Address, holder: Address, amount: bigint): Promise<{ previous: bigint }> {
+export async function setTokenBalance(anvilUrl: string, token: Address, holder: Address, amount: bigint): Promise<{ previous: bigint; wrote: StateWrite[] }> {
   const transport = http(anvilUrl)
   const publicClient = createPublicClient({ transport })
   const test = createTestClient({ mode: 'anvil', transport })
-  const slot = balanceSlot(holder, balancesSlot(token))
+  const layout = await tokenLayout(anvilUrl, token)
+  const slot = layout.balanceSlot(holder)
   const previous = BigInt((await publicClient.getStorageAt({ address: token, slot })) ?? '0x0')
-  await test.setStorageAt({ address: token, index: slot, value: pad(numberToHex(amount), { size: 32 }) })
+  await test.setStorageAt({ address: token, index: slot, value: word(amount) })
+  const address = token.toLowerCase() as Address
+  const wrote: StateWrite[] = [{ address, field: 'storage', slot: storageKey(slot) }]
   if (isWeth(token)) {
     const ether = await publicClient.getBalance({ address: token })
     await test.setBalance({ address: token, value: ether - previous + amount })
-  } else {
-    const supplySlot = numberToHex(TOTAL_SUPPLY_SLOT, { size: 32 })
-    const supply = BigInt((await publicClient.getStorageAt({ address: token, slot: supplySlot })) ?? '0x0')
-    await test.setStorageAt({ address: token, index: supplySlot, value: pad(numberToHex(supply - previous + amount), { size: 32 }) })
+    wrote.push({ address, field: 'balance' })
+  } else if (layout.supplySlot !== null) {
+    const supply = BigInt((await publicClient.getStorageAt({ address: token, slot: layout.supplySlot })) ?? '0x0')
+    await test.setStorageAt({ address: token, index: layout.supplySlot, value: word(supply - previous + amount) })
+    wrote.push({ address, field: 'storage', slot: storageKey(layout.supplySlot) })
   }
-  return { previous }
-}
-
-/** The storage slot of `owner`'s allowance for `spender` in a world token. */
-function allowanceSlot(token: Address, owner: Address, spender: Address): Hex {
-  const inner = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [owner, allowancesSlot(token)]))
-  return keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'bytes32' }], [spender, inner]))
+  return { previous, wrote }
 }
 
 /**
@@ -86,7 +158,10 @@ export async function setTokenState(anvilUrl: string, state: TokenState): Promis
   const transport = http(anvilUrl, { batch: { batchSize: 500 } })
   const publicClient = createPublicClient({ transport })
   const test = createTestClient({ mode: 'anvil', transport })
-  const balances = new Map((state.balances ?? []).map((b) => [`${b.token.toLowerCase()}:${b.holder.toLowerCase()}`, { ...b, slot: balanceSlot(b.holder, balancesSlot(b.token)) }]))
+  const tokensTouched = [...new Set([...(state.balances ?? []), ...(state.allowances ?? [])].map((b) => b.token.toLowerCase() as Address))]
+  const layoutOf = new Map(await Promise.all(tokensTouched.map(async (token) => [token, await tokenLayout(anvilUrl, token)] as const)))
+  const layout = (token: Address) => layoutOf.get(token.toLowerCase() as Address)!
+  const balances = new Map((state.balances ?? []).map((b) => [`${b.token.toLowerCase()}:${b.holder.toLowerCase()}`, { ...b, slot: layout(b.token).balanceSlot(b.holder) }]))
   const entries = [...balances.values()]
   const previous = await Promise.all(entries.map((b) => publicClient.getStorageAt({ address: b.token, slot: b.slot })))
   const change = new Map<string, { token: Address; delta: bigint }>()
@@ -95,21 +170,22 @@ export async function setTokenState(anvilUrl: string, state: TokenState): Promis
     const delta = b.amount - BigInt(previous[i] ?? '0x0')
     change.set(key, { token: b.token, delta: (change.get(key)?.delta ?? 0n) + delta })
   })
-  const word = (value: bigint) => pad(numberToHex(value), { size: 32 })
-  const supplySlot = numberToHex(TOTAL_SUPPLY_SLOT, { size: 32 })
   const tokens = [...change.values()]
+  const supplySlot = (token: Address) => (isWeth(token) ? null : layout(token).supplySlot)
   const [supplies, wethEther] = await Promise.all([
-    Promise.all(tokens.map((t) => (isWeth(t.token) ? Promise.resolve(undefined) : publicClient.getStorageAt({ address: t.token, slot: supplySlot })))),
+    Promise.all(tokens.map((t) => { const slot = supplySlot(t.token); return slot === null ? Promise.resolve(undefined) : publicClient.getStorageAt({ address: t.token, slot }) })),
     Promise.all(tokens.map((t) => (isWeth(t.token) ? publicClient.getBalance({ address: t.token }) : Promise.resolve(0n)))),
   ])
   await Promise.all([
     ...entries.map((b) => test.setStorageAt({ address: b.token, index: b.slot, value: word(b.amount) })),
-    ...(state.allowances ?? []).map((a) => test.setStorageAt({ address: a.token, index: allowanceSlot(a.token, a.owner, a.spender), value: word(a.amount) })),
+    ...(state.allowances ?? []).map((a) => test.setStorageAt({ address: a.token, index: layout(a.token).allowanceSlot(a.owner, a.spender), value: word(a.amount) })),
     ...(state.permit2Allowances ?? []).map((a) => test.setStorageAt({ address: MAINNET.permit2, index: permit2AllowanceSlot(a.owner, a.token, a.spender), value: word(PERMIT2_UNLIMITED) })),
     ...(state.ether ?? []).map((e) => test.setBalance({ address: e.account, value: e.wei })),
-    ...tokens.map((t, i) =>
-      isWeth(t.token) ? test.setBalance({ address: t.token, value: wethEther[i]! + t.delta }) : test.setStorageAt({ address: t.token, index: supplySlot, value: word(BigInt(supplies[i] ?? '0x0') + t.delta) }),
-    ),
+    ...tokens.map((t, i) => {
+      if (isWeth(t.token)) return test.setBalance({ address: t.token, value: wethEther[i]! + t.delta })
+      const slot = supplySlot(t.token)
+      return slot === null ? Promise.resolve() : test.setStorageAt({ address: t.token, index: slot, value: word(BigInt(supplies[i] ?? '0x0') + t.delta) })
+    }),
   ])
 }
 
@@ -119,5 +195,5 @@ export async function setTokenState(anvilUrl: string, state: TokenState): Promis
  */
 export async function setTokenAllowance(anvilUrl: string, token: Address, owner: Address, spender: Address, amount: bigint): Promise<void> {
   const test = createTestClient({ mode: 'anvil', transport: http(anvilUrl) })
-  await test.setStorageAt({ address: token, index: allowanceSlot(token, owner, spender), value: pad(numberToHex(amount), { size: 32 }) })
+  await test.setStorageAt({ address: token, index: (await tokenLayout(anvilUrl, token)).allowanceSlot(owner, spender), value: word(amount) })
 }
