@@ -4,12 +4,13 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { encodeFunctionData, erc20Abi, keccak256, numberToHex, toHex, type Address } from 'viem'
+import { encodeFunctionData, erc20Abi, getContractAddress, keccak256, numberToHex, parseUnits, toHex, type Address } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { backtest } from '../src/index.js'
 import { DEFAULT_BOT_KEY } from '../src/backtest/runBacktest.js'
 import type { BacktestReport } from '../src/backtest/report.js'
 import { EXAMPLE_WORLD, publicWethUsdcMarket } from './support/backrunBot.js'
+import { NEWCOMER_KEY, NEWCOMER_USDC } from './support/newcomerBot.js'
 import { startStandInMainnet, type StandInMainnet } from './support/standInMainnet.js'
 import { runCli } from './support/cli.js'
 import { DEV_KEYS, rpc } from './support/harness.js'
@@ -60,6 +61,66 @@ const exampleBot = (bidShare: string) => ({
   env: { EXECUTOR: '1', EXECUTOR_ETH: '100', BID_SHARE: bidShare, ...BOT_KEYS },
   readyText: '"watching"',
 })
+
+/**
+ * What the searchers' txs did on our blocks, read from the chain before it moves on (the
+ * backtest's `onOurBlock`), by the executor they called (a rival's senders share one): the money
+ * its accounts made, and what the txs paid the coinbase — held against the report's figures.
+ */
+class OnChainFigures {
+  private readonly figures = new Map<string, { gainWei: bigint; paidWei: bigint; txs: string[] }>()
+  private readonly executorOf = new Map<string, string>()
+  constructor(private readonly searcherSenders: ReadonlySet<string>) {}
+
+  read = async ({ number, anvilUrl }: { number: bigint; anvilUrl: string }) => {
+    const block = (await rpc(anvilUrl, 'eth_getBlockByNumber', [numberToHex(number), true])).body.result
+    const groups = new Map<string, { accounts: Set<string>; paidWei: bigint; txs: string[] }>()
+    for (const tx of block.transactions as Array<{ hash: string; from: string; to: string }>) {
+      if (!this.searcherSenders.has(tx.from.toLowerCase())) continue
+      const [receipt, trace] = await Promise.all([rpc(anvilUrl, 'eth_getTransactionReceipt', [tx.hash]), rpc(anvilUrl, 'debug_traceTransaction', [tx.hash, { tracer: 'callTracer' }])])
+      const group = groups.get(tx.to.toLowerCase()) ?? { accounts: new Set([tx.to.toLowerCase()]), paidWei: 0n, txs: [] }
+      group.accounts.add(tx.from.toLowerCase())
+      group.paidWei += (BigInt(receipt.body.result.effectiveGasPrice) - BigInt(block.baseFeePerGas)) * BigInt(receipt.body.result.gasUsed) + valueTo(trace.body.result, block.miner)
+      group.txs.push(tx.hash.toLowerCase())
+      groups.set(tx.to.toLowerCase(), group)
+    }
+    for (const [executor, group] of groups) {
+      // Ether and WETH over the block, and USDC kept as inventory priced as the accounting prices it (the V2 pair's mid price after the block).
+      const [after, before] = await Promise.all([holdings(anvilUrl, [...group.accounts], number), holdings(anvilUrl, [...group.accounts], number - 1n)])
+      const [usdcReserve, wethReserve] = await v2Reserves(anvilUrl, number)
+      this.figures.set(`${number}:${executor}`, { gainWei: after.wei - before.wei + ((after.usdc - before.usdc) * wethReserve) / usdcReserve, paidWei: group.paidWei, txs: group.txs })
+      for (const hash of group.txs) this.executorOf.set(hash, executor)
+    }
+  }
+
+  /**
+   * Holds the report's backrun captures against the chain, each executor's captures of a block
+   * together, where the executor's every tx of the block is in reported captures (a sandwicher's
+   * tx that closed no gap is in none); most must be. A CEX-DEX markout at the reference price is
+   * checked to the wei in test/exchange.test.ts. Returns the keys held (`block:executor`).
+   */
+  hold(report: BacktestReport): string[] {
+    const reported = new Map<string, { gainWei: bigint; paidWei: bigint; txs: string[]; captures: number }>()
+    for (const b of report.blocks) {
+      for (const o of b.opportunities.filter((o) => o.here && o.kind === 'backrun')) {
+        const hashes = [...o.here!.frontrunTxs, ...o.here!.backrunTxs].map((h) => h.toLowerCase())
+        const key = `${b.number}:${this.executorOf.get(hashes[0]!)}`
+        const entry = reported.get(key) ?? { gainWei: 0n, paidWei: 0n, txs: [], captures: 0 }
+        reported.set(key, { gainWei: entry.gainWei + BigInt(o.here!.profitWei), paidWei: entry.paidWei + BigInt(o.here!.builderPaymentWei), txs: [...entry.txs, ...hashes], captures: entry.captures + 1 })
+      }
+    }
+    const held = [...reported].filter(([key, figures]) => [...(this.figures.get(key)?.txs ?? [])].sort().join() === [...figures.txs].sort().join())
+    expect(held.length, 'most captures are held').toBeGreaterThanOrEqual(reported.size - 1)
+    for (const [key, figures] of held) {
+      const chain = this.figures.get(key)!
+      expect(chain.paidWei, key).toBe(figures.paidWei)
+      // The accounting prices kept USDC per capture (each rounded down), this check once for the executor's captures together.
+      const gap = chain.gainWei - figures.gainWei
+      expect(gap >= 0n && gap < BigInt(figures.captures), `${key}: ${chain.gainWei} on chain, ${figures.gainWei} reported over ${figures.captures} captures`).toBe(true)
+    }
+    return held.map(([key]) => key)
+  }
+}
 
 describe('backtest: what is refused before anything runs, naming what and where', () => {
   const bot = { command: [process.execPath, '-e', "console.log('ready')"] }
@@ -133,7 +194,7 @@ describe('backtest: what is refused before anything runs, naming what and where'
     await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve))
     try {
       const url = `http://127.0.0.1:${(provider.address() as { port: number }).port}`
-      const staying = { command: [process.execPath, '-e', "console.log('ready'); setInterval(() => {}, 1000)"] }
+      const staying = { command: [process.execPath, '-e', "console.log('ready'); setInterval(() => {}, 1000)"], readyText: 'ready' }
       const report = await backtest({ forkUrl: url, from: 1n, to: 2n, bot: staying, slotMs: 200, reactMs: 0 })
       expect(report.error).toBeNull()
       expect(report.blocks.map((b) => b.number)).toEqual([1, 2])
@@ -171,38 +232,20 @@ describe('backtest over a stand-in mainnet made by the market', () => {
     await standIn?.stop()
     await rm(dir, { recursive: true, force: true })
   })
+  /** The senders of the stand-in's searchers (the real winners of its blocks), and the bot's. */
+  const searchersWith = async (bot: string[]) => {
+    const senders = new Set(bot)
+    for (const o of standIn.competition.list as Array<{ backrunTxs: string[]; frontrunTxs: string[] }>) {
+      for (const hash of [...o.backrunTxs, ...o.frontrunTxs]) senders.add((await rpc(standIn.anvilUrl, 'eth_getTransactionByHash', [hash])).body.result.from.toLowerCase())
+    }
+    return senders
+  }
 
   it('reports the real block values, the opportunities with their real winners, and the bot’s bundles and captures', async () => {
-    // What the searchers' txs did on our block, read from the chain before it moves on, by the executor they called (a rival's
-    // senders share one): the money its accounts made, and what the txs paid the coinbase.
-    const onChain = new Map<string, { gainWei: bigint; paidWei: bigint; txs: string[] }>()
-    const onOurBlock = async ({ number, anvilUrl }: { number: bigint; anvilUrl: string }) => {
-      const block = (await rpc(anvilUrl, 'eth_getBlockByNumber', [numberToHex(number), true])).body.result
-      const groups = new Map<string, { accounts: Set<string>; paidWei: bigint; txs: string[] }>()
-      for (const tx of block.transactions as Array<{ hash: string; from: string; to: string }>) {
-        if (!searcherSenders.has(tx.from.toLowerCase())) continue
-        const [receipt, trace] = await Promise.all([rpc(anvilUrl, 'eth_getTransactionReceipt', [tx.hash]), rpc(anvilUrl, 'debug_traceTransaction', [tx.hash, { tracer: 'callTracer' }])])
-        const group = groups.get(tx.to.toLowerCase()) ?? { accounts: new Set([tx.to.toLowerCase()]), paidWei: 0n, txs: [] }
-        group.accounts.add(tx.from.toLowerCase())
-        group.paidWei += (BigInt(receipt.body.result.effectiveGasPrice) - BigInt(block.baseFeePerGas)) * BigInt(receipt.body.result.gasUsed) + valueTo(trace.body.result, block.miner)
-        group.txs.push(tx.hash.toLowerCase())
-        groups.set(tx.to.toLowerCase(), group)
-      }
-      for (const [executor, group] of groups) {
-        // Ether and WETH over the block, and USDC kept as inventory priced as the accounting prices it (the V2 pair's mid price after the block).
-        const [after, before] = await Promise.all([holdings(anvilUrl, [...group.accounts], number), holdings(anvilUrl, [...group.accounts], number - 1n)])
-        const [usdcReserve, wethReserve] = await v2Reserves(anvilUrl, number)
-        onChain.set(`${number}:${executor}`, { gainWei: after.wei - before.wei + ((after.usdc - before.usdc) * wethReserve) / usdcReserve, paidWei: group.paidWei, txs: group.txs })
-        for (const hash of group.txs) executorOf.set(hash, executor)
-      }
-    }
-    const executorOf = new Map<string, string>()
-    const searcherSenders = new Set<string>([privateKeyToAccount(DEFAULT_BOT_KEY).address.toLowerCase(), ...BOT_SENDERS])
-    for (const o of standIn.competition.list as Array<{ backrunTxs: string[]; frontrunTxs: string[] }>) {
-      for (const hash of [...o.backrunTxs, ...o.frontrunTxs]) searcherSenders.add((await rpc(standIn.anvilUrl, 'eth_getTransactionByHash', [hash])).body.result.from.toLowerCase())
-    }
+    const searcherSenders = await searchersWith([privateKeyToAccount(DEFAULT_BOT_KEY).address.toLowerCase(), ...BOT_SENDERS])
     // The stand-in's exchange price, as Binance publishes trades, served beside its blocks (--exchange).
-    live = await backtest({ forkUrl: standIn.anvilUrl, from: BigInt(standIn.from), to: BigInt(standIn.to), mempool: path.join(dir, 'mempool.csv'), record: path.join(dir, 'recording'), bot: exampleBot('0.95'), ...LOCKSTEP, world: EXAMPLE_WORLD, exchange: await standIn.writeExchange(dir), onOurBlock })
+    const onChain = new OnChainFigures(searcherSenders)
+    live = await backtest({ forkUrl: standIn.anvilUrl, from: BigInt(standIn.from), to: BigInt(standIn.to), mempool: path.join(dir, 'mempool.csv'), record: path.join(dir, 'recording'), bot: exampleBot('0.95'), ...LOCKSTEP, world: EXAMPLE_WORLD, exchange: await standIn.writeExchange(dir), onOurBlock: onChain.read })
     expect(live.error).toBeNull()
     expect(live.blocks.map((b) => b.number)).toEqual(Array.from({ length: 4 }, (_, i) => standIn.from + i))
     // The real winners are the market's emulated searchers: opportunity by opportunity (a backrun's victim, a CEX-DEX pool), the same txs.
@@ -222,29 +265,44 @@ describe('backtest over a stand-in mainnet made by the market', () => {
     }
     // Every captor's profit and builder payment here, to the wei against our block (each searcher's captures of a block together):
     // the bot through its executor's coinbase transfer, the real winners through theirs.
-    // Held where the executor's every tx of the block is in reported captures (a sandwicher's tx that closed no gap is in none).
-    // Backruns here (tokens at the pool's price); a CEX-DEX markout at the reference price is checked to the wei in test/exchange.test.ts.
-    const reported = new Map<string, { gainWei: bigint; paidWei: bigint; txs: string[]; captures: number }>()
-    for (const b of live.blocks) {
-      for (const o of b.opportunities.filter((o) => o.here && o.kind === 'backrun')) {
-        const hashes = [...o.here!.frontrunTxs, ...o.here!.backrunTxs].map((h) => h.toLowerCase())
-        const key = `${b.number}:${executorOf.get(hashes[0]!)}`
-        const entry = reported.get(key) ?? { gainWei: 0n, paidWei: 0n, txs: [], captures: 0 }
-        reported.set(key, { gainWei: entry.gainWei + BigInt(o.here!.profitWei), paidWei: entry.paidWei + BigInt(o.here!.builderPaymentWei), txs: [...entry.txs, ...hashes], captures: entry.captures + 1 })
-      }
-    }
-    const held = [...reported].filter(([key, figures]) => [...(onChain.get(key)?.txs ?? [])].sort().join() === [...figures.txs].sort().join())
+    const held = onChain.hold(live)
     const botExecutors = live.bot.addresses.map((a) => a.toLowerCase())
-    expect(held.some(([key]) => botExecutors.some((a) => key.endsWith(a))), 'the bot’s captures are held').toBe(true)
-    expect(held.length, 'most captures are held').toBeGreaterThanOrEqual(reported.size - 1)
-    for (const [key, figures] of held) {
-      const chain = onChain.get(key)!
-      expect(chain.paidWei, key).toBe(figures.paidWei)
-      // The accounting prices kept USDC per capture (each rounded down), this check once for the executor's captures together.
-      const gap = chain.gainWei - figures.gainWei
-      expect(gap >= 0n && gap < BigInt(figures.captures), `${key}: ${chain.gainWei} on chain, ${figures.gainWei} reported over ${figures.captures} captures`).toBe(true)
-    }
+    expect(held.some((key) => botExecutors.some((a) => key.endsWith(a))), 'the bot’s captures are held').toBe(true)
   }, 240_000)
+
+  it('a bot set up as bots are — its own key funded by harness_setBalance, its executor deployed and the receipt waited for, funded by harness_setTokenBalance, approvals one receipt at a time, then the mempool watched — runs unchanged with no --ready; its profit is the chain’s', async () => {
+    const newcomer = privateKeyToAccount(NEWCOMER_KEY).address.toLowerCase()
+    const onChain = new OnChainFigures(await searchersWith([newcomer]))
+    // Its executor, its key's first creation.
+    const executor = getContractAddress({ from: newcomer as Address, nonce: 0n })
+    const executorUsdc: bigint[] = []
+    const report = await backtest({
+      forkUrl: standIn.anvilUrl,
+      from: BigInt(standIn.from),
+      to: BigInt(standIn.to),
+      mempool: path.join(dir, 'mempool.csv'),
+      bot: { command: [process.execPath, '--import', 'tsx', 'test/support/newcomerBot.ts'], cwd: REPO, name: 'newcomer', env: { BID_SHARE: '0.95', SEARCHER_NAME: 'newcomer' } },
+      ...LOCKSTEP,
+      world: EXAMPLE_WORLD,
+      onOurBlock: async (block) => {
+        await onChain.read(block)
+        executorUsdc.push(await balanceOf(block.anvilUrl, USDC, executor, numberToHex(block.number - 1n)))
+      },
+    })
+    expect(report.error).toBeNull()
+    // Its set-up: the deployment and four approvals, each mined as it arrived (the bot waited for every receipt); the harness's
+    // writes (its key's ether, the executor's USDC and USDC's supply) kept; ready at its subscription to the mempool.
+    expect(report.bot.setup).toEqual({ blocks: 5, txs: 5, writes: 3, readyBy: 'eth_subscribe newPendingTransactions' })
+    expect(report.bot.addresses).toContain(newcomer)
+    expect(report.bot.addresses).toContain(executor.toLowerCase())
+    expect(report.totals.botBundles).toBeGreaterThan(0)
+    expect(report.totals.botCaptured).toBeGreaterThan(0)
+    // What harness_setTokenBalance gave its executor is there at every real parent.
+    expect(executorUsdc).toEqual(report.blocks.map(() => parseUnits(NEWCOMER_USDC, 6)))
+    // Its profit and payment, to the wei against our blocks.
+    const held = onChain.hold(report)
+    expect(held.some((key) => key.endsWith(executor.toLowerCase())), 'the bot’s captures are held').toBe(true)
+  }, 180_000)
 
   it('three shards, each on its own machine with its own bot and recording, merged by `bundlesim backtest merge`: the unsharded run\'s blocks, opportunities, captures and profits; the expectations on the whole', async () => {
     const shardsDir = path.join(dir, 'shards')
@@ -338,7 +396,7 @@ describe('backtest over a stand-in mainnet made by the market', () => {
     const leaver = `const rpc = async () => (await (await fetch(process.env.RPC_URL, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}' })).json()).result
       const start = await rpc(); console.log('ready'); console.log('last words')
       for (;;) { await new Promise((r) => setTimeout(r, 20)); if (BigInt(await rpc()) >= BigInt(start) + 2n) process.exit(3) }`
-    const report = await backtest({ fromRecording: path.join(dir, 'recording'), bot: { command: [process.execPath, '--input-type=module', '-e', leaver] }, slotMs: 1500, reactMs: 500, world: EXAMPLE_WORLD })
+    const report = await backtest({ fromRecording: path.join(dir, 'recording'), bot: { command: [process.execPath, '--input-type=module', '-e', leaver], readyText: 'ready' }, slotMs: 1500, reactMs: 500, world: EXAMPLE_WORLD })
     expect(report.error).toMatch(/^the bot exited \(code 3, signal null\) (during|while) block (\d+)/)
     expect(report.error).toContain('last words')
     const stoppedAt = Number(/block (\d+)/.exec(report.error!)![1])

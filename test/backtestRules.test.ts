@@ -7,6 +7,8 @@ import { describe, expect, it } from 'vitest'
 import type { Address, Hash } from 'viem'
 import { planArrivals, type HistoricalTx } from '../src/backtest/arrivals.js'
 import { readMempoolDump, writeMempoolCsv, type DumpEntry } from '../src/backtest/mempoolDump.js'
+import { signOfWork } from '../src/backtest/botSetup.js'
+import { writesOfCheat } from '../src/chain/stateWrites.js'
 
 const tx = (index: number, from: string, reverted = false): HistoricalTx => ({ hash: `0x${String(index).padStart(64, '0')}` as Hash, index, from: from as Address, to: null, raw: `0x0${index}`, reverted })
 const seenAt = (entries: Array<[HistoricalTx, number]>) => new Map(entries.map(([t, ms]): [Hash, DumpEntry] => [t.hash, { hash: t.hash, timestampMs: ms, chainId: 1, includedAtBlock: 10 }]))
@@ -195,5 +197,33 @@ describe('shards: the share of a range each machine runs, and the merge of their
     expect(() => mergeReports([report(1, 1, 2), report(2, 3, 4, 'other')])).toThrow('backtest merge: shard 2/2 (blocks 3–4) is of another run: bot "other" (node bot.js), not "b" (node bot.js)')
     expect(() => mergeReports([report(1, 1, 2), report(2, 2, 4)])).toThrow('backtest merge: shard 1/2 (blocks 1–2) and shard 2/2 (blocks 2–4) overlap')
     expect(mergeReports([report(2, 3, 4), report(1, 1, 2)]).source).toMatchObject({ from: 1, to: 4 })
+  })
+})
+
+describe('the bot’s set-up (pure)', () => {
+  it('a sign of work is what a bot does once it trades, never what waiting for a receipt does', () => {
+    const call = (method: string, params: unknown = []) => signOfWork({ method, params })
+    expect(call('eth_subscribe', ['newPendingTransactions'])).toBe('eth_subscribe newPendingTransactions')
+    expect(call('eth_subscribe', ['logs', { address: '0x00' }])).toBe('eth_subscribe logs')
+    expect(call('eth_newPendingTransactionFilter')).toBe('eth_newPendingTransactionFilter')
+    expect(call('eth_sendBundle', [{ txs: [] }])).toBe('eth_sendBundle')
+    expect(call('eth_callBundle', [{ txs: [] }])).toBe('eth_callBundle')
+    expect(call('mev_sendBundle', [{}])).toBe('mev_sendBundle')
+    // viem's waitForTransactionReceipt over a WebSocket subscribes to new heads; a block filter and reads are no sign either.
+    expect(call('eth_subscribe', ['newHeads'])).toBeNull()
+    expect(call('eth_newBlockFilter')).toBeNull()
+    expect(call('eth_getTransactionReceipt', ['0x00'])).toBeNull()
+    expect(call('eth_blockNumber')).toBeNull()
+    expect(call('eth_sendRawTransaction', ['0x02'])).toBeNull()
+  })
+
+  it('what a state cheatcode wrote, named by its field and slot', () => {
+    const token = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48'
+    expect(writesOfCheat('anvil_setStorageAt', [token, '0x9', '0x01'])).toEqual([{ address: token.toLowerCase(), field: 'storage', slot: `0x${'9'.padStart(64, '0')}` }])
+    expect(writesOfCheat('hardhat_setBalance', [token, '0x1'])).toEqual([{ address: token.toLowerCase(), field: 'balance' }])
+    expect(writesOfCheat('anvil_setCode', [token, '0x00'])).toEqual([{ address: token.toLowerCase(), field: 'code' }])
+    expect(writesOfCheat('anvil_setNonce', [token, '0x1'])).toEqual([{ address: token.toLowerCase(), field: 'nonce' }])
+    expect(writesOfCheat('anvil_mine', ['0x1'])).toEqual([])
+    expect(writesOfCheat('anvil_setStorageAt', ['not an address', '0x9', '0x1'])).toEqual([])
   })
 })

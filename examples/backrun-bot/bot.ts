@@ -15,7 +15,8 @@
  * first leg as inventory instead of selling it back. Keys, as many searchers split them:
  * `OWNER_KEY` deploys the executor (with `FACTORY=1` through a factory it deploys first, by
  * CREATE2) and never trades, `SENDER_KEYS` (comma-separated) send the backruns (each user tx's from the key its hash picks),
- * `SIGNER_KEY` signs `X-Flashbots-Signature`; each defaults to `BOT_KEY`. With `SEARCHER_NAME`
+ * `SIGNER_KEY` signs `X-Flashbots-Signature`; each defaults to `BOT_KEY`. `EXECUTOR_ADDRESS` trades
+ * through an executor deployed before (its operator one of the sender keys) instead of deploying one. With `SEARCHER_NAME`
  * it names its keys so with bundlesim's `harness_nameSearcher` (the one call it makes that a
  * mainnet node would not answer).
  *
@@ -141,7 +142,7 @@ async function deployExecutor(): Promise<Address> {
 }
 
 // Who trades: the bot's own account, or its executor contract; both routers may spend its WETH and USDC (one-off approvals, landed like any tx).
-const executor = useExecutor ? await deployExecutor() : null
+const executor = process.env.EXECUTOR_ADDRESS ? (process.env.EXECUTOR_ADDRESS as Address) : useExecutor ? await deployExecutor() : null
 const trader = executor ?? account.address
 for (const token of [WETH, USDC]) {
   for (const spender of [ROUTER02, SWAP_ROUTER]) {

@@ -1,12 +1,14 @@
-import { numberToHex, type Address, type Hash, type Hex } from 'viem'
+import { numberToHex, pad, type Address, type Hash, type Hex } from 'viem'
+import { storageKey, type StateWrite } from '../chain/stateWrites.js'
 import type { ChainClient } from '../chain/chainClient.js'
 import { BlockStateDiff } from '../builder/execution/stateDiff.js'
 import { normalizeAddress } from '../protocol/normalize.js'
 
 /**
- * What the bot's setup left on chain (docs/backtest.md, "The bot's setup"): its executor
- * contracts' code and storage, the slots its approvals and deposits wrote, each account's
- * balance change. Laid over every real parent after the chain moves there, so the bot trades
+ * What the bot's set-up left on chain (docs/backtest.md, "The bot's set-up"): its executor
+ * contracts' code and storage, the slots its approvals and deposits wrote, what the harness's
+ * cheats wrote for it (`harness_setBalance`, `harness_setTokenBalance`, `anvil_setCode`…),
+ * each account's balance change. Laid over every real parent after the chain moves there, so the bot trades
  * with what it set up while each block is judged on real state.
  */
 export interface SetupOverlay {
@@ -18,21 +20,62 @@ export interface SetupOverlay {
   nonces: Map<Address, number>
 }
 
+/** What the bot's set-up did: its txs (mined in the set-up's blocks) and what cheats wrote for it. */
+export interface BotSetupEffects {
+  txs: readonly Hash[]
+  writes: readonly StateWrite[]
+  /**
+   * An account's balance at the first parent, from the source: the set-up's balance changes are
+   * counted from it (Anvil's own view of that block has the cheats written on it before the
+   * set-up's first block).
+   */
+  parentBalance(account: Address): Promise<bigint>
+}
+
 /**
- * The overlay of the setup txs (mined in the setup block), leaving out the builders' coinbases:
- * what they were paid is the builder's, not the bot's.
+ * The overlay of the set-up: the state its txs and cheats left on the chain's head (the set-up's
+ * last block) for every key they touched — code, slots, nonces — and each touched account's
+ * balance change since the first parent, leaving out the builders' coinbases (what they were
+ * paid is the builder's, not the bot's).
  */
-export async function setupOverlay(chain: ChainClient, setupTxs: readonly Hash[], coinbases: readonly Address[]): Promise<SetupOverlay> {
-  const diff = await BlockStateDiff.ofTxs(chain, setupTxs)
-  const skip = new Set(coinbases.map(normalizeAddress))
-  const overlay: SetupOverlay = { code: new Map(), storage: new Map(), balanceDeltas: new Map(), nonces: new Map() }
-  for (const [account, change] of diff.accountChanges()) {
-    if (skip.has(account)) continue
-    if (change.code !== undefined && change.code !== '0x') overlay.code.set(account, change.code)
-    if (Object.keys(change.storage).length > 0) overlay.storage.set(account, change.storage)
-    if (change.nonce !== undefined) overlay.nonces.set(account, change.nonce)
+export async function setupOverlay(chain: ChainClient, setup: BotSetupEffects, coinbases: readonly Address[]): Promise<SetupOverlay> {
+  const diff = await BlockStateDiff.ofTxs(chain, setup.txs)
+  const touched = new Map<Address, { code: boolean; nonce: boolean; balance: boolean; slots: Set<Hex> }>()
+  const touch = (address: Address) => {
+    const account = normalizeAddress(address)
+    const entry = touched.get(account) ?? { code: false, nonce: false, balance: false, slots: new Set<Hex>() }
+    touched.set(account, entry)
+    return entry
   }
-  for (const [account, delta] of diff.balanceDeltas()) if (!skip.has(account)) overlay.balanceDeltas.set(account, delta)
+  for (const [account, change] of diff.accountChanges()) {
+    const entry = touch(account)
+    if (change.code !== undefined) entry.code = true
+    if (change.nonce !== undefined) entry.nonce = true
+    for (const slot of Object.keys(change.storage)) entry.slots.add(storageKey(slot as Hex))
+  }
+  for (const account of diff.balanceDeltas().keys()) touch(account).balance = true
+  for (const write of setup.writes) {
+    const entry = touch(write.address)
+    if (write.field === 'storage') entry.slots.add(write.slot)
+    else entry[write.field] = true
+  }
+  for (const coinbase of coinbases) touched.delete(normalizeAddress(coinbase))
+
+  const overlay: SetupOverlay = { code: new Map(), storage: new Map(), balanceDeltas: new Map(), nonces: new Map() }
+  await Promise.all(
+    [...touched].map(async ([account, entry]) => {
+      const [code, nonce, balances, slots] = await Promise.all([
+        entry.code ? chain.node.request({ method: 'eth_getCode', params: [account, 'latest'] }) : null,
+        entry.nonce ? chain.node.request({ method: 'eth_getTransactionCount', params: [account, 'latest'] }) : null,
+        entry.balance ? Promise.all([chain.node.request({ method: 'eth_getBalance', params: [account, 'latest'] }).then(BigInt), setup.parentBalance(account)]) : null,
+        Promise.all([...entry.slots].map(async (slot) => [slot, await chain.node.request({ method: 'eth_getStorageAt', params: [account, slot, 'latest'] })] as const)),
+      ])
+      if (code !== null) overlay.code.set(account, code)
+      if (nonce !== null) overlay.nonces.set(account, Number(nonce))
+      if (balances !== null && balances[0] !== balances[1]) overlay.balanceDeltas.set(account, balances[0] - balances[1])
+      if (slots.length > 0) overlay.storage.set(account, Object.fromEntries(slots.map(([slot, value]) => [slot, pad(value, { size: 32 })])))
+    }),
+  )
   return overlay
 }
 

@@ -41,7 +41,7 @@ interface BacktestFlags {
   record?: string
   botKey?: string
   botName: string
-  ready: string
+  ready?: string
   slotMs: number
   reactMs: number
   world?: string
@@ -72,7 +72,7 @@ export function registerBacktestCommand(program: Command): void {
     .option('--record <dir>', 'write what the run read (blocks, state, the mempool slice) here, for --from-recording')
     .option('--bot-key <hex>', "the bot's key, as BOT_KEY and PRIVATE_KEY (default: Anvil's dev account 1, funded at every block)")
     .option('--bot-name <name>', "the bot's name in the report and in stats' lostTo", 'bot')
-    .option('--ready <text>', 'the bot is set up once it prints a line containing this', 'ready')
+    .option('--ready <text>', 'the bot is set up once it prints a line containing this (default: at its first sign of work — a subscription to pending txs or logs, a filter, eth_callBundle or a bundle)')
     .option('--slot-ms <ms>', 'real ms each block\u2019s slot takes; recorded arrival times are scaled onto it', milliseconds('--slot-ms', 100), 12_000)
     .option('--react-ms <ms>', 'the least ms the bot has after the last arrival before the block is built', milliseconds('--react-ms', 0), 1_000)
     .option('--show-bot', "print the bot's output on stderr, each line after [bot]")
@@ -106,7 +106,7 @@ export function registerBacktestCommand(program: Command): void {
           to: opts.to,
           mempool: opts.mempool,
           record: opts.record,
-          bot: { command: commandLine, name: opts.botName, key: opts.botKey as Hex | undefined, readyText: opts.ready, onLine: opts.showBot ? (line) => process.stderr.write(`[bot] ${line}\n`) : undefined },
+          bot: { command: commandLine, name: opts.botName, key: opts.botKey as Hex | undefined, ...(opts.ready !== undefined && { readyText: opts.ready }), onLine: opts.showBot ? (line) => process.stderr.write(`[bot] ${line}\n`) : undefined },
           slotMs: opts.slotMs,
           reactMs: opts.reactMs,
           world: opts.world,

@@ -85,11 +85,21 @@ export interface BacktestExpectations {
   minProfitEth?: string | number
 }
 
+/** The bot's set-up (docs/backtest.md, "The bot's set-up"): what was mined and written for it, and what said it was ready. */
+export interface BacktestBotSetup {
+  blocks: number
+  txs: number
+  /** State the harness's cheats wrote for it (keys: a balance, a code, a slot). */
+  writes: number
+  /** `a line containing "…"` (`--ready`), or its first sign of work (`eth_subscribe newPendingTransactions`, `eth_sendBundle`…). */
+  readyBy: string
+}
+
 export interface BacktestReport {
   format: typeof BACKTEST_FORMAT
   /** Where the blocks came from: the node (its URL's path cut) or the recording's directory. */
   source: { node: string | null; recording: string | null; chainId: number; from: number; to: number; mempool: string | null }
-  bot: { name: string; command: string; addresses: Address[] }
+  bot: { name: string; command: string; addresses: Address[]; setup: BacktestBotSetup | null }
   /** The real ms of each block's slot, and the ms the bot had after the last arrival. */
   slotMs: number
   reactMs: number

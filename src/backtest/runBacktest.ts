@@ -25,9 +25,10 @@ import { readMempoolDump, type MempoolSlice } from './mempoolDump.js'
 import { readRecording, writeRecording } from './recording.js'
 import { planArrivals, type BlockArrivals, type OrderArrival } from './arrivals.js'
 import { applyOverlay, setupOverlay, type SetupOverlay } from './botState.js'
+import { setUpBot } from './botSetup.js'
 import type { Shard } from '../config/shard.js'
 import { shardRange, ShardError } from './shards.js'
-import { BACKTEST_FORMAT, expectationFailures, totalsOf, type BacktestBlock, type BacktestBotBundle, type BacktestExpectations, type BacktestOrder, type BacktestOpportunity, type BacktestReport } from './report.js'
+import { BACKTEST_FORMAT, expectationFailures, totalsOf, type BacktestBlock, type BacktestBotBundle, type BacktestBotSetup, type BacktestExpectations, type BacktestOrder, type BacktestOpportunity, type BacktestReport } from './report.js'
 
 /** Anvil's dev account 1: a fork gives it 10,000 ETH at every real parent, so a bot with no key of its own can pay gas. */
 export const DEFAULT_BOT_KEY: Hex = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d'
@@ -41,9 +42,14 @@ export interface BacktestBot {
   key?: Hex
   cwd?: string
   env?: Record<string, string>
-  /** Text of the line the bot prints once set up (default `ready`): its setup txs are then mined once and kept at every block. */
+  /**
+   * Text of the line the bot prints once set up. Without it, the bot is set up at its first sign
+   * of work (a subscription to pending txs or logs, a filter, eth_callBundle, a bundle): until
+   * then its txs are mined as they arrive, and what they and the harness's cheats leave is kept
+   * at every block (docs/backtest.md, "The bot's set-up").
+   */
   readyText?: string
-  /** How long it may take to print it (default 60 s). */
+  /** How long its set-up may take (default 60 s). */
   readyTimeoutMs?: number
   /** Each line the bot prints (the CLI's `--show-bot`). */
   onLine?(line: string, stream: 'stdout' | 'stderr'): void
@@ -126,8 +132,9 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
   const world = loadWorldFile(options.world ?? 'dex')
   // The world's pools that exist on this chain (a mainnet has every built-in one; a stand-in chain its own).
   const planned: PoolRef[] = plannedPools(world)
-  const codes = await source.guard(async () => Promise.all(planned.map((pool) => reader.getCode({ address: pool.dex === 'uniswap-v4' ? MAINNET.v4StateView : pool.address, blockNumber: source.firstBlock - 1n }))))
-  const pools = planned.filter((_, i) => codes[i] !== undefined && codes[i] !== '0x')
+  const hasCode = (address: Address) => source.guard(async () => ((await reader.getCode({ address, blockNumber: source.firstBlock - 1n })) ?? '0x') !== '0x')
+  const [codes, mainnetDexes] = await Promise.all([Promise.all(planned.map((pool) => hasCode(pool.dex === 'uniswap-v4' ? MAINNET.v4StateView : pool.address))), hasCode(MAINNET.uniswapV2Factory)])
+  const pools = planned.filter((_, i) => codes[i])
   const weth = MAINNET.weth
 
   // Blocks are read ahead: the next two are on their way while one is built.
@@ -151,6 +158,7 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
   /** The accounts whose nonces are carried block to block: the bot's key and every account that sent a tx in its setup. */
   const botSenders = new Set<Address>([botAccount])
   let botAddressesOf: () => Address[] = () => [botAccount]
+  let setupFacts: BacktestBotSetup | null = null
   try {
     harness = await startHarness({
       forkUrl: nodeUrl,
@@ -161,6 +169,8 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
       mevSharePort: 0,
       exchangePort: 0,
       ...(options.exchange !== undefined && { exchange: options.exchange }),
+      // Where mainnet's DEXes are on the chain, the world is already there (nothing is deployed) and harness_setTokenBalance knows its tokens.
+      ...(mainnetDexes && { world: options.world ?? 'dex' }),
       anvilPort: 0,
       slotTimeSeconds: Number(first.source.timestamp - first.source.parentTimestamp),
       statsDelaySlots: 0,
@@ -186,10 +196,6 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
         options.bot.onLine?.(line, stream)
       } })
     const runningBot = bot
-    const readyText = options.bot.readyText ?? 'ready'
-    await runningBot.waitForLine(new RegExp(readyText.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')), options.bot.readyTimeoutMs ?? 60_000).catch((cause: Error) => {
-      throw new BacktestSetupError(`the bot did not print a line containing ${JSON.stringify(readyText)} (--ready: the text your bot prints once set up): ${cause.message}`, { cause })
-    })
     const beforeExit = <T>(work: Promise<T>, what: string): Promise<T> =>
       Promise.race([
         work,
@@ -215,6 +221,8 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
     /** The block being built: what the participant reads when it is mined. */
     let current: { number: bigint; arrivals: BlockArrivals; ours?: OurBlock } | null = null
     let overlay: SetupOverlay | null = null
+    /** While the bot sets up: the blocks mined for it, each a part of its set-up. */
+    let settingUp = true
     const botNonces = async () => {
       const head = await chain.blockNumber()
       return new Map(await Promise.all(botEoas(botSenders, overlay).map(async (a) => [a, await chain.nonce(a, head)] as const)))
@@ -222,17 +230,14 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
     running.addSlotParticipant({
       onMined: async (report, considered, frames) => {
         const number = BigInt(report.blockNumber)
-        if (current === null) {
-          // The setup block: what the bot's txs left becomes the overlay of every real parent.
-          // Every tx of it is the bot's (nothing else sends on the fresh harness), whichever of its keys sent it.
+        if (settingUp) {
+          // A set-up block: every tx of it is the bot's (nothing else sends on the fresh harness), whichever of its keys sent it.
           const block = await anvilReader.getBlock({ blockNumber: number, includeTransactions: true })
           for (const tx of block.transactions) botSenders.add(normalizeAddress(tx.from))
-          overlay = await setupOverlay(chain, block.transactions.map((tx) => tx.hash), coinbases)
           await recorder.learnBlock(number, frames)
-          const carried = await botNonces()
-          await running.rebaseFork(from - 1n, (c) => applyOverlay(c, overlay!, carried))
           return
         }
+        if (current === null) throw new Error(`block ${number} was mined outside the backtest's blocks`)
         current.ours = await readOurBlock(current.number, report.value, considered, frames)
         await options.onOurBlock?.({ number, anvilUrl: running.anvilUrl })
         if (number < to) {
@@ -248,7 +253,25 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
       return { value, txCount: block.transactions.length, opportunities, botBundles: botTraces.map((t) => normalizeHash(t.bundle.hash)).sort() }
     }
 
-    await beforeExit(running.advanceSlot(), 'during its setup block')
+    // The bot's set-up, mined as it goes; what it left becomes the overlay of every real parent.
+    const setup = await setUpBot({
+      bot: runningBot,
+      events: running.events,
+      mine: async () => {
+        const [report] = await running.advanceSlot()
+        const block = await anvilReader.getBlock({ blockNumber: BigInt(report!.blockNumber) })
+        return block.transactions
+      },
+      ...(options.bot.readyText !== undefined && { readyText: options.bot.readyText }),
+      timeoutMs: options.bot.readyTimeoutMs ?? 60_000,
+    }).catch((cause: Error) => {
+      throw new BacktestSetupError(cause.message, { cause })
+    })
+    settingUp = false
+    overlay = await setupOverlay(chain, { txs: setup.txs, writes: setup.writes, parentBalance: (account) => reader.getBalance({ address: account, blockNumber: from - 1n }) }, coinbases)
+    const carried = await botNonces()
+    await running.rebaseFork(from - 1n, (c) => applyOverlay(c, overlay!, carried))
+    setupFacts = { blocks: setup.blocks, txs: setup.txs.length, writes: setup.writes.length, readyBy: setup.readyBy }
     timings.setupMs = Math.round(performance.now() - setupStarted)
 
     for (let number = from; number <= to; number++) {
@@ -299,7 +322,7 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
   return {
     format: BACKTEST_FORMAT,
     source: { node: source.fromRecording ? null : source.description, recording: options.fromRecording ?? null, chainId, from: Number(from), to: Number(to), mempool: source.mempool?.file ?? null },
-    bot: { name: botName, command: typeof options.bot.command === 'string' ? options.bot.command : options.bot.command.join(' '), addresses: botAddressesSeen },
+    bot: { name: botName, command: typeof options.bot.command === 'string' ? options.bot.command : options.bot.command.join(' '), addresses: botAddressesSeen, setup: setupFacts },
     slotMs,
     reactMs,
     blocks,

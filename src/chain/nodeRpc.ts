@@ -144,6 +144,8 @@ export type NodeRpcSchema = [
   { Method: 'eth_simulateV1'; Parameters: SimulateV1Params; ReturnType: SimulatedBlock[] },
   { Method: 'eth_getBalance'; Parameters: readonly [account: Address, block: Hex | BlockTag]; ReturnType: Hex },
   { Method: 'eth_getTransactionCount'; Parameters: readonly [account: Address, block: Hex | BlockTag]; ReturnType: Hex },
+  { Method: 'eth_getCode'; Parameters: readonly [account: Address, block: Hex | BlockTag]; ReturnType: Hex },
+  { Method: 'eth_getStorageAt'; Parameters: readonly [account: Address, slot: Hex, block: Hex | BlockTag]; ReturnType: Hex },
   { Method: 'eth_getTransactionReceipt'; Parameters: readonly [hash: Hash]; ReturnType: RpcTransactionReceipt | null },
   { Method: 'eth_estimateGas'; Parameters: readonly [call: { from: Address; to: Address; value: Hex }]; ReturnType: Hex },
   { Method: 'eth_sendRawTransaction'; Parameters: readonly [signed: Hex]; ReturnType: Hash },

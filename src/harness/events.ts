@@ -2,6 +2,8 @@ import { EventEmitter } from 'node:events'
 import type { SlotReport } from '../protocol/slotReport.js'
 import type { BundleTrace } from '../bundle/trace.js'
 import type { MevShareHint } from '../mevshare/hint.js'
+import type { StateWrite } from '../chain/stateWrites.js'
+import type { AnsweredCall } from '../rpc/answeredCalls.js'
 
 /** What a running harness tells whoever listens (tests wait on these instead of sleeping). */
 export interface HarnessEventMap {
@@ -23,6 +25,10 @@ export interface HarnessEventMap {
   simulatedOnArrival: [bundles: number]
   /** The MEV-Share hint stream sent an event. */
   hint: [hint: MevShareHint]
+  /** A client's call was answered without an error, on any JSON-RPC endpoint (what a bot did: the backtest reads its set-up from these). */
+  answered: [call: AnsweredCall]
+  /** A cheat wrote state outside any tx (`harness_setBalance`, `harness_setTokenBalance`, `anvil_setStorageAt` and the like). */
+  stateWritten: [writes: StateWrite[]]
 }
 
 /**

@@ -26,6 +26,8 @@ import type { SearcherNames } from '../bundle/searcherNames.js'
 import { registerFilterMethods } from '../rpc/filterMethods.js'
 import { registerMempoolReads } from '../rpc/mempoolReads.js'
 import { registerSubscriptionMethods } from '../ws/subscriptions.js'
+import { observeAnswers, type AnsweredCall } from '../rpc/answeredCalls.js'
+import { writesOfCheat } from '../chain/stateWrites.js'
 import type { Logger } from 'pino'
 import type { BundlesimConfig } from '../config/config.js'
 import type { SlotState } from '../clock/slotState.js'
@@ -95,7 +97,14 @@ export function createRpcMethodServers(
   const errorListener = (message: string, data: unknown) => {
     if (!(data instanceof JSONRPCErrorException)) log.error({ err: data }, message)
   }
+  /** Every answered call is told (the backtest reads a bot's set-up from them), a state cheatcode's writes too. */
+  const answered = (call: AnsweredCall) => {
+    events.emit('answered', call)
+    const writes = writesOfCheat(call.method, call.params)
+    if (writes.length > 0) events.emit('stateWritten', writes)
+  }
   const submission = new JSONRPCServer<RequestContext>({ errorListener })
+  observeAnswers(submission, '/', answered)
   // Flashbots' caps (100 txs, 300,000 bytes) and EIP-7825's per-tx gas cap where the fork has it.
   const limits = { maxBundleTxs: config.maxBundleTxs, maxBundleBytes: config.maxBundleBytes, maxTxGas: chain.txGasCap }
   registerSubmissionMethods(submission, {
@@ -128,7 +137,10 @@ export function createRpcMethodServers(
     setTimeInSlot: (ms) => slot.clock.setTimeInSlot(ms),
     setCompetitorBid: (bid) => builder.auction.setCompetitorBid(bid),
     // Under the write lock, so it never lands inside a slot's simulations.
-    setBalance: (address, wei) => lock.write(() => chain.chain.setBalance(address, wei)),
+    setBalance: async (address, wei) => {
+      await lock.write(() => chain.chain.setBalance(address, wei))
+      events.emit('stateWritten', [{ address, field: 'balance' }])
+    },
     sendImpersonated: async (tx) => {
       const mined = await mineImpersonatedTx({ chain: chain.chain, lock, clock: slot.clock, builder: builder.builder, traces, coinbase }, tx)
       events.emit('impersonatedBlock', mined.blockNumber)
@@ -136,7 +148,10 @@ export function createRpcMethodServers(
       return mined
     },
   })
-  registerWorldMethods(submission, { world: world.status, setTokenBalance: world.setTokenBalance })
+  registerWorldMethods(submission, {
+    world: world.status,
+    setTokenBalance: async (token, holder, amount) => void events.emit('stateWritten', await world.setTokenBalance(token, holder, amount)),
+  })
   registerExchangeMethods(submission, { movePrice: exchange.movePrice })
   registerCompetitionMethods(submission, { competition: (fromBlock, toBlock) => market.competition(fromBlock, toBlock), register: (name, addresses) => names.register(name, addresses) })
   registerMempoolReads(submission, { mempool: orders.mempool, read: view.read, nextBlockTimestamp: () => slot.clock.nextBlockTimestamp() })
@@ -160,6 +175,7 @@ export function createRpcMethodServers(
 
   const routes: RpcRoute[] = builder.builders.map((own) => {
     const rpc = new JSONRPCServer<RequestContext>({ errorListener })
+    observeAnswers(rpc, `/${builderPath(own.name)}`, answered)
     registerBuilderEndpointMethods(rpc, {
       builder: own,
       ingest: orders.ingest,
@@ -191,6 +207,7 @@ export function createRpcMethodServers(
     }
   })
   const gateway = new JSONRPCServer<RequestContext>({ errorListener })
+  observeAnswers(gateway, `/${GATEWAY_PATH}`, answered)
   const isApiKey = createApiKeyCheck(config.apiKeys)
   // bloXroute keeps a refund bundle with the builder likeliest to win: the latest slot's winner.
   let latestWinner: string | null = null
