@@ -183,7 +183,8 @@ describe('backtest: what is refused before anything runs, naming what and where'
       req.on('data', (chunk: Buffer) => chunks.push(chunk))
       req.on('end', async () => {
         requests++
-        if (requests > 6 && requests % 3 === 0) {
+        // Every third request, from the checks before the run on.
+        if (requests % 3 === 0) {
           res.writeHead(429, requests % 2 === 0 ? { 'retry-after': '0' } : {}).end('{"error":"Too Many Requests"}')
           return
         }
@@ -390,6 +391,22 @@ describe('backtest over a stand-in mainnet made by the market', () => {
     expect(again.botContended).toBe(true)
     expect(cutReport.blocks.flatMap((b) => b.bot.bundles).some((b) => !b.landed && b.lostTo !== null)).toBe(true)
   }, 180_000)
+
+  it('a block missing inside a recording’s range stops the run there, naming the read; the blocks before it are reported', async () => {
+    const { readRecording, writeRecording } = await import('../src/backtest/recording.js')
+    const whole = await readRecording(path.join(dir, 'recording'))
+    const lost = standIn.from + 2
+    // A recording with one block's own read taken out (a file cut short, a read lost): its range still says it holds the block.
+    const holed = path.join(dir, 'recording-holed')
+    const reads = whole.reads.filter((read) => !(read.method === 'eth_getBlockByNumber' && (read.params as unknown[])[0] === numberToHex(lost)))
+    expect(reads.length).toBeLessThan(whole.reads.length)
+    await writeRecording(holed, { chainId: whole.manifest.chainId, from: whole.manifest.from, to: whole.manifest.to, node: whole.manifest.node }, reads, null)
+    const staying = { command: [process.execPath, '-e', "console.log('ready'); setInterval(() => {}, 1000)"], readyText: 'ready' }
+    const report = await backtest({ fromRecording: holed, bot: staying, slotMs: 200, reactMs: 0, world: EXAMPLE_WORLD })
+    expect(report.error).toBe(`reading block ${lost} from recording ${holed} (of ${whole.manifest.node}): not in the backtest's recording: eth_getBlockByNumber ["${numberToHex(lost)}",true] (record the run again with --record)`)
+    expect(report.blocks.map((b) => b.number)).toEqual([standIn.from, standIn.from + 1])
+    expect(report.expectations.failures[0]).toMatch(/^the run stopped: reading block/)
+  }, 60_000)
 
   it('a bot that exits early stops the run with its exit code and last lines; the blocks done before are reported', async () => {
     // A bot that says it is ready, then leaves once the head is two past where it started (after the first two blocks).

@@ -1,4 +1,5 @@
 import http from 'node:http'
+import { fetchPastRateLimits, RATE_LIMIT_TRIES } from '../chain/rateLimits.js'
 
 /** One answer of the remote node, as the recording keeps it: the request's method and params, and its result or error. */
 export interface RecordedRead {
@@ -28,9 +29,6 @@ const EMPTY_STATE: Record<string, unknown> = {
   eth_getStorageAt: `0x${'00'.repeat(32)}`,
   eth_getAccountInfo: { balance: '0x0', nonce: '0x0', code: '0x' },
 }
-
-/** How many times a rate-limited request is sent before the run gives up (~1 minute of waiting without Retry-After). */
-const RATE_LIMIT_TRIES = 12
 
 const keyOf = (method: string, params: unknown): string => `${method} ${JSON.stringify(params ?? [])}`
 
@@ -163,18 +161,12 @@ export class RpcCassette {
 
   /**
    * Posts to the remote; a rate limit (HTTP 429) is waited out and sent again, as providers ask:
-   * after its `Retry-After` (seconds) when it gives one, else 0.25 s doubling to 8 s, up to
-   * `RATE_LIMIT_TRIES` times; then the run stops with the provider's answer.
+   * `fetchPastRateLimits`; then the run stops with the provider's answer.
    */
   private async post(body: Buffer): Promise<string> {
-    for (let attempt = 1; ; attempt++) {
-      const response = await fetch(this.remoteUrl!, { method: 'POST', headers: { 'content-type': 'application/json' }, body: new Uint8Array(body) })
-      const text = await response.text()
-      if (response.ok) return text
-      if (response.status !== 429 || attempt >= RATE_LIMIT_TRIES) throw new Error(`HTTP ${response.status}${response.status === 429 ? ` after ${attempt} tries` : ''}: ${text.slice(0, 200)}`)
-      this.rateLimited++
-      const after = Number(response.headers.get('retry-after'))
-      await new Promise((resolve) => setTimeout(resolve, Number.isFinite(after) && after >= 0 && response.headers.has('retry-after') ? after * 1000 : Math.min(8_000, 250 * 2 ** (attempt - 1))))
-    }
+    const response = await fetchPastRateLimits(this.remoteUrl!, { method: 'POST', headers: { 'content-type': 'application/json' }, body: new Uint8Array(body) }, { onWait: () => this.rateLimited++ })
+    const text = await response.text()
+    if (response.ok) return text
+    throw new Error(`HTTP ${response.status}${response.status === 429 ? ` after ${RATE_LIMIT_TRIES} tries` : ''}: ${text.slice(0, 200)}`)
   }
 }

@@ -398,7 +398,7 @@ async function openWholeSource(options: BacktestOptions): Promise<OpenedSource> 
     }
     const mempool = recording.mempoolFile ? await readMempoolDump(recording.mempoolFile, { chainId: manifest.chainId, from: Number(from), to: Number(to) }) : null
     const cassette = await RpcCassette.replay(recording.reads)
-    return { from, to, shard: manifest.shard ?? null, chainId: manifest.chainId, nodeUrl: cassette.url, description: manifest.node, cassette, fromRecording: true, mempool, firstBlock: BigInt(manifest.from), guard: guardedBy(cassette) }
+    return { from, to, shard: manifest.shard ?? null, chainId: manifest.chainId, nodeUrl: cassette.url, description: `recording ${options.fromRecording} (of ${manifest.node})`, cassette, fromRecording: true, mempool, firstBlock: BigInt(manifest.from), guard: guardedBy(cassette) }
   }
   if (options.forkUrl === undefined) throw new BacktestSetupError('backtest needs --fork-url <rpc> (a node with the blocks) or --from-recording <dir>')
   if (options.from === undefined || options.to === undefined) throw new BacktestSetupError('backtest needs --from and --to (the first and last block)')
@@ -407,10 +407,13 @@ async function openWholeSource(options: BacktestOptions): Promise<OpenedSource> 
   if (to < from) throw new BacktestSetupError(`--to ${to} is before --from ${from}`)
   const description = describeUrl(options.forkUrl)
   let chainId: number
+  /** Rate limits met by the checks, counted with the run's. */
+  let checksRateLimited = 0
+  const onRateLimited = () => void checksRateLimited++
   try {
-    // Unreachable, past the head, a pruned node: said in seconds, naming the node and the block.
-    await checkForkSource(options.forkUrl, from - 1n)
-    chainId = (await checkForkSource(options.forkUrl, to)).chainId
+    // Unreachable, past the head, a pruned node: said in seconds, naming the node and the block; a rate limit waited out.
+    await checkForkSource(options.forkUrl, from - 1n, { onRateLimited })
+    chainId = (await checkForkSource(options.forkUrl, to, { onRateLimited })).chainId
   } catch (cause) {
     if (cause instanceof ForkSourceError) throw new BacktestSetupError(`backtest of blocks ${from}–${to}: ${cause.message.replace(/^fork block/, 'block')}`, { cause })
     throw cause
@@ -420,6 +423,7 @@ async function openWholeSource(options: BacktestOptions): Promise<OpenedSource> 
   })
   // Every read of the run goes through the proxy: recorded when asked, and a rate limit (HTTP 429) waited out either way.
   const cassette = options.record === undefined ? await RpcCassette.passThrough(options.forkUrl) : await RpcCassette.record(options.forkUrl)
+  cassette.rateLimited += checksRateLimited
   return { from, to, shard: null, chainId, nodeUrl: cassette.url, description, cassette, fromRecording: false, mempool, firstBlock: from, guard: guardedBy(cassette) }
 }
 

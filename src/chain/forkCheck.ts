@@ -1,5 +1,6 @@
 import { BaseError, HttpRequestError, TimeoutError, createPublicClient, http, zeroAddress, type Hash, type PublicClient } from 'viem'
 import { nodeErrorMessage } from './chainClient.js'
+import { fetchPastRateLimits, RATE_LIMIT_TRIES } from './rateLimits.js'
 
 /** A fork's source answers within this, or it is reported unreachable (Anvil itself would hang for ~30 s). */
 export const FORK_CHECK_TIMEOUT_MS = 5_000
@@ -41,9 +42,16 @@ export function describeUrl(url: string): string {
   }
 }
 
-/** A viem client for a remote node: no retries, a short timeout, batched reads. */
-export function remoteClient(url: string, timeoutMs = FORK_CHECK_TIMEOUT_MS): PublicClient {
-  return createPublicClient({ transport: http(url, { timeout: timeoutMs, retryCount: 0, batch: { batchSize: 50 } }) })
+/**
+ * A viem client for a remote node: no retries, a short timeout, batched reads. With
+ * `onRateLimited`, an HTTP 429 is waited out and the request sent again (`fetchPastRateLimits`,
+ * each try within the timeout), each wait told.
+ */
+export function remoteClient(url: string, timeoutMs = FORK_CHECK_TIMEOUT_MS, onRateLimited?: () => void): PublicClient {
+  if (onRateLimited === undefined) return createPublicClient({ transport: http(url, { timeout: timeoutMs, retryCount: 0, batch: { batchSize: 50 } }) })
+  const fetchFn = (input: string | URL | Request, init?: RequestInit) => fetchPastRateLimits(input instanceof Request ? input.url : input, init ?? {}, { attemptTimeoutMs: timeoutMs, onWait: onRateLimited })
+  // The waits are the provider's to ask: each try has the timeout, not the whole.
+  return createPublicClient({ transport: http(url, { timeout: RATE_LIMIT_TRIES * (timeoutMs + 8_000), retryCount: 0, batch: { batchSize: 50 }, fetchFn }) })
 }
 
 /** Why a request to the remote failed, in a few words (connection refused, timeout, HTTP status). */
@@ -68,7 +76,7 @@ function transportProblem(error: unknown, timeoutMs: number): string | null {
 export async function checkForkSource(
   url: string,
   blockNumber?: bigint,
-  options: { timeoutMs?: number; checkChain?: (chainId: number) => void } = {},
+  options: { timeoutMs?: number; checkChain?: (chainId: number) => void; onRateLimited?: () => void } = {},
 ): Promise<ForkPoint> {
   const timeoutMs = options.timeoutMs ?? FORK_CHECK_TIMEOUT_MS
   const where = describeUrl(url)
@@ -77,7 +85,7 @@ export async function checkForkSource(
   } catch {
     throw new ForkSourceError(`fork URL ${JSON.stringify(url)} is not a URL (expected e.g. https://host/path or http://127.0.0.1:8545)`)
   }
-  const client = remoteClient(url, timeoutMs)
+  const client = remoteClient(url, timeoutMs, options.onRateLimited)
   let chainId: number
   let head: bigint
   try {

@@ -156,6 +156,7 @@ export type NodeRpcSchema = [
   { Method: 'eth_getLogs'; Parameters: readonly [filter: LogFilter]; ReturnType: NodeLog[] },
   { Method: 'trace_block'; Parameters: readonly [block: Hex | BlockTag]; ReturnType: TraceFrame[] },
   { Method: 'debug_traceTransaction'; Parameters: readonly [hash: Hash, tracer: PrestateDiffTracer]; ReturnType: PrestateDiff },
+  { Method: 'debug_traceCall'; Parameters: readonly [call: { to: Address; data: Hex }, block: Hex | BlockTag, tracer: { tracer: 'prestateTracer' }]; ReturnType: Record<string, PrestateAccount> },
   { Method: 'debug_traceBlockByNumber'; Parameters: readonly [block: Hex, tracer: PrestateDiffTracer]; ReturnType: Array<{ txHash: Hash; result: PrestateDiff }> },
   { Method: 'anvil_nodeInfo'; Parameters: readonly []; ReturnType: { hardFork?: string } },
   { Method: 'anvil_setBalance'; Parameters: readonly [account: Address, wei: Hex]; ReturnType: null },

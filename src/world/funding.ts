@@ -1,5 +1,6 @@
 import { createPublicClient, createTestClient, encodeAbiParameters, encodeFunctionData, erc20Abi, http, keccak256, numberToHex, pad, type Address, type Hex } from 'viem'
 import { storageKey, type StateWrite } from '../chain/stateWrites.js'
+import { nodeClient } from '../chain/nodeRpc.js'
 import { MAINNET } from '../dex/mainnet.js'
 
 /** Funding an account outside blocks (storage writes): what the world offers its users. */
@@ -85,9 +86,9 @@ export function tokenLayout(anvilUrl: string, token: Address): Promise<TokenLayo
 }
 
 async function findTokenLayout(anvilUrl: string, token: Address): Promise<TokenLayout> {
-  const client = createPublicClient({ transport: http(anvilUrl) })
+  const node = nodeClient(http(anvilUrl))
   const slotsRead = async (data: Hex): Promise<Set<Hex>> => {
-    const trace = (await client.request({ method: 'debug_traceCall' as never, params: [{ to: token, data }, 'latest', { tracer: 'prestateTracer' }] as never })) as Record<string, { storage?: Record<Hex, Hex> }>
+    const trace = await node.request({ method: 'debug_traceCall', params: [{ to: token, data }, 'latest', { tracer: 'prestateTracer' }] })
     const account = Object.entries(trace).find(([address]) => address.toLowerCase() === token.toLowerCase())?.[1]
     return new Set(Object.keys(account?.storage ?? {}).map((slot) => slot.toLowerCase() as Hex))
   }
