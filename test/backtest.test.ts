@@ -318,7 +318,8 @@ describe('backtest over a stand-in mainnet made by the market', () => {
     ])
     expect(recorded.every((r) => r.error === null && r.shard?.count === 3 && r.shard.of.from === standIn.from && r.shard.of.to === standIn.to)).toBe(true)
     // The recorded suite sharded the same way: each machine replays its own shard's recording, with no node.
-    const replayed = await Promise.all([1, 2, 3].map((index) => backtest({ fromRecording: path.join(dir, `recording-${index}`), ...sharded, mempool: undefined })))
+    // Shard 2 with each of Anvil's reads answered one by one (--no-prefetch), not from its block's trace: the same figures.
+    const replayed = await Promise.all([1, 2, 3].map((index) => backtest({ fromRecording: path.join(dir, `recording-${index}`), ...sharded, mempool: undefined, prefetch: index !== 2 })))
     for (const [i, report] of replayed.entries()) {
       expect(report.shard).toEqual(recorded[i]!.shard)
       expect(report.notRecorded).toBe(0)

@@ -8,6 +8,8 @@ import type { Address, Hash } from 'viem'
 import { planArrivals, type HistoricalTx } from '../src/backtest/arrivals.js'
 import { readMempoolDump, writeMempoolCsv, type DumpEntry } from '../src/backtest/mempoolDump.js'
 import { signOfWork } from '../src/backtest/botSetup.js'
+import { stateBeforeBlock } from '../src/backtest/stateBefore.js'
+import { RpcCassette } from '../src/backtest/cassette.js'
 import { writesOfCheat } from '../src/chain/stateWrites.js'
 
 const tx = (index: number, from: string, reverted = false): HistoricalTx => ({ hash: `0x${String(index).padStart(64, '0')}` as Hash, index, from: from as Address, to: null, raw: `0x0${index}`, reverted })
@@ -225,5 +227,40 @@ describe('the bot’s set-up (pure)', () => {
     expect(writesOfCheat('anvil_setNonce', [token, '0x1'])).toEqual([{ address: token.toLowerCase(), field: 'nonce' }])
     expect(writesOfCheat('anvil_mine', ['0x1'])).toEqual([])
     expect(writesOfCheat('anvil_setStorageAt', ['not an address', '0x9', '0x1'])).toEqual([])
+  })
+})
+
+describe('the parent’s state read ahead from a trace of the block', () => {
+  const A = '0x00000000000000000000000000000000000000aa'
+  const word = (n: number) => `0x${n.toString(16).padStart(64, '0')}` as const
+  it('each account and slot as the first tx that touched it found it (a later tx’s prestate shows what earlier ones left); the system contracts written before the txs left out', () => {
+    const state = stateBeforeBlock([
+      { result: { [A.toUpperCase().replace('0X', '0x')]: { balance: '0x5', nonce: 2, code: '0x60', storage: { [word(1)]: word(7) } } } },
+      { result: { [A]: { balance: '0x9', nonce: 3, storage: { [word(1)]: word(8), [word(2)]: word(4) } }, '0x000f3df6d732807ef1319fb7b8bb8522d0beac02': { balance: '0x0', storage: { [word(1)]: word(1) } } } },
+    ])
+    expect([...state.keys()]).toEqual([A])
+    const account = state.get(A)!
+    expect({ balance: account.balance, nonce: account.nonce, code: account.code }).toEqual({ balance: '0x5', nonce: 2, code: '0x60' })
+    expect([...account.storage]).toEqual([[1n, word(7)], [2n, word(4)]])
+  })
+
+  it('the cassette answers Anvil’s reads of a primed block from it, in any spelling, and nothing else', async () => {
+    const cassette = await RpcCassette.replay([])
+    try {
+      cassette.prime(9n, stateBeforeBlock([{ result: { [A]: { balance: '0x5', nonce: 2, code: '0x60', storage: { [word(1)]: word(7) } } } }]))
+      const ask = async (method: string, params: unknown[]) => (await (await fetch(cassette.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify([{ jsonrpc: '2.0', id: 1, method, params }]) })).json())[0]
+      expect((await ask('eth_getStorageAt', [A, '0x1', '0x9'])).result).toBe(word(7))
+      expect((await ask('eth_getAccountInfo', [A, '0x9'])).result).toEqual({ balance: '0x5', nonce: '0x2', code: '0x60' })
+      expect((await ask('eth_getTransactionCount', [A, '0x9'])).result).toBe('0x2')
+      // Another block, another slot: the recording's (here: none, so empty and counted).
+      expect((await ask('eth_getStorageAt', [A, '0x1', '0x8'])).result).toBe(word(0))
+      expect((await ask('eth_getStorageAt', [A, '0x3', '0x9'])).result).toBe(word(0))
+      expect(cassette.primedAnswers).toBe(3)
+      expect(cassette.missing.size).toBe(2)
+      cassette.forgetPrimedBefore(10n)
+      expect((await ask('eth_getCode', [A, '0x9'])).result).toBe('0x')
+    } finally {
+      await cassette.close()
+    }
   })
 })

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url'
 import { loadFlow } from '../../src/flow/flowFile.js'
 import { backtest, type BacktestReport } from '../../src/index.js'
 import { startStandInMainnet } from '../../test/support/standInMainnet.js'
-import { plain, type BenchResult } from './report.js'
+import { plain, versus, type BenchResult } from './report.js'
 import type { BenchOptions } from './support.js'
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url))
@@ -43,8 +43,11 @@ export async function benchBacktest({ quick, size }: BenchOptions): Promise<Benc
   } finally {
     await standIn.stop()
   }
+  let unprefetched: BacktestReport
   try {
     replayed = await backtest({ fromRecording: path.join(dir, 'recording'), bot, slotMs: SLOT_MS, reactMs: REACT_MS })
+    // The baseline, in the same run: the same recording with every read of Anvil's answered one by one (--no-prefetch).
+    unprefetched = await backtest({ fromRecording: path.join(dir, 'recording'), bot, slotMs: SLOT_MS, reactMs: REACT_MS, prefetch: false })
   } finally {
     await rm(dir, { recursive: true, force: true })
   }
@@ -54,6 +57,8 @@ export async function benchBacktest({ quick, size }: BenchOptions): Promise<Benc
   const loopMs = live.blocks.reduce((sum, b) => sum + b.elapsedMs, 0)
   const harnessMs = loopMs - live.timings.windowMs
   const realCaptured = live.totals.capturedInReality
+  /** The harness's own time a block (the block's time less its window), mean. */
+  const harnessPerBlock = (r: BacktestReport) => (r.blocks.reduce((sum, b) => sum + b.elapsedMs, 0) - r.timings.windowMs) / Math.max(1, r.blocks.length)
   return {
     name: 'backtest',
     title: `Backtest of the example bot over ${blocks} blocks of a stand-in mainnet (default market on the built-in world, ${BLOCK_GAS_LIMIT / 1_000_000n}M gas), slot ${SLOT_MS} ms + ${REACT_MS} ms`,
@@ -63,7 +68,12 @@ export async function benchBacktest({ quick, size }: BenchOptions): Promise<Benc
       plain('txs a block, mean', live.blocks.reduce((n, b) => n + b.txCount, 0) / Math.max(1, blocks), 'txs', '~150'),
       plain("a block's time in its slot window (the bot's), mean", perBlock(live.timings.windowMs), 'ms'),
       plain("a block's time in the harness (build, read, move the chain), mean", perBlock(harnessMs), 'ms'),
+      plain('of which the slot (simulate, assemble, mine), mean', perBlock(live.timings.slotMs), 'ms'),
+      plain('of which reading our block (opportunities, the bot’s bundles, the orders’ fates), mean', perBlock(live.timings.readMs), 'ms'),
+      plain('of which moving to the next real parent (anvil_reset, the set-up laid over), mean', perBlock(live.timings.moveMs), 'ms'),
       plain('of which waiting for the block to be read (prepared ahead), mean', perBlock(live.timings.prepareWaitMs), 'ms'),
+      versus("from the recording: the harness's time a block, the parent's state read ahead in one trace", harnessPerBlock(replayed), 'ms', { name: 'each read of Anvil answered one by one (--no-prefetch)', value: harnessPerBlock(unprefetched) }),
+      plain('the same report without the trace (--no-prefetch)', facts(unprefetched) === facts(replayed) ? 1 : 0, 'yes = 1', '1'),
       plain('start and the bot’s setup block', live.timings.setupMs, 'ms'),
       plain('opportunities', live.totals.opportunities, ''),
       plain('captured in reality / here', realCaptured, `/ ${live.totals.capturedHere}`),

@@ -1,4 +1,5 @@
 import http from 'node:http'
+import { numberToHex, type Address, type Hex } from 'viem'
 import { fetchPastRateLimits, RATE_LIMIT_TRIES } from '../chain/rateLimits.js'
 
 /** One answer of the remote node, as the recording keeps it: the request's method and params, and its result or error. */
@@ -32,6 +33,19 @@ const EMPTY_STATE: Record<string, unknown> = {
 
 const keyOf = (method: string, params: unknown): string => `${method} ${JSON.stringify(params ?? [])}`
 
+/** An account as it was before a block: what a prestate trace of the block says of it. */
+export interface AccountBefore {
+  balance: Hex
+  nonce: number
+  code: Hex
+  /** Its slots the block touched, by slot number. */
+  storage: Map<bigint, Hex>
+}
+
+/** The state a block started from, for every account and slot the block touched (lowercase addresses). */
+export type StateBefore = Map<Address, AccountBefore>
+
+
 /**
  * A JSON-RPC proxy in front of the node a backtest reads — Anvil's fork and the backtest's own
  * reads both go through it. Recording, it forwards every request to the remote and keeps each
@@ -50,6 +64,10 @@ export class RpcCassette {
   readonly missing = new Set<string>()
   /** Times the remote answered HTTP 429 (rate limited) and the request was sent again after a wait. */
   rateLimited = 0
+  /** The state at blocks Anvil will fork from, known ahead (`prime`): its reads of them are answered here. */
+  private readonly primed = new Map<bigint, StateBefore>()
+  /** Reads answered from a primed state instead of the remote. */
+  primedAnswers = 0
 
   private constructor(
     private readonly remoteUrl: string | null,
@@ -107,11 +125,55 @@ export class RpcCassette {
     return this
   }
 
+  /**
+   * Answers Anvil's reads of accounts and slots at `block` from `state` (the state the next real
+   * block started from, read ahead in one trace of it), instead of one round trip to the node for
+   * each: the same values the node would give, without its latency. Reads of anything else at
+   * that block still go to the node (or the recording).
+   */
+  prime(block: bigint, state: StateBefore): void {
+    this.primed.set(block, state)
+  }
+
+  /** Forgets the primed states of blocks before `block`. */
+  forgetPrimedBefore(block: bigint): void {
+    for (const primed of this.primed.keys()) if (primed < block) this.primed.delete(primed)
+  }
+
   private async answer(body: Buffer): Promise<string> {
     const parsed = JSON.parse(body.toString('utf8')) as JsonRpcRequest | JsonRpcRequest[]
     const requests = [parsed].flat()
-    const answers = this.remoteUrl === null ? requests.map((request) => this.fromRecording(request)) : await this.forward(body, requests)
+    const local = requests.map((request) => this.fromPrimed(request))
+    const rest = requests.filter((_, i) => local[i] === null)
+    let answered: object[] = []
+    if (rest.length > 0) {
+      if (this.remoteUrl === null) answered = rest.map((request) => this.fromRecording(request))
+      else answered = await this.forward(rest.length === requests.length ? body : Buffer.from(JSON.stringify(Array.isArray(parsed) ? rest : rest[0])), rest)
+    }
+    const answers = local.map((own) => own ?? answered.shift()!)
     return JSON.stringify(Array.isArray(parsed) ? answers : answers[0])
+  }
+
+  /** A read of an account or a slot at a primed block, answered from its state; null for any other read. */
+  private fromPrimed(request: JsonRpcRequest): object | null {
+    if (this.primed.size === 0 || !Array.isArray(request.params)) return null
+    const method = String(request.method)
+    const params = request.params as unknown[]
+    const blockParam = params[method === 'eth_getStorageAt' ? 2 : 1]
+    if (typeof params[0] !== 'string' || typeof blockParam !== 'string' || !blockParam.startsWith('0x')) return null
+    const account = this.primed.get(BigInt(blockParam))?.get(params[0].toLowerCase() as Address)
+    if (!account) return null
+    let result: unknown
+    if (method === 'eth_getStorageAt' && typeof params[1] === 'string') result = account.storage.get(BigInt(params[1]))
+    else if (method === 'eth_getAccountInfo') result = { balance: account.balance, nonce: numberToHex(account.nonce), code: account.code }
+    else if (method === 'eth_getBalance') result = account.balance
+    else if (method === 'eth_getTransactionCount') result = numberToHex(account.nonce)
+    else if (method === 'eth_getCode') result = account.code
+    if (result === undefined) return null
+    this.primedAnswers++
+    // Kept as the node's own answer would be: a recording replays with or without the trace.
+    if (this.keeping && this.remoteUrl !== null) this.answers.set(keyOf(method, params), { method, params, result })
+    return { jsonrpc: '2.0', id: request.id, result }
   }
 
   private fromRecording(request: JsonRpcRequest): object {

@@ -116,7 +116,13 @@ export interface BacktestReport {
   shard: { index: number; count: number; of: { from: number; to: number } } | null
   elapsedMs: number
   /** Where the time went (ms): preparing blocks (reading ahead), the slots' windows, building and reading our blocks. */
-  timings: { setupMs: number; prepareWaitMs: number; windowMs: number; buildMs: number }
+  /**
+   * Where the run's time went, summed over its blocks: `buildMs` is each block from the window's
+   * end to its report — the slot (`slotMs`: simulating, assembling, mining), reading our block
+   * (`readMs`: its opportunities, the bot's bundles and the real orders' fates) and moving the
+   * chain to the next real parent (`moveMs`: `anvil_reset`, the set-up laid over).
+   */
+  timings: { setupMs: number; prepareWaitMs: number; windowMs: number; buildMs: number; slotMs: number; readMs: number; moveMs: number }
 }
 
 /** The totals over the blocks. */

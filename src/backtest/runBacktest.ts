@@ -20,7 +20,8 @@ import { loadWorldFile } from '../world/worldFile.js'
 import { launchBot } from '../bots/launchBot.js'
 import { lastLines, type RunningBot } from '../bots/botProcess.js'
 import { readCheckedSourceBlock, type SourceBlock } from '../replay/sourceBlock.js'
-import { RpcCassette } from './cassette.js'
+import { RpcCassette, type StateBefore } from './cassette.js'
+import { readStateBefore } from './stateBefore.js'
 import { readMempoolDump, type MempoolSlice } from './mempoolDump.js'
 import { readRecording, writeRecording } from './recording.js'
 import { planArrivals, type BlockArrivals, type OrderArrival } from './arrivals.js'
@@ -88,6 +89,12 @@ export interface BacktestOptions {
    */
   exchange?: string
   expect?: BacktestExpectations
+  /**
+   * Read each block's parent state ahead in one prestate trace of the block
+   * (`debug_traceBlockByNumber`), so Anvil's hundreds of reads of it are answered locally
+   * (default true; false for a node that charges much for traces, or does not serve them).
+   */
+  prefetch?: boolean
   /** Run only this share of the range (`--shard i/n`), the bot started fresh on its first parent as on a machine of its own (docs/backtest.md, "Shards"). */
   shard?: Shard
   /**
@@ -141,7 +148,9 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
   const prepared = new Map<bigint, Promise<PreparedBlock>>()
   const prepare = (number: bigint) => {
     if (number > to || prepared.has(number)) return
-    const reading = prepareBlock(reader, source.description, number, pools)
+    const reading = prepareBlock(reader, options.prefetch === false ? null : nodeUrl, source.description, number, pools)
+    // Anvil's reads of the parent, on the move there, answered from the block's trace: one round trip instead of hundreds.
+    reading.then(({ stateBefore }) => stateBefore && source.cassette?.prime(number - 1n, stateBefore), () => undefined)
     // Read ahead: a failure counts when the block's turn comes, not as an unhandled rejection now.
     reading.catch(() => undefined)
     prepared.set(number, reading)
@@ -151,7 +160,7 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
   const first = await source.guard(() => prepared.get(from)!)
 
   const blocks: BacktestBlock[] = []
-  const timings = { setupMs: 0, prepareWaitMs: 0, windowMs: 0, buildMs: 0 }
+  const timings = { setupMs: 0, prepareWaitMs: 0, windowMs: 0, buildMs: 0, slotMs: 0, readMs: 0, moveMs: 0 }
   let error: string | null = null
   let harness: Harness | undefined
   let bot: RunningBot | undefined
@@ -238,11 +247,16 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
           return
         }
         if (current === null) throw new Error(`block ${number} was mined outside the backtest's blocks`)
+        timings.slotMs += Math.round(report.timings.totalMs)
+        const readStarted = performance.now()
         current.ours = await readOurBlock(current.number, report.value, considered, frames)
+        timings.readMs += Math.round(performance.now() - readStarted)
         await options.onOurBlock?.({ number, anvilUrl: running.anvilUrl })
         if (number < to) {
+          const moveStarted = performance.now()
           const carried = await botNonces()
           await running.rebaseFork(number, (c) => applyOverlay(c, overlay!, carried))
+          timings.moveMs += Math.round(performance.now() - moveStarted)
         }
       },
     })
@@ -281,6 +295,7 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
       const waitStarted = performance.now()
       const { source: real, parentPools } = await beforeExit(prepared.get(number)!, `while block ${number} was read`)
       prepared.delete(number)
+      source.cassette?.forgetPrimedBefore(number - 1n)
       timings.prepareWaitMs += Math.round(performance.now() - waitStarted)
       const arrivals = planArrivals(real.txs, { parentTimestamp: real.parentTimestamp, timestamp: real.timestamp, slotMs, seen: source.mempool?.byHash })
       current = { number, arrivals }
@@ -293,7 +308,9 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
       await beforeExit(running.advanceSlot(), `while block ${number} was built`)
       const ours = current.ours
       if (!ours) throw new Error(`block ${number} was built but not read`)
+      const fatesStarted = performance.now()
       const [botBundles, orders] = await Promise.all([Promise.all(ours.botBundles.map((hash) => botBundleOf(client, hash))), Promise.all(arrivals.orders.map((order, i) => orderFate(client, order, orderHashes[i] ?? null)))])
+      timings.readMs += Math.round(performance.now() - fatesStarted)
       timings.buildMs += Math.round(performance.now() - buildStarted)
       const realOpportunities = classifyReal(real, arrivals, parentPools, weth, running.exchangePrices)
       const bot = { key: botAccount, name: names.nameOf(botAccount) ?? botName, isTheBot }
@@ -341,6 +358,8 @@ interface PreparedBlock {
   source: SourceBlock
   /** The watched pools at the real parent (what the real block's classifier starts from). */
   parentPools: Awaited<ReturnType<typeof readReserves>>
+  /** The parent's state for what the real block touched (null: the node does not trace blocks). */
+  stateBefore: StateBefore | null
 }
 
 interface OurBlock {
@@ -439,9 +458,10 @@ function guardedBy(cassette: RpcCassette | null) {
 }
 
 /** A block of the range (checked once, before the run) and the watched pools at its parent, on the one reader. */
-async function prepareBlock(reader: PublicClient, where: string, number: bigint, pools: readonly PoolRef[]): Promise<PreparedBlock> {
-  const [source, parentPools] = await Promise.all([readCheckedSourceBlock(reader, where, number), readReserves(reader, pools, number - 1n)])
-  return { source, parentPools }
+/** The real block, its watched pools at the parent, and (from `traceUrl`, when given) the state it started from. */
+async function prepareBlock(reader: PublicClient, traceUrl: string | null, where: string, number: bigint, pools: readonly PoolRef[]): Promise<PreparedBlock> {
+  const [source, parentPools, stateBefore] = await Promise.all([readCheckedSourceBlock(reader, where, number), readReserves(reader, pools, number - 1n), traceUrl === null ? null : readStateBefore(traceUrl, number)])
+  return { source, parentPools, stateBefore }
 }
 
 /**
