@@ -1,4 +1,5 @@
 import { mkdtemp, rm } from 'node:fs/promises'
+import http from 'node:http'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -12,7 +13,25 @@ const REPO = fileURLToPath(new URL('../..', import.meta.url))
 /** A block gas limit at which the default market's blocks hold ~150 txs (its gas market fills about half). */
 const BLOCK_GAS_LIMIT = 25_000_000n
 const SLOT_MS = 1_000
+/** A remote node's round trip (a provider in the same region), and the blocks run against it each way. */
+const NODE_LATENCY_MS = 20
+const FAR_BLOCKS = 8
 const REACT_MS = 500
+
+/** A proxy in front of `target` that answers each request `delayMs` late: a node that far away. */
+async function delayedProxy(target: string, delayMs: number): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk))
+    req.on('end', async () => {
+      await new Promise((resolve) => setTimeout(resolve, delayMs))
+      const answer = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.concat(chunks) })
+      res.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text())
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()) }) }
+}
 
 /**
  * A backtest at mainnet's block size, offline (`npm run bench -- --only backtest`): a stand-in
@@ -37,17 +56,23 @@ export async function benchBacktest({ quick, size }: BenchOptions): Promise<Benc
   }
   let live: BacktestReport
   let replayed: BacktestReport
+  let far: { prefetched: BacktestReport; each: BacktestReport }
   try {
     await standIn.writeDump(path.join(dir, 'mempool.csv'))
     live = await backtest({ forkUrl: standIn.anvilUrl, from: BigInt(standIn.from), to: BigInt(standIn.to), mempool: path.join(dir, 'mempool.csv'), record: path.join(dir, 'recording'), bot, slotMs: SLOT_MS, reactMs: REACT_MS })
+    // The same node as a remote one, each request NODE_LATENCY_MS away: its parent states read ahead in one trace of each block, or each read asked.
+    const remote = await delayedProxy(standIn.anvilUrl, NODE_LATENCY_MS)
+    try {
+      const range = { forkUrl: remote.url, from: BigInt(standIn.from), to: BigInt(Math.min(standIn.to, standIn.from + FAR_BLOCKS - 1)), mempool: path.join(dir, 'mempool.csv'), bot, slotMs: SLOT_MS, reactMs: REACT_MS }
+      far = { prefetched: await backtest({ ...range, prefetch: true }), each: await backtest({ ...range, prefetch: false }) }
+    } finally {
+      await remote.close()
+    }
   } finally {
     await standIn.stop()
   }
-  let unprefetched: BacktestReport
   try {
     replayed = await backtest({ fromRecording: path.join(dir, 'recording'), bot, slotMs: SLOT_MS, reactMs: REACT_MS })
-    // The baseline, in the same run: the same recording with every read of Anvil's answered one by one (--no-prefetch).
-    unprefetched = await backtest({ fromRecording: path.join(dir, 'recording'), bot, slotMs: SLOT_MS, reactMs: REACT_MS, prefetch: false })
   } finally {
     await rm(dir, { recursive: true, force: true })
   }
@@ -72,8 +97,8 @@ export async function benchBacktest({ quick, size }: BenchOptions): Promise<Benc
       plain('of which reading our block (opportunities, the bot’s bundles, the orders’ fates), mean', perBlock(live.timings.readMs), 'ms'),
       plain('of which moving to the next real parent (anvil_reset, the set-up laid over), mean', perBlock(live.timings.moveMs), 'ms'),
       plain('of which waiting for the block to be read (prepared ahead), mean', perBlock(live.timings.prepareWaitMs), 'ms'),
-      versus("from the recording: the harness's time a block, the parent's state read ahead in one trace", harnessPerBlock(replayed), 'ms', { name: 'each read of Anvil answered one by one (--no-prefetch)', value: harnessPerBlock(unprefetched) }),
-      plain('the same report without the trace (--no-prefetch)', facts(unprefetched) === facts(replayed) ? 1 : 0, 'yes = 1', '1'),
+      versus(`a node ${NODE_LATENCY_MS} ms away (${far.prefetched.blocks.length} blocks): the harness's time a block, each parent's state read ahead in one trace (--prefetch)`, harnessPerBlock(far.prefetched), 'ms', { name: 'each of Anvil\'s reads asked (--no-prefetch)', value: harnessPerBlock(far.each) }),
+      plain(`a node ${NODE_LATENCY_MS} ms away: the same report either way`, facts(far.prefetched) === facts(far.each) ? 1 : 0, 'yes = 1', '1'),
       plain('start and the bot’s setup block', live.timings.setupMs, 'ms'),
       plain('opportunities', live.totals.opportunities, ''),
       plain('captured in reality / here', realCaptured, `/ ${live.totals.capturedHere}`),

@@ -48,7 +48,7 @@ interface BacktestFlags {
   exchange?: string
   shard?: Shard
   lockstep?: boolean | string
-  prefetch: boolean
+  prefetch?: boolean
   showBot?: boolean
   json?: string
   html?: string
@@ -78,7 +78,8 @@ export function registerBacktestCommand(program: Command): void {
     .option('--react-ms <ms>', 'the least ms the bot has after the last arrival before the block is built', milliseconds('--react-ms', 0), 1_000)
     .option('--show-bot', "print the bot's output on stderr, each line after [bot]")
     .option('--lockstep [pattern]', 'hold each block until the bot has printed the hash of every public tx it was sent, in a line matching the pattern when given (the line it prints once done with a tx): the strategy judged without its speed, up to 60 s a block')
-    .option('--no-prefetch', "don't read each block's parent state ahead in one trace of the block (debug_traceBlockByNumber): every read Anvil makes goes to the node, for a node that charges much for traces")
+    .option('--prefetch', "read each block's parent state ahead in one trace of the block (debug_traceBlockByNumber), so Anvil's reads of it are answered without a round trip each (default: when the node is not on this machine)")
+    .option('--no-prefetch', 'ask the node each read Anvil makes, even when it is far')
     .option('--world <file>', 'the world file whose pools the competition watches (default: the built-in dex, at mainnet addresses)')
     .option('--exchange <file>', "a file with an exchange: section (a flow file's): Binance's public market data served beside history, e.g. the day's trades replayed (docs/exchange.md); CEX-DEX opportunities counted")
     .option('--shard <i/n>', 'run the i-th of n contiguous shares of the range (the bot started fresh on its first parent, as on its own machine) and write a shard report; join them with `bundlesim backtest merge`', shard)
@@ -114,7 +115,7 @@ export function registerBacktestCommand(program: Command): void {
           world: opts.world,
           ...(opts.exchange !== undefined && { exchange: opts.exchange }),
           ...(opts.shard !== undefined && { shard: opts.shard }),
-          prefetch: opts.prefetch,
+          ...(opts.prefetch !== undefined && { prefetch: opts.prefetch }),
           lockstep: opts.lockstep === undefined ? undefined : { handled: typeof opts.lockstep === 'string' ? new RegExp(opts.lockstep) : undefined },
           expect: { minCaptured: opts.minCaptured, minProfitEth: opts.minProfitEth },
           onBlock: (block, done, total) => process.stderr.write(`${progressLine(block, done, total)}\n`),

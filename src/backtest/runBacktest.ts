@@ -92,7 +92,8 @@ export interface BacktestOptions {
   /**
    * Read each block's parent state ahead in one prestate trace of the block
    * (`debug_traceBlockByNumber`), so Anvil's hundreds of reads of it are answered locally
-   * (default true; false for a node that charges much for traces, or does not serve them).
+   * instead of one round trip each. Default: when the node is not on this machine (a trace
+   * costs the node a re-execution of the block; it pays where round trips are slow).
    */
   prefetch?: boolean
   /** Run only this share of the range (`--shard i/n`), the bot started fresh on its first parent as on a machine of its own (docs/backtest.md, "Shards"). */
@@ -144,11 +145,12 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
   const pools = planned.filter((_, i) => codes[i])
   const weth = MAINNET.weth
 
+  const prefetch = options.prefetch ?? (options.forkUrl !== undefined && options.fromRecording === undefined && !onThisMachine(options.forkUrl))
   // Blocks are read ahead: the next two are on their way while one is built.
   const prepared = new Map<bigint, Promise<PreparedBlock>>()
   const prepare = (number: bigint) => {
     if (number > to || prepared.has(number)) return
-    const reading = prepareBlock(reader, options.prefetch === false ? null : nodeUrl, source.description, number, pools)
+    const reading = prepareBlock(reader, prefetch ? nodeUrl : null, source.description, number, pools)
     // Anvil's reads of the parent, on the move there, answered from the block's trace: one round trip instead of hundreds.
     reading.then(({ stateBefore }) => stateBefore && source.cassette?.prime(number - 1n, stateBefore), () => undefined)
     // Read ahead: a failure counts when the block's turn comes, not as an unhandled rejection now.
@@ -458,6 +460,15 @@ function guardedBy(cassette: RpcCassette | null) {
 }
 
 /** A block of the range (checked once, before the run) and the watched pools at its parent, on the one reader. */
+/** Is the node at `url` on this machine (loopback), where a round trip costs next to nothing? */
+function onThisMachine(url: string): boolean {
+  try {
+    return ['localhost', '127.0.0.1', '[::1]'].includes(new URL(url).hostname)
+  } catch {
+    return false
+  }
+}
+
 /** The real block, its watched pools at the parent, and (from `traceUrl`, when given) the state it started from. */
 async function prepareBlock(reader: PublicClient, traceUrl: string | null, where: string, number: bigint, pools: readonly PoolRef[]): Promise<PreparedBlock> {
   const [source, parentPools, stateBefore] = await Promise.all([readCheckedSourceBlock(reader, where, number), readReserves(reader, pools, number - 1n), traceUrl === null ? null : readStateBefore(traceUrl, number)])

@@ -245,7 +245,8 @@ export async function startHarnessOn(base: HarnessChain, config: BundlesimConfig
           for (const address of chain.coinbases) await chain.chain.setBalance(address, config.coinbaseFunding)
           orders.mempool.clear()
           await afterReset?.(chain.chain)
-          await builder.builder.init()
+          // The backtest's move: the next block is built on this head, then the chain moves again.
+          await builder.builder.init({ transient: true })
         }),
       status,
       anvilPid: () => supervisor.pid,

@@ -53,7 +53,8 @@ export class ParentState {
     readonly coinbaseBalance: bigint,
     private readonly builder: (BuilderSigner & { nonce: number }) | undefined,
     /** How executions are undone: by dropping their block, or by reverting to a snapshot of the parent; `none`: a parent for calls only (`forCalls`), which executes nothing. */
-    private readonly undo: { by: 'rollback' } | { by: 'snapshot'; id: Hex | undefined } | { by: 'none' },
+    /** How an execution is undone; a snapshotted parent may `keep` its committed block as executed (its snapshot left for a move that drops it). */
+    private readonly undo: { by: 'rollback' } | { by: 'snapshot'; id: Hex | undefined; keep?: boolean } | { by: 'none' },
     executions: ExecutionCount,
   ) {
     const backToParent = async () => {
@@ -76,7 +77,7 @@ export class ParentState {
     chain: ChainClient,
     coinbase: Address,
     signer?: BuilderSigner,
-    overrides: { baseFee?: bigint; minedHere?: Hash; maxBlobs?: number; executions?: ExecutionCount } = {},
+    overrides: { baseFee?: bigint; minedHere?: Hash; maxBlobs?: number; executions?: ExecutionCount; keepOnSnapshot?: boolean } = {},
   ): Promise<ParentState> {
     await chain.dropAllTransactions()
     const [block, coinbaseBalance] = await Promise.all([chain.latestBlock(), chain.balance(coinbase)])
@@ -86,7 +87,7 @@ export class ParentState {
     ])
     const builder = signer && { ...signer, nonce: builderNonce! }
     const baseFee = overrides.baseFee ?? nextBaseFee({ baseFeePerGas: block.baseFeePerGas ?? 0n, gasUsed: block.gasUsed, gasLimit: block.gasLimit })
-    const undo = snapshotId ? { by: 'snapshot' as const, id: snapshotId } : { by: 'rollback' as const }
+    const undo = snapshotId ? { by: 'snapshot' as const, id: snapshotId, keep: overrides.keepOnSnapshot === true } : { by: 'rollback' as const }
     return new ParentState(chain, coinbase, block.hash, block.number, block.timestamp, block.gasLimit, overrides.maxBlobs, baseFee, coinbaseBalance, builder, undo, overrides.executions ?? noExecutions())
   }
 
@@ -209,8 +210,8 @@ export class ParentState {
    */
   async commit(timestamp: bigint, groups: readonly TxGroup[], settled?: Extract<ExecutionResult, { ok: true }>): Promise<ExecutionResult> {
     this.open = false
-    // Keeping a block on a snapshotted parent would leave the snapshot (a full state copy) behind.
-    if (settled && this.onTop === settled && this.undo.by === 'rollback') return settled
+    // Keeping a block on a snapshotted parent leaves the snapshot (a full state copy) behind: only when a move drops it.
+    if (settled && this.onTop === settled && (this.undo.by === 'rollback' || (this.undo.by === 'snapshot' && this.undo.keep === true))) return settled
     const result = await this.executor.execute(timestamp, groups, settled?.plans ?? groups.map(emptyPlan), 'build')
     if ('transferFailed' in result) throw new BuilderTransferFailed(result.transferFailed)
     return result

@@ -93,6 +93,8 @@ export class SlotAbortedError extends Error {
 export class SlotBuilder {
   /** The last block this builder mined on the running Anvil: the next slot can roll back to it. */
   private minedHere: Hash | undefined
+  /** The head is moved away after the next block (`init`'s `transient`). */
+  private transientHead = false
   /** The running slot's parent state, put back if the slot aborts half-way. */
   private parent: ParentState | undefined
   /** The bundles the running slot took for its block (marked if the slot aborts). */
@@ -106,11 +108,17 @@ export class SlotBuilder {
 
   constructor(private readonly deps: SlotBuilderDeps) {}
 
-  /** Reads the head from Anvil and starts the clock's slot after it. */
-  async init(): Promise<void> {
+  /**
+   * Reads the head from Anvil and starts the clock's slot after it. `transient`: the chain will
+   * be moved away (`anvil_reset`) once the next block is mined — the backtest's real parents —
+   * so that block is kept as executed on its snapshotted parent rather than executed again
+   * (the snapshot goes with the move).
+   */
+  async init(options: { transient?: boolean } = {}): Promise<void> {
     const block = await this.deps.chain.latestBlock()
     this.deps.slot.advanceTo({ number: block.number, timestamp: block.timestamp, hash: block.hash })
     this.minedHere = undefined
+    this.transientHead = options.transient === true
   }
 
   runSlot(): Promise<SlotReport> {
@@ -203,6 +211,7 @@ export class SlotBuilder {
     this.minedFrames = mined.frames
     this.deps.slot.advanceTo({ number: mined.number, timestamp: mined.timestamp, hash: mined.hash })
     this.minedHere = mined.hash
+    this.transientHead = false
     traces.expire(clock.nowSeconds())
 
     timings.totalMs = performance.now() - started
@@ -224,7 +233,7 @@ export class SlotBuilder {
 
   /** The parent state as `builder` builds on it (its coinbase and key); the slot puts it back if it aborts. */
   private async captureParent(builder: EmulatedBuilder): Promise<ParentState> {
-    this.parent = await ParentState.capture(this.deps.chain, builder.coinbase, this.signerOf(builder), { minedHere: this.minedHere, maxBlobs: this.deps.maxBlobsPerBlock, executions: this.executions })
+    this.parent = await ParentState.capture(this.deps.chain, builder.coinbase, this.signerOf(builder), { minedHere: this.minedHere, maxBlobs: this.deps.maxBlobsPerBlock, executions: this.executions, keepOnSnapshot: this.transientHead })
     return this.parent
   }
 
