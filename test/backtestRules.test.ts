@@ -10,6 +10,7 @@ import { readMempoolDump, writeMempoolCsv, type DumpEntry } from '../src/backtes
 import { signOfWork } from '../src/backtest/botSetup.js'
 import { stateBeforeBlock } from '../src/backtest/stateBefore.js'
 import { RpcCassette } from '../src/backtest/cassette.js'
+import { fetchFromNode } from '../src/chain/rateLimits.js'
 import { writesOfCheat } from '../src/chain/stateWrites.js'
 
 const tx = (index: number, from: string, reverted = false): HistoricalTx => ({ hash: `0x${String(index).padStart(64, '0')}` as Hash, index, from: from as Address, to: null, raw: `0x0${index}`, reverted })
@@ -262,5 +263,29 @@ describe('the parent’s state read ahead from a trace of the block', () => {
     } finally {
       await cassette.close()
     }
+  })
+})
+
+describe('a read sent to the node again', () => {
+  it('when the connection drops (a reused keep-alive socket the node closed), up to three times; a refused connection is the node’s answer at once', async () => {
+    const http = await import('node:http')
+    let requests = 0
+    // Drops the first two connections mid-request, then answers.
+    const server = http.createServer((req, res) => {
+      requests++
+      if (requests <= 2) return req.socket.destroy()
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":1,"result":"0x1"}')
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`
+    try {
+      const response = await fetchFromNode(url, { method: 'POST', body: '{}' })
+      expect(await response.json()).toEqual({ jsonrpc: '2.0', id: 1, result: '0x1' })
+      expect(requests).toBe(3)
+    } finally {
+      server.closeAllConnections()
+      await new Promise((resolve) => server.close(resolve))
+    }
+    await expect(fetchFromNode('http://127.0.0.1:9', { method: 'POST', body: '{}' })).rejects.toThrow('fetch failed')
   })
 })

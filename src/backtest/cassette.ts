@@ -1,6 +1,6 @@
 import http from 'node:http'
 import { numberToHex, type Address, type Hex } from 'viem'
-import { fetchPastRateLimits, RATE_LIMIT_TRIES } from '../chain/rateLimits.js'
+import { fetchFromNode, fetchProblem, RATE_LIMIT_TRIES } from '../chain/rateLimits.js'
 
 /** One answer of the remote node, as the recording keeps it: the request's method and params, and its result or error. */
 export interface RecordedRead {
@@ -115,7 +115,7 @@ export class RpcCassette {
       req.on('end', () => {
         this.answer(Buffer.concat(chunks)).then(
           (body) => res.writeHead(200, { 'content-type': 'application/json' }).end(body),
-          (error: Error) => res.writeHead(502, { 'content-type': 'text/plain' }).end(`backtest: the node did not answer: ${error.message}`),
+          (error: Error) => res.writeHead(502, { 'content-type': 'text/plain' }).end(`backtest: the node did not answer: ${fetchProblem(error)}`),
         )
       })
     })
@@ -222,11 +222,11 @@ export class RpcCassette {
   }
 
   /**
-   * Posts to the remote; a rate limit (HTTP 429) is waited out and sent again, as providers ask:
-   * `fetchPastRateLimits`; then the run stops with the provider's answer.
+   * Posts to the remote: a rate limit (HTTP 429) waited out and a dropped connection tried again
+   * (`fetchFromNode`); then the run stops with the provider's answer.
    */
   private async post(body: Buffer): Promise<string> {
-    const response = await fetchPastRateLimits(this.remoteUrl!, { method: 'POST', headers: { 'content-type': 'application/json' }, body: new Uint8Array(body) }, { onWait: () => this.rateLimited++ })
+    const response = await fetchFromNode(this.remoteUrl!, { method: 'POST', headers: { 'content-type': 'application/json' }, body: new Uint8Array(body) }, { onWait: () => this.rateLimited++ })
     const text = await response.text()
     if (response.ok) return text
     throw new Error(`HTTP ${response.status}${response.status === 429 ? ` after ${RATE_LIMIT_TRIES} tries` : ''}: ${text.slice(0, 200)}`)

@@ -1,6 +1,6 @@
 import { BaseError, HttpRequestError, TimeoutError, createPublicClient, http, zeroAddress, type Hash, type PublicClient } from 'viem'
 import { nodeErrorMessage } from './chainClient.js'
-import { fetchPastRateLimits, RATE_LIMIT_TRIES } from './rateLimits.js'
+import { fetchFromNode, RATE_LIMIT_TRIES } from './rateLimits.js'
 
 /** A fork's source answers within this, or it is reported unreachable (Anvil itself would hang for ~30 s). */
 export const FORK_CHECK_TIMEOUT_MS = 5_000
@@ -44,12 +44,12 @@ export function describeUrl(url: string): string {
 
 /**
  * A viem client for a remote node: no retries, a short timeout, batched reads. With
- * `onRateLimited`, an HTTP 429 is waited out and the request sent again (`fetchPastRateLimits`,
+ * `onRateLimited`, an HTTP 429 is waited out and the request sent again (`fetchFromNode`,
  * each try within the timeout), each wait told.
  */
 export function remoteClient(url: string, timeoutMs = FORK_CHECK_TIMEOUT_MS, onRateLimited?: () => void): PublicClient {
   if (onRateLimited === undefined) return createPublicClient({ transport: http(url, { timeout: timeoutMs, retryCount: 0, batch: { batchSize: 50 } }) })
-  const fetchFn = (input: string | URL | Request, init?: RequestInit) => fetchPastRateLimits(input instanceof Request ? input.url : input, init ?? {}, { attemptTimeoutMs: timeoutMs, onWait: onRateLimited })
+  const fetchFn = (input: string | URL | Request, init?: RequestInit) => fetchFromNode(input instanceof Request ? input.url : input, init ?? {}, { attemptTimeoutMs: timeoutMs, onWait: onRateLimited })
   // The waits are the provider's to ask: each try has the timeout, not the whole.
   return createPublicClient({ transport: http(url, { timeout: RATE_LIMIT_TRIES * (timeoutMs + 8_000), retryCount: 0, batch: { batchSize: 50 }, fetchFn }) })
 }
