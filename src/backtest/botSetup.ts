@@ -57,6 +57,8 @@ export interface BotSetupOptions {
   events: HarnessEvents
   /** Mines one block on the set-up chain; the hashes of its txs. */
   mine(): Promise<Hash[]>
+  /** Txs in the public mempool now: one sent before the set-up was watched is mined too. */
+  pendingTxs(): number
   /** The line the bot prints once set up (`--ready`); without it, its first sign of work. */
   readyText?: string
   timeoutMs: number
@@ -79,7 +81,7 @@ export class BotSetupFailed extends Error {
  *
  * @example const setup = await setUpBot({ bot, events: harness.events, mine, timeoutMs: 60_000 })
  */
-export function setUpBot({ bot, events, mine, readyText, timeoutMs }: BotSetupOptions): Promise<BotSetup> {
+export function setUpBot({ bot, events, mine, pendingTxs, readyText, timeoutMs }: BotSetupOptions): Promise<BotSetup> {
   const txs: Hash[] = []
   const writes: StateWrite[] = []
   const waiting = new Set<Hash>()
@@ -104,14 +106,13 @@ export function setUpBot({ bot, events, mine, readyText, timeoutMs }: BotSetupOp
     const mineWaiting = () => {
       if (mining !== null) return
       mining = (async () => {
-        while (waiting.size > 0) {
+        while (waiting.size > 0 || pendingTxs() > 0) {
           const mined = await mine()
           blocks++
           txs.push(...mined)
-          const before = waiting.size
           for (const hash of mined) waiting.delete(hash.toLowerCase() as Hash)
           // A tx no block takes (a nonce gap, a fee under the base fee) waits for the bot's next one.
-          if (waiting.size === before) break
+          if (mined.length === 0) break
         }
       })()
       mining.then(
@@ -146,6 +147,7 @@ export function setUpBot({ bot, events, mine, readyText, timeoutMs }: BotSetupOp
     const onWritten = (written: StateWrite[]) => writes.push(...written)
     events.on('answered', onAnswered)
     events.on('stateWritten', onWritten)
+    if (pendingTxs() > 0) mineWaiting()
 
     const timer = setTimeout(() => {
       const still = waiting.size > 0 ? `; its txs ${[...waiting].join(', ')} were sent but no block took them` : ''

@@ -278,6 +278,7 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
         const block = await anvilReader.getBlock({ blockNumber: BigInt(report!.blockNumber) })
         return block.transactions
       },
+      pendingTxs: () => running.status().mempoolTxs,
       ...(options.bot.readyText !== undefined && { readyText: options.bot.readyText }),
       timeoutMs: options.bot.readyTimeoutMs ?? 60_000,
     }).catch((cause: Error) => {
