@@ -45,7 +45,6 @@ export interface AccountBefore {
 /** The state a block started from, for every account and slot the block touched (lowercase addresses). */
 export type StateBefore = Map<Address, AccountBefore>
 
-
 /**
  * A JSON-RPC proxy in front of the node a backtest reads — Anvil's fork and the backtest's own
  * reads both go through it. Recording, it forwards every request to the remote and keeps each
