@@ -18,6 +18,8 @@ import { launchAnvil } from '../src/chain/launchAnvil.js'
 import { deployDexWorld } from '../src/world/deploy.js'
 import { loadWorldFile } from '../src/world/worldFile.js'
 import { defaultFlowWithWhales } from './support/backrunBot.js'
+import { amountOffsets, chainedTrip } from '../src/rivals/legs.js'
+import { MAINNET } from '../src/dex/mainnet.js'
 
 const WETH: Address = '0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2'
 const USDC: Address = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48'
@@ -146,6 +148,36 @@ describe('the market (pure parts)', () => {
     expect(account.profit).toBe(parseEther('0.2') - 220_000n * 11n * 10n ** 9n)
     expect(account.grossPayment).toBe(220_000n * 10n * 10n ** 9n)
     expect(account.gas).toBe(220_000n * 10n ** 9n)
+  })
+})
+
+describe('a rival\'s chained legs (pure)', () => {
+  const routers = { contracts: { weth: WETH, universalRouter: MAINNET.universalRouter, uniswapV2Router02: MAINNET.uniswapV2Router02, swapRouter: MAINNET.swapRouter, sushiswapRouter: MAINNET.sushiswapRouter } }
+  const word = (data: Hex, at: bigint) => BigInt(`0x${data.slice(2 + Number(at) * 2, 2 + Number(at) * 2 + 64)}`)
+
+  it('finds where each later leg takes its amount in, on every router a rival uses, for the executor to write what the leg before brought', () => {
+    const v4 = { ...pool(V3, 'uniswap-v4', 500, 6_000_000, 2000), tickSpacing: 10 }
+    // A user bought WETH on the V2 pair: the trip sells WETH there and buys it back on the V4 pool.
+    const trip = bestCycle(WETH, cyclesThrough(WETH, afterSwap(pool(V2, 'uniswap-v2', 3000, 6_000_000, 2000), USDC, 60_000n * 10n ** 6n), [v4]))!
+    expect(trip.legs.map((l) => l.pool.dex)).toEqual(['uniswap-v2', 'uniswap-v4'])
+    const legs = chainedTrip(routers, trip, V2, 1_700_000_600n)
+    expect(legs.tokensOut).toEqual([USDC, WETH])
+    // The first leg keeps its own amount; the second (V4 through the Universal Router) names its amount in twice: the swap and SETTLE_ALL's most.
+    expect(legs.amountAt[0]).toEqual([])
+    expect(legs.amountAt[1]!.length).toBe(2)
+    for (const at of legs.amountAt[1]!) expect(word(legs.calls[1]!, at)).toBe(trip.amounts[1])
+    // SwapRouter and Router02: the amount in is one word of the call.
+    for (const dex of ['uniswap-v3', 'uniswap-v2'] as const) {
+      const other = bestCycle(WETH, cyclesThrough(WETH, afterSwap(pool(V2, 'uniswap-v2', 3000, 6_000_000, 2000), USDC, 60_000n * 10n ** 6n), [pool(V3, dex, 500, 60_000_000, 20_000)]))!
+      expect(other.legs[1]!.pool.dex).toBe(dex)
+      const chained = chainedTrip(routers, other, V2, 1_700_000_600n)
+      expect(chained.amountAt[1]!.length).toBe(1)
+      expect(word(chained.calls[1]!, chained.amountAt[1]![0]!)).toBe(other.amounts[1])
+    }
+  })
+
+  it('refuses calldata that does not hold the amount as a word, naming the amount', () => {
+    expect(() => amountOffsets('0x12345678', 5n)).toThrow('does not hold its amount in (5)')
   })
 })
 

@@ -8,6 +8,14 @@ import { lendingSpec } from '../lending/spec.js'
 import { boundedNumber, strictSettings } from '../config/schemaParts.js'
 
 /** A flow file that cannot be used; `field` is where. */
+
+/**
+ * Operator accounts per emulated rival (its txs' senders): one bundle each a slot, so a rival
+ * sends at most this many bundles a slot. At 24 swaps a slot a backrunner sees ~20 swaps; with
+ * four, three sightings in four found no operator free.
+ */
+export const RIVAL_OPERATORS = 8
+
 export class FlowFileError extends SettingsFileError {}
 
 const strict = strictSettings
@@ -104,8 +112,8 @@ const arbitrageur = strict(
     latencyMs: number('ms of one-way latency to the builders', 0, 10_000).default(0),
     /** Smallest markout (ETH, after gas and bid) worth a trade. */
     minProfitEth: number('ETH ≥ 0', 0).default(0.0005),
-    /** Its trades a block at most (its best pools first): mainnet's CEX-DEX searchers landed ~1.7 a block between them over 2023–25, ~5 in Q1 2025 (docs/exchange.md). */
-    tradesPerBlock: z.number({ error: 'expected a whole number of trades' }).int('expected a whole number of trades').min(1, 'expected at least 1 trade').max(4, 'expected at most 4 trades (its operators)').default(2),
+    /** Its trades a block at most (its best pools first): mainnet's CEX-DEX searchers landed ~1.7 a block between them over 2023–25, ~5 in Q1 2025 (docs/exchange.md). Four each: the small gaps are taken too, not only the largest. */
+    tradesPerBlock: z.number({ error: 'expected a whole number of trades' }).int('expected a whole number of trades').min(1, 'expected at least 1 trade').max(RIVAL_OPERATORS, `expected at most ${RIVAL_OPERATORS} trades (its operators)`).default(4),
     /** Exclusive to these builders (its flow only there, as builder-integrated searchers are); absent: every builder. */
     builders: z.array(z.string(), { error: 'expected a list of builder names' }).optional(),
   },

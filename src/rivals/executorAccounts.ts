@@ -3,10 +3,9 @@ import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
 import type { WorldOnChain } from '../world/deploy.js'
 import type { MarketCheats } from '../flow/users.js'
 import { SeededRandom } from '../flow/random.js'
+import { RIVAL_OPERATORS } from '../flow/flowFile.js'
 import { rivalExecutorCode } from './executorArtifact.js'
 
-/** Operator accounts per rival: one bundle each per slot (their nonces must not collide). */
-const OPERATORS = 4
 /** What the executor contract holds to trade with. */
 const EXECUTOR_WETH = parseEther('10000')
 
@@ -26,7 +25,7 @@ export class ExecutorAccounts {
   constructor(seed: number, name: string) {
     const key = `bundlesim searcher ${seed} ${name}`
     this.identity = privateKeyToAccount(keccak256(toBytes(key)))
-    this.operators = Array.from({ length: OPERATORS }, (_, i) => privateKeyToAccount(keccak256(toBytes(`${key} executor ${i}`))))
+    this.operators = Array.from({ length: RIVAL_OPERATORS }, (_, i) => privateKeyToAccount(keccak256(toBytes(`${key} executor ${i}`))))
     this.executor = `0x${keccak256(toBytes(`${key} executor contract`)).slice(-40)}`
     this.random = new SeededRandom(Number.parseInt(keccak256(toBytes(key)).slice(2, 10), 16))
   }
@@ -40,7 +39,7 @@ export class ExecutorAccounts {
     return this.operators.some((o) => o.address.toLowerCase() === address.toLowerCase())
   }
 
-  /** An operator no bundle of this slot uses yet, now taken; null when all four are. */
+  /** An operator no bundle of this slot uses yet, now taken; null when all are. */
   takeOperator(): PrivateKeyAccount | null {
     const index = [...this.operators.keys()].find((i) => !this.used.has(i))
     if (index === undefined) return null

@@ -5,11 +5,11 @@ import { afterSwap, bestCycle, cyclesThrough, type Arbitrage, type PoolReserves 
 import { poolOf, readReserves, type PoolRef } from '../dex/read.js'
 import { drawShare } from '../flow/random.js'
 import { rivalExecutorAbi } from './executorArtifact.js'
-import { routerLeg } from './legs.js'
+import { chainedTrip } from './legs.js'
 import { Rival, type Sighting } from './rival.js'
 
 /** The executor tx's gas limit: per leg (a V4 leg through the Universal Router is the dearest, ~170k), and the rest. */
-const RUN_GAS_PER_LEG = 200_000n
+export const RUN_GAS_PER_LEG = 200_000n
 const RUN_GAS_BASE = 50_000n
 
 /**
@@ -17,9 +17,12 @@ const RUN_GAS_BASE = 50_000n
  * private tx), and after a reaction time drawn from `reactionDelayMs` backruns a swap that left
  * a gap with the best cycle through the moved pool — with another pool of its pair (V2, Sushi,
  * V3, V4) or in three hops through a pool of two other tokens — through its executor contract (`contracts/RivalExecutor.sol`),
- * in one tx from one of its operator accounts, paying the builder a share of the profit it
- * expects — drawn from `bidShare` for each backrun — by a coinbase transfer, as competitive
- * searchers do. It submits like a searcher: a signed `eth_sendBundle` with the user's tx, or a
+ * in one tx from one of its operator accounts, paying the builder a share of what the backrun
+ * gains where it lands — drawn from `bidShare` for each backrun — by a coinbase transfer, as
+ * competitive searchers' contracts do. It sends when the profit it expects after the bid and gas
+ * is worth it; the contract chains the legs and checks only the gain, so a swap of the pool
+ * placed before it in the block changes what it makes and pays, and reverts it only when it no
+ * longer covers its gas. It submits like a searcher: a signed `eth_sendBundle` with the user's tx, or a
  * signed `mev_sendBundle` naming the hint's hash and its one backrun tx. Its client reaches the
  * builders `latencyMs` later.
  */
@@ -39,12 +42,15 @@ export class Searcher extends Rival {
     const best = bestCycle(weth, cyclesThrough(weth, moved, others))
     if (!best) return null
     const baseFee = head.baseFeePerGas ?? 0n
-    const payment = (best.profit * BigInt(Math.round(drawShare(this.accounts.random, this.spec.bidShare) * 1e6))) / 1_000_000n
-    const net = best.profit - payment - baseFee * backrunGas(best.legs.length)
+    const sharePpm = BigInt(Math.round(drawShare(this.accounts.random, this.spec.bidShare) * 1e6))
+    const gasCost = baseFee * backrunGas(best.legs.length)
+    const net = best.profit - (best.profit * sharePpm) / 1_000_000n - gasCost
     if (net < parseEther(this.spec.minProfitEth.toString())) return null
     const operator = this.accounts.takeOperator()
     if (!operator) return null
-    const backrun = await this.backrunTx(operator, best, payment, baseFee, head.timestamp)
+    // It keeps (1 − share) of the gain: below this gain, its gas would cost it more than it keeps.
+    const minGain = sharePpm < 1_000_000n ? (gasCost * 1_000_000n) / (1_000_000n - sharePpm) : best.profit
+    const backrun = await this.backrunTx(operator, best, sharePpm, minGain, baseFee, head.timestamp)
     const target = head.number + 1n
     const builders = this.spec.builders && { builders: this.spec.builders }
     if (sighting.kind === 'public') {
@@ -77,17 +83,17 @@ export class Searcher extends Rival {
     return afterSwap(before!, swap.tokenIn, swap.amountIn)
   }
 
-  /** The backrun: one tx to the executor running every leg (WETH in on the first pool, back to WETH on the last, each guarded by its expected amount) and paying `payment`. */
-  private async backrunTx(operator: PrivateKeyAccount, trip: Arbitrage, payment: bigint, baseFee: bigint, timestamp: bigint): Promise<Hex> {
+  /**
+   * The backrun: one tx to the executor running every leg (WETH in on the first pool, back to
+   * WETH on the last) and paying the builder `sharePpm` of what it gained. Each leg after the
+   * first takes in what the one before it brought, on the chain (`amountOffsets`), and only the
+   * gain is checked (more than `minGain`), as searchers' contracts do: another swap of the pool
+   * placed before it in the block makes it earn and pay less, not revert on a leg's quote.
+   */
+  private async backrunTx(operator: PrivateKeyAccount, trip: Arbitrage, sharePpm: bigint, minGain: bigint, baseFee: bigint, timestamp: bigint): Promise<Hex> {
     const nonce = await this.reader.getTransactionCount({ address: operator.address })
-    const deadline = timestamp + 600n
-    const recipient = this.accounts.executor
-    const legs = trip.legs.map((leg, i) => {
-      // Each leg expects what the next one takes in; the last, more than the cycle put in.
-      const minOut = i === trip.legs.length - 1 ? trip.amountIn + 1n : trip.amounts[i + 1]!
-      return routerLeg(this.world, leg.pool, leg.tokenIn, leg.tokenOut, trip.amounts[i]!, minOut, recipient, deadline)
-    })
-    const data = encodeFunctionData({ abi: rivalExecutorAbi, functionName: 'run', args: [legs.map((l) => l.to), legs.map((l) => l.data), payment] })
+    const { targets, calls, tokensOut, amountAt } = chainedTrip(this.world, trip, this.accounts.executor, timestamp + 600n)
+    const data = encodeFunctionData({ abi: rivalExecutorAbi, functionName: 'run', args: [targets, calls, tokensOut, amountAt, sharePpm, minGain] })
     // Paid by the coinbase transfer: no priority fee.
     return operator.signTransaction({ type: 'eip1559', chainId: this.chainId, nonce, to: this.accounts.executor, data, gas: RUN_GAS_PER_LEG * BigInt(trip.legs.length) + RUN_GAS_BASE, maxPriorityFeePerGas: 0n, maxFeePerGas: baseFee * 2n })
   }
@@ -103,7 +109,7 @@ export function backrunGas(legs: number): bigint {
  * from X to a third token Y (without base), and the pools of Y against base — what a rival
  * reads for its routes, rather than every pool of the world.
  */
-function cyclePools<T extends PoolRef>(base: Address, moved: PoolRef, pools: readonly T[]): T[] {
+export function cyclePools<T extends PoolRef>(base: Address, moved: PoolRef, pools: readonly T[]): T[] {
   const key = (a: string) => a.toLowerCase()
   const tokens = (p: PoolRef) => [key(p.token0), key(p.token1)]
   const x = tokens(moved).find((t) => t !== key(base))!

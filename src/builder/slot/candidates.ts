@@ -119,12 +119,19 @@ async function orderByCalls(parent: ParentState, timestamp: bigint, order: Disti
     const conflicting: CandidateSummary['leftOut'] = []
     const items = selectForBlock(remaining, parent, fit, conflicting)
     const leftOut = [...fit, ...failed, ...conflicting]
-    const inPlace: InPlaceFailure[] = []
-    const valued = await blockValueByCalls({ parent, timestamp }, items, inPlace, true)
-    if (valued !== undefined) return { items, leftOut, valued }
-    // Bundles that revert in place leave the order as real execution would make them leave it
-    // (`failingTogether`), and the order runs as calls again: calls, not blocks.
-    const leaving = failingTogether(items, inPlace)
+    // The public txs after the last bundle cannot make a bundle fail: while bundles still fail in
+    // place, only the block up to its last bundle runs (the mempool's ~350 txs a block are mostly
+    // after it), and the whole block once none does.
+    const throughLastBundle = items.slice(0, lastBundleIndex(items) + 1)
+    let leaving = throughLastBundle.length < items.length ? await failingInPlace(parent, timestamp, throughLastBundle) : []
+    if (leaving.length === 0) {
+      const inPlace: InPlaceFailure[] = []
+      const valued = await blockValueByCalls({ parent, timestamp }, items, inPlace, true)
+      if (valued !== undefined) return { items, leftOut, valued }
+      // Bundles that revert in place leave the order as real execution would make them leave it
+      // (`failingTogether`), and the order runs as calls again: calls, not blocks.
+      leaving = failingTogether(items, inPlace)
+    }
     if (leaving.length === 0) return { items, leftOut }
     for (const f of leaving) {
       const item = items[f.group]!
@@ -133,6 +140,18 @@ async function orderByCalls(parent: ParentState, timestamp: bigint, order: Disti
     const gone = new Set(leaving.map((f) => items[f.group]))
     remaining = remaining.filter((item) => !gone.has(item))
   }
+}
+
+function lastBundleIndex(items: readonly BlockItem[]): number {
+  for (let i = items.length - 1; i >= 0; i--) if (items[i]!.kind === 'bundle') return i
+  return -1
+}
+
+/** The bundles of `items` that leave it, run as calls, because they revert in place (`failingTogether`); none when calls cannot tell. */
+async function failingInPlace(parent: ParentState, timestamp: bigint, items: readonly BlockItem[]): Promise<InPlaceFailure[]> {
+  const inPlace: InPlaceFailure[] = []
+  await blockValueByCalls({ parent, timestamp }, items, inPlace, true)
+  return failingTogether(items, inPlace)
 }
 
 function compare(a: bigint, b: bigint): number {
