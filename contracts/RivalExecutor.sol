@@ -19,29 +19,22 @@ contract RivalExecutor {
     IWETH constant WETH = IWETH(0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2);
     mapping(address => bool) public operators;
 
-    /// The route gained no more than it had to (the payment promised; a backrun's gas): nothing is paid, nothing traded.
-    error NotProfitable(uint256 gained, uint256 needed);
+    /// The route gained less than the payment it promised: nothing is paid, nothing traded.
+    error NotProfitable(uint256 gained, uint256 payment);
 
     receive() external payable {}
 
     /// A backrun: runs `calls` on `targets` in order, each after the first taking in what the one
     /// before it brought (`tokensOut[i - 1]` received, written into `calls[i]` at each byte offset
-    /// of `amountAt[i]`), then pays the coinbase `sharePpm` parts per million of the WETH gained,
-    /// if it gained more than `minGain` (what its gas costs). The legs are chained on the chain and
-    /// the bid is a share of what the backrun made where it landed, as searchers' contracts do, so
-    /// swaps placed before it in the block change how much it makes and pays, not whether it runs.
-    function run(address[] calldata targets, bytes[] calldata calls, address[] calldata tokensOut, uint256[][] calldata amountAt, uint256 sharePpm, uint256 minGain) external {
+    /// of `amountAt[i]`), then pays the coinbase `payment` wei out of the WETH gained, reverting if
+    /// it gained no more than that. The legs are chained on the chain, as searchers' contracts chain
+    /// them, so swaps placed before it in the block change how much it makes, not whether its legs
+    /// fit: only the gain of the whole is checked.
+    function run(address[] calldata targets, bytes[] calldata calls, address[] calldata tokensOut, uint256[][] calldata amountAt, uint256 payment) external {
         require(operators[msg.sender], "not an operator");
         uint256 before = WETH.balanceOf(address(this));
         _chain(targets, calls, tokensOut, amountAt);
-        uint256 afterwards = WETH.balanceOf(address(this));
-        uint256 gained = afterwards > before ? afterwards - before : 0;
-        if (gained <= minGain) revert NotProfitable(gained, minGain);
-        uint256 payment = (gained * sharePpm) / 1_000_000;
-        if (payment > 0) {
-            WETH.withdraw(payment);
-            block.coinbase.transfer(payment);
-        }
+        _pay(before, payment);
     }
 
     /// A sandwich's first half: runs `calls`, checks nothing (the second half, `settle`, does).

@@ -152,7 +152,7 @@ describe('the market (pure parts)', () => {
 })
 
 describe('a rival\'s chained legs (pure)', () => {
-  const routers = { contracts: { weth: WETH, universalRouter: MAINNET.universalRouter, uniswapV2Router02: MAINNET.uniswapV2Router02, swapRouter: MAINNET.swapRouter, sushiswapRouter: MAINNET.sushiswapRouter } }
+  const routers = { contracts: MAINNET }
   const word = (data: Hex, at: bigint) => BigInt(`0x${data.slice(2 + Number(at) * 2, 2 + Number(at) * 2 + 64)}`)
 
   it('finds where each later leg takes its amount in, on every router a rival uses, for the executor to write what the leg before brought', () => {

@@ -12,9 +12,11 @@ import { boundedNumber, strictSettings } from '../config/schemaParts.js'
 /**
  * Operator accounts per emulated rival (its txs' senders): one bundle each a slot, so a rival
  * sends at most this many bundles a slot. At 24 swaps a slot a backrunner sees ~20 swaps; with
- * four, three sightings in four found no operator free.
+ * four, three sightings in four found no operator free. More than six cost the builder more than
+ * they add: each backrun that fails in place is one more run of the block's calls, and at eight
+ * the market's cutoff → final passed 1 s (docs/performance.md).
  */
-export const RIVAL_OPERATORS = 8
+export const RIVAL_OPERATORS = 6
 
 export class FlowFileError extends SettingsFileError {}
 

@@ -17,12 +17,11 @@ const RUN_GAS_BASE = 50_000n
  * private tx), and after a reaction time drawn from `reactionDelayMs` backruns a swap that left
  * a gap with the best cycle through the moved pool — with another pool of its pair (V2, Sushi,
  * V3, V4) or in three hops through a pool of two other tokens — through its executor contract (`contracts/RivalExecutor.sol`),
- * in one tx from one of its operator accounts, paying the builder a share of what the backrun
- * gains where it lands — drawn from `bidShare` for each backrun — by a coinbase transfer, as
- * competitive searchers' contracts do. It sends when the profit it expects after the bid and gas
- * is worth it; the contract chains the legs and checks only the gain, so a swap of the pool
- * placed before it in the block changes what it makes and pays, and reverts it only when it no
- * longer covers its gas. It submits like a searcher: a signed `eth_sendBundle` with the user's tx, or a
+ * in one tx from one of its operator accounts, paying the builder a share of the profit it
+ * expects — drawn from `bidShare` for each backrun — by a coinbase transfer, as competitive
+ * searchers do. The contract chains the legs and checks only the gain of the whole, so a swap of
+ * the pool placed before it in the block changes what it makes, and reverts it only when it no
+ * longer gains its bid. It submits like a searcher: a signed `eth_sendBundle` with the user's tx, or a
  * signed `mev_sendBundle` naming the hint's hash and its one backrun tx. Its client reaches the
  * builders `latencyMs` later.
  */
@@ -42,15 +41,12 @@ export class Searcher extends Rival {
     const best = bestCycle(weth, cyclesThrough(weth, moved, others))
     if (!best) return null
     const baseFee = head.baseFeePerGas ?? 0n
-    const sharePpm = BigInt(Math.round(drawShare(this.accounts.random, this.spec.bidShare) * 1e6))
-    const gasCost = baseFee * backrunGas(best.legs.length)
-    const net = best.profit - (best.profit * sharePpm) / 1_000_000n - gasCost
+    const payment = (best.profit * BigInt(Math.round(drawShare(this.accounts.random, this.spec.bidShare) * 1e6))) / 1_000_000n
+    const net = best.profit - payment - baseFee * backrunGas(best.legs.length)
     if (net < parseEther(this.spec.minProfitEth.toString())) return null
     const operator = this.accounts.takeOperator()
     if (!operator) return null
-    // It keeps (1 − share) of the gain: below this gain, its gas would cost it more than it keeps.
-    const minGain = sharePpm < 1_000_000n ? (gasCost * 1_000_000n) / (1_000_000n - sharePpm) : best.profit
-    const backrun = await this.backrunTx(operator, best, sharePpm, minGain, baseFee, head.timestamp)
+    const backrun = await this.backrunTx(operator, best, payment, baseFee, head.timestamp)
     const target = head.number + 1n
     const builders = this.spec.builders && { builders: this.spec.builders }
     if (sighting.kind === 'public') {
@@ -85,15 +81,15 @@ export class Searcher extends Rival {
 
   /**
    * The backrun: one tx to the executor running every leg (WETH in on the first pool, back to
-   * WETH on the last) and paying the builder `sharePpm` of what it gained. Each leg after the
-   * first takes in what the one before it brought, on the chain (`amountOffsets`), and only the
-   * gain is checked (more than `minGain`), as searchers' contracts do: another swap of the pool
-   * placed before it in the block makes it earn and pay less, not revert on a leg's quote.
+   * WETH on the last) and paying the builder `payment`. Each leg after the first takes in what the
+   * one before it brought, on the chain (`chainedTrip`), and only the gain of the whole is checked,
+   * as searchers' contracts do: another swap of the pool placed before it in the block makes it
+   * earn less, and revert only when it no longer gains the payment, not on a leg's quote.
    */
-  private async backrunTx(operator: PrivateKeyAccount, trip: Arbitrage, sharePpm: bigint, minGain: bigint, baseFee: bigint, timestamp: bigint): Promise<Hex> {
+  private async backrunTx(operator: PrivateKeyAccount, trip: Arbitrage, payment: bigint, baseFee: bigint, timestamp: bigint): Promise<Hex> {
     const nonce = await this.reader.getTransactionCount({ address: operator.address })
     const { targets, calls, tokensOut, amountAt } = chainedTrip(this.world, trip, this.accounts.executor, timestamp + 600n)
-    const data = encodeFunctionData({ abi: rivalExecutorAbi, functionName: 'run', args: [targets, calls, tokensOut, amountAt, sharePpm, minGain] })
+    const data = encodeFunctionData({ abi: rivalExecutorAbi, functionName: 'run', args: [targets, calls, tokensOut, amountAt, payment] })
     // Paid by the coinbase transfer: no priority fee.
     return operator.signTransaction({ type: 'eip1559', chainId: this.chainId, nonce, to: this.accounts.executor, data, gas: RUN_GAS_PER_LEG * BigInt(trip.legs.length) + RUN_GAS_BASE, maxPriorityFeePerGas: 0n, maxFeePerGas: baseFee * 2n })
   }
