@@ -226,7 +226,9 @@ describe('backtest over a stand-in mainnet made by the market', () => {
     // Rivals that bid a tenth of their profit: a bot bidding 95 % of its own takes some of their opportunities, one bidding 5 % none.
     const market = publicWethUsdcMarket()
     const searchers = (market.flow.searchers as Array<Record<string, unknown>>).map((searcher) => ({ ...searcher, bidShare: 0.1 }))
-    standIn = await startStandInMainnet({ slots: 4, market: { ...market, flow: { ...market.flow, searchers } } })
+    // The sandwicher too: its sandwich takes the user's whole move (a round trip after its sale), more than the bot's V2↔V3 backrun.
+    const sandwichers = (market.flow.sandwichers as Array<Record<string, unknown>>).map((sandwicher) => ({ ...sandwicher, bidShare: 0.1 }))
+    standIn = await startStandInMainnet({ slots: 4, market: { ...market, flow: { ...market.flow, searchers, sandwichers } } })
     await standIn.writeDump(path.join(dir, 'mempool.csv'))
   }, 120_000)
   afterAll(async () => {
