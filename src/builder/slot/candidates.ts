@@ -121,9 +121,9 @@ async function orderByCalls(parent: ParentState, timestamp: bigint, order: Disti
     const leftOut = [...fit, ...failed, ...conflicting]
     // The public txs after the last bundle cannot make a bundle fail: while bundles still fail in
     // place, only the block up to its last bundle runs (the mempool's ~350 txs a block are mostly
-    // after it), and the whole block once none does.
-    const throughLastBundle = items.slice(0, lastBundleIndex(items) + 1)
-    let leaving = throughLastBundle.length < items.length ? await failingInPlace(parent, timestamp, throughLastBundle) : []
+    // after it; a run of the bundles alone is cheap), and the whole block once none does.
+    const last = lastBundleIndex(items)
+    let leaving = last >= 0 && last + 1 < items.length ? await failingInPlace(parent, timestamp, items.slice(0, last + 1)) : []
     if (leaving.length === 0) {
       const inPlace: InPlaceFailure[] = []
       const valued = await blockValueByCalls({ parent, timestamp }, items, inPlace, true)
