@@ -74,10 +74,11 @@ export interface BacktestOptions {
   /** The least ms the bot has after the slot's last arrival before the block is built (default 1,000). */
   reactMs?: number
   /**
-   * Hold each block until the bot has printed, for every public tx it was sent, a line naming
-   * the tx's hash (and matching `handled`, when given: the line a bot prints once done with a
-   * tx, not on first sight), however long that takes (up to `timeoutMs`, default 60 s); then
-   * `reactMs`: the strategy judged without the bot's speed (docs/backtest.md, "Lockstep").
+   * Send the block's arrivals one at a time, in their planned order, holding after those of one
+   * instant until the bot has printed, for each public tx among them, a line naming its hash (and matching `handled`, when given: the
+   * line a bot prints once done with a tx, not on first sight), however long that takes (up to
+   * `timeoutMs` a tx, default 60 s); then `reactMs`: the strategy judged without the bot's speed,
+   * the same block every run (docs/backtest.md, "Lockstep").
    */
   lockstep?: { handled?: RegExp; timeoutMs?: number }
   /** The world file whose pools (at their mainnet addresses) the competition watches (default the built-in `dex`). */
@@ -505,16 +506,22 @@ async function sendArrivals(
     })),
   ].sort((a, b) => a.atMs - b.atMs)
   const sends: Array<Promise<unknown>> = []
-  for (const event of events) {
+  for (const [i, event] of events.entries()) {
     const wait = event.atMs - (performance.now() - started)
     if (wait > 0) await sleep(wait)
-    sends.push(event.send())
+    if (!lockstep) {
+      sends.push(event.send())
+      continue
+    }
+    // In lockstep the builder sees the block's arrivals in their planned order, one at a time;
+    // after the last of one instant (a public tx and the real searchers' orders that came with
+    // it), what the bot did about its public txs: the same block each run, however loaded the machine.
+    await event.send()
+    if (events[i + 1]?.atMs === event.atMs) continue
+    await lockstep(accepted.splice(0))
   }
   await Promise.all(sends)
-  if (lockstep) {
-    await lockstep(accepted)
-    if (reactMs > 0) await sleep(reactMs)
-  }
+  if (lockstep && reactMs > 0) await sleep(reactMs)
   const end = Math.max(slotMs, (events.at(-1)?.atMs ?? 0) + reactMs)
   const wait = end - (performance.now() - started)
   if (wait > 0) await sleep(wait)
@@ -652,7 +659,7 @@ class HashesMentioned {
       const timer = setTimeout(() => {
         this.waiters.delete(check)
         const left = missing()
-        reject(new Error(`lockstep: the bot's output did not name ${left.length} of the block's ${hashes.length} public txs within ${timeoutMs} ms (${left.slice(0, 3).join(', ')}${left.length > 3 ? ', …' : ''}): a bot in lockstep prints each pending tx's hash once it has handled it${this.handled ? ` (in a line matching ${this.handled})` : ''}`))
+        reject(new Error(`lockstep: the bot's output did not name the public tx ${left[0]}${left.length > 1 ? ` (nor ${left.length - 1} more sent with it)` : ''} within ${timeoutMs} ms of its arrival: a bot in lockstep prints each pending tx's hash once it has handled it${this.handled ? ` (in a line matching ${this.handled})` : ''}`))
       }, timeoutMs)
       const check = () => {
         if (missing().length > 0) return
