@@ -39,7 +39,8 @@ describe('your bot in a scenario (bots:)', () => {
         // what nobody else goes for, and loses every round a searcher contests.
         { ...bot, name: 'cheap-bot', account: 'cheap', cwd: path.dirname(EXAMPLE), env: { BID_SHARE: 0 } },
       ],
-      steps: [{ advance: 8 }, { expect: { competition: expectation } }, { expect: { competition: { ...expectation, searcher: 'cheap-bot' } } }],
+      // The cheap bot is also asked for more captures than there were rounds: the failure says what became of the rounds it went for.
+      steps: [{ advance: 8 }, { expect: { competition: expectation } }, { expect: { competition: { ...expectation, searcher: 'cheap-bot', captured: { min: 1000 } } } }],
     }
     const file = path.join(dir, 'both.yaml')
     writeFileSync(file, stringify(scenario))
@@ -50,6 +51,7 @@ describe('your bot in a scenario (bots:)', () => {
     // The first expectation (the bot as it is) passed; the second (its bid cut) failed, saying what it captured against whom.
     expect(run.stdout).toMatch(/✗ .*2\/3 /)
     expect(run.stdout).toMatch(/both\.yaml:\d+: expect competition\.builderPayment\n\s+expected: ≥ 100000000000000000 wei \(0\.1 ether\)\n\s+actual:\s+0 wei/)
+    expect(run.stdout).toMatch(/both\.yaml:\d+: expect competition\.captured\n\s+expected: ≥ 1000\n\s+actual:\s+\d+ of \d+ opportunities \([\d.]+ %\); .*backrun-bot \d+.*; cheap-bot (lost \d+, failed \d+|went for no other round)/)
     expect(run.stdout).toMatch(/bot cheap-bot \(npx tsx bot\.ts; stopped at the end\), its last \d+ of \d+ lines:/)
     const report = readFileSync(junit, 'utf8')
     expect(report).toMatch(/<system-out>\[backrun-bot\] npx tsx bot\.ts\n/)

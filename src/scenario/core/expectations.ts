@@ -250,12 +250,15 @@ async function checkCompetition(context: RunContext, failures: Failures, expecte
   const of = `${captured} of ${report.opportunities} opportunities (${(rate * 100).toFixed(1)} %); ${report.searchers.map((s) => `${s.name ?? s.searcher} ${s.captured}`).join(', ')}`
   const outside = (value: number, bounds: { min?: number; max?: number }) => (bounds.min !== undefined && value < bounds.min) || (bounds.max !== undefined && value > bounds.max)
   const describe = (bounds: { min?: number; max?: number }) => [bounds.min !== undefined && `≥ ${bounds.min}`, bounds.max !== undefined && `≤ ${bounds.max}`].filter(Boolean).join(' and ')
-  if (expected.captured && outside(captured, expected.captured)) failures.add(['competition', 'captured'], describe(expected.captured), of)
-  if (expected.captureRate && outside(rate, expected.captureRate)) failures.add(['competition', 'captureRate'], describe(expected.captureRate), of)
+  // What became of the rounds it went for and did not capture: a searcher's first question when its captures fall short.
+  const failedKinds = (r: typeof record) => Object.entries(r?.failedKinds ?? {}).map(([kind, n]) => `${kind} ${n}`).join(', ')
+  const rounds = !record || record.lost + record.failed === 0 ? `${ref} went for no other round` : `${ref} lost ${record.lost}, failed ${record.failed}${record.failed > 0 ? ` (${failedKinds(record)})` : ''}`
+  if (expected.captured && outside(captured, expected.captured)) failures.add(['competition', 'captured'], describe(expected.captured), `${of}; ${rounds}`)
+  if (expected.captureRate && outside(rate, expected.captureRate)) failures.add(['competition', 'captureRate'], describe(expected.captureRate), `${of}; ${rounds}`)
   const lost = record?.lost ?? 0
   if (expected.lost && outside(lost, expected.lost)) failures.add(['competition', 'lost'], describe(expected.lost), `${lost} lost; ${report.searchers.map((s) => `${s.name ?? s.searcher} ${s.captured} captured, ${s.lost} lost`).join('; ')}`)
   const failed = record?.failed ?? 0
-  if (expected.failed && outside(failed, expected.failed)) failures.add(['competition', 'failed'], describe(expected.failed), `${failed} failed (${Object.entries(record?.failedKinds ?? {}).map(([kind, n]) => `${kind} ${n}`).join(', ') || 'none'})`)
+  if (expected.failed && outside(failed, expected.failed)) failures.add(['competition', 'failed'], describe(expected.failed), `${failed} failed (${failedKinds(record) || 'none'})`)
   failures.bounds(['competition', 'profit'], BigInt(record?.profitWei ?? '0'), expected.profit)
   failures.bounds(['competition', 'builderPayment'], BigInt(record?.builderPaymentWei ?? '0'), expected.builderPayment)
   failures.bounds(['competition', 'grossPayment'], BigInt(record?.grossPaymentWei ?? '0'), expected.grossPayment)
