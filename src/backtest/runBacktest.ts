@@ -75,10 +75,10 @@ export interface BacktestOptions {
   reactMs?: number
   /**
    * Send the block's arrivals one at a time, in their planned order, holding after those of one
-   * instant until the bot has printed, for each public tx among them, a line naming its hash (and matching `handled`, when given: the
-   * line a bot prints once done with a tx, not on first sight), however long that takes (up to
-   * `timeoutMs` a tx, default 60 s); then `reactMs`: the strategy judged without the bot's speed,
-   * the same block every run (docs/backtest.md, "Lockstep").
+   * instant until the bot has printed, for each public tx among them, a line naming its hash
+   * (and matching `handled`, when given: the line a bot prints once done with a tx, not on first
+   * sight), however long that takes (up to `timeoutMs`, default 60 s); then `reactMs`: the
+   * strategy judged without the bot's speed, the same block every run (docs/backtest.md, "Lockstep").
    */
   lockstep?: { handled?: RegExp; timeoutMs?: number }
   /** The world file whose pools (at their mainnet addresses) the competition watches (default the built-in `dex`). */
