@@ -77,7 +77,7 @@ export function registerBacktestCommand(program: Command): void {
     .option('--slot-ms <ms>', 'real ms each block\u2019s slot takes; recorded arrival times are scaled onto it', milliseconds('--slot-ms', 100), 12_000)
     .option('--react-ms <ms>', 'the least ms the bot has after the last arrival before the block is built', milliseconds('--react-ms', 0), 1_000)
     .option('--show-bot', "print the bot's output on stderr, each line after [bot]")
-    .option('--lockstep [pattern]', 'send each block\'s arrivals one at a time, holding after each instant\'s until the bot has printed the hash of each public tx among them, in a line matching the pattern when given (the line it prints once done with a tx): the strategy judged without its speed, the same block each run, up to 60 s a tx')
+    .option('--lockstep [pattern]', 'send each block\'s arrivals one at a time, holding after each instant\'s until the bot has printed the hash of each public tx among them, in a line matching the pattern when given (the line it prints once done with a tx): the strategy judged without its speed, the same block each run, up to 60 s an instant')
     .option('--prefetch', "read each block's parent state ahead in one trace of the block (debug_traceBlockByNumber), so Anvil's reads of it are answered without a round trip each (default: when the node is not on this machine)")
     .option('--no-prefetch', 'ask the node each read Anvil makes, even when it is far')
     .option('--world <file>', 'the world file whose pools the competition watches (default: the built-in dex, at mainnet addresses)')

@@ -77,7 +77,7 @@ export interface BacktestOptions {
    * Send the block's arrivals one at a time, in their planned order, holding after those of one
    * instant until the bot has printed, for each public tx among them, a line naming its hash
    * (and matching `handled`, when given: the line a bot prints once done with a tx, not on first
-   * sight), however long that takes (up to `timeoutMs`, default 60 s); then `reactMs`: the
+   * sight), however long that takes (up to `timeoutMs` an instant, default 60 s); then `reactMs`: the
    * strategy judged without the bot's speed, the same block every run (docs/backtest.md, "Lockstep").
    */
   lockstep?: { handled?: RegExp; timeoutMs?: number }
@@ -659,7 +659,7 @@ class HashesMentioned {
       const timer = setTimeout(() => {
         this.waiters.delete(check)
         const left = missing()
-        reject(new Error(`lockstep: the bot's output did not name the public tx ${left[0]}${left.length > 1 ? ` (nor ${left.length - 1} more sent with it)` : ''} within ${timeoutMs} ms of its arrival: a bot in lockstep prints each pending tx's hash once it has handled it${this.handled ? ` (in a line matching ${this.handled})` : ''}`))
+        reject(new Error(`lockstep: the bot's output did not name the public tx ${left[0]}${left.length > 1 ? ` (nor ${left.length - 1} more sent with it)` : ''} within ${timeoutMs} ms of being sent: a bot in lockstep prints each pending tx's hash once it has handled it${this.handled ? ` (in a line matching ${this.handled})` : ''}`))
       }, timeoutMs)
       const check = () => {
         if (missing().length > 0) return
