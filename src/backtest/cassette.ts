@@ -31,6 +31,18 @@ const EMPTY_STATE: Record<string, unknown> = {
   eth_getAccountInfo: { balance: '0x0', nonce: '0x0', code: '0x' },
 }
 
+/** The state reads a run that is not recorded keeps for their repeats: a few days of blocks' new reads, ~100 MB at most. */
+const STATE_READS_KEPT = 500_000
+
+/** An account's or a slot's read at a numbered block (not a tag such as `latest`): its answer never changes. */
+function isStateRead(request: JsonRpcRequest): boolean {
+  if (!Array.isArray(request.params)) return false
+  const method = String(request.method)
+  if (!(method in EMPTY_STATE)) return false
+  const block = request.params[method === 'eth_getStorageAt' ? 2 : 1]
+  return typeof block === 'string' && block.startsWith('0x')
+}
+
 const keyOf = (method: string, params: unknown): string => `${method} ${JSON.stringify(params ?? [])}`
 
 /** An account as it was before a block: what a prestate trace of the block says of it. */
@@ -67,6 +79,10 @@ export class RpcCassette {
   private readonly primed = new Map<bigint, StateBefore>()
   /** Reads answered from a primed state instead of the remote. */
   primedAnswers = 0
+  /** Repeated reads of a block's state answered from the node's first answer (`fromKnown`). */
+  repeatsAnswered = 0
+  /** A run not recorded keeps the node's answers to state reads only, the most recent `STATE_READS_KEPT`, for their repeats. */
+  private readonly stateReads = new Map<string, RecordedRead>()
 
   private constructor(
     private readonly remoteUrl: string | null,
@@ -128,21 +144,19 @@ export class RpcCassette {
    * Answers Anvil's reads of accounts and slots at `block` from `state` (the state the next real
    * block started from, read ahead in one trace of it), instead of one round trip to the node for
    * each: the same values the node would give, without its latency. Reads of anything else at
-   * that block still go to the node (or the recording).
+   * that block still go to the node (or the recording). One state at a time: it replaces the
+   * one primed before. `block` is the block Anvil forked from, which may be before the state's:
+   * what Anvil's state does not hold yet, no block since changed (runBacktest.ts, `forkBlock`).
    */
   prime(block: bigint, state: StateBefore): void {
+    this.primed.clear()
     this.primed.set(block, state)
-  }
-
-  /** Forgets the primed states of blocks before `block`. */
-  forgetPrimedBefore(block: bigint): void {
-    for (const primed of this.primed.keys()) if (primed < block) this.primed.delete(primed)
   }
 
   private async answer(body: Buffer): Promise<string> {
     const parsed = JSON.parse(body.toString('utf8')) as JsonRpcRequest | JsonRpcRequest[]
     const requests = [parsed].flat()
-    const local = requests.map((request) => this.fromPrimed(request))
+    const local = requests.map((request) => this.fromPrimed(request) ?? this.fromKnown(request))
     const rest = requests.filter((_, i) => local[i] === null)
     let answered: object[] = []
     if (rest.length > 0) {
@@ -173,6 +187,28 @@ export class RpcCassette {
     // Kept as the node's own answer would be: a recording replays with or without the trace.
     if (this.keeping && this.remoteUrl !== null) this.answers.set(keyOf(method, params), { method, params, result })
     return { jsonrpc: '2.0', id: request.id, result }
+  }
+
+  /**
+   * A read of an account or a slot at a numbered block the node already answered: the state of
+   * a block never changes, so the repeat is answered from that answer. Anvil asks again what an
+   * `evm_revert` dropped from its state, and a backtest reverts each block it builds (half of a
+   * block's reads were repeats, 1 ms each through this proxy). Only where a node answers: a
+   * replay answers everything from the recording.
+   */
+  private fromKnown(request: JsonRpcRequest): object | null {
+    if (this.remoteUrl === null || !isStateRead(request)) return null
+    const read = this.answers.get(keyOf(String(request.method), request.params)) ?? this.stateReads.get(keyOf(String(request.method), request.params))
+    if (!read) return null
+    this.repeatsAnswered++
+    return read.error ? { jsonrpc: '2.0', id: request.id, error: read.error } : { jsonrpc: '2.0', id: request.id, result: read.result }
+  }
+
+  private keepStateRead(key: string, read: RecordedRead): void {
+    this.stateReads.delete(key)
+    this.stateReads.set(key, read)
+    // A Map iterates in insertion order: the first key is the least recently answered.
+    if (this.stateReads.size > STATE_READS_KEPT) this.stateReads.delete(this.stateReads.keys().next().value!)
   }
 
   private fromRecording(request: JsonRpcRequest): object {
@@ -209,13 +245,14 @@ export class RpcCassette {
   private async forward(body: Buffer, requests: JsonRpcRequest[]): Promise<object[]> {
     const text = await this.post(body)
     const answers = [JSON.parse(text) as { id?: unknown; result?: unknown; error?: { code: number; message: string } }].flat()
-    if (!this.keeping) return answers
     for (const answer of answers) {
       const request = requests.find((r) => r.id === answer.id)
       if (!request || typeof request.method !== 'string') continue
       const params = Array.isArray(request.params) ? request.params : []
       // A refused read is kept too (a pruned node's answer), so the replay refuses it the same way.
-      this.answers.set(keyOf(request.method, params), answer.error ? { method: request.method, params, error: answer.error } : { method: request.method, params, result: answer.result })
+      const read = answer.error ? { method: request.method, params, error: answer.error } : { method: request.method, params, result: answer.result }
+      if (this.keeping) this.answers.set(keyOf(request.method, params), read)
+      else if (isStateRead(request)) this.keepStateRead(keyOf(request.method, params), read)
     }
     return answers
   }

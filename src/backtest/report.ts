@@ -123,6 +123,12 @@ export interface BacktestReport {
    * chain to the next real parent (`moveMs`: `anvil_reset`, the set-up laid over).
    */
   timings: { setupMs: number; prepareWaitMs: number; windowMs: number; buildMs: number; slotMs: number; readMs: number; moveMs: number }
+  /**
+   * How the chain moved to each real parent (docs/backtest.md, "Moving to the next block"): the
+   * real block mined again on the kept state (`replayed`), or `anvil_reset` (`reset`: the first
+   * parent, and each block whose replay was refused — the first 50 listed in `resets` with why).
+   */
+  moves: { replayed: number; reset: number; resets: Array<{ block: number; reason: string }> }
 }
 
 /** The totals over the blocks. */

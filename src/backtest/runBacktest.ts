@@ -1,6 +1,7 @@
 import { createPublicClient, http, type Address, type Hash, type Hex, type PublicClient } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { startHarness, type Harness } from '../harness/startHarness.js'
+import { startHarness, type ForkMove, type Harness } from '../harness/startHarness.js'
+import { replayRefusalMessage } from '../chain/replayBlock.js'
 import { ChainClient } from '../chain/chainClient.js'
 import type { TraceFrame } from '../chain/nodeRpc.js'
 import { checkForkSource, describeUrl, ForkSourceError } from '../chain/forkCheck.js'
@@ -108,6 +109,9 @@ export interface BacktestOptions {
   onBlock?(block: BacktestBlock, done: number, total: number): void
 }
 
+/** The refused replays a report lists (each a block moved by \`anvil_reset\` instead); the rest are counted. */
+const MOVES_LISTED = 50
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 /** The setup refused before anything runs (an unreachable node, a range past its head, a dump of another chain). */
@@ -152,8 +156,6 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
   const prepare = (number: bigint) => {
     if (number > to || prepared.has(number)) return
     const reading = prepareBlock(reader, prefetch ? nodeUrl : null, source.description, number, pools)
-    // Anvil's reads of the parent, on the move there, answered from the block's trace: one round trip instead of hundreds.
-    reading.then(({ stateBefore }) => stateBefore && source.cassette?.prime(number - 1n, stateBefore), () => undefined)
     // Read ahead: a failure counts when the block's turn comes, not as an unhandled rejection now.
     reading.catch(() => undefined)
     prepared.set(number, reading)
@@ -164,6 +166,7 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
 
   const blocks: BacktestBlock[] = []
   const timings = { setupMs: 0, prepareWaitMs: 0, windowMs: 0, buildMs: 0, slotMs: 0, readMs: 0, moveMs: 0 }
+  const moves: BacktestReport['moves'] = { replayed: 0, reset: 0, resets: [] }
   let error: string | null = null
   let harness: Harness | undefined
   let bot: RunningBot | undefined
@@ -231,7 +234,20 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
     botAddressesOf = () => recorder.addressesOf(botAccount)
 
     /** The block being built: what the participant reads when it is mined. */
-    let current: { number: bigint; arrivals: BlockArrivals; ours?: OurBlock } | null = null
+    let current: { number: bigint; real: SourceBlock; arrivals: BlockArrivals; ours?: OurBlock } | null = null
+    /**
+     * The block Anvil last forked from (`anvil_reset`): it reads there what its state does not
+     * hold yet, which for a chain moved on by replays is the same as at the parent (a replayed
+     * block's every change is in the state); so the parent's state read ahead answers reads of it.
+     */
+    let forkBlock = from - 1n
+    const countMove = (number: bigint, move: ForkMove) => {
+      if (move.by === 'replay') return void moves.replayed++
+      forkBlock = number
+      moves.reset++
+      // The first move is the reset onto the first parent, asked for: only a refused replay is worth a line.
+      if (move.refusal && moves.resets.length < MOVES_LISTED) moves.resets.push({ block: Number(number), reason: replayRefusalMessage(move.refusal) })
+    }
     let overlay: SetupOverlay | null = null
     /** While the bot sets up: the blocks mined for it, each a part of its set-up. */
     let settingUp = true
@@ -258,7 +274,9 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
         if (number < to) {
           const moveStarted = performance.now()
           const carried = await botNonces()
-          await running.rebaseFork(number, (c) => applyOverlay(c, overlay!, carried))
+          // The real block mined again on the parent our block was built on: the state stays warm, checked against the real receipts.
+          const move = await running.moveFork({ number, replay: current.real }, (c) => applyOverlay(c, overlay!, carried))
+          countMove(number, move)
           timings.moveMs += Math.round(performance.now() - moveStarted)
         }
       },
@@ -288,7 +306,7 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
     settingUp = false
     overlay = await setupOverlay(chain, { txs: setup.txs, writes: setup.writes, parentBalance: (account) => reader.getBalance({ address: account, blockNumber: from - 1n }) }, coinbases)
     const carried = await botNonces()
-    await running.rebaseFork(from - 1n, (c) => applyOverlay(c, overlay!, carried))
+    countMove(from - 1n, await running.moveFork({ number: from - 1n }, (c) => applyOverlay(c, overlay!, carried)))
     setupFacts = { blocks: setup.blocks, txs: setup.txs.length, writes: setup.writes.length, readyBy: setup.readyBy }
     timings.setupMs = Math.round(performance.now() - setupStarted)
 
@@ -297,12 +315,13 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
       prepare(number + 1n)
       prepare(number + 2n)
       const waitStarted = performance.now()
-      const { source: real, parentPools } = await beforeExit(prepared.get(number)!, `while block ${number} was read`)
+      const { source: real, parentPools, stateBefore } = await beforeExit(prepared.get(number)!, `while block ${number} was read`)
       prepared.delete(number)
-      source.cassette?.forgetPrimedBefore(number - 1n)
+      // Anvil's reads of the parent, in our block and the real one's replay, answered from the block's trace: one round trip instead of hundreds.
+      if (stateBefore) source.cassette?.prime(forkBlock, stateBefore)
       timings.prepareWaitMs += Math.round(performance.now() - waitStarted)
       const arrivals = planArrivals(real.txs, { parentTimestamp: real.parentTimestamp, timestamp: real.timestamp, slotMs, seen: source.mempool?.byHash })
-      current = { number, arrivals }
+      current = { number, real, arrivals }
       const windowStarted = performance.now()
       const { lockstep: settings } = options
       const lockstep = settings ? (hashes: Hash[]) => mentioned.all(hashes, settings.timeoutMs ?? 60_000) : null
@@ -355,6 +374,7 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
     shard: source.shard,
     elapsedMs: Math.round(performance.now() - started),
     timings,
+    moves,
   }
 }
 

@@ -88,6 +88,7 @@ export function mergeReports(reports: readonly BacktestReport[], expect?: Backte
     shard: null,
     // The shards ran side by side: the whole took as long as the longest; the harness's work is the sum.
     elapsedMs: Math.max(...sorted.map((r) => r.elapsedMs)),
+    moves: { replayed: sorted.reduce((n, r) => n + (r.moves?.replayed ?? 0), 0), reset: sorted.reduce((n, r) => n + (r.moves?.reset ?? 0), 0), resets: sorted.flatMap((r) => r.moves?.resets ?? []).slice(0, 50) },
     timings: { setupMs: sum((t) => t.setupMs), prepareWaitMs: sum((t) => t.prepareWaitMs), windowMs: sum((t) => t.windowMs), buildMs: sum((t) => t.buildMs), slotMs: sum((t) => t.slotMs ?? 0), readMs: sum((t) => t.readMs ?? 0), moveMs: sum((t) => t.moveMs ?? 0) },
   }
 }

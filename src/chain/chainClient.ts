@@ -153,6 +153,11 @@ export class ChainClient {
     return this.test.setBalance({ address, value })
   }
 
+  /** The gas limit of the blocks mined from now on. */
+  async setBlockGasLimit(gasLimit: bigint): Promise<void> {
+    await this.node.request({ method: 'evm_setBlockGasLimit', params: [toHex(gasLimit)] })
+  }
+
   setCoinbase(address: Address): Promise<void> {
     return this.test.setCoinbase({ address })
   }

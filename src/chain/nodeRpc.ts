@@ -154,6 +154,8 @@ export type NodeRpcSchema = [
   /** A block by number with its txs' hashes (`null` past the head). */
   { Method: 'eth_getBlockByNumber'; Parameters: readonly [block: Hex | BlockTag, fullTxs: false]; ReturnType: RpcBlock<'latest', false> | null },
   { Method: 'eth_getLogs'; Parameters: readonly [filter: LogFilter]; ReturnType: NodeLog[] },
+  /** Every receipt of a block, in block order (`null` past the head). */
+  { Method: 'eth_getBlockReceipts'; Parameters: readonly [block: Hex | BlockTag]; ReturnType: RpcTransactionReceipt[] | null },
   { Method: 'trace_block'; Parameters: readonly [block: Hex | BlockTag]; ReturnType: TraceFrame[] },
   { Method: 'debug_traceTransaction'; Parameters: readonly [hash: Hash, tracer: PrestateDiffTracer]; ReturnType: PrestateDiff },
   { Method: 'debug_traceCall'; Parameters: readonly [call: { to: Address; data: Hex }, block: Hex | BlockTag, tracer: { tracer: 'prestateTracer' }]; ReturnType: Record<string, PrestateAccount> },
@@ -167,6 +169,8 @@ export type NodeRpcSchema = [
   { Method: 'anvil_setStorageAt'; Parameters: readonly [account: Address, slot: Hex, value: Hex]; ReturnType: boolean },
   { Method: 'anvil_dropAllTransactions'; Parameters: readonly []; ReturnType: null },
   { Method: 'anvil_setNextBlockBaseFeePerGas'; Parameters: readonly [wei: Hex]; ReturnType: null },
+  /** The gas limit of the blocks mined from now on. */
+  { Method: 'evm_setBlockGasLimit'; Parameters: readonly [gas: Hex]; ReturnType: boolean },
   /** One block with what is in the pool, at this timestamp (seconds, or a hex quantity); answers `0x0`. */
   { Method: 'evm_mine'; Parameters: readonly [at: { timestamp: number } | Hex]; ReturnType: Hex },
   /** `false` when the snapshot is unknown (already used, or taken by an Anvil process since restarted). */

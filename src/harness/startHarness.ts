@@ -14,6 +14,7 @@ import type { SlotReport } from '../protocol/slotReport.js'
 import type { HarnessStatus } from '../protocol/harnessStatus.js'
 import { startChain, useBuilderCoinbases, type AnvilChain } from './chain.js'
 import type { ChainClient } from '../chain/chainClient.js'
+import { replayBlock, type ReplayableBlock, type ReplayRefusal } from '../chain/replayBlock.js'
 import type { SlotParticipant } from './builder.js'
 import { startWorld, type WorldSubsystem } from './world.js'
 import { lendingStatus, startLending, type LendingSubsystem } from './lending.js'
@@ -61,16 +62,22 @@ export interface Harness {
   /** The exchange's reference prices (a flow's `exchange:`, or `config.exchange`), for in-process readers such as the backtest's competition; null without one. */
   exchangePrices: PriceFeed | null
   /**
-   * Moves a forked harness's chain to block `blockNumber` of its fork source (`anvil_reset`),
-   * under the chain lock: the builders' coinbases set and funded again, the public mempool
-   * emptied, `afterReset` run on the new chain (before the head is read), and the head read
-   * again. Bundles pending for later blocks stay pending. The backtest judges each block on
-   * its real parent this way (docs/backtest.md).
+   * Moves a forked harness's chain to block `to.number` of its fork source, under the chain
+   * lock. With `to.replay` (that real block, its txs and receipts) and the chain on the block
+   * the last slot mined over its parent: that block is dropped and the real one mined again on
+   * the parent (`replayBlock`), state kept warm; otherwise, or when the replay is refused, by
+   * `anvil_reset`. Then the builders' coinbases set and funded again, the public mempool
+   * emptied, `afterMove` run on the new chain (before the head is read), and the head read
+   * again. Bundles pending for later blocks stay pending. The backtest judges each block on its
+   * real parent this way (docs/backtest.md, "Moving to the next block").
    */
-  rebaseFork(blockNumber: bigint, afterReset?: (chain: ChainClient) => Promise<void>): Promise<void>
+  moveFork(to: { number: bigint; replay?: ReplayableBlock }, afterMove?: (chain: ChainClient) => Promise<void>): Promise<ForkMove>
   /** Graceful: waits for the slot being built and in-flight requests, saves to the data dir, stops Anvil. */
   stop(): Promise<void>
 }
+
+/** How `moveFork` moved the chain: the real block mined again on the kept state, or `anvil_reset` (with why the replay was refused, if one was asked). */
+export type ForkMove = { by: 'replay' } | { by: 'reset'; refusal: ReplayRefusal | null }
 
 /**
  * The part of a harness that outlives it when it is warm (src/harness/warmHarness.ts): Anvil
@@ -237,16 +244,21 @@ export async function startHarnessOn(base: HarnessChain, config: BundlesimConfig
       addSlotParticipant: builder.addParticipant,
       searcherNames: names,
       exchangePrices: exchange.feed,
-      rebaseFork: (blockNumber, afterReset) =>
-        chain.lock.write(async () => {
-          if (config.forkUrl === undefined) throw new Error('rebaseFork: this harness is not a fork (no forkUrl)')
-          await chain.chain.resetFork(config.forkUrl, blockNumber)
+      moveFork: (to, afterMove) =>
+        chain.lock.write(async (): Promise<ForkMove> => {
+          if (config.forkUrl === undefined) throw new Error('moveFork: this harness is not a fork (no forkUrl)')
+          // Mined again on the parent the last slot built on: a refusal (the head is not that parent, say) leaves it to the reset.
+          const replayed = to.replay && (await builder.builder.dropLastBlock()) ? await replayBlock(chain.chain, to.replay) : null
+          if (!replayed?.ok) await chain.chain.resetFork(config.forkUrl, to.number)
+          // Our blocks keep the run's gas limit, as after a reset (the replay mined the real block's).
+          else if (config.blockGasLimit !== undefined) await chain.chain.setBlockGasLimit(config.blockGasLimit)
           await chain.chain.setCoinbase(coinbase)
           for (const address of chain.coinbases) await chain.chain.setBalance(address, config.coinbaseFunding)
           orders.mempool.clear()
-          await afterReset?.(chain.chain)
+          await afterMove?.(chain.chain)
           // The backtest's move: the next block is built on this head, then the chain moves again.
           await builder.builder.init({ transient: true })
+          return replayed?.ok ? { by: 'replay' } : { by: 'reset', refusal: replayed?.refusal ?? null }
         }),
       status,
       anvilPid: () => supervisor.pid,

@@ -35,6 +35,8 @@ export interface SourceBlock {
   baseFeePerGas: bigint
   feeRecipient: Address
   txs: SourceTx[]
+  /** The consensus layer's withdrawals (EIP-4895): ether credited after the txs, by no tx. */
+  withdrawals: Array<{ address: Address; amountGwei: bigint }>
   /** The fee recipient's balance at n minus at n − 1. */
   feeRecipientBalanceDelta: bigint
   /**
@@ -102,6 +104,7 @@ async function readBlock(client: PublicClient, number: bigint): Promise<SourceBl
     baseFeePerGas: baseFee,
     feeRecipient,
     txs,
+    withdrawals: (block.withdrawals ?? []).map((w) => ({ address: normalizeAddress(w.address), amountGwei: BigInt(w.amount) })),
     feeRecipientBalanceDelta: after - before,
     value: after - before + spentByFeeRecipient,
   }

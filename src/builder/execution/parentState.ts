@@ -134,6 +134,14 @@ export class ParentState {
     return this.builder && signBuilderTransfer(this.builder, to, value, nonce, this.nextBaseFee)
   }
 
+  /**
+   * The snapshot of this parent a committed block was kept over (`keepOnSnapshot`): reverting to
+   * it drops that block; undefined when the parent is not let go that way.
+   */
+  get keptOver(): Hex | undefined {
+    return !this.open && this.undo.by === 'snapshot' && this.undo.keep === true ? this.undo.id : undefined
+  }
+
   /** Is this execution's block on top of the parent right now (its state readable as block `number + 1`)? */
   holds(result: ExecutionResult): boolean {
     return this.onTop !== undefined && this.onTop === result

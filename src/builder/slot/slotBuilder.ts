@@ -1,4 +1,4 @@
-import type { Hash } from 'viem'
+import type { Hash, Hex } from 'viem'
 import type { Logger } from 'pino'
 import type { ChainClient, MinedBlock } from '../../chain/chainClient.js'
 import type { ChainLock } from '../../chain/chainLock.js'
@@ -95,6 +95,8 @@ export class SlotBuilder {
   private minedHere: Hash | undefined
   /** The head is moved away after the next block (`init`'s `transient`). */
   private transientHead = false
+  /** The snapshot of the parent the last block was kept over (a transient head's): `dropLastBlock` reverts to it. */
+  private keptOver: Hex | undefined
   /** The running slot's parent state, put back if the slot aborts half-way. */
   private parent: ParentState | undefined
   /** The bundles the running slot took for its block (marked if the slot aborts). */
@@ -110,15 +112,33 @@ export class SlotBuilder {
 
   /**
    * Reads the head from Anvil and starts the clock's slot after it. `transient`: the chain will
-   * be moved away (`anvil_reset`) once the next block is mined — the backtest's real parents —
-   * so that block is kept as executed on its snapshotted parent rather than executed again
-   * (the snapshot goes with the move).
+   * be moved away once the next block is mined — the backtest's real parents — so that block is
+   * kept as executed on its snapshotted parent rather than executed again (the snapshot goes
+   * with the move: `dropLastBlock`, or an `anvil_reset`).
    */
   async init(options: { transient?: boolean } = {}): Promise<void> {
     const block = await this.deps.chain.latestBlock()
     this.deps.slot.advanceTo({ number: block.number, timestamp: block.timestamp, hash: block.hash })
     this.minedHere = undefined
     this.transientHead = options.transient === true
+    this.keptOver = undefined
+  }
+
+  /**
+   * Drops the block the last slot mined on a transient head, putting the chain back on that
+   * parent as it was, by the parent's snapshot (the backtest's move, before the real block is
+   * mined there). False when it cannot (the block was executed again at commit, leaving no
+   * snapshot): the caller, who holds the chain lock, then moves the chain another way.
+   *
+   * Not by `anvil_rollback`: on a parent mined again after a revert, Anvil 1.7's rollback left
+   * the dropped block's nonces in the state (a real block's next tx refused "nonce too low").
+   */
+  async dropLastBlock(): Promise<boolean> {
+    const kept = this.keptOver
+    this.keptOver = undefined
+    if (kept === undefined) return false
+    this.minedHere = undefined
+    return this.deps.chain.node.request({ method: 'evm_revert', params: [kept] }).catch(() => false)
   }
 
   runSlot(): Promise<SlotReport> {
@@ -265,6 +285,7 @@ export class SlotBuilder {
   /** Executes the chosen block one last time on the parent state and keeps it. */
   private async commit(parent: ParentState, timestamp: bigint, best: CandidateBlock): Promise<MinedBlock> {
     const result = await parent.commit(timestamp, itemGroups(best.items), best.execution)
+    this.keptOver = parent.keptOver
     if (result.ok) return result.block
     // Re-execution of the same block on the same state diverged: keep what was mined (or an
     // empty block) so the chain advances, and let the receipts decide each bundle's fate.
