@@ -28,6 +28,7 @@ import { readRecording, writeRecording } from './recording.js'
 import { planArrivals, type BlockArrivals, type OrderArrival } from './arrivals.js'
 import { applyOverlay, setupOverlay, type SetupOverlay } from './botState.js'
 import { setUpBot } from './botSetup.js'
+import { warmUpFor } from './warmUp.js'
 import type { Shard } from '../config/shard.js'
 import { shardRange, ShardError } from './shards.js'
 import { BACKTEST_FORMAT, expectationFailures, totalsOf, type BacktestBlock, type BacktestBotBundle, type BacktestBotSetup, type BacktestExpectations, type BacktestOrder, type BacktestOpportunity, type BacktestReport } from './report.js'
@@ -234,7 +235,7 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
     botAddressesOf = () => recorder.addressesOf(botAccount)
 
     /** The block being built: what the participant reads when it is mined. */
-    let current: { number: bigint; real: SourceBlock; arrivals: BlockArrivals; ours?: OurBlock } | null = null
+    let current: { number: bigint; real: SourceBlock; parentPools: PreparedBlock['parentPools']; arrivals: BlockArrivals; ours?: OurBlock } | null = null
     /**
      * The block Anvil last forked from (`anvil_reset`): it reads there what its state does not
      * hold yet, which for a chain moved on by replays is the same as at the parent (a replayed
@@ -282,7 +283,9 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
       },
     })
     const readOurBlock = async (number: bigint, value: string, considered: ReadonlyArray<Readonly<BundleTrace>>, frames: readonly TraceFrame[]): Promise<OurBlock> => {
-      const [opportunities, block] = await Promise.all([recorder.opportunitiesOf(Number(number), considered, frames), anvilReader.getBlock({ blockNumber: number })])
+      // The pools at the real parent, as read from the node ahead: ours unless the set-up wrote a pool's storage.
+      const parentPools = overlay && !pools.some((pool) => overlay!.storage.has(normalizeAddress(pool.dex === 'uniswap-v4' ? MAINNET.v4PoolManager : pool.address))) ? current?.parentPools : undefined
+      const [opportunities, block] = await Promise.all([recorder.opportunitiesOf(Number(number), considered, frames, parentPools), anvilReader.getBlock({ blockNumber: number })])
       const botTraces = considered.filter((trace) => isBots(trace, isTheBot))
       // By hash, not arrival: the bot's bundles of one block race each other, and a report must not depend on it.
       return { value, txCount: block.transactions.length, opportunities, botBundles: botTraces.map((t) => normalizeHash(t.bundle.hash)).sort() }
@@ -321,11 +324,14 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
       if (stateBefore) source.cassette?.prime(forkBlock, stateBefore)
       timings.prepareWaitMs += Math.round(performance.now() - waitStarted)
       const arrivals = planArrivals(real.txs, { parentTimestamp: real.parentTimestamp, timestamp: real.timestamp, slotMs, seen: source.mempool?.byHash })
-      current = { number, real, arrivals }
+      current = { number, real, parentPools, arrivals }
+      // In the window, while the bot works: Anvil reads what the block touches before the slot snapshots its parent.
+      const warming = warmUpFor(chain, real, coinbases[0]!)
       const windowStarted = performance.now()
       const { lockstep: settings } = options
       const lockstep = settings ? (hashes: Hash[]) => mentioned.all(hashes, settings.timeoutMs ?? 60_000) : null
       const orderHashes = await beforeExit(sendArrivals(client, arrivals, number, { slotMs, reactMs, lockstep }), `during block ${number}`)
+      await warming
       timings.windowMs += Math.round(performance.now() - windowStarted)
       const buildStarted = performance.now()
       await beforeExit(running.advanceSlot(), `while block ${number} was built`)

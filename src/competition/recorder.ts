@@ -95,20 +95,28 @@ export class CompetitionRecorder {
   }
 
   /** The block's opportunities; `frames`, its trace frames when the slot read them already. */
-  async opportunitiesOf(blockNumber: number, considered: ReadonlyArray<Readonly<BundleTrace>>, frames?: readonly TraceFrame[]): Promise<CompetitionOpportunity[]> {
-    return (await this.readBlock(blockNumber, considered, frames)).opportunities
+  async opportunitiesOf(blockNumber: number, considered: ReadonlyArray<Readonly<BundleTrace>>, frames?: readonly TraceFrame[], parentPools?: readonly PoolReserves[]): Promise<CompetitionOpportunity[]> {
+    return (await this.readBlock(blockNumber, considered, frames, parentPools)).opportunities
   }
 
-  /** The block's opportunities, and the world's pools after it (replayed from its logs over the parent's: what the slot report's pool prices show, with no second read). */
-  async readBlock(blockNumber: number, considered: ReadonlyArray<Readonly<BundleTrace>>, frames?: readonly TraceFrame[]): Promise<{ opportunities: CompetitionOpportunity[]; poolsAfter: PoolReserves[] }> {
+  /**
+   * The block's opportunities, and the world's pools after it (replayed from its logs over the
+   * parent's: what the slot report's pool prices show, with no second read). `parentPools`: the
+   * world's pools at the parent, when the caller read them already (the backtest, from the node).
+   */
+  async readBlock(blockNumber: number, considered: ReadonlyArray<Readonly<BundleTrace>>, frames?: readonly TraceFrame[], knownParentPools?: readonly PoolReserves[]): Promise<{ opportunities: CompetitionOpportunity[]; poolsAfter: PoolReserves[] }> {
     const { node, world } = this.deps
     const number = BigInt(blockNumber)
     // The block's receipts in one request, not one a tx: a backtest's block holds ~150.
-    const [block, rawReceipts] = await Promise.all([node.getBlock({ blockNumber: number, includeTransactions: false }), node.request({ method: 'eth_getBlockReceipts', params: [numberToHex(number)] }), this.learnBlock(number, frames)])
+    const [block, rawReceipts, , parentPools] = await Promise.all([
+      node.getBlock({ blockNumber: number, includeTransactions: false }),
+      node.request({ method: 'eth_getBlockReceipts', params: [numberToHex(number)] }),
+      this.learnBlock(number, frames),
+      knownParentPools ?? readReserves(node, world.pools, number - 1n),
+    ])
     const receipts = (rawReceipts ?? []).map((receipt) => formatTransactionReceipt(receipt))
     const baseFee = block.baseFeePerGas ?? 0n
     const weth = world.contracts.weth
-    const parentPools = await readReserves(node, world.pools, number - 1n)
     const txs: MinedTxFacts[] = receipts.map((r) => ({ hash: r.transactionHash, from: r.from, to: r.to, gasUsed: r.gasUsed, effectiveGasPrice: r.effectiveGasPrice, logs: r.logs }))
     const { opportunities, poolsAfter } = classifyBlock({ number: blockNumber, baseFee, txs }, { weth, parentPools, isUserSwap: this.deps.isUserSwap, minGapWei: minimumGap(baseFee) })
     const pricesAt = this.deps.pricesAt
