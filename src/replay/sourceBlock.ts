@@ -37,6 +37,8 @@ export interface SourceBlock {
   txs: SourceTx[]
   /** The consensus layer's withdrawals (EIP-4895): ether credited after the txs, by no tx. */
   withdrawals: Array<{ address: Address; amountGwei: bigint }>
+  /** The root of its receipts (what a replay of it is checked against first). */
+  receiptsRoot: Hash
   /** The fee recipient's balance at n minus at n − 1. */
   feeRecipientBalanceDelta: bigint
   /**
@@ -104,6 +106,7 @@ async function readBlock(client: PublicClient, number: bigint): Promise<SourceBl
     baseFeePerGas: baseFee,
     feeRecipient,
     txs,
+    receiptsRoot: block.receiptsRoot,
     withdrawals: (block.withdrawals ?? []).map((w) => ({ address: normalizeAddress(w.address), amountGwei: BigInt(w.amount) })),
     feeRecipientBalanceDelta: after - before,
     value: after - before + spentByFeeRecipient,
