@@ -279,6 +279,7 @@ describe('backtest over a stand-in mainnet made by the market', () => {
     // Its executor, its key's first creation.
     const executor = getContractAddress({ from: newcomer as Address, nonce: 0n })
     const executorUsdc: bigint[] = []
+    const keyEther: bigint[] = []
     const report = await backtest({
       forkUrl: standIn.anvilUrl,
       from: BigInt(standIn.from),
@@ -290,6 +291,7 @@ describe('backtest over a stand-in mainnet made by the market', () => {
       onOurBlock: async (block) => {
         await onChain.read(block)
         executorUsdc.push(await balanceOf(block.anvilUrl, USDC, executor, numberToHex(block.number - 1n)))
+        keyEther.push(BigInt((await rpc(block.anvilUrl, 'eth_getBalance', [newcomer, numberToHex(block.number - 1n)])).body.result as string))
       },
     })
     expect(report.error).toBeNull()
@@ -302,6 +304,11 @@ describe('backtest over a stand-in mainnet made by the market', () => {
     expect(report.totals.botCaptured).toBeGreaterThan(0)
     // What harness_setTokenBalance gave its executor is there at every real parent.
     expect(executorUsdc).toEqual(report.blocks.map(() => parseUnits(NEWCOMER_USDC, 6)))
+    // And its key's ether (what harness_setBalance gave, less its set-up's gas), the same at every parent: the
+    // chain moved to each by mining the real block again on the last, where the set-up's change was laid once.
+    expect(report.moves.replayed).toBe(report.blocks.length - 1)
+    expect(keyEther[0]).toBeGreaterThan(0n)
+    expect(keyEther).toEqual(report.blocks.map(() => keyEther[0]))
     // Its profit and payment, to the wei against our blocks.
     const held = onChain.hold(report)
     expect(held.some((key) => key.endsWith(executor.toLowerCase())), 'the bot’s captures are held').toBe(true)

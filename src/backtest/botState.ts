@@ -80,12 +80,15 @@ export async function setupOverlay(chain: ChainClient, setup: BotSetupEffects, c
 }
 
 /**
- * Writes the overlay on the chain's head (right after `anvil_reset`): code, slots, balances
- * (the head's plus the setup's change), nonces — `carriedNonces` (the bot's accounts' nonces on
- * the chain before the reset) over the setup's, since a bot counts its own nonces.
+ * Writes the overlay on the chain's head (right after the move to a real parent): code, slots,
+ * balances (the head's plus the setup's change), nonces — `carriedNonces` (the bot's accounts'
+ * nonces on the chain before the move) over the setup's, since a bot counts its own nonces.
+ * `onReplayedBlock`: the head is a real block mined again on a parent the overlay lay over
+ * (`Harness.moveFork`'s replay), so the balances hold the setup's change already.
  */
-export async function applyOverlay(chain: ChainClient, overlay: SetupOverlay, carriedNonces: ReadonlyMap<Address, number>): Promise<void> {
-  const accounts = [...overlay.balanceDeltas.keys()]
+export async function applyOverlay(chain: ChainClient, overlay: SetupOverlay, carriedNonces: ReadonlyMap<Address, number>, { onReplayedBlock = false } = {}): Promise<void> {
+  // A real block mined again on a parent the overlay lay over keeps its balance changes: added again, they would count twice.
+  const accounts = onReplayedBlock ? [] : [...overlay.balanceDeltas.keys()]
   const balances = await Promise.all(accounts.map((account) => chain.balance(account)))
   const writes: Array<Promise<unknown>> = []
   for (const [account, code] of overlay.code) writes.push(chain.node.request({ method: 'anvil_setCode', params: [account, code] }))

@@ -276,7 +276,7 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
           const moveStarted = performance.now()
           const carried = await botNonces()
           // The real block mined again on the parent our block was built on: the state stays warm, checked against the real receipts.
-          const move = await running.moveFork({ number, replay: current.real }, (c) => applyOverlay(c, overlay!, carried))
+          const move = await running.moveFork({ number, replay: current.real }, (c, how) => applyOverlay(c, overlay!, carried, { onReplayedBlock: how.by === 'replay' }))
           countMove(number, move)
           timings.moveMs += Math.round(performance.now() - moveStarted)
         }

@@ -71,7 +71,7 @@ export interface Harness {
    * again. Bundles pending for later blocks stay pending. The backtest judges each block on its
    * real parent this way (docs/backtest.md, "Moving to the next block").
    */
-  moveFork(to: { number: bigint; replay?: ReplayableBlock }, afterMove?: (chain: ChainClient) => Promise<void>): Promise<ForkMove>
+  moveFork(to: { number: bigint; replay?: ReplayableBlock }, afterMove?: (chain: ChainClient, move: ForkMove) => Promise<void>): Promise<ForkMove>
   /** Graceful: waits for the slot being built and in-flight requests, saves to the data dir, stops Anvil. */
   stop(): Promise<void>
 }
@@ -249,16 +249,19 @@ export async function startHarnessOn(base: HarnessChain, config: BundlesimConfig
           if (config.forkUrl === undefined) throw new Error('moveFork: this harness is not a fork (no forkUrl)')
           // Mined again on the parent the last slot built on: a refusal (the head is not that parent, say) leaves it to the reset.
           const replayed = to.replay && (await builder.builder.dropLastBlock()) ? await replayBlock(chain.chain, to.replay) : null
-          if (!replayed?.ok) await chain.chain.resetFork(config.forkUrl, to.number)
-          // Our blocks keep the run's gas limit, as after a reset (the replay mined the real block's).
-          else if (config.blockGasLimit !== undefined) await chain.chain.setBlockGasLimit(config.blockGasLimit)
-          await chain.chain.setCoinbase(coinbase)
-          for (const address of chain.coinbases) await chain.chain.setBalance(address, config.coinbaseFunding)
+          const move: ForkMove = replayed?.ok ? { by: 'replay' } : { by: 'reset', refusal: replayed?.refusal ?? null }
+          if (move.by === 'reset') await chain.chain.resetFork(config.forkUrl, to.number)
+          await Promise.all([
+            // Our blocks keep the run's gas limit, as after a reset (the replay mined the real block's).
+            move.by === 'replay' && config.blockGasLimit !== undefined && chain.chain.setBlockGasLimit(config.blockGasLimit),
+            chain.chain.setCoinbase(coinbase),
+            ...chain.coinbases.map((address) => chain.chain.setBalance(address, config.coinbaseFunding)),
+          ])
           orders.mempool.clear()
-          await afterMove?.(chain.chain)
-          // The backtest's move: the next block is built on this head, then the chain moves again.
+          await afterMove?.(chain.chain, move)
+          // The backtest's move: the next block is built on this head (its parent snapshotted), then the chain moves again.
           await builder.builder.init({ transient: true })
-          return replayed?.ok ? { by: 'replay' } : { by: 'reset', refusal: replayed?.refusal ?? null }
+          return move
         }),
       status,
       anvilPid: () => supervisor.pid,
