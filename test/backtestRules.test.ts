@@ -10,6 +10,7 @@ import { readMempoolDump, writeMempoolCsv, type DumpEntry } from '../src/backtes
 import { signOfWork } from '../src/backtest/botSetup.js'
 import { stateBeforeBlock } from '../src/backtest/stateBefore.js'
 import { RpcCassette } from '../src/backtest/cassette.js'
+import { readRecording } from '../src/backtest/recording.js'
 import { fetchFromNode } from '../src/chain/rateLimits.js'
 import { writesOfCheat } from '../src/chain/stateWrites.js'
 
@@ -288,5 +289,55 @@ describe('a read sent to the node again', () => {
       await new Promise((resolve) => server.close(resolve))
     }
     await expect(fetchFromNode('http://127.0.0.1:9', { method: 'POST', body: '{}' })).rejects.toThrow('fetch failed')
+  })
+})
+
+describe('a recording of an earlier bundlesim', () => {
+  it('is refused, saying to record it again: its reads are at each block’s parent, where a run of today reads at the block it forked from', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'bundlesim-old-recording-'))
+    await writeFile(path.join(dir, 'backtest.json'), JSON.stringify({ format: 'bundlesim-backtest-recording/1', chainId: 1, from: 10, to: 12, node: 'http://node', mempool: null, recordedAt: '2026-01-01T00:00:00Z' }))
+    await expect(readRecording(dir)).rejects.toThrow(`recording ${dir}: recorded by an earlier bundlesim (format bundlesim-backtest-recording/1: each block's reads at its own parent, where today's run reads at the block it forked from): record it again with bundlesim backtest --record ${dir}`)
+  })
+})
+
+describe('a state read the node answered before', () => {
+  it('is answered again by the cassette without the node, recording or not: a numbered block’s state never changes; a read of `latest` always goes to the node', async () => {
+    const http = await import('node:http')
+    const A = '0x00000000000000000000000000000000000000aa'
+    const asked: string[] = []
+    // A node answering each read with its own count, so a repeat answered by it would differ.
+    const server = http.createServer((req, res) => {
+      const chunks: Buffer[] = []
+      req.on('data', (chunk: Buffer) => chunks.push(chunk))
+      req.on('end', () => {
+        const requests = [JSON.parse(Buffer.concat(chunks).toString('utf8'))].flat() as Array<{ id: number; method: string; params: unknown[] }>
+        const answers = requests.map((request) => {
+          asked.push(`${request.method} ${JSON.stringify(request.params)}`)
+          return { jsonrpc: '2.0', id: request.id, result: `0x${asked.length.toString(16).padStart(64, '0')}` }
+        })
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answers.length === 1 ? answers[0] : answers))
+      })
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const node = `http://127.0.0.1:${(server.address() as { port: number }).port}`
+    try {
+      for (const cassette of [await RpcCassette.passThrough(node), await RpcCassette.record(node)]) {
+        asked.length = 0
+        const ask = async (params: unknown[]) => (await (await fetch(cassette.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'eth_getStorageAt', params }) })).json()).result
+        try {
+          const first = await ask([A, '0x1', '0x9'])
+          expect(await ask([A, '0x1', '0x9'])).toBe(first)
+          await ask([A, '0x1', 'latest'])
+          await ask([A, '0x1', 'latest'])
+          expect(asked).toEqual([`eth_getStorageAt ${JSON.stringify([A, '0x1', '0x9'])}`, ...Array(2).fill(`eth_getStorageAt ${JSON.stringify([A, '0x1', 'latest'])}`)])
+          expect(cassette.repeatsAnswered).toBe(1)
+        } finally {
+          await cassette.close()
+        }
+      }
+    } finally {
+      server.closeAllConnections()
+      await new Promise((resolve) => server.close(resolve))
+    }
   })
 })

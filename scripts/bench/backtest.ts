@@ -95,7 +95,8 @@ export async function benchBacktest({ quick, size }: BenchOptions): Promise<Benc
       plain("a block's time in the harness (build, read, move the chain), mean", perBlock(harnessMs), 'ms'),
       plain('of which the slot (simulate, assemble, mine), mean', perBlock(live.timings.slotMs), 'ms'),
       plain('of which reading our block (opportunities, the bot’s bundles, the orders’ fates), mean', perBlock(live.timings.readMs), 'ms'),
-      plain('of which moving to the next real parent (anvil_reset, the set-up laid over), mean', perBlock(live.timings.moveMs), 'ms'),
+      plain('of which moving to the next real parent (the real block mined again, the set-up laid over), mean', perBlock(live.timings.moveMs), 'ms'),
+      plain('moves by mining the real block again / by anvil_reset (the first parent, and refused replays)', live.moves.replayed, `/ ${live.moves.reset}`),
       plain('of which waiting for the block to be read (prepared ahead), mean', perBlock(live.timings.prepareWaitMs), 'ms'),
       versus(`a node ${NODE_LATENCY_MS} ms away (${far.prefetched.blocks.length} blocks): the harness's time a block, each parent's state read ahead in one trace (--prefetch)`, harnessPerBlock(far.prefetched), 'ms', { name: 'each of Anvil\'s reads asked (--no-prefetch)', value: harnessPerBlock(far.each) }),
       plain(`a node ${NODE_LATENCY_MS} ms away: the same report either way`, facts(far.prefetched) === facts(far.each) ? 1 : 0, 'yes = 1', '1'),
@@ -108,7 +109,7 @@ export async function benchBacktest({ quick, size }: BenchOptions): Promise<Benc
       plain('blocks a minute from the recording (the block loop)', (replayed.blocks.length * 60_000) / Math.max(1, replayed.blocks.reduce((sum, b) => sum + b.elapsedMs, 0)), 'blocks/min'),
     ],
     notes: [
-      `each block: its real parent (anvil_reset, the bot's setup laid over), its public txs sent at their dump times scaled onto ${SLOT_MS} ms, its other txs as bundles, the window held ${REACT_MS} ms past the last arrival, then the block built and read; the next two blocks are read while one is built.`,
+      `each block: its real parent (the real block mined again on the kept state, checked against its receipts; the bot's setup laid over), its public txs sent at their dump times scaled onto ${SLOT_MS} ms, its other txs as bundles, the window held ${REACT_MS} ms past the last arrival, then the block built and read; the next two blocks are read while one is built.`,
       `errors: live ${live.error ?? 'none'}; from the recording ${replayed.error ?? 'none'}.`,
     ],
   }

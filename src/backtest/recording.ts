@@ -4,7 +4,13 @@ import { gunzipSync, gzipSync } from 'node:zlib'
 import type { RecordedRead } from './cassette.js'
 import { writeMempoolCsv, type DumpEntry } from './mempoolDump.js'
 
-export const RECORDING_FORMAT = 'bundlesim-backtest-recording/1'
+/**
+ * Format 2: Anvil's reads at the block it forked from (the run moves block to block by mining
+ * the real blocks again, docs/backtest.md "Moving to the next block"); format 1 held each
+ * block's reads at its own parent, which a run of today does not ask.
+ */
+export const RECORDING_FORMAT = 'bundlesim-backtest-recording/2'
+const EARLIER_FORMATS = ['bundlesim-backtest-recording/1']
 const MANIFEST = 'backtest.json'
 const READS = 'reads.jsonl.gz'
 const MEMPOOL = 'mempool.csv'
@@ -54,6 +60,7 @@ export async function readRecording(dir: string): Promise<Recording> {
   } catch (error) {
     throw new Error(`recording ${dir}: ${manifestFile} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): record one with bundlesim backtest --record ${dir}`)
   }
+  if (EARLIER_FORMATS.includes(manifest.format)) throw new Error(`recording ${dir}: recorded by an earlier bundlesim (format ${manifest.format}: each block's reads at its own parent, where today's run reads at the block it forked from): record it again with bundlesim backtest --record ${dir}`)
   if (manifest.format !== RECORDING_FORMAT) throw new Error(`recording ${dir}: ${manifestFile} is not a backtest recording (format ${JSON.stringify(manifest.format)}, expected ${RECORDING_FORMAT})`)
   const text = gunzipSync(await readFile(path.join(dir, READS))).toString('utf8')
   const reads = text

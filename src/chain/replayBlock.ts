@@ -111,9 +111,9 @@ export function replayDivergence(expected: readonly ReplayTx[], receipts: Readon
     if (!want || !got || want.hash.toLowerCase() !== got.transactionHash.toLowerCase()) {
       return { kind: 'Diverged', index, hash: want?.hash ?? null, what: `the block holds ${got ? `tx ${got.transactionHash}` : 'no tx'} there (${receipts.length} txs mined, ${expected.length} in the real block)` }
     }
-    const reverted = hexToBigInt(got.status as unknown as Hex) === 0n
+    const reverted = BigInt(got.status) === 0n
     if (reverted !== want.reverted) return { kind: 'Diverged', index, hash: want.hash, what: reverted ? 'it reverted' : 'it succeeded where it reverted' }
-    const gasUsed = hexToBigInt(got.gasUsed as unknown as Hex)
+    const gasUsed = BigInt(got.gasUsed)
     if (gasUsed !== want.gasUsed) return { kind: 'Diverged', index, hash: want.hash, what: `gas used ${gasUsed}, really ${want.gasUsed}` }
     if (got.logs.length !== want.logs.length) return { kind: 'Diverged', index, hash: want.hash, what: `${got.logs.length} logs, really ${want.logs.length}` }
     for (const [i, log] of got.logs.entries()) {
