@@ -331,9 +331,10 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
       const { lockstep: settings } = options
       const lockstep = settings ? (hashes: Hash[]) => mentioned.all(hashes, settings.timeoutMs ?? 60_000) : null
       const orderHashes = await beforeExit(sendArrivals(client, arrivals, number, { slotMs, reactMs, lockstep }), `during block ${number}`)
-      await warming
       timings.windowMs += Math.round(performance.now() - windowStarted)
       const buildStarted = performance.now()
+      // Its reads are the harness's: what they take past the window is counted with the build, not the bot.
+      await warming
       await beforeExit(running.advanceSlot(), `while block ${number} was built`)
       const ours = current.ours
       if (!ours) throw new Error(`block ${number} was built but not read`)
