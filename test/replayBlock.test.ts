@@ -83,6 +83,13 @@ describe('replayBlock: a real block mined again on its parent', () => {
     expect(refused.ok ? null : refused.refusal).toMatchObject({ kind: 'NotAdmitted', hash: block.txs[1]!.hash })
     expect(await fork.blockNumber()).toBe(block.number - 1n)
   })
+
+  it('a node that fails a request of the replay is a refusal too, with its error: the caller resets the chain', async () => {
+    const gone = new ChainClient('http://127.0.0.1:9', 2_000)
+    const replayed = await replayBlock(gone, block)
+    expect(replayed.ok ? null : replayed.refusal.kind).toBe('NodeFailed')
+    expect(replayed.ok ? '' : replayRefusalMessage(replayed.refusal)).toMatch(/^the node failed the replay: /)
+  })
 })
 
 describe('replayDivergence (pure)', () => {

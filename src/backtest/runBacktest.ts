@@ -110,7 +110,7 @@ export interface BacktestOptions {
   onBlock?(block: BacktestBlock, done: number, total: number): void
 }
 
-/** The refused replays a report lists (each a block moved by \`anvil_reset\` instead); the rest are counted. */
+/** The refused replays a report lists (each a block moved by `anvil_reset` instead); the rest are counted. */
 const MOVES_LISTED = 50
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))

@@ -1,5 +1,5 @@
 import { hexToBigInt, toHex, type Address, type Hash, type Hex, type RpcTransactionReceipt } from 'viem'
-import type { ChainClient } from './chainClient.js'
+import { nodeErrorMessage, type ChainClient } from './chainClient.js'
 
 /** One tx of a real block as its replay is checked: the signed tx, and what its real receipt said. */
 export interface ReplayTx {
@@ -34,6 +34,8 @@ export type ReplayRefusal =
   | { kind: 'NotAdmitted'; hash: Hash; reason: string }
   /** A tx ran otherwise than its real receipt says (status, gas used or logs), or the block holds other txs. */
   | { kind: 'Diverged'; index: number; hash: Hash | null; what: string }
+  /** The node failed a request of the replay (a timeout, say): what it left is for the caller to put right. */
+  | { kind: 'NodeFailed'; reason: string }
 
 export type ReplayResult = { ok: true; hash: Hash } | { ok: false; refusal: ReplayRefusal }
 
@@ -48,6 +50,8 @@ export function replayRefusalMessage(refusal: ReplayRefusal): string {
       return `the pool refused tx ${refusal.hash}: ${refusal.reason}`
     case 'Diverged':
       return `tx ${refusal.index}${refusal.hash ? ` (${refusal.hash})` : ''} ran otherwise than in the real block: ${refusal.what}`
+    case 'NodeFailed':
+      return `the node failed the replay: ${refusal.reason}`
   }
 }
 
@@ -67,6 +71,14 @@ export function replayRefusalMessage(refusal: ReplayRefusal): string {
  * if (!replayed.ok) await chain.resetFork(url, realBlock.number)
  */
 export async function replayBlock(chain: ChainClient, block: ReplayableBlock): Promise<ReplayResult> {
+  try {
+    return await mineAgain(chain, block)
+  } catch (error) {
+    return refused({ kind: 'NodeFailed', reason: nodeErrorMessage(error) })
+  }
+}
+
+async function mineAgain(chain: ChainClient, block: ReplayableBlock): Promise<ReplayResult> {
   const head = await chain.blockNumber()
   if (head !== block.number - 1n) return refused({ kind: 'NotOnParent', head })
   const blob = block.txs.find((tx) => tx.raw.startsWith('0x03'))
