@@ -62,6 +62,14 @@ describe('replayBlock: a real block mined again on its parent', () => {
     expect(await fork.blockNumber()).toBe(block.number)
   })
 
+  it('credits the block’s withdrawals after its txs, in gwei, several to one address summed', async () => {
+    const fork = await forkAt(block.number - 1n)
+    const withdrawals = [{ address: PAYEE, amountGwei: 3n }, { address: PAYEE, amountGwei: 4n }, { address: REVERTER, amountGwei: 1_000_000_000n }]
+    expect((await replayBlock(fork, { ...block, withdrawals })).ok).toBe(true)
+    expect(await fork.balance(PAYEE)).toBe((await source.chain.balanceAt(PAYEE, block.number)) + 7_000_000_000n)
+    expect(await fork.balance(REVERTER)).toBe((await source.chain.balanceAt(REVERTER, block.number)) + 10n ** 18n)
+  })
+
   it('refuses a block whose tx runs otherwise on this state, naming the tx and what differed', async () => {
     const fork = await forkAt(block.number - 1n)
     // The reverting contract's code is gone here: its call succeeds.
