@@ -35,6 +35,8 @@ export interface IngestDeps {
   msIntoSlot(): number
   /** Nonce of an account at a canonical block. */
   readNonce(address: Address, blockNumber: bigint): Promise<number>
+  /** The canonical head's number even mid-build (absent: `headBlock`): a deferred nonce check reads only while it is the block the bundle arrived on. */
+  chainHead?(): bigint
   /** Signature recovery for the deferred checks (default: on this thread). */
   recover?: RecoverFn
   /**
@@ -217,7 +219,14 @@ export class BundleIngest {
       .then(async ({ senders, problems }) => {
         // Recorded before the nonce reads, which may fail: the builder still knows who sent what.
         this.deps.traces.sendersRecovered(trace, senders)
-        return [...problems, ...(await usedNonces(trace.bundle, (address) => this.deps.readNonce(address, head)))]
+        // The nonces as the chain had them when the bundle arrived, read only while its head is
+        // still that block: once a block is mined after it (a check held past a slot, for a later
+        // block), the slot's simulation judges them (NonceTooLow). Read late, a check saw the next block's
+        // nonce in CI (scenarios/mempool-conflict.yaml: its bundle marked "already used").
+        const stillThere = () => (this.deps.chainHead?.() ?? this.deps.headBlock()) <= head
+        if (!stillThere()) return problems
+        const used = await usedNonces(trace.bundle, (address) => this.deps.readNonce(address, head))
+        return stillThere() ? [...problems, ...used] : problems
       })
       .then((problems) => {
         if (problems.length > 0) this.deps.traces.invalid(trace, problems)

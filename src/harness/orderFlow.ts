@@ -51,6 +51,7 @@ export function createOrderFlow({ chain, slot, traces, events, log }: OrderFlowO
     traces,
     headBlock: () => slot.sealedBlock,
     bottomOfBlockHead: () => slot.head.number,
+    chainHead: () => slot.head.number,
     nowSeconds: () => slot.clock.nowSeconds(),
     msIntoSlot: () => slot.arrivalMsIntoSlot(),
     // Mid-build, the sealed block does not exist on Anvil yet: its nonces are the head's.
