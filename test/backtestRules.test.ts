@@ -11,6 +11,7 @@ import { signOfWork } from '../src/backtest/botSetup.js'
 import { stateBeforeBlock } from '../src/backtest/stateBefore.js'
 import { RpcCassette } from '../src/backtest/cassette.js'
 import { readRecording } from '../src/backtest/recording.js'
+import type { BacktestReport } from '../src/backtest/report.js'
 import { fetchFromNode } from '../src/chain/rateLimits.js'
 import { writesOfCheat } from '../src/chain/stateWrites.js'
 
@@ -339,5 +340,30 @@ describe('a state read the node answered before', () => {
       server.closeAllConnections()
       await new Promise((resolve) => server.close(resolve))
     }
+  })
+})
+
+describe('the summary of a run whose replays were refused', () => {
+  it('says how many real blocks were reached by anvil_reset instead, and why the first was', async () => {
+    const { BACKTEST_FORMAT, summaryText, totalsOf } = await import('../src/backtest/report.js')
+    const report: BacktestReport = {
+      format: BACKTEST_FORMAT,
+      source: { node: 'http://node', recording: null, chainId: 1, from: 10, to: 13, mempool: null },
+      bot: { name: 'bot', command: 'node bot.js', addresses: [], setup: null },
+      slotMs: 12_000,
+      reactMs: 1_000,
+      blocks: [],
+      totals: totalsOf([]),
+      error: null,
+      expectations: { failures: [] },
+      notRecorded: 0,
+      rateLimited: 0,
+      shard: null,
+      elapsedMs: 1_000,
+      timings: { setupMs: 0, prepareWaitMs: 0, windowMs: 0, buildMs: 0, slotMs: 0, readMs: 0, moveMs: 0 },
+      moves: { replayed: 1, reset: 3, resets: [{ block: 11, reason: 'tx 0x01 carries blobs the block does not hold' }, { block: 12, reason: 'x' }] },
+    }
+    expect(summaryText(report)).toContain('note: 2 real blocks were not mined again and reached by anvil_reset instead (slower; the first: block 11, tx 0x01 carries blobs the block does not hold)')
+    expect(summaryText({ ...report, moves: { replayed: 3, reset: 1, resets: [] } })).not.toContain('anvil_reset')
   })
 })

@@ -196,5 +196,8 @@ export function summaryText(report: BacktestReport): string {
   for (const failure of report.expectations.failures) lines.push(`FAIL ${failure}`)
   if (report.rateLimited > 0) lines.push(`note: the node rate-limited ${report.rateLimited} requests (HTTP 429); each was waited out and sent again`)
   if (report.notRecorded > 0) lines.push(`warning: ${report.notRecorded} reads were not in the recording (the run asked something new: record it again)`)
+  // A report merged from shards of an earlier bundlesim has no moves.
+  const refused = report.moves?.resets ?? []
+  if (refused.length > 0) lines.push(`note: ${refused.length} real block${refused.length === 1 ? ' was' : 's were'} not mined again and reached by anvil_reset instead (slower; the first: block ${refused[0]!.block}, ${refused[0]!.reason})`)
   return lines.join('\n')
 }

@@ -250,6 +250,8 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
       if (move.refusal && moves.resets.length < MOVES_LISTED) moves.resets.push({ block: Number(number), reason: replayRefusalMessage(move.refusal) })
     }
     let overlay: SetupOverlay | null = null
+    /** Our parents' pools are the node's (read ahead with each block) unless the set-up wrote a pool's storage: then the competition reads them on Anvil. */
+    let poolsAsOnNode = false
     /** While the bot sets up: the blocks mined for it, each a part of its set-up. */
     let settingUp = true
     const botNonces = async () => {
@@ -283,8 +285,7 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
       },
     })
     const readOurBlock = async (number: bigint, value: string, considered: ReadonlyArray<Readonly<BundleTrace>>, frames: readonly TraceFrame[]): Promise<OurBlock> => {
-      // The pools at the real parent, as read from the node ahead: ours unless the set-up wrote a pool's storage.
-      const parentPools = overlay && !pools.some((pool) => overlay!.storage.has(normalizeAddress(pool.dex === 'uniswap-v4' ? MAINNET.v4PoolManager : pool.address))) ? current?.parentPools : undefined
+      const parentPools = poolsAsOnNode ? current?.parentPools : undefined
       const [opportunities, block] = await Promise.all([recorder.opportunitiesOf(Number(number), considered, frames, parentPools), anvilReader.getBlock({ blockNumber: number })])
       const botTraces = considered.filter((trace) => isBots(trace, isTheBot))
       // By hash, not arrival: the bot's bundles of one block race each other, and a report must not depend on it.
@@ -308,6 +309,8 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
     })
     settingUp = false
     overlay = await setupOverlay(chain, { txs: setup.txs, writes: setup.writes, parentBalance: (account) => reader.getBalance({ address: account, blockNumber: from - 1n }) }, coinbases)
+    const written = overlay.storage
+    poolsAsOnNode = !pools.some((pool) => written.has(normalizeAddress(pool.dex === 'uniswap-v4' ? MAINNET.v4PoolManager : pool.address)))
     const carried = await botNonces()
     countMove(from - 1n, await running.moveFork({ number: from - 1n }, (c) => applyOverlay(c, overlay!, carried)))
     setupFacts = { blocks: setup.blocks, txs: setup.txs.length, writes: setup.writes.length, readyBy: setup.readyBy }
