@@ -8,7 +8,6 @@
 // come from Anvil's ecrecover precompile; whatever it does not recover (an invalid
 // signature, or Anvil not answering) is recovered here in JS, which gives the same sender
 // or the error message the JS recovery always gave.
-import { setPriority } from 'node:os'
 import { parentPort } from 'node:worker_threads'
 import { recoverTransactionAddress } from 'viem'
 import { ecrecoverInput, recoverOnAnvil } from './ecrecoverOnAnvil.mjs'
@@ -16,11 +15,10 @@ import { ecrecoverInput, recoverOnAnvil } from './ecrecoverOnAnvil.mjs'
 /** Most txs in one JSON-RPC batch to Anvil (a few ms of its time). */
 const ANVIL_BATCH_TXS = 1_000
 
-// The lowest priority, for this thread only (Linux nice values are per thread): the checks
-// are background work, and where cores are short the requests come first. Best effort.
-try {
-  setPriority(19)
-} catch {}
+// The thread keeps the process's CPU priority. It once ran at the lowest (nice 19): on a
+// loaded machine it then got ~1 % of a core, and a public tx's eth_sendRawTransaction, which
+// waits for its sender, went unanswered past a client's 10 s timeout (the example bot's
+// first approval, in CI beside other test files).
 
 parentPort.on('message', async ({ batch, anvilUrl, timeoutMs, jobs }) => {
   const raws = jobs.flatMap((job) => job.raws)

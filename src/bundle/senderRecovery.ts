@@ -58,8 +58,8 @@ interface RecoveryBatch {
  * (a harness has one): a thread's start loads viem anew, ~1.3 s of CPU, which a process
  * starting many harnesses (a test suite, `bundlesim run`'s lanes, a warm pool) paid for each.
  * Each batch names its Anvil; the thread answers batches as they come, so one harness's slow
- * Anvil never holds another's. It runs at the lowest CPU priority and never keeps the process
- * alive. If it cannot start or dies, every recovery falls back to the calling thread.
+ * Anvil never holds another's. It keeps the process's CPU priority (at the lowest, a loaded
+ * machine starved it past clients' timeouts) and never keeps the process alive. If it cannot start or dies, every recovery falls back to the calling thread.
  */
 class RecoveryThread {
   private static current: RecoveryThread | null = null
@@ -121,8 +121,10 @@ class RecoveryThread {
  * Signature recovery on a worker thread, so that under a burst of bundles the ingest thread
  * keeps answering requests while the recovery backlog drains on another core (deferring it
  * on the same thread only moves the work behind the response). The thread is the process's
- * one (`RecoveryThread`), at the lowest CPU priority: where cores are short, answering
- * requests comes first.
+ * one (`RecoveryThread`). It runs at the process's own CPU priority: a public tx's
+ * `eth_sendRawTransaction` waits for its sender, so the thread is on a request's path; at the
+ * lowest priority (nice 19, once) a loaded machine gave it ~1 % of a core, and the example
+ * bot's first approval went unanswered past viem's 10 s timeout.
  *
  * One batch of this recovery is with the thread at a time; recoveries asked for meanwhile
  * wait and go together as the next batch, so a burst costs a few messages, not one per bundle
