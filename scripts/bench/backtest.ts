@@ -7,6 +7,7 @@ import { loadFlow } from '../../src/flow/flowFile.js'
 import { backtest, type BacktestReport } from '../../src/index.js'
 import { startStandInMainnet } from '../../test/support/standInMainnet.js'
 import { plain, versus, type BenchResult } from './report.js'
+import { RpcProfile } from './rpcProfile.js'
 import type { BenchOptions } from './support.js'
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url))
@@ -56,10 +57,30 @@ export async function benchBacktest({ quick, size }: BenchOptions): Promise<Benc
   }
   let live: BacktestReport
   let replayed: BacktestReport
+  /**
+   * Anvil's own work on the two blocks of each real block (ours, built by the slot, and the
+   * real one mined again): txs admitted to its pool one by one and the block mined. Profiled
+   * from our first block on, so it covers the later blocks' slots and the moves between.
+   */
+  const anvilWork: { profile: RpcProfile | null } = { profile: null }
   let far: { prefetched: BacktestReport; each: BacktestReport }
   try {
     await standIn.writeDump(path.join(dir, 'mempool.csv'))
-    live = await backtest({ forkUrl: standIn.anvilUrl, from: BigInt(standIn.from), to: BigInt(standIn.to), mempool: path.join(dir, 'mempool.csv'), record: path.join(dir, 'recording'), bot, slotMs: SLOT_MS, reactMs: REACT_MS })
+    try {
+      live = await backtest({
+        forkUrl: standIn.anvilUrl,
+        from: BigInt(standIn.from),
+        to: BigInt(standIn.to),
+        mempool: path.join(dir, 'mempool.csv'),
+        record: path.join(dir, 'recording'),
+        bot,
+        slotMs: SLOT_MS,
+        reactMs: REACT_MS,
+        onOurBlock: async ({ anvilUrl }) => void (anvilWork.profile ??= new RpcProfile(anvilUrl)),
+      })
+    } finally {
+      anvilWork.profile?.stop()
+    }
     // The same node as a remote one, each request NODE_LATENCY_MS away: its parent states read ahead in one trace of each block, or each read asked.
     const remote = await delayedProxy(standIn.anvilUrl, NODE_LATENCY_MS)
     try {
@@ -82,6 +103,9 @@ export async function benchBacktest({ quick, size }: BenchOptions): Promise<Benc
   const loopMs = live.blocks.reduce((sum, b) => sum + b.elapsedMs, 0)
   const harnessMs = loopMs - live.timings.windowMs
   const realCaptured = live.totals.capturedInReality
+  // Profiled from the first block's read on: the slots of blocks 2…n and the n − 1 moves.
+  const floorCalls = (anvilWork.profile?.byMethod() ?? []).filter((m) => m.method === 'evm_mine' || m.method === 'pipeline(eth_sendRawTransaction)')
+  const floorPerBlock = floorCalls.reduce((sum, m) => sum + m.ms, 0) / Math.max(1, blocks - 1)
   /** The harness's own time a block (the block's time less its window), mean. */
   const harnessPerBlock = (r: BacktestReport) => (r.blocks.reduce((sum, b) => sum + b.elapsedMs, 0) - r.timings.windowMs) / Math.max(1, r.blocks.length)
   return {
@@ -96,6 +120,7 @@ export async function benchBacktest({ quick, size }: BenchOptions): Promise<Benc
       plain('of which the slot (simulate, assemble, mine), mean', perBlock(live.timings.slotMs), 'ms'),
       plain('of which reading our block (opportunities, the bot’s bundles, the orders’ fates), mean', perBlock(live.timings.readMs), 'ms'),
       plain('of which moving to the next real parent (the real block mined again, the set-up laid over), mean', perBlock(live.timings.moveMs), 'ms'),
+      plain("of which Anvil admitting and mining the two blocks (ours and the real one again: every tx through its pool, then evm_mine), mean", floorPerBlock, 'ms'),
       plain('moves by mining the real block again / by anvil_reset (the first parent, and refused replays)', live.moves.replayed, `/ ${live.moves.reset}`),
       plain('of which waiting for the block to be read (prepared ahead), mean', perBlock(live.timings.prepareWaitMs), 'ms'),
       versus(`a node ${NODE_LATENCY_MS} ms away (${far.prefetched.blocks.length} blocks): the harness's time a block, each parent's state read ahead in one trace (--prefetch)`, harnessPerBlock(far.prefetched), 'ms', { name: 'each of Anvil\'s reads asked (--no-prefetch)', value: harnessPerBlock(far.each) }),
