@@ -15,10 +15,9 @@ import { ecrecoverInput, recoverOnAnvil } from './ecrecoverOnAnvil.mjs'
 /** Most txs in one JSON-RPC batch to Anvil (a few ms of its time). */
 const ANVIL_BATCH_TXS = 1_000
 
-// The thread keeps the process's CPU priority. It once ran at the lowest (nice 19): on a
-// loaded machine it then got ~1 % of a core, and a public tx's eth_sendRawTransaction, which
-// waits for its sender, went unanswered past a client's 10 s timeout (the example bot's
-// first approval, in CI beside other test files).
+// The thread keeps the process's CPU priority: a public tx's eth_sendRawTransaction waits for
+// its sender, and at a lower priority (nice 19 gets ~1 % of a core on a loaded machine) the
+// answer comes after clients' timeouts (viem's is 10 s).
 
 parentPort.on('message', async ({ batch, anvilUrl, timeoutMs, jobs }) => {
   const raws = jobs.flatMap((job) => job.raws)

@@ -59,7 +59,8 @@ interface RecoveryBatch {
  * starting many harnesses (a test suite, `bundlesim run`'s lanes, a warm pool) paid for each.
  * Each batch names its Anvil; the thread answers batches as they come, so one harness's slow
  * Anvil never holds another's. It keeps the process's CPU priority (at the lowest, a loaded
- * machine starved it past clients' timeouts) and never keeps the process alive. If it cannot start or dies, every recovery falls back to the calling thread.
+ * machine starves it past clients' timeouts) and never keeps the process alive. If it cannot
+ * start or dies, every recovery falls back to the calling thread.
  */
 class RecoveryThread {
   private static current: RecoveryThread | null = null
@@ -123,8 +124,8 @@ class RecoveryThread {
  * on the same thread only moves the work behind the response). The thread is the process's
  * one (`RecoveryThread`). It runs at the process's own CPU priority: a public tx's
  * `eth_sendRawTransaction` waits for its sender, so the thread is on a request's path; at the
- * lowest priority (nice 19, once) a loaded machine gave it ~1 % of a core, and the example
- * bot's first approval went unanswered past viem's 10 s timeout.
+ * lowest priority (nice 19) a loaded machine gives it ~1 % of a core, and the answer comes
+ * after clients' timeouts (viem's is 10 s).
  *
  * One batch of this recovery is with the thread at a time; recoveries asked for meanwhile
  * wait and go together as the next batch, so a burst costs a few messages, not one per bundle
