@@ -5,6 +5,8 @@ import path from 'node:path'
 import { parseGwei } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { nextBaseFee } from '../src/chain/baseFee.js'
+import { replayRefusalMessage } from '../src/chain/replayBlock.js'
+import { readSourceBlock } from '../src/replay/sourceBlock.js'
 import { launchAnvil } from '../src/chain/launchAnvil.js'
 import { readSnapshot } from '../src/chain/stateSnapshot.js'
 import { describeFailure, parseScenario, runScenario, ScenarioSchemaError, type Harness } from '../src/index.js'
@@ -62,6 +64,16 @@ describe('fork mode', () => {
     const expectedBaseFee = nextBaseFee({ baseFeePerGas: BigInt(forkBlock.baseFeePerGas), gasUsed: BigInt(forkBlock.gasUsed), gasLimit: BigInt(forkBlock.gasLimit) })
     expect(BigInt(mined.baseFeePerGas)).toBe(expectedBaseFee)
     expect(expectedBaseFee).toBeGreaterThan(10n ** 10n) // the mainnet's ~20 gwei, not a devnet's 1 gwei
+  }, 30_000)
+
+  it('moving to the next real block when the last block was not kept over a snapshot (a slot of its own): by anvil_reset, saying why it was not mined again', async () => {
+    const real = await readSourceBlock(mainnet.url, BigInt(FORK_BLOCK + 1))
+    const move = await harness.moveFork({ number: real.number, replay: real })
+    expect(move).toEqual({ by: 'reset', refusal: { kind: 'NotDropped' } })
+    expect(replayRefusalMessage({ kind: 'NotDropped' })).toBe('the block built on its parent could not be dropped (no snapshot of the parent was kept)')
+    // The real block itself, as the fork source has it.
+    const [head, source] = await Promise.all([call(harness.rpcUrl, 'eth_getBlockByNumber', ['latest', false]), call(mainnet.url, 'eth_getBlockByNumber', [`0x${(FORK_BLOCK + 1).toString(16)}`, false])])
+    expect({ number: Number(head.number), hash: head.hash }).toEqual({ number: FORK_BLOCK + 1, hash: source.hash })
   }, 30_000)
 })
 

@@ -221,8 +221,8 @@ export class BundleIngest {
         this.deps.traces.sendersRecovered(trace, senders)
         // The nonces as the chain had them when the bundle arrived, read only while its head is
         // still that block: once a block is mined after it (a check held past a slot, for a later
-        // block), the slot's simulation judges them (NonceTooLow). Read late, a check saw the next block's
-        // nonce in CI (scenarios/mempool-conflict.yaml: its bundle marked "already used").
+        // block), a public tx of that block may have taken the nonce, which is the slot's
+        // simulation's to judge (NonceTooLow), not this check's ("already used" on arrival).
         const stillThere = () => (this.deps.chainHead?.() ?? this.deps.headBlock()) <= head
         if (!stillThere()) return problems
         const used = await usedNonces(trace.bundle, (address) => this.deps.readNonce(address, head))

@@ -36,6 +36,8 @@ export type ReplayRefusal =
   | { kind: 'Diverged'; index: number; hash: Hash | null; what: string }
   /** The node failed a request of the replay (a timeout, say): what it left is for the caller to put right. */
   | { kind: 'NodeFailed'; reason: string }
+  /** The block built on the parent could not be dropped first (no snapshot of the parent was kept): `Harness.moveFork`'s, before any replay. */
+  | { kind: 'NotDropped' }
 
 export type ReplayResult = { ok: true; hash: Hash } | { ok: false; refusal: ReplayRefusal }
 
@@ -52,6 +54,8 @@ export function replayRefusalMessage(refusal: ReplayRefusal): string {
       return `tx ${refusal.index}${refusal.hash ? ` (${refusal.hash})` : ''} ran otherwise than in the real block: ${refusal.what}`
     case 'NodeFailed':
       return `the node failed the replay: ${refusal.reason}`
+    case 'NotDropped':
+      return 'the block built on its parent could not be dropped (no snapshot of the parent was kept)'
   }
 }
 

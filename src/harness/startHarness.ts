@@ -14,7 +14,7 @@ import type { SlotReport } from '../protocol/slotReport.js'
 import type { HarnessStatus } from '../protocol/harnessStatus.js'
 import { startChain, useBuilderCoinbases, type AnvilChain } from './chain.js'
 import type { ChainClient } from '../chain/chainClient.js'
-import { replayBlock, type ReplayableBlock, type ReplayRefusal } from '../chain/replayBlock.js'
+import { replayBlock, type ReplayableBlock, type ReplayRefusal, type ReplayResult } from '../chain/replayBlock.js'
 import type { SlotParticipant } from './builder.js'
 import { startWorld, type WorldSubsystem } from './world.js'
 import { lendingStatus, startLending, type LendingSubsystem } from './lending.js'
@@ -248,7 +248,7 @@ export async function startHarnessOn(base: HarnessChain, config: BundlesimConfig
         chain.lock.write(async (): Promise<ForkMove> => {
           if (config.forkUrl === undefined) throw new Error('moveFork: this harness is not a fork (no forkUrl)')
           // Mined again on the parent the last slot built on: a refusal (the head is not that parent, say) leaves it to the reset.
-          const replayed = to.replay && (await builder.builder.dropLastBlock()) ? await replayBlock(chain.chain, to.replay) : null
+          const replayed: ReplayResult | null = to.replay ? ((await builder.builder.dropLastBlock()) ? await replayBlock(chain.chain, to.replay) : { ok: false, refusal: { kind: 'NotDropped' } }) : null
           const move: ForkMove = replayed?.ok ? { by: 'replay' } : { by: 'reset', refusal: replayed?.refusal ?? null }
           if (move.by === 'reset') await chain.chain.resetFork(config.forkUrl, to.number)
           await Promise.all([
