@@ -15,7 +15,6 @@ const LONGEST_FIRST = [
   'test/scenarioLibrary.test.ts', // ~68
   'test/market.test.ts', // ~64
   'test/exchange.test.ts', // ~40 alone, ~65 in a full run
-  'test/scenarioBots.test.ts', // ~48
   'test/exampleBotBidding.test.ts', // ~43
   'test/blobs.test.ts', // ~37
   'test/warmHarness.test.ts', // ~30
@@ -82,4 +81,25 @@ export const suite = (include: string[], exclude: string[]): ViteUserConfig => (
   },
 })
 
-export default defineConfig(suite(['test/**/*.test.ts'], [RELEASE_TESTS]))
+/**
+ * Files whose verdict rests on a bot process reacting within real-time slots: they run alone,
+ * after the rest of the suite. Beside the heaviest files (three workers on 2 cores) a bot that
+ * needs a second to quote a swap reacted too late for whole slots, and the example's
+ * expectation failed in CI once in several runs (its bot won 0 of 30 rounds in a run that took
+ * 75 s against 35–65 s) — the test measured the machine's load, not the bot. Alone, the bot
+ * gets the time a user's CI job gives it. Tests that can wait for the bot's answer do so
+ * instead (`runUntil` in test/support/backrunBot.ts) and stay in the main group.
+ */
+export const REALTIME_BOT_TESTS = ['test/scenarioBots.test.ts']
+
+// The projects set their own files: a project's `include` would add to the root's, not replace it.
+const { include: allFiles, exclude: notRun, ...settings } = suite(['test/**/*.test.ts'], [RELEASE_TESTS]).test!
+export default defineConfig({
+  test: {
+    ...settings,
+    projects: [
+      { extends: true, test: { name: 'suite', include: allFiles, exclude: [...notRun!, ...REALTIME_BOT_TESTS], sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: 'realtime bots', include: REALTIME_BOT_TESTS, sequence: { groupOrder: 1 } } },
+    ],
+  },
+})
