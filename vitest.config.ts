@@ -83,12 +83,12 @@ export const suite = (include: string[], exclude: string[]): ViteUserConfig => (
 
 /**
  * Files whose verdict rests on a bot process reacting within real-time slots: they run alone,
- * after the rest of the suite. Beside the heaviest files (three workers on 2 cores) a bot that
- * needs a second to quote a swap reacted too late for whole slots, and the example's
- * expectation failed in CI once in several runs (its bot won 0 of 30 rounds in a run that took
- * 75 s against 35–65 s) — the test measured the machine's load, not the bot. Alone, the bot
- * gets the time a user's CI job gives it. Tests that can wait for the bot's answer do so
- * instead (`runUntil` in test/support/backrunBot.ts) and stay in the main group.
+ * after the rest of the suite. Beside the heaviest files (three workers on 2 cores) the
+ * example's expectation failed once in six fresh-clone runs: its bot won none of 30 rounds in
+ * a run whose scenario took 75 s against 35–65 s (its bundles lost to a rival or reverted in
+ * place). With four busy loops beside it, it won 3–5 of ~24 rounds in each of three runs.
+ * Tests that can wait for the bot's answer do so instead (`runUntil` in
+ * test/support/backrunBot.ts) and stay in the main group.
  */
 export const REALTIME_BOT_TESTS = ['test/scenarioBots.test.ts']
 
